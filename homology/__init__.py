@@ -1,0 +1,1 @@
+"""kernelrank.homology — see README.md for what this package does."""

@@ -1,0 +1,28 @@
+"""kernelrank.learners — the shared learning engine.
+
+Regularized least-squares (RLS) and RankRLS in primal and dual form, regularization paths,
+exact fast cross-validation, kernels and ranking/classification measures.
+"""
+
+from learners.errors import (
+    ChecksumMismatchError,
+    CorpusFormatError,
+    DataNotFoundError,
+    InvalidInputError,
+    InvalidParameterError,
+    KernelrankError,
+    UndefinedMeasureError,
+)
+from learners.kernels import kernel_matrix, resolve_kernel
+
+__all__ = [
+    "ChecksumMismatchError",
+    "CorpusFormatError",
+    "DataNotFoundError",
+    "InvalidInputError",
+    "InvalidParameterError",
+    "KernelrankError",
+    "UndefinedMeasureError",
+    "kernel_matrix",
+    "resolve_kernel",
+]

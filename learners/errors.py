@@ -1,0 +1,47 @@
+"""Typed errors shared by every kernelrank package.
+
+Every error a user can provoke with bad input derives from :class:`KernelrankError`, so a
+pipeline can catch the whole family with one ``except``; each one also derives from the
+closest built-in (``ValueError``, ``FileNotFoundError``) so generic handlers keep working.
+Messages name the offending parameter, file, line or id and say what to do.
+"""
+
+
+class KernelrankError(Exception):
+    """Base class of every error raised deliberately by kernelrank."""
+
+
+class InvalidInputError(KernelrankError, ValueError):
+    """Input data are unusable: NaN/inf, mismatched lengths, empty groups, bad indices."""
+
+
+class InvalidParameterError(KernelrankError, ValueError):
+    """A hyper-parameter or keyword argument is unknown or has a bad value."""
+
+
+class UndefinedMeasureError(KernelrankError, ValueError):
+    """A performance measure is undefined for the given labels (e.g. AUC with one class)."""
+
+
+class CorpusFormatError(KernelrankError, ValueError):
+    """A data file is malformed; the message names the file and the line or record id."""
+
+    def __init__(self, message, *, path=None, line=None, record=None):
+        where = []
+        if path is not None:
+            where.append(str(path))
+        if line is not None:
+            where.append(f"line {line}")
+        if record is not None:
+            where.append(f"record {record!r}")
+        prefix = (", ".join(where) + ": ") if where else ""
+        super().__init__(prefix + message)
+        self.path, self.line, self.record = path, line, record
+
+
+class DataNotFoundError(KernelrankError, FileNotFoundError):
+    """A data set or file is missing; the message says how to obtain it."""
+
+
+class ChecksumMismatchError(KernelrankError):
+    """A downloaded or cached file does not have the expected checksum."""

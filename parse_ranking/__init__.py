@@ -1,0 +1,1 @@
+"""kernelrank.parse_ranking — see README.md for what this package does."""

@@ -1,0 +1,1 @@
+"""kernelrank.ppi — see README.md for what this package does."""

@@ -1,0 +1,360 @@
+"""Decomposed Nyström feature map and exact removal of held-out basis vectors.
+
+Paper III (Airola, Pahikkala, Salakoski 2011, Neural Processing Letters 33:17-30), Sect. 2-3;
+thesis Sect. 2.5 and 5.6.
+
+With basis vectors ``R`` (a subset of the training rows) and the Cholesky factor
+``C C^T = K_RR``, the map
+
+    Phi(X) = K_XR (C^T)^-1                                       (Paper III, Sect. 2.1)
+
+is an explicit r-dimensional feature space whose linear kernel is the Nyström approximation
+``K~ = K_MR K_RR^-1 K_RM``. Any linear learner trained on ``Phi`` with a quadratic
+regularizer solves the reduced-set (subset-of-regressors) problem; its weight vector ``w``
+maps back to the reduced-set dual coefficients by ``b = (C^T)^-1 w`` (Paper III, Sect. 2.2),
+so that ``f(x) = k(x, X_R) b``.
+
+Cross-validation must drop the basis vectors that fall in the hold-out part (Paper III,
+Sect. 3 and Fig. 1). :meth:`NystroemMap.fold_maps` builds the map of basis ``L = R \\ H``
+(``H`` = held-out basis vectors) from ``Phi`` in O(m |H| r) per fold (Theorem 1), hence
+O(m r^2) for all folds of an n-fold CV (Corollary 2), instead of O(m r^2) per fold:
+
+    Z  = K_ML (C_LL^T)^-1 = Phi_:L + Phi_:H A^T,    A = C_LL^-1 C_LH     (|L| x |H|)
+    K_LL = C_LL (I + A A^T) C_LL^T
+    Phi_L = Z (I + A A^T)^(-1/2),   (I + A A^T)^(-1/2) = I + U diag((1+s^2)^(-1/2) - 1) U^T
+
+with ``A = U diag(s) W^T`` a thin SVD (O(|L| |H|^2)). ``Phi_L Phi_L^T`` equals the Nyström
+matrix of basis ``L`` exactly; ``Phi_L`` itself equals a from-scratch map up to an
+orthogonal rotation of its columns, which no quadratically regularized learner can see.
+
+Jitter policy: ``K_RR`` is often numerically singular (Gaussian kernel with a small
+``gamma``, a linear kernel with more basis vectors than features, duplicate rows). The map
+uses ``K_RR + eps I``. ``jitter="auto"`` starts from ``eps = 1e-10 * mean(diag K_RR)`` and
+multiplies it by 10 until the Cholesky factorization succeeds (at most up to
+``1e-2 * mean(diag K_RR)``, after which an error is raised); a number is used as the absolute
+``eps`` as given (0 allowed). The value used is stored in ``jitter_``. Every fold map uses
+the same ``eps`` (the ``L x L`` block of ``K_RR + eps I`` is ``K_LL + eps I``), so removal is
+exactly equal to refitting with ``basis_indices=L, jitter=jitter_``.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from learners.errors import InvalidInputError, InvalidParameterError
+from learners.kernels import kernel_matrix, resolve_kernel
+
+__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "check_features"]
+
+
+def check_features(X, name="X", *, kernel=None):
+    """Validate a feature matrix (dense or sparse, finite, 2-D, non-empty); return it.
+
+    A precomputed kernel is passed through as a dense float array. Sparse input stays sparse.
+    """
+    if X is None:
+        raise InvalidInputError(f"{name} is None; pass an array of shape (n_samples, n_features)")
+    if sp.issparse(X):
+        X = X.tocsr().astype(float)
+        data = X.data
+    else:
+        if kernel is not None and callable(kernel) and not isinstance(X, np.ndarray):
+            return X  # arbitrary objects for a callable kernel
+        X = np.asarray(X, dtype=float)
+        data = X
+    if X.ndim != 2:
+        raise InvalidInputError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise InvalidInputError(f"{name} has no rows")
+    if not np.all(np.isfinite(data)):
+        raise InvalidInputError(f"{name} contains NaN or infinite values; clean or impute them first")
+    return X
+
+
+def choose_basis(n_samples, n_basis, basis_indices, random_state):
+    """Basis vector indices: the given ones (validated, order kept) or a uniform sample.
+
+    Uniform sampling without replacement follows Paper III Sect. 2.1 (Rifkin et al. 2003,
+    Kumar et al. 2009). The sample is sorted so that the Cholesky factor is reproducible.
+    """
+    if basis_indices is not None:
+        idx = np.asarray(basis_indices)
+        if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+            raise InvalidParameterError(
+                "basis_indices must be a non-empty 1-D array of integer row indices")
+        if idx.min() < 0 or idx.max() >= n_samples:
+            raise InvalidParameterError(
+                f"basis_indices must lie in [0, {n_samples}); got min {idx.min()}, max {idx.max()}")
+        if np.unique(idx).size != idx.size:
+            raise InvalidParameterError("basis_indices contains duplicates")
+        return idx.astype(np.intp)
+    if not isinstance(n_basis, Integral) or n_basis < 1:
+        raise InvalidParameterError(f"n_basis must be a positive integer, got {n_basis!r}")
+    if n_basis > n_samples:
+        raise InvalidParameterError(
+            f"n_basis={n_basis} exceeds the number of training examples ({n_samples})")
+    rs = check_random_state(random_state)
+    return np.sort(rs.choice(n_samples, size=n_basis, replace=False)).astype(np.intp)
+
+
+def _jittered_cholesky(K_RR, jitter):
+    """Lower Cholesky factor of ``K_RR + eps I`` and ``eps`` under the module's jitter policy."""
+    r = K_RR.shape[0]
+    scale = float(np.mean(np.diag(K_RR)))
+    if jitter == "auto":
+        if not scale > 0:
+            raise InvalidInputError("the basis kernel matrix has a non-positive mean diagonal; "
+                                    "the kernel is not positive definite on the basis")
+        candidates = [scale * 10.0 ** e for e in range(-10, -1)]
+    elif isinstance(jitter, Real) and jitter >= 0:
+        candidates = [float(jitter)]
+    else:
+        raise InvalidParameterError(f"jitter must be 'auto' or a number >= 0, got {jitter!r}")
+    for eps in candidates:
+        try:
+            C = np.linalg.cholesky(K_RR + eps * np.eye(r))
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(np.isfinite(C)) and np.all(np.diag(C) > 0):
+            return C, eps
+    raise InvalidInputError(
+        f"the {r} x {r} basis kernel matrix is not positive definite even with jitter "
+        f"{candidates[-1]:.3g}; use fewer basis vectors, another kernel, or a larger jitter")
+
+
+class NystroemFold:
+    """The Nyström map of one cross-validation fold, basis vectors in the hold-out removed.
+
+    Attributes
+    ----------
+    test_index, train_index : ndarray of int
+        Rows (of the training set the map was built on) held out / kept.
+    basis_indices : ndarray of int
+        Remaining basis vectors ``L`` (training-row indices), in the original order.
+    removed : ndarray of int
+        Removed basis vectors ``H`` (training-row indices).
+    map : ndarray, shape (m, |L|)
+        ``Phi_L`` for every training row; ``map[train_index]`` trains, ``map[test_index]``
+        predicts.
+    """
+
+    def __init__(self, test_index, train_index, basis_indices, removed, map_, C_LL, U, g):
+        self.test_index = test_index
+        self.train_index = train_index
+        self.basis_indices = basis_indices
+        self.removed = removed
+        self.map = map_
+        self._C_LL = C_LL
+        self._U = U
+        self._g = g
+
+    def coef_to_dual(self, w):
+        """Reduced-set coefficients on ``basis_indices`` from a weight vector on ``map``.
+
+        ``map = K_ML C_LL^-T T`` with ``T = I + U diag(g) U^T``, so ``b = C_LL^-T (T w)``.
+        Cost O(|L|^2) per output.
+        """
+        w = np.asarray(w, dtype=float)
+        w2 = w.reshape(w.shape[0], -1)
+        Tw = w2 + self._U @ (self._g[:, None] * (self._U.T @ w2))
+        return sla.solve_triangular(self._C_LL.T, Tw, lower=False).reshape(w.shape)
+
+
+class NystroemMap(TransformerMixin, BaseEstimator):
+    """Decomposed Nyström feature map ``Phi(X) = K_XR (C^T)^-1`` (Paper III, Sect. 2.1).
+
+    Parameters
+    ----------
+    kernel : str or callable, default="gaussian"
+        Any kernel accepted by :func:`learners.kernels.resolve_kernel`
+        (``"precomputed"``: ``X`` in ``fit`` is the m x m training kernel matrix, in
+        ``transform`` the rows against all m training examples).
+    gamma, degree, coef0, kernel_params :
+        Kernel parameters, validated by :func:`~learners.kernels.resolve_kernel`.
+    n_basis : int, default=100
+        Number of basis vectors drawn uniformly without replacement.
+    basis_indices : array of int, optional
+        Explicit basis vectors (rows of the training set); overrides ``n_basis``.
+    random_state : int, RandomState or None
+        Seed of the basis sample.
+    jitter : "auto" or float >= 0, default="auto"
+        Diagonal added to ``K_RR`` (see the module docstring for the policy).
+
+    Attributes
+    ----------
+    basis_indices_ : ndarray (r,)
+    basis_X_ : rows of the training data used as basis (None for a precomputed kernel)
+    cholesky_ : ndarray (r, r), lower triangular ``C`` with ``C C^T = K_RR + jitter_ I``
+    jitter_ : float
+    n_samples_fit_ : int
+
+    Notes
+    -----
+    ``fit`` costs O(r^3) plus r^2 kernel evaluations; ``transform`` of m rows costs
+    O(m r^2) plus m r kernel evaluations; ``coef_to_dual`` O(r^2); ``fold_maps`` O(m r |H|)
+    per fold.
+    """
+
+    def __init__(self, kernel="gaussian", *, gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
+                 jitter="auto"):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.jitter = jitter
+
+    def _kernel_spec(self):
+        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
+                              coef0=self.coef0, kernel_params=self.kernel_params)
+
+    def fit(self, X, y=None):
+        """Choose the basis vectors and factor ``K_RR + eps I = C C^T``. O(r^3)."""
+        name, params = self._kernel_spec()
+        X = check_features(X, kernel=name)
+        m = X.shape[0]
+        if name == "precomputed" and X.shape[1] != m:
+            raise InvalidInputError(
+                f"kernel='precomputed' needs the square training kernel matrix, got {X.shape}")
+        R = choose_basis(m, self.n_basis, self.basis_indices, self.random_state)
+        if name == "precomputed":
+            K_RR = np.asarray(X[np.ix_(R, R)], dtype=float)
+            self.basis_X_ = None
+        else:
+            self.basis_X_ = X[R]
+            K_RR = kernel_matrix(self.basis_X_, self.basis_X_, name, **params)
+        K_RR = 0.5 * (K_RR + K_RR.T)
+        self.cholesky_, self.jitter_ = _jittered_cholesky(K_RR, self.jitter)
+        self.basis_indices_ = R
+        self.n_samples_fit_ = m
+        self.n_features_in_ = X.shape[1]
+        self._spec = (name, params)
+        return self
+
+    def basis_kernel(self, X):
+        """``K_XR``: kernel rows of ``X`` against the basis vectors. O(|X| r) kernel evaluations."""
+        check_is_fitted(self, "cholesky_")
+        name, params = self._spec
+        X = check_features(X, kernel=name)
+        if name == "precomputed":
+            if X.shape[1] != self.n_samples_fit_:
+                raise InvalidInputError(
+                    f"precomputed kernel rows must have {self.n_samples_fit_} columns (one per "
+                    f"training example), got {X.shape[1]}")
+            return np.asarray(X[:, self.basis_indices_], dtype=float)
+        return kernel_matrix(X, self.basis_X_, name, **params)
+
+    def transform(self, X):
+        """``Phi(X) = K_XR (C^T)^-1``, shape (n, r). O(n r^2)."""
+        return self.map_from_kernel(self.basis_kernel(X))
+
+    def map_from_kernel(self, K_XR):
+        """``K_XR (C^T)^-1`` for given basis kernel rows (one triangular solve, O(n r^2))."""
+        return sla.solve_triangular(self.cholesky_, np.asarray(K_XR, dtype=float).T,
+                                    lower=True, check_finite=False).T
+
+    def coef_to_dual(self, w):
+        """Reduced-set dual coefficients ``b = (C^T)^-1 w`` (Paper III, Sect. 2.2). O(r^2)."""
+        check_is_fitted(self, "cholesky_")
+        w = np.asarray(w, dtype=float)
+        if w.shape[0] != self.cholesky_.shape[0]:
+            raise InvalidInputError(f"w has {w.shape[0]} rows, the map has "
+                                    f"{self.cholesky_.shape[0]} features")
+        return sla.solve_triangular(self.cholesky_.T, w, lower=False)
+
+    def fold_maps(self, holdout_sets, X=None, *, Phi=None):
+        """Per-fold maps with the held-out basis vectors removed (Paper III, Theorem 1).
+
+        Parameters
+        ----------
+        holdout_sets : sequence of arrays of int
+            Rows of the training set held out in each fold.
+        X : training data the map was fitted on (not needed when ``Phi`` is given).
+        Phi : ndarray (m, r), optional
+            ``self.transform(X)`` if already computed (saves O(m r^2)).
+
+        Yields
+        ------
+        NystroemFold
+            One per hold-out set, lazily (each map is m x |L|). Cost O(m r |H|) per fold,
+            O(m r^2) for a whole n-fold CV (Corollary 2).
+        """
+        check_is_fitted(self, "cholesky_")
+        if Phi is None:
+            if X is None:
+                raise InvalidInputError("fold_maps needs the training data X or its map Phi")
+            Phi = self.transform(X)
+        Phi = np.asarray(Phi, dtype=float)
+        m, r = self.n_samples_fit_, self.cholesky_.shape[0]
+        if Phi.shape != (m, r):
+            raise InvalidInputError(f"Phi must have shape {(m, r)} (the training map), got {Phi.shape}")
+        sets = check_holdout_sets(holdout_sets, m)
+        for U in sets:
+            yield self._fold(Phi, U)
+
+    def _fold(self, Phi, U):
+        m = Phi.shape[0]
+        R = self.basis_indices_
+        held = np.isin(R, U)
+        if held.all():
+            raise InvalidInputError(
+                f"hold-out set of size {U.size} contains every basis vector; no model is left")
+        posL, posH = np.flatnonzero(~held), np.flatnonzero(held)
+        train = np.setdiff1d(np.arange(m), U, assume_unique=True)
+        C_LL, U_svd, g, Z = removal_factors(self.cholesky_, posL, posH, Phi)
+        map_ = Z + (Z @ U_svd) * g @ U_svd.T if posH.size else Z
+        return NystroemFold(U, train, R[posL], R[posH], map_, C_LL, U_svd, g)
+
+
+def removal_factors(C, posL, posH, Phi=None):
+    """Factors of Theorem 1 for removing basis positions ``posH`` from the Cholesky factor ``C``.
+
+    Returns ``C_LL``, ``U``, ``g`` with ``(I + A A^T)^(-1/2) = I + U diag(g) U^T``
+    (``A = C_LL^-1 C_LH``, ``A = U diag(s) W^T``, ``g = (1+s^2)^(-1/2) - 1``) and, when
+    ``Phi`` is given, ``Z = Phi_:L + Phi_:H A^T``. O(|L|^2 |H| + m |L| |H|).
+    """
+    C_LL = C[np.ix_(posL, posL)]
+    if posH.size == 0:
+        U = np.zeros((posL.size, 0))
+        g = np.zeros(0)
+        return C_LL, U, g, (None if Phi is None else Phi[:, posL])
+    A = sla.solve_triangular(C_LL, C[np.ix_(posL, posH)], lower=True, check_finite=False)
+    U, s, _ = np.linalg.svd(A, full_matrices=False)
+    root = np.sqrt(1.0 + s * s)
+    g = -(s * s) / (root * (1.0 + root))  # (1+s^2)^(-1/2) - 1 without cancellation
+    Z = None
+    if Phi is not None:
+        Z = Phi[:, posL] + Phi[:, posH] @ A.T
+    return C_LL, U, g, Z
+
+
+def check_holdout_sets(holdout_sets, m):
+    """Validate hold-out index sets (non-empty, in range, no duplicates, not everything)."""
+    if isinstance(holdout_sets, np.ndarray) and holdout_sets.ndim == 1 and \
+            np.issubdtype(holdout_sets.dtype, np.integer):
+        raise InvalidParameterError("holdout_sets must be a sequence of index arrays, "
+                                    "not one array (use holdout() for a single set)")
+    out = []
+    for k, U in enumerate(holdout_sets):
+        U = np.asarray(U)
+        if U.ndim != 1 or U.size == 0 or not np.issubdtype(U.dtype, np.integer):
+            raise InvalidInputError(f"hold-out set {k} must be a non-empty 1-D array of integers")
+        if U.min() < 0 or U.max() >= m:
+            raise InvalidInputError(f"hold-out set {k} has indices outside [0, {m})")
+        if np.unique(U).size != U.size:
+            raise InvalidInputError(f"hold-out set {k} contains duplicate indices")
+        if U.size >= m:
+            raise InvalidInputError(f"hold-out set {k} holds out every training example")
+        out.append(np.sort(U).astype(np.intp))
+    if not out:
+        raise InvalidInputError("holdout_sets is empty")
+    return out

@@ -14,6 +14,7 @@ from learners.errors import (
     UndefinedMeasureError,
 )
 from learners.kernels import kernel_matrix, resolve_kernel
+from learners.rls import RLS
 
 __all__ = [
     "ChecksumMismatchError",
@@ -22,6 +23,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidParameterError",
     "KernelrankError",
+    "RLS",
     "UndefinedMeasureError",
     "kernel_matrix",
     "resolve_kernel",

@@ -1,0 +1,192 @@
+"""Input checks shared by RLS, RankRLS and their cross-validation shortcuts.
+
+Every check raises a typed error from :mod:`learners.errors` (``InvalidInputError`` for data,
+``InvalidParameterError`` for hyper-parameters) whose message names the offending argument
+and says what to do. Nothing is silently dropped or repaired.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_array
+
+from learners.errors import InvalidInputError, InvalidParameterError, KernelrankError
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _sk_validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+    _sk_validate_data = None
+
+
+def validate_data(estimator, X, y=None, *, reset=True, precomputed=False, y_numeric=True):
+    """Check ``X`` (and ``y``) like scikit-learn does, re-raising as :class:`InvalidInputError`.
+
+    ``X`` may be dense or scipy.sparse (kept sparse, CSR); ``y`` 1-D or 2-D (multiple outputs).
+    NaN/inf, complex values, empty arrays and mismatched lengths are errors.
+    """
+    kwargs = dict(accept_sparse=("csr", "csc", "coo"), dtype=np.float64)
+    try:
+        if y is None:
+            if _sk_validate_data is not None:
+                X = _sk_validate_data(estimator, X, reset=reset, **kwargs)
+            else:  # pragma: no cover
+                X = estimator._validate_data(X, reset=reset, **kwargs)
+            out = X
+        else:
+            ykw = dict(multi_output=True, y_numeric=y_numeric)
+            if _sk_validate_data is not None:
+                X, y = _sk_validate_data(estimator, X, y, reset=reset, **kwargs, **ykw)
+            else:  # pragma: no cover
+                X, y = estimator._validate_data(X, y, reset=reset, **kwargs, **ykw)
+            y = np.asarray(y, dtype=np.float64)
+            out = (X, y)
+    except KernelrankError:
+        raise
+    except ValueError as exc:
+        raise InvalidInputError(str(exc)) from exc
+    X = out[0] if isinstance(out, tuple) else out
+    if sp.issparse(X) and X.format == "coo":
+        X = X.tocsr()
+        out = (X, out[1]) if isinstance(out, tuple) else X
+    if precomputed and reset and X.shape[0] != X.shape[1]:
+        raise InvalidInputError(
+            f"kernel='precomputed' needs a square training kernel matrix, got shape {X.shape}")
+    return out
+
+
+def as_2d_targets(y):
+    """Return ``(Y, was_1d)`` with ``Y`` of shape (m, t)."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 1:
+        return y[:, None], True
+    if y.ndim != 2:
+        raise InvalidInputError(f"y must be 1-D or 2-D, got {y.ndim} dimensions")
+    return y, False
+
+
+def check_alpha(alpha, name="alpha"):
+    """A single regularization parameter: a positive finite real."""
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) \
+            or not alpha > 0:
+        raise InvalidParameterError(
+            f"{name} must be a positive finite number (the regularization parameter lambda), "
+            f"got {alpha!r}")
+    return float(alpha)
+
+
+def check_alphas(alphas, default):
+    """``alphas=None`` → ``([default], True)``; else a 1-D float array of positive values."""
+    if alphas is None:
+        return np.array([check_alpha(default)]), True
+    if isinstance(alphas, Real):
+        raise InvalidParameterError(
+            f"alphas must be a sequence of positive numbers, got the scalar {alphas!r}; "
+            "wrap it in a list")
+    arr = np.asarray(alphas, dtype=np.float64).ravel()
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+        raise InvalidParameterError(
+            f"alphas must be a non-empty sequence of positive finite numbers, got {alphas!r}")
+    return arr, False
+
+
+def check_solver(solver):
+    if solver not in ("auto", "dual", "primal"):
+        raise InvalidParameterError(
+            f"solver must be 'auto', 'dual' or 'primal', got {solver!r}")
+    return solver
+
+
+def check_index_set(indices, m, name="indices"):
+    """One hold-out set: unique integer indices in [0, m), non-empty, leaving training data."""
+    arr = np.asarray(indices)
+    if arr.dtype == bool:
+        if arr.shape != (m,):
+            raise InvalidInputError(
+                f"boolean {name} must have length {m} (the training set size), got {arr.shape}")
+        arr = np.flatnonzero(arr)
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be a 1-D array of row indices, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty; a hold-out set needs at least one index")
+    if not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) \
+                and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.intp)
+        else:
+            raise InvalidInputError(f"{name} must contain integer row indices, got {arr.dtype}")
+    arr = arr.astype(np.intp, copy=False)
+    if arr.min() < 0 or arr.max() >= m:
+        bad = arr[(arr < 0) | (arr >= m)][0]
+        raise InvalidInputError(
+            f"{name} contains index {bad} outside [0, {m}) (the model has {m} training rows)")
+    if np.unique(arr).size != arr.size:
+        raise InvalidInputError(f"{name} contains repeated indices")
+    if arr.size >= m:
+        raise InvalidInputError(
+            f"{name} holds out all {m} training rows; nothing would be left to train on")
+    return arr
+
+
+def check_index_sets(sets, m, name="sets"):
+    if isinstance(sets, np.ndarray) and sets.ndim == 1 and sets.dtype != object:
+        raise InvalidInputError(
+            f"{name} must be a list of index arrays (one per hold-out set); for a single set "
+            "use holdout(indices)")
+    out = [check_index_set(s, m, name=f"{name}[{i}]") for i, s in enumerate(sets)]
+    if not out:
+        raise InvalidInputError(f"{name} is empty; give at least one hold-out set")
+    return out
+
+
+def check_pairs(pairs, m, name="pairs"):
+    """An (n, 2) integer array of distinct row pairs inside [0, m)."""
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InvalidInputError(f"{name} must be an integer array of shape (n, 2), got {arr.shape}")
+    if arr.shape[0] == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidInputError(f"{name} must contain integer row indices, got {arr.dtype}")
+    arr = arr.astype(np.intp, copy=False)
+    if arr.min() < 0 or arr.max() >= m:
+        raise InvalidInputError(f"{name} contains indices outside [0, {m})")
+    if np.any(arr[:, 0] == arr[:, 1]):
+        k = int(np.flatnonzero(arr[:, 0] == arr[:, 1])[0])
+        raise InvalidInputError(f"{name}[{k}] pairs row {arr[k, 0]} with itself")
+    if m < 3:
+        raise InvalidInputError("leave-pair-out needs at least 3 training rows")
+    return arr
+
+
+def check_groups(groups, m, name="qids"):
+    """Group labels (queries, documents, sentences) for m rows → integer codes 0..q-1.
+
+    Returns ``(codes, labels)`` where ``labels[codes[i]]`` is the group of row i.
+    """
+    if groups is None:
+        raise InvalidInputError(f"{name} is required (one group label per row); "
+                                "groups are never inferred from row order")
+    arr = np.asarray(groups)
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != m:
+        raise InvalidInputError(f"{name} has {arr.shape[0]} entries but X has {m} rows")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{name} contains NaN or inf")
+    labels, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.intp), labels
+
+
+def check_finite_array(a, name):
+    a = check_array(a, ensure_2d=False, dtype=np.float64, ensure_all_finite=False) \
+        if not isinstance(a, np.ndarray) else np.asarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        raise InvalidInputError(f"{name} contains NaN or inf")
+    return a
+
+
+def check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)

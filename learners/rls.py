@@ -1,0 +1,233 @@
+"""Regularized least-squares (RLS, kernel ridge regression), thesis §2.7.
+
+Dual   ``(K + λI) a = y``,            f(x) = k(x, X) a        O(m^3/3) Cholesky
+Primal ``(X^T X + λI) w = X^T y``,    f(x) = x^T w            O(n^2 m + n^3/3) Cholesky
+
+chosen by shape (linear kernel and n_features < n_samples → primal; forceable with
+``solver``). A single fit factorizes by Cholesky only. A λ path or a cross-validation
+shortcut needs one symmetric eigendecomposition (of K, or of X^T X in the primal), computed
+lazily and cached on the fitted model; after it each λ costs O(m^2 t) (dual) or
+O(m n t) (primal), and each hold-out set / pair is cheap (see :mod:`learners.holdout`).
+Multiple outputs (y with t columns) cost one factorization.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
+from learners._validation import (
+    as_2d_targets,
+    check_alpha,
+    check_alphas,
+    check_index_set,
+    check_index_sets,
+    check_pairs,
+    check_solver,
+    validate_data,
+)
+from learners.holdout import RLSSpectral
+from learners.kernels import kernel_matrix, resolve_kernel
+
+
+def shape_output(out, single_alpha, was_1d):
+    """Drop the λ axis when one alpha was used and the output axis for 1-D targets."""
+    if was_1d:
+        out = out[..., 0]
+    if single_alpha:
+        out = out[0]
+    return out
+
+
+class KernelLearnerMixin:
+    """Kernel handling shared by RLS and the RankRLS learners (not public)."""
+
+    def _resolve_kernel(self):
+        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
+                              coef0=self.coef0, kernel_params=self.kernel_params)
+
+    def _kernel(self, X, Z):
+        name, params = self.kernel_spec_
+        return kernel_matrix(X, Z, name, **params)
+
+    def _train_kernel(self):
+        """The training kernel matrix (recomputed from ``X_fit_``; free when precomputed)."""
+        return self._kernel(self.X_fit_, self.X_fit_)
+
+    def _validate_fit(self, X, y, y_numeric=True):
+        check_alpha(self.alpha)
+        check_solver(self.solver)
+        spec = self._resolve_kernel()
+        X, y = validate_data(self, X, y, precomputed=spec[0] == "precomputed",
+                             y_numeric=y_numeric)
+        return spec, X, y
+
+    def _validate_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        return tags
+
+
+class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
+    """Regularized least-squares regression (kernel ridge regression without intercept).
+
+    Minimizes ``||y - f(X)||^2 + alpha ||f||_k^2`` (thesis §2.7, eq. 2.25 ff.).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularization parameter λ > 0.
+    kernel : {"linear", "gaussian", "rbf", "polynomial", "precomputed"} or callable
+    gamma, degree, coef0, kernel_params : kernel parameters as in scikit-learn
+        (validated by :func:`learners.kernels.resolve_kernel`; unused ones raise).
+    solver : {"auto", "dual", "primal"}
+        ``auto``: primal when the kernel is linear and n_features < n_samples.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray (m,) or (m, t)      (dual solver)
+    coef_ : ndarray (n,) or (t, n)           (primal solver, as ``Ridge.coef_``)
+    X_fit_ : training inputs (the training kernel matrix for ``kernel="precomputed"``)
+    solver_ : "dual" or "primal"
+    kernel_spec_ : (kernel name or callable, parameter dict)
+
+    Notes
+    -----
+    Complexity: one fit O(m^3/3 + m^2 n) dual, O(n^2 m + n^3/3) primal. λ path and CV: one
+    eigendecomposition O(m^3) (dual) or O(n^3 + m n^2) (primal), then per λ O(m^2 t) or
+    O(m n t). Leave-one-out O(m r) per λ; a hold-out set H O(|H|^2 r) per λ; leave-pair-out
+    one O(m^2 r) product per λ then O(1) per pair (r = m dual, n primal).
+    """
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, solver="auto"):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.solver = solver
+
+    # ------------------------------------------------------------------ fit / predict
+    def fit(self, X, y):
+        """Fit by one Cholesky solve. ``X`` may be scipy.sparse (kept sparse)."""
+        spec, X, y = self._validate_fit(X, y)
+        Y, self._was_1d = as_2d_targets(y)
+        self.kernel_spec_ = spec
+        self.X_fit_ = X
+        self._Y = Y
+        self._cache = {}
+        self.solver_ = resolve_solver(self.solver, spec[0], X.shape[0], X.shape[1])
+        alpha = float(self.alpha)
+        if self.solver_ == "primal":
+            W = solve_shifted(gram(X), dense(X.T @ Y), alpha)           # (n, t)
+            self._set_primal(W)
+        else:
+            K = self._train_kernel()
+            self._set_dual(solve_shifted(K, Y, alpha))
+        return self
+
+    def _set_primal(self, W):
+        self._W = W
+        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
+        self.__dict__.pop("dual_coef_", None)
+
+    def _set_dual(self, a):
+        self._a = a
+        self.dual_coef_ = a[:, 0] if self._was_1d else a
+        self.__dict__.pop("coef_", None)
+
+    def predict(self, X):
+        """Predictions ``k(X, X_fit) a`` (dual) or ``X w`` (primal)."""
+        X = self._validate_predict(X)
+        if self.solver_ == "primal":
+            P = dense(X @ self._W)
+        else:
+            P = self._kernel(X, self.X_fit_) @ self._a
+        return P[:, 0] if self._was_1d else P
+
+    # ------------------------------------------------------------------ spectral cache
+    def _spectral(self):
+        """One eigendecomposition, computed on first use and cached. O(m^3) or O(n^3+mn^2)."""
+        check_is_fitted(self)
+        spec = self._cache.get("rls")
+        if spec is None:
+            X = self.X_fit_
+            if self.solver_ == "primal":
+                s, Z = sym_eig(gram(X), overwrite=True)
+                A = dense(X @ Z)
+                self._cache["Z"] = Z
+            else:
+                K = self._train_kernel()
+                s, A = sym_eig(K, overwrite=K is not X)
+            spec = RLSSpectral(A, s, self._Y, self.solver_)
+            self._cache["rls"] = spec
+        return spec
+
+    def regularization_path(self, alphas):
+        """Coefficients for every λ from one decomposition.
+
+        Returns ``dual_coef`` stacked (n_alphas, m[, t]) for the dual solver and ``coef``
+        stacked (n_alphas, [t,] n) for the primal. O(m^2 t) / O(n^2 t) per λ.
+        """
+        lams, _ = check_alphas(alphas, self.alpha)
+        spec = self._spectral()
+        if self.solver_ == "primal":
+            Z = self._cache["Z"]
+            W = np.stack([Z @ (spec.AtY / (spec.s + lam)[:, None]) for lam in lams])
+            return W[..., 0] if self._was_1d else np.swapaxes(W, 1, 2)
+        a = np.stack([spec.dual_coef(lam) for lam in lams])
+        return a[..., 0] if self._was_1d else a
+
+    def predict_path(self, X, alphas):
+        """Predictions for every λ, shape (n_alphas, m'[, t]), one decomposition."""
+        X = self._validate_predict(X)
+        lams, _ = check_alphas(alphas, self.alpha)
+        coefs = self.regularization_path(lams)
+        if self._was_1d:
+            coefs = coefs[..., None]
+        if self.solver_ == "primal":
+            if not self._was_1d:
+                coefs = np.swapaxes(coefs, 1, 2)
+            return shape_output(np.stack([dense(X @ c) for c in coefs]), False, self._was_1d)
+        Kt = self._kernel(X, self.X_fit_)
+        return shape_output(np.stack([Kt @ c for c in coefs]), False, self._was_1d)
+
+    # ------------------------------------------------------------------ fast CV
+    def leave_one_out(self, alphas=None):
+        """Exact leave-one-out predictions, shape (m[, t]) or (n_alphas, m[, t])."""
+        lams, single = check_alphas(alphas, self.alpha)
+        return shape_output(self._spectral().loo(lams), single, self._was_1d)
+
+    def holdout(self, indices, alphas=None):
+        """Predictions for ``indices`` from the model trained without them (exact)."""
+        check_is_fitted(self)
+        H = check_index_set(indices, self._Y.shape[0])
+        return self.holdout_sets([H], alphas=alphas)[0]
+
+    def holdout_sets(self, sets, alphas=None):
+        """Exact hold-out predictions for each of a list of (possibly overlapping) index sets.
+
+        k-fold, leave-one-group-out (documents, sentences, queries) and repeated hold-out are
+        all lists of sets. Returns a list of arrays (|H|[, t]) or (n_alphas, |H|[, t]).
+        """
+        check_is_fitted(self)
+        sets = check_index_sets(sets, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._spectral().holdout_sets(sets, lams)
+        return [shape_output(r, single, self._was_1d) for r in res]
+
+    def leave_pair_out(self, pairs, alphas=None):
+        """Exact leave-pair-out: for each pair (i, j) the predictions for i and j of the model
+        trained without both. Returns (n, 2[, t]) or (n_alphas, n, 2[, t]); vectorized."""
+        check_is_fitted(self)
+        pairs = check_pairs(pairs, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        return shape_output(self._spectral().pairs(pairs, lams), single, self._was_1d)

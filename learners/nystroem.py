@@ -47,6 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from learners.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_index_sets
 from learners.kernels import kernel_matrix, resolve_kernel
 
 __all__ = ["NystroemMap", "NystroemFold", "choose_basis", "check_features"]
@@ -297,7 +298,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         m, r = self.n_samples_fit_, self.cholesky_.shape[0]
         if Phi.shape != (m, r):
             raise InvalidInputError(f"Phi must have shape {(m, r)} (the training map), got {Phi.shape}")
-        sets = check_holdout_sets(holdout_sets, m)
+        sets = [np.sort(U) for U in check_index_sets(holdout_sets, m, name="holdout_sets")]
         for U in sets:
             yield self._fold(Phi, U)
 
@@ -335,26 +336,3 @@ def removal_factors(C, posL, posH, Phi=None):
     if Phi is not None:
         Z = Phi[:, posL] + Phi[:, posH] @ A.T
     return C_LL, U, g, Z
-
-
-def check_holdout_sets(holdout_sets, m):
-    """Validate hold-out index sets (non-empty, in range, no duplicates, not everything)."""
-    if isinstance(holdout_sets, np.ndarray) and holdout_sets.ndim == 1 and \
-            np.issubdtype(holdout_sets.dtype, np.integer):
-        raise InvalidParameterError("holdout_sets must be a sequence of index arrays, "
-                                    "not one array (use holdout() for a single set)")
-    out = []
-    for k, U in enumerate(holdout_sets):
-        U = np.asarray(U)
-        if U.ndim != 1 or U.size == 0 or not np.issubdtype(U.dtype, np.integer):
-            raise InvalidInputError(f"hold-out set {k} must be a non-empty 1-D array of integers")
-        if U.min() < 0 or U.max() >= m:
-            raise InvalidInputError(f"hold-out set {k} has indices outside [0, {m})")
-        if np.unique(U).size != U.size:
-            raise InvalidInputError(f"hold-out set {k} contains duplicate indices")
-        if U.size >= m:
-            raise InvalidInputError(f"hold-out set {k} holds out every training example")
-        out.append(np.sort(U).astype(np.intp))
-    if not out:
-        raise InvalidInputError("holdout_sets is empty")
-    return out

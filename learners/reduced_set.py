@@ -1,0 +1,444 @@
+"""Reduced-set (subset-of-regressors) RLS and RankRLS with exact fast cross-validation.
+
+Thesis Sect. 2.5; Paper I eq. (41) (sparse RankRLS); Paper III Sect. 2-3 (Nyström map,
+removal of held-out basis vectors). The model is ``f(x) = sum_{j in R} b_j k(x, x_j)`` over
+basis vectors ``R`` (|R| = r << m), fitted by minimizing
+
+    (Y - K_MR b)^T L (Y - K_MR b) + lambda b^T K_RR b,
+
+with ``L = I`` (RLS), ``L = m I - 1 1^T`` (global RankRLS, all pairs, Paper I eq. 21/25) or
+``L = blockdiag(n_q I - 1 1^T)`` (query-structured RankRLS, pairs inside each query). With
+the Nyström map ``Phi = K_MR (C^T)^-1`` (:class:`learners.nystroem.NystroemMap`) this is
+ridge regression in r dimensions on ``L^(1/2) Phi``: ``w = (Phi~^T Phi~ + lambda I)^-1
+Phi~^T Y~`` and ``b = (C^T)^-1 w``. Training costs O(m r^2 + r^3) (m r kernel evaluations);
+a regularization path reuses one r x r eigendecomposition (O(r^2) per lambda and output).
+
+Cross-validation removes the basis vectors that lie in the hold-out part (``remove_basis=True``,
+Paper III Theorem 1): the fold model is exactly the one retrained on the training part with
+the remaining basis vectors ``L = R \\ U``. In the Nyström space that model is ridge
+regression on the projected features ``Phi Pi``, where ``Pi = I - N N^T`` and ``N`` is an
+orthonormal basis of the null space of ``C_L,:`` (spanned by the columns ``H`` of
+``C^-1``), because ``Phi Pi Phi^T = K_ML K_LL^-1 K_LM``. Two exact routes, chosen per fold
+by operation count:
+
+* direct (large folds, e.g. 10-fold CV): downdate ``A = Phi~^T Phi~`` by the hold-out rows,
+  project with ``N`` and eigendecompose — O(|U| r^2 + r^3) per fold, every lambda O(r^2);
+* low-rank (small folds, leave-one-out, leave-query-out): Woodbury on the cached
+  eigendecomposition of ``A`` with the constraint ``N^T w = 0`` — O(|U| r^2 + r^2 |H|) per
+  fold plus O(r (|U|+|H|)^2 + |U|^3) per lambda.
+
+``remove_basis=False`` keeps held-out basis vectors in the model (the "leaky" estimate of
+earlier work; Paper III Fig. 1 shows its pessimism at small lambda).
+"""
+
+import numpy as np
+import scipy.linalg as sla
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from learners._solvers import solve_shifted, sym_eig
+from learners._validation import (
+    as_2d_targets,
+    check_alpha,
+    check_alphas,
+    check_groups,
+    check_index_set,
+    check_index_sets,
+    validate_data,
+)
+from learners.errors import InvalidInputError, InvalidParameterError
+from learners.nystroem import NystroemMap
+
+__all__ = ["ReducedSetRLS", "ReducedSetRankRLS", "ReducedSetQueryRankRLS"]
+
+
+class _ReducedSetBase(RegressorMixin, BaseEstimator):
+    """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
+
+    def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
+                 jitter="auto", remove_basis=True):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.n_basis = n_basis
+        self.basis_indices = basis_indices
+        self.random_state = random_state
+        self.jitter = jitter
+        self.remove_basis = remove_basis
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def _fit(self, X, y, groups):
+        alpha = check_alpha(self.alpha)
+        if not isinstance(self.remove_basis, (bool, np.bool_)):
+            raise InvalidParameterError(f"remove_basis must be True or False, got {self.remove_basis!r}")
+        X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
+        Y, self._y_1d = as_2d_targets(y)
+        nm = NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                         coef0=self.coef0, kernel_params=self.kernel_params,
+                         n_basis=self.n_basis, basis_indices=self.basis_indices,
+                         random_state=self.random_state, jitter=self.jitter).fit(X)
+        Phi = nm.transform(X)
+        self.nystroem_ = nm
+        self.basis_indices_ = nm.basis_indices_
+        self._cache = {"Phi": Phi, "Y": Y}
+        self._setup(Phi, Y, groups)          # sets A, c (base of the CV engine)
+        A_fit, c_fit = self._fit_system()
+        w = solve_shifted(A_fit, c_fit, alpha)
+        self.coef_map_ = w if not self._y_1d else w[:, 0]
+        self.dual_coef_ = self._out(nm.coef_to_dual(w))
+        return self
+
+    def _setup(self, Phi, Y, groups):
+        """RLS and query RankRLS: ridge on the transformed rows, CV base = (A, c)."""
+        Phit, Yt = self._transform_rows(Phi, Y, groups)
+        self._cache.update(Phit=Phit, Yt=Yt, beta_scale=False,
+                           A=Phit.T @ Phit, c=Phit.T @ Yt)
+
+    def _fit_system(self):
+        return self._cache["A"], self._cache["c"]
+
+    def _transform_rows(self, Phi, Y, groups):
+        return Phi, Y
+
+    def _out(self, Z):
+        """Drop the output axis when y was 1-D."""
+        return Z[..., 0] if self._y_1d else Z
+
+    def predict(self, X):
+        """``f(X) = K_XR b``. O(|X| r) kernel evaluations + O(|X| r t)."""
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, reset=False)
+        return self.nystroem_.basis_kernel(X) @ self.dual_coef_
+
+    def dual_coef_path(self, alphas):
+        """Reduced-set coefficients ``b`` for every lambda, shape (n_alphas, r[, t]).
+
+        One r x r eigendecomposition of the fitted system (cached), then O(r^2 t) per lambda.
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas, _ = check_alphas(alphas, self.alpha)
+        A, c = self._fit_system()
+        s, V = self._fit_eig()
+        Vc = V.T @ c
+        W = np.stack([V @ (Vc / (s + a)[:, None]) for a in alphas])
+        B = self.nystroem_.coef_to_dual(W.transpose(1, 0, 2).reshape(W.shape[1], -1))
+        return self._out(B.reshape(W.shape[1], len(alphas), -1).transpose(1, 0, 2))
+
+    def _fit_eig(self):
+        if "fit_eig" not in self._cache:
+            A, _ = self._fit_system()
+            s, V = sym_eig(A)
+            self._cache["fit_eig"] = (np.maximum(s, 0.0), V)
+        return self._cache["fit_eig"]
+
+    # ------------------------------------------------------------- hold-out engine
+    def _null_basis(self, posH):
+        """Orthonormal basis of the directions removed with basis positions ``posH``. O(r^2|H|)."""
+        C = self.nystroem_.cholesky_
+        r = C.shape[0]
+        if posH.size == 0:
+            return np.zeros((r, 0))
+        E = np.zeros((r, posH.size))
+        E[posH, np.arange(posH.size)] = 1.0
+        G = sla.solve_triangular(C, E, lower=True, check_finite=False)   # columns H of C^-1
+        Q, _ = np.linalg.qr(G)
+        return Q
+
+    def _removed_positions(self, U):
+        if not self.remove_basis:
+            return np.zeros(0, dtype=np.intp)
+        posH = np.flatnonzero(np.isin(self.basis_indices_, U))
+        if posH.size == self.basis_indices_.size:
+            raise InvalidInputError(
+                f"a hold-out set of {U.size} rows contains every basis vector; no model would "
+                "be left (use more basis vectors or smaller hold-out sets)")
+        return posH
+
+    def _downdate(self, U):
+        """Fold system ``beta A - B^T B``, ``beta c - B^T Y_B`` (RLS / query RankRLS form)."""
+        return 1.0, self._cache["Phit"][U], self._cache["Yt"][U]
+
+    def _holdout_predictions(self, U, alphas):
+        """Predictions for rows ``U`` from the model trained without them, (n_alphas, |U|, t)."""
+        cache = self._cache
+        Phi = cache["Phi"]
+        r = Phi.shape[1]
+        posH = self._removed_positions(U)
+        beta, B, YB = self._downdate(U)
+        k, h = B.shape[0], posH.size
+        N = self._null_basis(posH)
+        PU = Phi[U]
+        lowrank_cost = len(alphas) * (r * (k + h) ** 2 + k ** 3) + (k + h) * r * r
+        if lowrank_cost < 3 * r ** 3:
+            return self._holdout_lowrank(PU, beta, B, YB, N, alphas)
+        return self._holdout_direct(PU, beta, B, YB, N, alphas)
+
+    def _holdout_direct(self, PU, beta, B, YB, N, alphas):
+        A = beta * self._cache["A"] - B.T @ B
+        c = beta * self._cache["c"] - B.T @ YB
+        if N.shape[1]:
+            AN = A @ N
+            NAN = N.T @ AN
+            A = A - AN @ N.T - N @ AN.T + N @ NAN @ N.T
+            c = c - N @ (N.T @ c)
+            PU = PU - (PU @ N) @ N.T
+        s, V = sym_eig(0.5 * (A + A.T), overwrite=True)
+        s = np.maximum(s, 0.0)
+        Vc = V.T @ c
+        return np.stack([PU @ (V @ (Vc / (s + a)[:, None])) for a in alphas])
+
+    def _base_eig(self):
+        if "base_eig" not in self._cache:
+            s, V = sym_eig(self._cache["A"])
+            self._cache["base_eig"] = (np.maximum(s, 0.0), V, V.T @ self._cache["c"])
+        return self._cache["base_eig"]
+
+    def _holdout_lowrank(self, PU, beta, B, YB, N, alphas):
+        s, V, z = self._base_eig()
+        Psi, PsiU, Nt = B @ V, PU @ V, V.T @ N
+        k, h = Psi.shape[0], Nt.shape[1]
+        out = []
+        for a in alphas:
+            d = 1.0 / (beta * s + a)
+            dN = d[:, None] * Nt
+            if h:
+                NdN = Nt.T @ dN
+                cho = sla.cho_factor(NdN, lower=True, check_finite=False)
+
+            def Mapply(X, d=d, dN=dN):   # constrained inverse of (beta A + a I), N^T w = 0
+                DX = d[:, None] * X
+                if h:
+                    DX -= dN @ sla.cho_solve(cho, Nt.T @ DX, check_finite=False)
+                return DX
+
+            w = Mapply(beta * z)
+            MB = Mapply(Psi.T)
+            Hm = Psi @ MB
+            F = Psi @ w
+            corr = np.linalg.solve(np.eye(k) - Hm, YB - F)
+            out.append(PsiU @ (w - MB @ corr))
+        return np.stack(out)
+
+    def _predictions_over_sets(self, sets, alphas):
+        check_is_fitted(self, "dual_coef_")
+        return [self._holdout_predictions(U, alphas) for U in sets]
+
+    def holdout(self, indices, alphas=None):
+        """Predictions for ``indices`` from the model retrained without them.
+
+        Held-out basis vectors are removed (``remove_basis=True``), so the result equals
+        refitting on the other rows with basis ``R \\ indices``. Shape ``(|U|[, t])``, or
+        ``(n_alphas, |U|[, t])`` when ``alphas`` is given.
+        """
+        check_is_fitted(self, "dual_coef_")
+        m = self._cache["Phi"].shape[0]
+        U = check_index_set(indices, m)
+        self._check_set(U)
+        alphas, single = check_alphas(alphas, self.alpha)
+        P = self._out(self._holdout_predictions(U, alphas))
+        return P[0] if single else P
+
+    def holdout_sets(self, sets, alphas=None):
+        """:meth:`holdout` for several sets; a list with one array per set."""
+        check_is_fitted(self, "dual_coef_")
+        m = self._cache["Phi"].shape[0]
+        sets = check_index_sets(sets, m)
+        for U in sets:
+            self._check_set(U)
+        alphas, single = check_alphas(alphas, self.alpha)
+        out = [self._out(P) for P in self._predictions_over_sets(sets, alphas)]
+        return [P[0] for P in out] if single else out
+
+    def _check_set(self, U):
+        pass
+
+
+class ReducedSetRLS(_ReducedSetBase):
+    """Reduced-set (subset-of-regressors) regularized least-squares regression.
+
+    Minimizes ``||Y - K_MR b||^2 + alpha b^T K_RR b`` (thesis Sect. 2.5; Paper III eq. 8) via
+    the Nyström map. Basis vectors: ``basis_indices``, or ``n_basis`` rows drawn uniformly
+    with ``random_state``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularization parameter lambda.
+    kernel, gamma, degree, coef0, kernel_params :
+        Kernel (:func:`learners.kernels.resolve_kernel`).
+    n_basis, basis_indices, random_state, jitter :
+        Basis vectors and jitter policy (:class:`learners.nystroem.NystroemMap`).
+    remove_basis : bool, default=True
+        Cross-validation removes held-out basis vectors (exact retraining); ``False``
+        reproduces the leaky estimate that keeps them.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray (r,) or (r, t)
+        Coefficients ``b`` of the basis vectors.
+    basis_indices_ : ndarray (r,)
+    nystroem_ : fitted :class:`~learners.nystroem.NystroemMap`
+    coef_map_ : weights ``w`` in the Nyström space (``b = (C^T)^-1 w``).
+
+    Notes
+    -----
+    ``fit``: O(m r^2 + r^3) + m r kernel evaluations. ``dual_coef_path``: O(r^3) once, then
+    O(r^2 t) per lambda. ``leave_one_out``: O(m r^2 + r^3) once, then O(m r t) per lambda.
+    ``holdout_sets`` with n folds: O(m r^2 + n r^3) (+ O(r^2 t + |U| r t) per lambda and fold).
+    """
+
+    def fit(self, X, y):
+        """Fit on ``X`` (or the m x m kernel matrix if ``kernel='precomputed'``) and ``y``."""
+        return self._fit(X, y, None)
+
+    def leave_one_out(self, alphas=None):
+        """Leave-one-out predictions, basis vectors removed when held out.
+
+        Vectorized over examples: in the eigenbasis of ``A`` each left-out row is a rank-one
+        downdate, and a left-out basis vector adds one linear constraint. O(m r^2 + r^3)
+        once (cached), then O(m r t) per lambda. Shape ``(m[, t])`` or ``(n_alphas, m[, t])``.
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas, single = check_alphas(alphas, self.alpha)
+        cache = self._cache
+        s, V, z = self._base_eig()
+        if "loo" not in cache:
+            Psi = cache["Phi"] @ V                       # (m, r)
+            R = self.basis_indices_
+            if self.remove_basis:
+                C = self.nystroem_.cholesky_
+                Ninv = sla.solve_triangular(C, np.eye(C.shape[0]), lower=True)  # C^-1
+                Ninv /= np.linalg.norm(Ninv, axis=0)
+                Nt = V.T @ Ninv                              # column j: removed direction
+            else:
+                Nt = None
+            cache["loo"] = (Psi, Nt)
+        Psi, Nt = cache["loo"]
+        Y = cache["Y"]
+        R = self.basis_indices_
+        out = []
+        for a in alphas:
+            d = 1.0 / (s + a)
+            dz = d[:, None] * z
+            H = np.einsum("ij,ij->i", Psi * d, Psi)
+            F = Psi @ dz
+            if Nt is not None:
+                PR = Psi[R]
+                q = np.einsum("ij,ij->j", Nt * d[:, None], Nt)     # n^T D n
+                pn = np.einsum("ij,ji->i", PR * d, Nt)              # psi^T D n
+                H[R] -= pn ** 2 / q
+                F[R] -= (pn / q)[:, None] * (Nt.T @ dz)
+            out.append(Y - (Y - F) / (1.0 - H)[:, None])
+        P = self._out(np.stack(out))
+        return P[0] if single else P
+
+
+class ReducedSetRankRLS(_ReducedSetBase):
+    """Reduced-set RankRLS over all pairs (object ranking; Paper I eq. 41 with L = mI - 11^T).
+
+    Minimizes ``(Y - K_MR b)^T (m I - 1 1^T) (Y - K_MR b) + alpha b^T K_RR b``, i.e. the
+    magnitude-preserving pairwise squared loss over all pairs (Paper I eq. 21, ties
+    included). Parameters and attributes as in :class:`ReducedSetRLS`. Hold-out
+    (:meth:`holdout`, :meth:`holdout_sets`) retrains on the pairs inside the training part,
+    removing held-out basis vectors: O(|U| r^2 + r^3) per set (or the low-rank route for
+    small sets).
+    """
+
+    def fit(self, X, y):
+        return self._fit(X, y, None)
+
+    def _setup(self, Phi, Y, groups):
+        m = Phi.shape[0]
+        sphi, sy = Phi.sum(axis=0), Y.sum(axis=0)
+        A = Phi.T @ Phi
+        c = Phi.T @ Y
+        self._cache.update(A=A, c=c, sphi=sphi, sy=sy, m=m)
+
+    def _fit_system(self):
+        cc = self._cache
+        if "A_fit" not in cc:
+            m = cc["m"]
+            cc["A_fit"] = m * cc["A"] - np.outer(cc["sphi"], cc["sphi"])
+            cc["c_fit"] = m * cc["c"] - np.outer(cc["sphi"], cc["sy"])
+        return cc["A_fit"], cc["c_fit"]
+
+    def _downdate(self, U):
+        """Training part Ubar: ``|Ubar| A_Ubar - s s^T`` = ``beta A - B^T B`` with
+        ``B = [sqrt(beta) Phi_U; s_Ubar^T]``, ``beta = |Ubar|``."""
+        cc = self._cache
+        Phi, Y = cc["Phi"], cc["Y"]
+        beta = float(cc["m"] - U.size)
+        s_tr = cc["sphi"] - Phi[U].sum(axis=0)
+        y_tr = cc["sy"] - Y[U].sum(axis=0)
+        rb = np.sqrt(beta)
+        B = np.vstack([rb * Phi[U], s_tr[None, :]])
+        YB = np.vstack([rb * Y[U], y_tr[None, :]])
+        return beta, B, YB
+
+
+class ReducedSetQueryRankRLS(_ReducedSetBase):
+    """Reduced-set RankRLS for query-structured data (pairs only inside each query).
+
+    ``L = blockdiag(n_q I - 1 1^T)`` (Paper I eq. 25, label ranking). Since
+    ``L_q^(1/2) = sqrt(n_q) (I - 1 1^T / n_q)``, this is ridge regression on the rows
+    centred within their query and scaled by ``sqrt(n_q)``. Leave-query-out
+    (:meth:`leave_query_out`) and hold-out of whole queries remove the held-out basis
+    vectors exactly; O(|U| r^2 + r^2 |H|) per query plus O(r (|U|+|H|)^2 + |U|^3) per lambda.
+    Parameters and attributes as in :class:`ReducedSetRLS`.
+    """
+
+    def fit(self, X, y, qids=None):
+        """Fit; ``qids`` gives the query of every row (required, never inferred)."""
+        X_arr = X
+        m = X_arr.shape[0] if hasattr(X_arr, "shape") else len(X_arr)
+        codes, labels = check_groups(qids, m, name="qids")
+        self._qcodes, self.queries_ = codes, labels
+        return self._fit(X, y, codes)
+
+    def _transform_rows(self, Phi, Y, codes):
+        n_q = np.bincount(codes)
+        scale = np.sqrt(n_q)[codes][:, None]
+        Phi_mean = np.zeros((n_q.size, Phi.shape[1]))
+        np.add.at(Phi_mean, codes, Phi)
+        Y_mean = np.zeros((n_q.size, Y.shape[1]))
+        np.add.at(Y_mean, codes, Y)
+        Phi_mean /= n_q[:, None]
+        Y_mean /= n_q[:, None]
+        return scale * (Phi - Phi_mean[codes]), scale * (Y - Y_mean[codes])
+
+    def _check_set(self, U):
+        codes = self._qcodes
+        inside = np.bincount(codes[U], minlength=self.queries_.size)
+        total = np.bincount(codes, minlength=self.queries_.size)
+        partial = np.flatnonzero((inside > 0) & (inside < total))
+        if partial.size:
+            raise InvalidInputError(
+                f"hold-out set splits query {self.queries_[partial[0]]!r}; query-structured "
+                "hold-out needs whole queries (use leave_query_out or group the folds by qid)")
+
+    def leave_query_out(self, alphas=None):
+        """Predictions for every row from the model trained without its query.
+
+        Shape ``(m[, t])`` or ``(n_alphas, m[, t])``, rows in the original order.
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas, single = check_alphas(alphas, self.alpha)
+        sets = [np.flatnonzero(self._qcodes == q) for q in range(self.queries_.size)]
+        if len(sets) < 2:
+            raise InvalidInputError("leave-query-out needs at least two queries")
+        m = self._cache["Phi"].shape[0]
+        t = self._cache["Y"].shape[1]
+        P = np.empty((len(alphas), m, t))
+        for U, PU in zip(sets, self._predictions_over_sets(sets, alphas)):
+            P[:, U] = PU
+        P = self._out(P)
+        return P[0] if single else P

@@ -48,11 +48,12 @@ from learners._validation import (
 )
 from learners.errors import InvalidInputError, InvalidParameterError
 from learners.nystroem import NystroemMap
+from learners.rls import KernelLearnerMixin, shape_output
 
 __all__ = ["ReducedSetRLS", "ReducedSetRankRLS", "ReducedSetQueryRankRLS"]
 
 
-class _ReducedSetBase(RegressorMixin, BaseEstimator):
+class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
     def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
@@ -69,11 +70,6 @@ class _ReducedSetBase(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.jitter = jitter
         self.remove_basis = remove_basis
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
 
     # ------------------------------------------------------------------ fitting
     def _fit(self, X, y, groups):
@@ -119,19 +115,28 @@ class _ReducedSetBase(RegressorMixin, BaseEstimator):
         X = validate_data(self, X, reset=False)
         return self.nystroem_.basis_kernel(X) @ self.dual_coef_
 
-    def dual_coef_path(self, alphas):
+    def regularization_path(self, alphas):
         """Reduced-set coefficients ``b`` for every lambda, shape (n_alphas, r[, t]).
 
         One r x r eigendecomposition of the fitted system (cached), then O(r^2 t) per lambda.
         """
         check_is_fitted(self, "dual_coef_")
         alphas, _ = check_alphas(alphas, self.alpha)
-        A, c = self._fit_system()
+        _, c = self._fit_system()
         s, V = self._fit_eig()
         Vc = V.T @ c
-        W = np.stack([V @ (Vc / (s + a)[:, None]) for a in alphas])
-        B = self.nystroem_.coef_to_dual(W.transpose(1, 0, 2).reshape(W.shape[1], -1))
-        return self._out(B.reshape(W.shape[1], len(alphas), -1).transpose(1, 0, 2))
+        W = np.stack([V @ (Vc / (s + a)[:, None]) for a in alphas])       # (n_alphas, r, t)
+        r, t = W.shape[1], W.shape[2]
+        B = self.nystroem_.coef_to_dual(W.transpose(1, 0, 2).reshape(r, -1))
+        return shape_output(B.reshape(r, len(alphas), t).transpose(1, 0, 2), False, self._y_1d)
+
+    def predict_path(self, X, alphas):
+        """Predictions for every lambda, shape (n_alphas, m'[, t]), one decomposition."""
+        check_is_fitted(self, "dual_coef_")
+        X = validate_data(self, X, reset=False)
+        B = self.regularization_path(alphas)
+        K = self.nystroem_.basis_kernel(X)
+        return np.einsum("ir,ar->ai", K, B) if self._y_1d else np.einsum("ir,art->ait", K, B)
 
     def _fit_eig(self):
         if "fit_eig" not in self._cache:
@@ -244,8 +249,7 @@ class _ReducedSetBase(RegressorMixin, BaseEstimator):
         U = check_index_set(indices, m)
         self._check_set(U)
         alphas, single = check_alphas(alphas, self.alpha)
-        P = self._out(self._holdout_predictions(U, alphas))
-        return P[0] if single else P
+        return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
 
     def holdout_sets(self, sets, alphas=None):
         """:meth:`holdout` for several sets; a list with one array per set."""
@@ -255,8 +259,8 @@ class _ReducedSetBase(RegressorMixin, BaseEstimator):
         for U in sets:
             self._check_set(U)
         alphas, single = check_alphas(alphas, self.alpha)
-        out = [self._out(P) for P in self._predictions_over_sets(sets, alphas)]
-        return [P[0] for P in out] if single else out
+        return [shape_output(P, single, self._y_1d)
+                for P in self._predictions_over_sets(sets, alphas)]
 
     def _check_set(self, U):
         pass
@@ -291,7 +295,7 @@ class ReducedSetRLS(_ReducedSetBase):
 
     Notes
     -----
-    ``fit``: O(m r^2 + r^3) + m r kernel evaluations. ``dual_coef_path``: O(r^3) once, then
+    ``fit``: O(m r^2 + r^3) + m r kernel evaluations. ``regularization_path``: O(r^3) once, then
     O(r^2 t) per lambda. ``leave_one_out``: O(m r^2 + r^3) once, then O(m r t) per lambda.
     ``holdout_sets`` with n folds: O(m r^2 + n r^3) (+ O(r^2 t + |U| r t) per lambda and fold).
     """
@@ -338,8 +342,7 @@ class ReducedSetRLS(_ReducedSetBase):
                 H[R] -= pn ** 2 / q
                 F[R] -= (pn / q)[:, None] * (Nt.T @ dz)
             out.append(Y - (Y - F) / (1.0 - H)[:, None])
-        P = self._out(np.stack(out))
-        return P[0] if single else P
+        return shape_output(np.stack(out), single, self._y_1d)
 
 
 class ReducedSetRankRLS(_ReducedSetBase):
@@ -440,5 +443,4 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
         P = np.empty((len(alphas), m, t))
         for U, PU in zip(sets, self._predictions_over_sets(sets, alphas)):
             P[:, U] = PU
-        P = self._out(P)
-        return P[0] if single else P
+        return shape_output(P, single, self._y_1d)

@@ -56,12 +56,14 @@ def test_fit_and_path_equal_closed_form(rng, cls, kind):
     R = model.basis_indices_
     _, b = _retrain(X, y, np.arange(m), np.arange(m), R, 0.3, model.nystroem_.jitter_, kind)
     _close(model.dual_coef_, b)
-    path = model.dual_coef_path(ALPHAS)
+    path = model.regularization_path(ALPHAS)
     for a, bp in zip(ALPHAS, path):
         _, b = _retrain(X, y, np.arange(m), np.arange(m), R, a, model.nystroem_.jitter_, kind)
         _close(bp, b, 1e-7)
     Xt = rng.standard_normal((5, X.shape[1]))
-    _close(model.predict(Xt), kernel_matrix(Xt, X[R], "gaussian", gamma=GAMMA) @ model.dual_coef_)
+    Kt = kernel_matrix(Xt, X[R], "gaussian", gamma=GAMMA)
+    _close(model.predict(Xt), Kt @ model.dual_coef_)
+    _close(model.predict_path(Xt, ALPHAS), np.stack([Kt @ bp for bp in path]))
 
 
 @pytest.mark.parametrize("remove", [True, False])

@@ -1,0 +1,285 @@
+"""Build and load the parse ranking data set: Link Grammar linkages of CRAFT sentences, each
+scored against the gold dependency tree (the setting of Paper I §5.2, Airola 2011, with
+CRAFT in place of BioInfer).
+
+For every selected sentence (gold length within ``[min_length, max_length]`` words, a
+seeded random subset when ``max_sentences`` is given) the builder
+
+1. parses the ``# text`` line with :class:`parse_ranking.linkgrammar.LinkGrammarParser`
+   (up to ``max_parses`` linkages with distinct unlabelled edge sets, in LG's own cost
+   order, ``lg_rank`` 0 = LG's first choice);
+2. aligns every linkage's words to gold tokens by character offsets
+   (:mod:`parse_ranking.alignment`) and scores it (:mod:`parse_ranking.scoring`);
+3. writes one JSON line per sentence: ``id`` (``<article>:<sent_id>``), ``article``,
+   ``sent_id``, ``text``, ``n_tokens``, ``status``, LG statistics and the parses (words with
+   spans, links with labels, LG cost vector, alignment, precision/recall/F).
+
+``status`` is ``"ok"`` when the sentence has at least two distinct F values, else
+``"fewer_than_2_scores"`` (kept in the file so a resumed build skips it; the loader drops
+and counts it) or ``"no_linkage"``.
+
+Determinism: the sentence selection depends only on ``seed``; LG reseeds its sampler per
+sentence (``repeatable_rand``). Resumable: lines are appended in chunks (one ``write`` +
+``fsync`` per chunk); a rerun reads the ids already present (dropping a torn last line),
+checks that the options in ``<output>.meta.json`` match and processes only the rest.
+Parallel: each chunk is a ``dask.bag`` computed on a process pool of ``jobs`` workers,
+each worker holding one LG dictionary.
+"""
+
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from corpora.atomic import write_json
+from corpora.conllu import iter_conllu, token_offsets
+from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from parse_ranking.alignment import align_words, is_punctuation
+from parse_ranking.scoring import f_score, gold_edges, linkage_edges
+
+__all__ = ["select_sentences", "process_sentence", "build_dataset", "load_dataset",
+           "BuildOptions"]
+
+STATUS_OK = "ok"
+STATUS_ONE_SCORE = "fewer_than_2_scores"
+STATUS_NO_LINKAGE = "no_linkage"
+
+
+def BuildOptions(max_parses=20, linkage_limit=1000, timeout=1, min_length=8,
+                 max_length=30, max_sentences=None, seed=0):
+    """The options that determine the content of a built file (stored in ``.meta.json``)."""
+    opts = dict(max_parses=int(max_parses), linkage_limit=int(linkage_limit),
+                timeout=int(timeout), min_length=int(min_length),
+                max_length=int(max_length),
+                max_sentences=None if max_sentences is None else int(max_sentences),
+                seed=int(seed))
+    if opts["min_length"] < 1 or opts["max_length"] < opts["min_length"]:
+        raise InvalidParameterError(
+            f"need 1 <= min_length <= max_length, got {min_length}, {max_length}")
+    if opts["max_sentences"] is not None and opts["max_sentences"] < 1:
+        raise InvalidParameterError(f"max_sentences must be >= 1, got {max_sentences}")
+    return opts
+
+
+def select_sentences(treebank, min_length=8, max_length=30, max_sentences=None, seed=0):
+    """Sentences of ``treebank`` (a folder of ``*.conllu[.gz]``) within the length limits.
+
+    Files are read in sorted order; with ``max_sentences`` a seeded random subset is kept,
+    returned in corpus order. Returns a list of :class:`corpora.conllu.ConlluSentence`.
+    """
+    treebank = Path(treebank)
+    files = sorted(treebank.glob("*.conllu.gz")) + sorted(treebank.glob("*.conllu"))
+    if not files:
+        raise DataNotFoundError(f"no *.conllu or *.conllu.gz files in {treebank}; pass the "
+                                "CRAFT folder, e.g. ../shared/data/craft/conllu")
+    eligible = [s for f in files for s in iter_conllu(f)
+                if min_length <= len(s.tokens) <= max_length]
+    if max_sentences is not None and max_sentences < len(eligible):
+        keep = np.sort(np.random.default_rng(seed).permutation(len(eligible))[:max_sentences])
+        eligible = [eligible[i] for i in keep]
+    return eligible
+
+
+def sentence_key(sentence):
+    return f"{sentence.doc_id}:{sentence.sent_id}"
+
+
+def process_sentence(sentence, parser):
+    """Parse, align and score one gold sentence; return its JSON record (a dict)."""
+    spans = token_offsets(sentence)
+    heads = [t.head for t in sentence.tokens]
+    punct = is_punctuation(sentence.tokens)
+    t0 = time.process_time()
+    result = parser.parse(sentence.text)
+    cpu = time.process_time() - t0
+    gold = gold_edges(heads, punct)
+    parses = []
+    for rank, lk in enumerate(result.linkages):
+        alignment = align_words(lk.words, spans, heads)
+        edges = linkage_edges(lk.links, alignment, punct)
+        sc = f_score(edges, gold)
+        parses.append({
+            "lg_rank": rank, "lg_index": lk.index, "cost": list(lk.cost),
+            "words": [list(w) for w in lk.words],
+            "links": [list(link) for link in lk.links],
+            "alignment": alignment, "edges": sorted(list(e) for e in edges),
+            "precision": sc.precision, "recall": sc.recall, "f": sc.f,
+            "n_correct": sc.n_correct, "n_predicted": sc.n_predicted, "n_gold": sc.n_gold,
+        })
+    n_distinct = len({p["f"] for p in parses})
+    status = (STATUS_NO_LINKAGE if not parses else
+              STATUS_OK if n_distinct >= 2 else STATUS_ONE_SCORE)
+    return {
+        "id": sentence_key(sentence), "article": sentence.doc_id,
+        "sent_id": sentence.sent_id, "text": sentence.text,
+        "n_tokens": len(sentence.tokens), "status": status,
+        "n_distinct_scores": n_distinct,
+        "lg": {"found": result.found, "examined": result.examined,
+               "null_count": result.null_count, "timed_out": result.timed_out,
+               "cpu_seconds": round(cpu, 4)},
+        "parses": parses,
+    }
+
+
+_WORKER_PARSER = {}
+
+
+def _worker_parser(opts):
+    from parse_ranking.linkgrammar import LinkGrammarParser
+    key = (opts["max_parses"], opts["linkage_limit"], opts["timeout"])
+    if key not in _WORKER_PARSER:
+        _WORKER_PARSER[key] = LinkGrammarParser(max_parses=opts["max_parses"],
+                                                linkage_limit=opts["linkage_limit"],
+                                                timeout=opts["timeout"])
+    return _WORKER_PARSER[key]
+
+
+def _process_partition(sentences, opts):
+    parser = _worker_parser(opts)
+    return [json.dumps(process_sentence(s, parser), separators=(",", ":"))
+            for s in sentences]
+
+
+def _read_done(output):
+    """Ids already in ``output``; a torn last line (crash mid-append) is cut off."""
+    done = set()
+    if not output.exists():
+        return done
+    with open(output, "rb+") as handle:
+        data = handle.read()
+        good_end = 0
+        pos = 0
+        while pos < len(data):
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                break
+            line = data[pos:nl]
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise CorpusFormatError("not a JSON line (file corrupted? remove it to "
+                                        "rebuild)", path=output,
+                                        line=data.count(b"\n", 0, pos) + 1) from None
+            done.add(rec["id"])
+            pos = good_end = nl + 1
+        if good_end < len(data):
+            handle.truncate(good_end)
+    return done
+
+
+def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeout=1,
+                  min_length=8, max_length=30, max_sentences=None, seed=0, jobs=1,
+                  chunk_size=100, progress=True):
+    """Build (or resume) the JSONL data set; return a summary dict (also in ``.meta.json``).
+
+    See the module docstring for what is written. ``jobs`` worker processes parse in
+    parallel through ``dask.bag``; ``chunk_size`` sentences are appended per chunk.
+    """
+    import dask
+    import dask.bag as db
+    from parse_ranking.linkgrammar import LinkGrammarParser  # fail early if LG is absent
+
+    LinkGrammarParser(max_parses=max_parses, linkage_limit=linkage_limit, timeout=timeout)
+    opts = BuildOptions(max_parses, linkage_limit, timeout, min_length, max_length,
+                        max_sentences, seed)
+    jobs, chunk_size = int(jobs), int(chunk_size)
+    if jobs < 1 or chunk_size < 1:
+        raise InvalidParameterError("jobs and chunk_size must be >= 1")
+    output = Path(output)
+    meta_path = output.with_name(output.name + ".meta.json")
+    if output.exists() and meta_path.exists():
+        old = json.loads(meta_path.read_text())
+        if old.get("options") != opts:
+            raise InvalidParameterError(
+                f"{output} was built with other options {old.get('options')}; use a new "
+                f"--output or the same options to resume")
+    elif output.exists() and output.stat().st_size > 0:
+        raise InvalidParameterError(f"{output} exists without {meta_path.name}; refusing "
+                                    "to append to a file of unknown origin")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json(meta_path, {"options": opts, "complete": False})
+    sentences = select_sentences(treebank, min_length, max_length, max_sentences, seed)
+    done = _read_done(output)
+    todo = [s for s in sentences if sentence_key(s) not in done]
+    t0 = time.time()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(sentences), initial=len(sentences) - len(todo), unit="sent",
+                   desc="parse_ranking build")
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    try:
+        with open(output, "a", encoding="utf-8") as handle:
+            for start in range(0, len(todo), chunk_size):
+                chunk = todo[start:start + chunk_size]
+                if pool is None:
+                    lines = _process_partition(chunk, opts)
+                else:
+                    bag = db.from_sequence(chunk, npartitions=min(len(chunk), 4 * jobs))
+                    with dask.config.set(pool=pool):
+                        lines = bag.map_partitions(_process_partition, opts).compute(
+                            scheduler="processes", num_workers=jobs)
+                handle.write("".join(line + "\n" for line in lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+                if bar is not None:
+                    bar.update(len(chunk))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        if bar is not None:
+            bar.close()
+    records, counts = load_dataset(output, return_counts=True)
+    summary = {"options": opts, "complete": True, "treebank": str(treebank),
+               "selected_sentences": len(sentences), "processed_this_run": len(todo),
+               "wall_seconds_this_run": round(time.time() - t0, 2), "jobs": jobs,
+               **counts}
+    write_json(meta_path, summary)
+    return summary
+
+
+def load_dataset(path, return_counts=False):
+    """Read a built JSONL file; keep the sentences with status ``ok``.
+
+    Returns the list of records (dicts), and with ``return_counts`` also a dict counting
+    every status, the parses and the mean F of LG's first / the oracle parse.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"{path} does not exist; build it with "
+                                "`python -m parse_ranking build --treebank DIR --output FILE`")
+    records, status = [], {}
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusFormatError(f"not a JSON line ({exc.msg})", path=path,
+                                        line=lineno) from None
+            for key in ("id", "article", "status", "parses"):
+                if key not in rec:
+                    raise CorpusFormatError(f"record lacks {key!r}", path=path, line=lineno)
+            status[rec["status"]] = status.get(rec["status"], 0) + 1
+            if rec["status"] == STATUS_OK:
+                records.append(rec)
+    if not return_counts:
+        return records
+    first = [r["parses"][0]["f"] for r in records]
+    best = [max(p["f"] for p in r["parses"]) for r in records]
+    counts = {
+        "sentences_in_file": sum(status.values()), "status_counts": status,
+        "sentences_kept": len(records),
+        "dropped_fewer_than_2_scores": status.get(STATUS_ONE_SCORE, 0),
+        "dropped_no_linkage": status.get(STATUS_NO_LINKAGE, 0),
+        "parses_kept": sum(len(r["parses"]) for r in records),
+        "articles_kept": len({r["article"] for r in records}),
+        "mean_f_lg_first": float(np.mean(first)) if first else None,
+        "mean_f_oracle": float(np.mean(best)) if best else None,
+        "timed_out": sum(r["lg"]["timed_out"] for r in records),
+    }
+    return records, counts

@@ -1,0 +1,491 @@
+"""The all-paths graph kernel as an explicit sparse feature map (Paper V, "The all-paths graph
+kernel", l.2750–2772, and its errata, l.3040–3080).
+
+A graph is a weighted directed adjacency matrix ``A`` (``A[k, l]`` = weight of edge k → l)
+and a set of labels per vertex (the label allocation matrix ``L``, |labels| × |V|).  With the
+Neumann series
+
+    W = (I − A)^-1 − I = A + A^2 + A^3 + ...        (converges iff spectral radius ρ(A) < 1)
+
+``W[k, l]`` sums the weights (products of edge weights) of all walks k → l of length ≥ 1.
+The graph is represented by a label × label matrix ``G``:
+
+* ``variant="sum"`` — ``G = L W Lᵀ``, i.e. ``G_ij = Σ_kl L_ik W_kl L_jl`` (the paper);
+* ``variant="max"`` — ``G_ij = max_kl L_ik W_kl L_jl`` (the errata: what the published
+  numbers used),
+
+and the kernel is ``k(G', G'') = Σ_ij G'_ij G''_ij``: the dot product of the vectorized
+``G``.  We never form ``G``: each graph becomes a sparse row whose columns are label pairs
+(i, j) with ``G_ij > 0``.  Columns come from a vocabulary fitted on training graphs (exact) or
+from feature hashing (fixed width, no fitting).  Rows may be unit-normalized, which makes the
+linear kernel on them the normalized kernel ``k(G',G'')/sqrt(k(G',G')k(G'',G''))``.
+
+Nothing here is specific to any task: a graph is a :class:`LabelledGraph`; an instance may be
+made of several (disconnected) graphs, whose entries are pooled before aggregation, which is
+exactly the kernel of their disjoint union.
+
+Complexity per graph with n vertices: O(n^3) for the dense inverse (graphs are small:
+sentence graphs have ≲ 400 vertices) plus O(nnz(W) · c^2) for c labels per vertex; the
+label-pair aggregation over a whole batch is one sort, O(N log N) in the number N of
+(instance, label pair) entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg.lapack import dtrtri
+from threadpoolctl import threadpool_limits
+
+from learners.errors import InvalidInputError, InvalidParameterError
+
+__all__ = ["LabelledGraph", "all_paths_matrix", "spectral_radius", "topological_order", "label_pair_entries",
+           "aggregate_label_pairs", "graph_features", "AllPathsVectorizer", "gram_matrix"]
+
+VARIANTS = ("max", "sum")
+
+
+@dataclass
+class LabelledGraph:
+    """A weighted, labelled, directed graph.
+
+    Attributes
+    ----------
+    n_vertices : int
+    edges : array-like of shape (n_edges, 2), int
+        ``(source, target)`` vertex indices; parallel edges add their weights.
+    weights : array-like of shape (n_edges,), float, > 0
+    labels : list of sequence of str
+        ``labels[v]`` = the labels of vertex ``v`` (column ``v`` of ``L``).
+    """
+
+    n_vertices: int
+    edges: np.ndarray
+    weights: np.ndarray
+    labels: list
+
+    def adjacency(self):
+        """Dense adjacency matrix ``A`` (n × n)."""
+        A = np.zeros((self.n_vertices, self.n_vertices))
+        e = np.asarray(self.edges, dtype=np.intp).reshape(-1, 2)
+        np.add.at(A, (e[:, 0], e[:, 1]), np.asarray(self.weights, dtype=float))
+        return A
+
+
+def spectral_radius(A):
+    """ρ(A) = max |eigenvalue| (dense, O(n^3))."""
+    if A.shape[0] == 0:
+        return 0.0
+    return float(np.max(np.abs(np.linalg.eigvals(A))))
+
+
+def topological_order(A):
+    """A vertex order in which every edge of ``A`` goes forward, or None if ``A`` has a cycle.
+
+    Kahn's algorithm by levels (all current sources at once): O(depth · n^2) with NumPy.
+    """
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.intp)
+    E = A != 0
+    if not np.tril(E).any():
+        return np.arange(n)
+    indeg = E.sum(axis=0)
+    alive = np.ones(n, bool)
+    out = []
+    while alive.any():
+        src = np.flatnonzero(alive & (indeg == 0))
+        if len(src) == 0:
+            return None
+        out.append(src)
+        alive[src] = False
+        indeg = indeg - E[src].sum(axis=0)
+    return np.concatenate(out)
+
+
+def all_paths_matrix(A, *, on_divergence="raise", margin=0.99):
+    """``W = (I − A)^-1 − I``: summed weights of all walks of length ≥ 1 (Neumann series).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n), non-negative
+    on_divergence : {"raise", "scale"}
+        The series converges iff ρ(A) < 1.  For non-negative ``A`` that holds iff ``I − A``
+        is invertible with a non-negative inverse (M-matrix theory), which is what we test
+        (no eigenvalues needed in the usual case).  If it fails, ``"raise"`` raises
+        :class:`InvalidInputError`; ``"scale"`` replaces ``A`` by ``A · margin / ρ(A)``.
+
+    Returns
+    -------
+    W : ndarray (n, n)
+    scaled : bool
+        Whether ``A`` had to be scaled.
+    """
+    A = np.asarray(A, dtype=float)
+    n = A.shape[0]
+    if A.ndim != 2 or A.shape[1] != n:
+        raise InvalidInputError(f"adjacency matrix must be square, got shape {A.shape}")
+    if np.any(A < 0) or not np.all(np.isfinite(A)):
+        raise InvalidInputError("adjacency weights must be finite and non-negative")
+    order = topological_order(A)
+    if order is not None:
+        # acyclic: A is nilpotent (ρ = 0) and strictly upper triangular in topological
+        # order, so (I − A)^-1 is a unit upper-triangular inverse (LAPACK dtrtri)
+        P = A[np.ix_(order, order)]
+        P *= -1.0
+        P[np.diag_indices(n)] = 1.0
+        U, info = dtrtri(P, lower=0, unitdiag=1, overwrite_c=1)
+        if info != 0:   # pragma: no cover - cannot happen for a unit triangular matrix
+            raise InvalidInputError(f"triangular inverse failed (info={info})")
+        U = np.triu(U, 1)
+        inv_order = np.empty(n, dtype=np.intp)
+        inv_order[order] = np.arange(n)
+        return U[np.ix_(inv_order, inv_order)], False
+    M = np.eye(n) - A
+    ok = True
+    try:
+        inv = np.linalg.inv(M)
+        ok = bool(np.all(inv >= -1e-12 * max(1.0, np.abs(inv).max())))
+    except np.linalg.LinAlgError:
+        ok = False
+    if ok:
+        W = inv
+        np.fill_diagonal(W, W.diagonal() - 1.0)
+        W[W < 0] = 0.0          # round-off below zero; the exact W is non-negative
+        return W, False
+    rho = spectral_radius(A)
+    if on_divergence != "scale":
+        raise InvalidInputError(f"the all-paths series diverges: spectral radius {rho:.4g} ≥ 1;"
+                                " lower the edge weights or pass on_divergence='scale'")
+    W, _ = all_paths_matrix(A * (margin / rho), on_divergence="raise")
+    return W, True
+
+
+# ----------------------------------------------------------------------------- label pairs
+def label_pair_entries(W, vertex_label_ids, *, min_weight=0.0):
+    """All ``(label_i, label_j, W_kl)`` with ``W_kl > min_weight`` and label_i ∈ L(k),
+    label_j ∈ L(l): the non-zero terms ``L_ik W_kl L_jl`` of ``G``, before aggregation.
+
+    Parameters
+    ----------
+    W : ndarray (n, n)
+    vertex_label_ids : list of int arrays, one per vertex
+
+    Returns
+    -------
+    a, b : int64 arrays (label ids), w : float array — all of the same length.
+    """
+    counts = np.fromiter((len(x) for x in vertex_label_ids), dtype=np.int64,
+                         count=len(vertex_label_ids))
+    flat = (np.concatenate([np.asarray(x, dtype=np.int64) for x in vertex_label_ids])
+            if len(vertex_label_ids) else np.zeros(0, np.int64))
+    ptr = np.concatenate([[0], np.cumsum(counts)])
+    k, l = np.nonzero(W > min_weight)
+    w = W[k, l]
+    ck, cl = counts[k], counts[l]
+    reps = ck * cl
+    total = int(reps.sum())
+    entry = np.repeat(np.arange(len(k)), reps)
+    # position of each expanded item inside its entry's ck × cl block
+    start = np.cumsum(reps) - reps
+    pos = np.arange(total) - np.repeat(start, reps)
+    cle = cl[entry]
+    a = flat[ptr[k][entry] + pos // cle]
+    b = flat[ptr[l][entry] + pos % cle]
+    return a, b, w[entry]
+
+
+def aggregate_label_pairs(rows, cols, values, variant, n_rows, n_cols):
+    """Sum or max of ``values`` over equal ``(row, col)``, as a CSR matrix."""
+    if variant not in VARIANTS:
+        raise InvalidParameterError(f"variant={variant!r}; choose 'max' or 'sum'")
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    values = np.asarray(values, dtype=float)
+    if variant == "sum":
+        return sp.csr_matrix((values, (rows, cols)), shape=(n_rows, n_cols))  # sums duplicates
+    key = rows * np.int64(n_cols) + cols
+    order = np.argsort(key, kind="stable")
+    key, values = key[order], values[order]
+    if len(key) == 0:
+        return sp.csr_matrix((n_rows, n_cols))
+    starts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    vals = np.maximum.reduceat(values, starts)
+    uk = key[starts]
+    return sp.csr_matrix((vals, (uk // n_cols, uk % n_cols)), shape=(n_rows, n_cols))
+
+
+def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise"):
+    """The non-zero entries of ``G`` of one graph as a dict ``{(label_i, label_j): value}``.
+
+    Reference implementation (used by the tests and for inspection); batches go through
+    :class:`AllPathsVectorizer`.
+    """
+    graphs = graph if isinstance(graph, (list, tuple)) else [graph]
+    index, names = {}, []
+    A_rows, B_rows, w_rows = [], [], []
+    for g in graphs:
+        W, _ = all_paths_matrix(g.adjacency(), on_divergence=on_divergence)
+        ids = [[index.setdefault(x, len(index)) for x in labs] for labs in g.labels]
+        a, b, w = label_pair_entries(W, ids, min_weight=min_weight)
+        A_rows.append(a), B_rows.append(b), w_rows.append(w)
+    names = [None] * len(index)
+    for k, v in index.items():
+        names[v] = k
+    a, b, w = np.concatenate(A_rows), np.concatenate(B_rows), np.concatenate(w_rows)
+    n = max(len(index), 1)
+    G = aggregate_label_pairs(np.zeros_like(a), a * n + b, w, variant, 1, n * n).tocoo()
+    return {(names[c // n], names[c % n]): float(v) for c, v in zip(G.col, G.data)}
+
+
+# ----------------------------------------------------------------------------- vectorizer
+def _stable_hash64(text):
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(),
+                          "little", signed=True)
+
+
+def _mix64(a, b):
+    """Deterministic 64-bit mix of two int64 arrays (splitmix64 finalizer)."""
+    with np.errstate(over="ignore"):
+        x = (a.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ b.astype(np.uint64)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+class AllPathsVectorizer:
+    """Graphs → sparse explicit feature vectors of the all-paths graph kernel.
+
+    ``X[r] · X[s] = k(G_r, G_s)`` (Paper V eq. for ``k``; with ``normalize=True`` the
+    normalized kernel).  An instance is one :class:`LabelledGraph` or a list of them (their
+    disjoint union).
+
+    Parameters
+    ----------
+    variant : {"max", "sum"}
+        ``G = max_kl L_ik W_kl L_jl`` (errata, published numbers) or ``G = L W Lᵀ`` (paper).
+    normalize : bool
+        Scale each row to unit Euclidean norm.
+    min_weight : float
+        Ignore ``W_kl ≤ min_weight`` (the published implementation used 1e-5; 0 is exact).
+    n_features : int or None
+        None: a vocabulary of label pairs is fitted on training graphs (``fit``), and pairs
+        never seen in training are dropped at ``transform`` (they cannot change a linear
+        model's predictions).  An int: feature hashing into that many columns, no fitting.
+    on_divergence : {"raise", "scale"}
+        What to do when ρ(A) ≥ 1 (see :func:`all_paths_matrix`).
+
+    Attributes
+    ----------
+    labels_ : list of str            label vocabulary (ids are positions)
+    pair_codes_ : int64 array        sorted label-pair codes (``i * 2**32 + j``) = columns
+    n_scaled_ : int                  graphs whose A had to be scaled in the last call
+    """
+
+    def __init__(self, variant="max", normalize=True, min_weight=0.0, n_features=None,
+                 on_divergence="raise"):
+        self.variant = variant
+        self.normalize = normalize
+        self.min_weight = min_weight
+        self.n_features = n_features
+        self.on_divergence = on_divergence
+
+    # -- sklearn-style parameter access
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in
+                ("variant", "normalize", "min_weight", "n_features", "on_divergence")}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self.get_params():
+                raise InvalidParameterError(f"unknown parameter {k!r} of AllPathsVectorizer")
+            setattr(self, k, v)
+        return self
+
+    def _validate(self):
+        if self.variant not in VARIANTS:
+            raise InvalidParameterError(f"variant={self.variant!r}; choose 'max' or 'sum'")
+        if self.on_divergence not in ("raise", "scale"):
+            raise InvalidParameterError(f"on_divergence={self.on_divergence!r}; "
+                                        "choose 'raise' or 'scale'")
+        if self.n_features is not None and (int(self.n_features) != self.n_features
+                                            or self.n_features < 1):
+            raise InvalidParameterError(f"n_features={self.n_features!r}; a positive int or None")
+        if not self.min_weight >= 0:
+            raise InvalidParameterError(f"min_weight={self.min_weight!r} must be ≥ 0")
+
+    def _label_ids(self, labels):
+        index = self._index
+        out = []
+        for labs in labels:
+            ids = []
+            for x in labs:
+                i = index.get(x)
+                if i is None:
+                    i = index[x] = len(self.labels_)
+                    self.labels_.append(x)
+                ids.append(i)
+            out.append(ids)
+        return out
+
+    def _entries(self, instances):
+        """(row, code_a, code_b, value) over all instances (before aggregation)."""
+        rows, A, B, V = [], [], [], []
+        self.n_scaled_ = 0
+        with threadpool_limits(1):   # many tiny matrices: threads only add overhead
+            return self._entries_loop(instances, rows, A, B, V)
+
+    def _entries_loop(self, instances, rows, A, B, V):
+        for r, inst in enumerate(instances):
+            for g in (inst if isinstance(inst, (list, tuple)) else [inst]):
+                W, scaled = all_paths_matrix(g.adjacency(), on_divergence=self.on_divergence)
+                self.n_scaled_ += scaled
+                a, b, w = label_pair_entries(W, self._label_ids(g.labels),
+                                             min_weight=self.min_weight)
+                rows.append(np.full(len(a), r, dtype=np.int64)), A.append(a), B.append(b)
+                V.append(w)
+        if not rows:
+            z = np.zeros(0, np.int64)
+            return z, z, z, np.zeros(0)
+        return np.concatenate(rows), np.concatenate(A), np.concatenate(B), np.concatenate(V)
+
+    def _ensure_labels(self):
+        if not hasattr(self, "labels_"):
+            self.labels_ = []
+        self._index = {x: i for i, x in enumerate(self.labels_)} \
+            if not hasattr(self, "_index") or len(self._index) != len(self.labels_) else self._index
+
+    def fit_transform(self, instances):
+        """Fit the label-pair vocabulary on ``instances`` and return their feature matrix."""
+        self._validate()
+        self.labels_, self._index = [], {}
+        rows, a, b, w = self._entries(instances)
+        codes = (a << np.int64(32)) | b
+        if self.n_features is None:
+            self.pair_codes_, cols = np.unique(codes, return_inverse=True)
+            X = aggregate_label_pairs(rows, cols, w, self.variant, len(instances),
+                                      max(len(self.pair_codes_), 1))
+            return self._normalize(X)
+        return self._finish(rows, a, b, codes, w, len(instances))
+
+    def fit(self, instances):
+        self.fit_transform(instances)
+        return self
+
+    def transform(self, instances):
+        """Feature matrix of ``instances`` with the fitted vocabulary (or the hash)."""
+        self._validate()
+        if self.n_features is None and not hasattr(self, "pair_codes_"):
+            raise InvalidParameterError("AllPathsVectorizer is not fitted; call fit first "
+                                        "or set n_features for feature hashing")
+        self._ensure_labels()
+        n_known = len(self.labels_)
+        try:
+            rows, a, b, w = self._entries(instances)
+            codes = (a << np.int64(32)) | b
+            return self._finish(rows, a, b, codes, w, len(instances))
+        finally:  # labels first seen here are temporary: transform never changes the model
+            for x in self.labels_[n_known:]:
+                del self._index[x]
+            del self.labels_[n_known:]
+
+    def _finish(self, rows, a, b, codes, w, n_rows):
+        if self.n_features is None:
+            # aggregate over the exact label pairs (seen in training or not), so that the
+            # unit norm is the one of the whole G — the normalized kernel does not depend
+            # on the vocabulary — then keep the columns of the vocabulary
+            uniq, inverse = np.unique(codes, return_inverse=True)
+            X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
+                                      max(len(uniq), 1)).tocoo()
+            norms = self._row_norms(X, n_rows)
+            n_cols = len(self.pair_codes_)
+            code = uniq[X.col]
+            cols = np.searchsorted(self.pair_codes_, code)
+            known = cols < n_cols
+            known[known] = self.pair_codes_[cols[known]] == code[known]
+            X = sp.csr_matrix((X.data[known], (X.row[known], cols[known])),
+                              shape=(n_rows, n_cols))
+            return self._normalize(X, norms)
+        # hashing: aggregate per exact label pair first (the max or sum runs over the terms
+        # L_ik W_kl L_jl of ONE label pair), then colliding pairs add up in their column
+        uniq, inverse = np.unique(codes, return_inverse=True)
+        X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
+                                  max(len(uniq), 1)).tocoo()
+        code = uniq[X.col]
+        hashes = self._label_hashes()
+        h = _mix64(hashes[code >> np.int64(32)], hashes[code & np.int64(0xFFFFFFFF)])
+        n_cols = int(self.n_features)
+        X = sp.csr_matrix((X.data, (X.row, (h % np.uint64(n_cols)).astype(np.int64))),
+                          shape=(n_rows, n_cols))
+        return self._normalize(X)
+
+    def _label_hashes(self):
+        cache = self.__dict__.setdefault("_hash_by_label", {})
+        out = np.empty(len(self.labels_), dtype=np.int64)
+        for i, x in enumerate(self.labels_):
+            h = cache.get(x)
+            if h is None:
+                h = cache[x] = _stable_hash64(x)
+            out[i] = h
+        return out
+
+    @staticmethod
+    def _row_norms(X, n_rows):
+        X = X.tocoo()
+        return np.sqrt(np.bincount(X.row, weights=X.data ** 2, minlength=n_rows))
+
+    def _normalize(self, X, norms=None):
+        X = X.tocsr()
+        X.sum_duplicates()
+        X.sort_indices()
+        if self.normalize:
+            if norms is None:
+                norms = self._row_norms(X, X.shape[0])
+            norms = np.where(norms == 0, 1.0, norms)
+            X = (sp.diags(1.0 / norms) @ X).tocsr()
+        return X
+
+    def feature_names(self):
+        """``(label_i, label_j)`` of each column (vocabulary mode)."""
+        if not hasattr(self, "pair_codes_"):
+            raise InvalidParameterError("no vocabulary: fit first (or hashing is used)")
+        c = self.pair_codes_
+        return [(self.labels_[i], self.labels_[j]) for i, j in zip(c >> 32, c & 0xFFFFFFFF)]
+
+
+def gram_matrix(X, Z=None, *, max_dense_columns=2048, dtype=np.float64):
+    """Dense linear kernel ``X Zᵀ`` of two sparse feature matrices (``Z = X`` if None).
+
+    The cost of a sparse product is Σ_f df_X(f)·df_Z(f) multiply-adds with scattered
+    memory access; the few label pairs present in most graphs dominate it.  Those
+    (``max_dense_columns`` columns of highest document frequency) go through a dense BLAS
+    product, the long tail through the sparse one; the sum is exact.
+    """
+    X = sp.csr_matrix(X)
+    same = Z is None
+    Z = X if same else sp.csr_matrix(Z)
+    if X.shape[1] != Z.shape[1]:
+        raise InvalidInputError(f"feature matrices have {X.shape[1]} and {Z.shape[1]} columns")
+    df = np.bincount(X.indices, minlength=X.shape[1])
+    if not same:
+        df = df + np.bincount(Z.indices, minlength=Z.shape[1])
+    k = min(max_dense_columns, X.shape[1])
+    dense_cols = np.argsort(-df, kind="stable")[:k]
+    mask = np.zeros(X.shape[1], bool)
+    mask[dense_cols] = True
+    mask &= df > 0
+    dense_cols = np.flatnonzero(mask)
+    sparse_cols = np.flatnonzero(~mask)
+    Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
+    Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
+    K = Xd @ Zd.T
+    Xs = X[:, sparse_cols]
+    Zs = Xs if same else Z[:, sparse_cols]
+    K += (Xs @ Zs.T).toarray()
+    return K

@@ -1,0 +1,182 @@
+"""The graph of one candidate protein pair (Paper V, "Graph encoding of sentence structure",
+l.2734–2748, Figure 2).
+
+Two unconnected subgraphs, returned as two :class:`learners.all_paths.LabelledGraph`:
+
+* dependency subgraph — a vertex per token (labels: text, POS) and a vertex per dependency
+  (label: its type); edges governor → dependency → dependent.  Punctuation dependencies
+  (``punct``) are removed.  The dependencies on the shortest undirected paths between the
+  two candidate proteins weigh 0.9 (both of their edges), all others 0.3; the labels of the
+  vertices on those paths get the prefix ``sp_`` (a dependency's type; a token's text and
+  POS when it is an end of such a dependency — as in the published implementation).
+* linear-order subgraph — a second vertex per token with labels text and POS prefixed by
+  its position relative to the pair: ``B_`` before, ``M_`` between (the proteins
+  themselves included), ``A_`` after; edge token → next token with weight 0.9.
+
+Protein names are blinded: the candidate proteins' tokens read ``PROT1`` and ``PROT2``,
+other proteins' tokens ``PROT``; a token is part of an entity when its character span
+overlaps one of the entity's spans.  The shortest paths are all shortest undirected paths
+(networkx) between every token of one protein and every token of the other.
+
+``order="text"`` (default) calls the protein that comes first in the sentence ``PROT1``;
+``order="pair"`` follows the pair's ``e1``/``e2`` attributes and the published code's
+position rule (before = before e1's first token, after = after e2's last token; with e2
+first in the text, the tokens between then count as "before"), for replication.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from learners.all_paths import LabelledGraph
+from learners.errors import CorpusFormatError, InvalidParameterError
+
+__all__ = ["GraphSettings", "pair_graphs", "sentence_graphs", "entity_tokens"]
+
+PROT1, PROT2, PROT = "PROT1", "PROT2", "PROT"
+
+
+class GraphSettings:
+    """Weights and labelling of the pair graph (defaults: Paper V)."""
+
+    def __init__(self, path_weight=0.9, other_weight=0.3, linear_weight=0.9, path_prefix="sp_",
+                 remove_types=("punct",), order="text"):
+        if order not in ("text", "pair"):
+            raise InvalidParameterError(f"order={order!r}; choose 'text' or 'pair'")
+        self.path_weight = path_weight
+        self.other_weight = other_weight
+        self.linear_weight = linear_weight
+        self.path_prefix = path_prefix
+        self.remove_types = tuple(remove_types)
+        self.order = order
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+
+def _overlaps(spans_a, spans_b):
+    return any(a0 <= b1 and b0 <= a1 for a0, a1 in spans_a for b0, b1 in spans_b)
+
+
+def entity_tokens(tokens, entities):
+    """``{entity id: sorted token indices}`` (token overlaps an entity span)."""
+    return {e.id: [i for i, t in enumerate(tokens) if _overlaps(t.offsets, e.offsets)]
+            for e in entities}
+
+
+class _SentenceStructure:
+    """What all pairs of a sentence share: tokens, kept dependencies, undirected graph."""
+
+    def __init__(self, sentence, parse, settings):
+        tokens, deps = sentence.analysis(parse)
+        self.sentence = sentence
+        self.tokens = tokens
+        index = {t.id: i for i, t in enumerate(tokens)}
+        self.deps = [(index[d.t1], index[d.t2], d.type) for d in deps
+                     if d.type not in settings.remove_types]
+        n = len(tokens)
+        self.n = n
+        self.ent_tokens = entity_tokens(tokens, sentence.entities)
+        for eid, toks in self.ent_tokens.items():
+            if not toks:
+                raise CorpusFormatError(f"entity {eid} overlaps no token of parse {parse!r}",
+                                        record=sentence.id)
+        self.in_entity = np.zeros(n, bool)
+        for toks in self.ent_tokens.values():
+            self.in_entity[toks] = True
+        # undirected token–dependency graph: token i is vertex i, dependency j is n + j
+        g = nx.Graph()
+        g.add_nodes_from(range(n + len(self.deps)))
+        for j, (t1, t2, _) in enumerate(self.deps):
+            g.add_edge(t1, n + j)
+            g.add_edge(n + j, t2)
+        self.graph = g
+
+    def path_dependencies(self, toks1, toks2):
+        """Indices of dependencies on all shortest undirected paths between the token sets
+        (per token pair, as in the published implementation)."""
+        on = set()
+        n = self.n
+        for a in toks1:
+            for b in toks2:
+                if a == b:
+                    continue
+                try:
+                    for path in nx.all_shortest_paths(self.graph, a, b):
+                        on.update(v - n for v in path if v >= n)
+                except nx.NetworkXNoPath:
+                    pass
+        return on
+
+
+def _pair_graphs(st, pair, settings):
+    s = settings
+    toks1, toks2 = st.ent_tokens[pair.e1], st.ent_tokens[pair.e2]
+    if s.order == "text" and min(toks2) < min(toks1):
+        toks1, toks2 = toks2, toks1
+    n, deps = st.n, st.deps
+    on_path = st.path_dependencies(toks1, toks2)
+    set1, set2 = set(toks1), set(toks2)
+
+    texts = []
+    for i, t in enumerate(st.tokens):
+        if i in set1:
+            texts.append(PROT1)
+        elif i in set2:
+            texts.append(PROT2)
+        elif st.in_entity[i]:
+            texts.append(PROT)
+        else:
+            texts.append(t.text)
+    pos = [t.pos for t in st.tokens]
+
+    # dependency subgraph
+    token_on_path = np.zeros(n, bool)
+    dep_labels, edges, weights = [], [], []
+    for j, (t1, t2, typ) in enumerate(deps):
+        hit = j in on_path
+        w = s.path_weight if hit else s.other_weight
+        edges += [(t1, n + j), (n + j, t2)]
+        weights += [w, w]
+        dep_labels.append((s.path_prefix + typ,) if hit else (typ,))
+        if hit:
+            token_on_path[t1] = token_on_path[t2] = True
+    tok_labels = [((s.path_prefix + texts[i], s.path_prefix + pos[i]) if token_on_path[i]
+                   else (texts[i], pos[i])) for i in range(n)]
+    dep_graph = LabelledGraph(n + len(deps), np.array(edges, dtype=np.intp).reshape(-1, 2),
+                              np.array(weights, dtype=float), tok_labels + dep_labels)
+
+    # linear-order subgraph
+    first, last = min(toks1), max(toks2)
+    lin_labels = []
+    for i in range(n):
+        if texts[i] in (PROT1, PROT2):
+            tag = "M_"
+        elif i < first:
+            tag = "B_"
+        elif i > last:
+            tag = "A_"
+        else:
+            tag = "M_"
+        lin_labels.append((tag + texts[i], tag + pos[i]))
+    lin_edges = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1) if n > 1 else \
+        np.zeros((0, 2), np.intp)
+    lin_graph = LabelledGraph(n, lin_edges, np.full(len(lin_edges), s.linear_weight),
+                              lin_labels)
+    return [dep_graph, lin_graph]
+
+
+def sentence_graphs(sentence, parse="split_parse", settings=None):
+    """``[(pair, [dependency_graph, linear_graph]), ...]`` for every pair of a sentence."""
+    settings = settings or GraphSettings()
+    if not sentence.pairs:
+        return []
+    st = _SentenceStructure(sentence, parse, settings)
+    return [(p, _pair_graphs(st, p, settings)) for p in sentence.pairs]
+
+
+def pair_graphs(sentence, pair, parse="split_parse", settings=None):
+    """The two subgraphs of one candidate pair (see the module docstring)."""
+    settings = settings or GraphSettings()
+    return _pair_graphs(_SentenceStructure(sentence, parse, settings), pair, settings)

@@ -1,0 +1,280 @@
+"""Evaluation protocols of Paper V ("Results and discussion", Tables 1–5, Figure 3).
+
+* :func:`select_parameters` — λ AND the decision threshold by leave-one-document-out
+  cross-validation on a training set: for every λ of the grid (2^-10..2^10, as published)
+  the hold-out predictions of all documents (exact, from one eigendecomposition:
+  ``learners`` ``holdout_sets``) are pooled, the F-maximizing threshold is found
+  (:func:`learners.measures.best_f_threshold`), and the λ with the highest F wins.
+* :func:`cross_validate` — 10-fold document-level CV; parameters selected inside each
+  training part, never on the test fold; P, R, F, AUC per fold, averaged (±σ over folds),
+  and the co-occurrence ("all true") baseline (Table 1).
+* :func:`cross_corpus` — train on one corpus, test on each other: AUC (Table 2), F with the
+  training threshold (Table 3), with the oracle threshold (Table 4) and with the threshold
+  that marks as positive the fraction of test pairs that are positive in the test corpus
+  (Table 5).
+* :func:`learning_curve` — half of the folds are the test set, the other half is added
+  document by document in growing portions (Figure 3: AUC against training size).
+
+The kernel matrix is computed once per corpus (or corpus pair) and sliced; every learner
+comes from :mod:`learners` (full RLS on the precomputed kernel, or reduced-set RLS with
+≤ 4000 random basis vectors as published), every measure from :mod:`learners.measures`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from learners.errors import InvalidParameterError, UndefinedMeasureError
+from learners.measures import auc, averaged, best_f_threshold, precision_recall_f1
+from learners.rls import RLS
+from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
+
+__all__ = ["ALPHAS", "LEARNERS", "make_learner", "select_parameters", "cross_validate",
+           "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
+
+#: The published λ grid: 2^-10 ... 2^10.
+ALPHAS = 2.0 ** np.arange(-10, 11)
+LEARNERS = ("rls", "reduced_set")
+
+
+def make_learner(learner="rls", n_basis=4000, seed=0, m=None):
+    """A learner on a precomputed kernel: full RLS or reduced-set RLS (≤ n_basis random
+    basis vectors, all of them when m ≤ n_basis)."""
+    if learner == "rls":
+        return RLS(alpha=1.0, kernel="precomputed", solver="dual")
+    if learner == "reduced_set":
+        from learners.reduced_set import ReducedSetRLS
+        if m is not None and m <= n_basis:
+            return RLS(alpha=1.0, kernel="precomputed", solver="dual")
+        return ReducedSetRLS(alpha=1.0, kernel="precomputed", n_basis=n_basis,
+                             random_state=seed)
+    raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
+
+
+def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=4000, seed=0):
+    """Fit on ``K`` (m × m) and choose (λ, threshold) by leave-one-group-out F.
+
+    Returns
+    -------
+    model : fitted learner (its hold-out machinery cached; predict with
+        ``predict_path(K_new, [alpha])``)
+    choice : dict with ``alpha``, ``threshold``, ``f1`` (inner LOO-document F), ``grid``
+        (F and threshold for every λ)
+    """
+    y = np.asarray(y, dtype=float)
+    model = make_learner(learner, n_basis, seed, len(y)).fit(K, y)
+    sets = leave_one_group_out_sets(groups)
+    preds = model.holdout_sets(sets, alphas=list(alphas))
+    P = np.empty((len(alphas), len(y)))
+    for S, p in zip(sets, preds):
+        P[:, S] = p
+    grid = []
+    for a, p in zip(alphas, P):
+        b = best_f_threshold(y, p)
+        grid.append({"alpha": float(a), "f1": b.f1, "threshold": b.threshold,
+                     "precision": b.precision, "recall": b.recall})
+    best = int(np.argmax([g["f1"] for g in grid]))  # first maximum = smallest λ
+    choice = dict(grid[best])
+    choice["grid"] = grid
+    return model, choice
+
+
+def _scores(model, K_new, alpha):
+    return np.asarray(model.predict_path(K_new, [alpha]))[0]
+
+
+def cooccurrence(y):
+    """The all-true baseline on labels ``y``: P = fraction positive, R = 1."""
+    p = float(np.mean(np.asarray(y) > 0))
+    return {"precision": p, "recall": 1.0, "f1": 2 * p / (p + 1) if p else 0.0, "auc": 0.5}
+
+
+def test_distribution_f1(y, scores, positive_fraction=None):
+    """F when the top ``round(fraction · m)`` scores are called positive (Paper V Table 5:
+    the fraction of positives of the test corpus)."""
+    y = np.asarray(y)
+    s = np.asarray(scores, dtype=float)
+    frac = np.mean(y > 0) if positive_fraction is None else positive_fraction
+    k = int(round(frac * len(s)))
+    order = np.sort(s)[::-1]
+    if k <= 0:
+        threshold = order[0] + 1.0
+    elif k >= len(s):
+        threshold = -np.inf
+    else:
+        threshold = order[k] / 2 + order[k - 1] / 2
+    prf = precision_recall_f1(y, s, threshold if np.isfinite(threshold) else -np.inf)
+    return {"threshold": float(threshold), "f1": prf.f1, "precision": prf.precision,
+            "recall": prf.recall}
+
+
+def _fold_task(K, data, train, test, alphas, learner, n_basis, seed):
+    t0 = time.perf_counter()
+    model, choice = select_parameters(K[np.ix_(train, train)], data.y[train],
+                                      data.document_ids[train], alphas, learner, n_basis, seed)
+    s = _scores(model, K[np.ix_(test, train)], choice["alpha"])
+    return {"scores": s, "choice": choice, "seconds": time.perf_counter() - t0}
+
+
+def _run_tasks(tasks, jobs, desc):
+    """Run zero-argument callables, in a local Dask cluster when jobs > 1."""
+    if jobs and jobs > 1:
+        from dask.distributed import Client, LocalCluster
+        with LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
+                          dashboard_address=None) as cluster, Client(cluster) as client:
+            futures = [client.submit(t, pure=False) for t in tasks]
+            return [f.result() for f in tqdm(futures, desc=desc, leave=False)]
+    return [t() for t in tqdm(tasks, desc=desc, leave=False)]
+
+
+def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=4000,
+                   seed=0, leaky=False, jobs=1):
+    """10-fold document-level CV with nested leave-one-document-out selection (Table 1).
+
+    Parameters
+    ----------
+    data : ppi.features.PairSet
+    K : ndarray (m, m)            kernel matrix of ``data``
+    leaky : bool                  LEAKY pair-level random folds (thesis §5.5), labelled so
+
+    Returns
+    -------
+    dict — fold means and σ (population, over folds) of precision, recall, f1, auc; the
+    co-occurrence baseline; per-fold values, chosen λ and thresholds; the fold of every
+    pair; out-of-fold scores.
+    """
+    y = data.y
+    fold = pair_folds(len(y), n_folds, seed) if leaky else \
+        document_folds(data.document_ids, y, n_folds, seed)
+    sets = folds_to_sets(fold)
+    all_idx = np.arange(len(y))
+    tasks = []
+    for test in sets:
+        train = np.setdiff1d(all_idx, test)
+        tasks.append(lambda train=train, test=test: _fold_task(
+            K, data, train, test, alphas, learner, n_basis, seed))
+    t0 = time.perf_counter()
+    results = _run_tasks(tasks, jobs, f"cv {data.corpus}")
+    scores = np.empty(len(y))
+    shifted = np.empty(len(y))        # scores − the fold's threshold: positive ⇔ predicted
+    for test, r in zip(sets, results):
+        scores[test] = r["scores"]
+        shifted[test] = r["scores"] - r["choice"]["threshold"]
+
+    def m_p(yy, p):
+        return precision_recall_f1(yy, p, 0.0).precision
+
+    def m_r(yy, p):
+        return precision_recall_f1(yy, p, 0.0).recall
+
+    def m_f(yy, p):
+        return precision_recall_f1(yy, p, 0.0).f1
+
+    res = {"corpus": data.corpus, "protocol": "LEAKY pair-level random CV" if leaky else
+           "document-level CV, nested leave-one-document-out selection of lambda and threshold",
+           "n_folds": n_folds, "n_pairs": len(y), "n_positive": int(np.sum(y > 0)),
+           "n_documents": int(len(np.unique(data.document_ids.astype(str)))),
+           "learner": learner}
+    for name, fn in (("precision", m_p), ("recall", m_r), ("f1", m_f)):
+        a = averaged(fn, y, shifted, sets, on_undefined="skip")
+        res[name], res[f"{name}_std"], res[f"{name}_per_fold"] = a.mean, a.std, a.per_fold
+    a = averaged(auc, y, scores, sets, on_undefined="skip")
+    res["auc"], res["auc_std"], res["auc_per_fold"] = a.mean, a.std, a.per_fold
+    base = [cooccurrence(y[t]) for t in sets]
+    res["cooccurrence"] = {k: float(np.mean([b[k] for b in base])) for k in base[0]}
+    res["folds"] = [{"fold": k, "n_pairs": int(len(t)), "n_positive": int(np.sum(y[t] > 0)),
+                     "documents": sorted(set(data.document_ids[t].astype(str))),
+                     "alpha": r["choice"]["alpha"], "threshold": r["choice"]["threshold"],
+                     "inner_f1": r["choice"]["f1"], "seconds": r["seconds"]}
+                    for k, (t, r) in enumerate(zip(sets, results))]
+    res["seconds"] = time.perf_counter() - t0
+    res["scores"] = scores
+    res["fold_of_pair"] = fold
+    return res
+
+
+def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=4000,
+                 seed=0, jobs=1):
+    """Train on each corpus (λ, threshold by leave-one-document-out on it), test on the others.
+
+    Parameters
+    ----------
+    datasets : dict name → PairSet (featurized with one shared vocabulary)
+    kernel_fn : callable (name_a, name_b) → kernel matrix between the two corpora's pairs
+
+    Returns
+    -------
+    dict with ``auc``, ``f1_train_threshold``, ``f1_oracle``, ``f1_test_distribution``
+    (each {train: {test: value}}) and the selected parameters per training corpus.
+    """
+    names = list(datasets)
+
+    def task(tr):
+        d = datasets[tr]
+        model, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
+                                          learner, n_basis, seed)
+        out = {"choice": {k: v for k, v in choice.items()}, "tests": {}}
+        for te in names:
+            if te == tr:
+                continue
+            s = _scores(model, kernel_fn(te, tr), choice["alpha"])
+            yt = datasets[te].y
+            out["tests"][te] = {
+                "auc": auc(yt, s),
+                "f1_train_threshold": precision_recall_f1(yt, s, choice["threshold"]).f1,
+                "f1_oracle": best_f_threshold(yt, s).f1,
+                "f1_test_distribution": test_distribution_f1(yt, s)["f1"]}
+        return out
+
+    results = _run_tasks([lambda tr=tr: task(tr) for tr in names], jobs, "cross-corpus")
+    res = {k: {} for k in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution")}
+    res["selection"] = {}
+    for tr, r in zip(names, results):
+        for k in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution"):
+            res[k][tr] = {te: v[k] for te, v in r["tests"].items()}
+        c = r["choice"]
+        res["selection"][tr] = {"alpha": c["alpha"], "threshold": c["threshold"],
+                                "inner_f1": c["f1"]}
+    return res
+
+
+def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPHAS,
+                   learner="rls", n_basis=4000, seed=0):
+    """AUC on half of the document folds against the number of training pairs taken from
+    the other half (documents added in a seeded random order; λ and threshold by
+    leave-one-document-out on each training subset)."""
+    fold = document_folds(data.document_ids, data.y, n_folds, seed)
+    test = np.flatnonzero(fold < n_folds // 2)
+    pool = np.flatnonzero(fold >= n_folds // 2)
+    docs = np.unique(data.document_ids[pool].astype(str))
+    rng = np.random.default_rng(seed)
+    docs = docs[rng.permutation(len(docs))]
+    doc_of = data.document_ids.astype(str)
+    pos_in_order = {d: i for i, d in enumerate(docs)}
+    rank = np.array([pos_in_order[d] for d in doc_of[pool]])
+    order = np.argsort(rank, kind="stable")
+    pool, rank = pool[order], rank[order]
+    # cumulative pairs at document boundaries
+    sizes = np.unique(np.geomspace(min(min_pairs, len(pool)), len(pool), n_points).astype(int))
+    points = []
+    for target in tqdm(sizes, desc=f"learning curve {data.corpus}", leave=False):
+        # smallest whole-document prefix with ≥ target pairs
+        cut_rank = rank[min(target, len(pool)) - 1]
+        train = pool[rank <= cut_rank]
+        yt = data.y[train]
+        if len(np.unique(yt)) < 2 or len(np.unique(doc_of[train])) < 2:
+            continue
+        try:
+            model, choice = select_parameters(K[np.ix_(train, train)], yt,
+                                              data.document_ids[train], alphas, learner,
+                                              n_basis, seed)
+        except UndefinedMeasureError:
+            continue
+        s = _scores(model, K[np.ix_(test, train)], choice["alpha"])
+        points.append({"n_train": int(len(train)),
+                       "n_documents": int(len(np.unique(doc_of[train]))),
+                       "auc": auc(data.y[test], s), "alpha": choice["alpha"]})
+    return {"corpus": data.corpus, "n_test": int(len(test)), "points": points}

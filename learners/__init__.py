@@ -14,15 +14,19 @@ from learners.errors import (
     UndefinedMeasureError,
 )
 from learners.kernels import kernel_matrix, resolve_kernel
+from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
 from learners.rls import RLS
 
 __all__ = [
     "ChecksumMismatchError",
     "CorpusFormatError",
     "DataNotFoundError",
+    "GlobalRankRLS",
     "InvalidInputError",
     "InvalidParameterError",
     "KernelrankError",
+    "PairwiseRankRLS",
+    "QueryRankRLS",
     "RLS",
     "UndefinedMeasureError",
     "kernel_matrix",

@@ -36,7 +36,7 @@ def resolve_solver(solver, kernel_name, n_samples, n_features):
 
 
 def solve_shifted(A, B, alpha, *, assume_pos=True):
-    """Solve ``(A + alpha I) X = B`` without modifying ``A``.
+    """Solve ``(A + diag(alpha)) X = B`` without modifying ``A`` (``alpha`` scalar or vector).
 
     Cholesky when ``A + alpha I`` is positive definite (``assume_pos``); if the
     factorization fails (indefinite kernel, numerically singular) fall back to LU.

@@ -183,3 +183,203 @@ class RLSSpectral:
                 x1, x2 = _solve_2x2(1.0 - a, -b, 1.0 - c, n1, n2)
                 out[k, :, 0], out[k, :, 1] = x1, x2
         return out
+
+
+def _blocks(A, w, Hs):
+    """Stack of the |H| x |H| blocks of ``A diag(w) A^T`` for equal-size sets ``Hs`` (n, u)."""
+    n, u = Hs.shape
+    if u == 1:
+        return ((A * A) @ w)[Hs][:, :, None]
+    if u == 2:
+        d = (A * A) @ w
+        b = _pair_entries(A, w, Hs[:, 0], Hs[:, 1])
+        out = np.empty((n, 2, 2))
+        out[:, 0, 0], out[:, 1, 1] = d[Hs[:, 0]], d[Hs[:, 1]]
+        out[:, 0, 1] = out[:, 1, 0] = b
+        return out
+    out = np.empty((n, u, u))
+    Aw = A * w
+    for k, H in enumerate(Hs):
+        out[k] = Aw[H] @ A[H].T
+    return out
+
+
+class GlobalRankSpectral:
+    """Hold-out for the all-pairs (global) RankRLS, magnitude-preserving cost (Paper I eq. 21).
+
+    Paper I eqs. (34)-(39) hold out a pair; the same algebra holds out any set U of size u:
+    with ``c = m - u``, ``Q = (c I + λ K^{-1})^{-1} = K (c K + λI)^{-1}`` (from the one
+    eigendecomposition of K, or of X^T X in the primal; valid for rank-deficient K) and the
+    hold-out Laplacian ``L~ = c I - B B^T``, ``B = [1_Ubar | sqrt(c) E_U]`` (m x (1+u)):
+
+        f_U = (Q L~ y)_U - (Q B)_U (B^T Q B - I)^{-1} B^T Q L~ y            (eq. 38)
+
+    where every factor is assembled from ``Q 1``, ``Q y``, ``1^T Q 1``, ``1^T Q y`` (O(m r t)
+    per λ and set size) and the block ``Q_UU``. Sets of equal size are processed as one
+    batch (leave-one-out: u = 1; leave-pair-out: u = 2, one O(m^2 r) product per λ, then
+    O(t) per pair with batched 3 x 3 solves). A general set costs O(u^2 r + u^3).
+    """
+
+    def __init__(self, A, s, Y, kind):
+        self.A, self.s, self.Y, self.kind = A, np.maximum(s, 0.0), Y, kind
+        self.m = A.shape[0]
+        self.At1 = A.sum(axis=0)
+        self.AtY = A.T @ Y
+        self.sumY = Y.sum(axis=0)
+
+    def q_weights(self, lam, c):
+        if self.kind == "dual":
+            return self.s / (lam + c * self.s)
+        return 1.0 / (lam + c * self.s)
+
+    def equal_size_sets(self, Hs, lams):
+        """Hold-out predictions for a stack of equal-size sets ``Hs`` (n, u): (n_lams, n, u, t).
+
+        Two algebraically equal forms: the Q-form (eq. 38) is accurate for large λ; for
+        small λ (dual only) ``B^T Q B - I`` nearly vanishes, and the E-form with
+        ``E = I - cQ = λ (cK + λI)^{-1}`` (weights λ/(λ+cs), computed without cancellation)
+        is used instead: since ``B^T B = cI`` and ``B^T L~ y = 0``,
+
+            f_U = -(1/c) [ (E L~ y)_U + (B_U - (E B)_U) (B^T E B)^{-1} B^T E L~ y ].
+        """
+        n, u = Hs.shape
+        c = float(self.m - u)
+        rc = np.sqrt(c)
+        Y = self.Y
+        YU = Y[Hs]                                                   # (n, u, t)
+        sig = self.sumY[None, :] - YU.sum(axis=1)                    # 1_Ubar^T y, (n, t)
+        out = np.empty((lams.size, n, u, Y.shape[1]))
+        eye = np.eye(1 + u)
+        Ly = self.A.T @ (Y - Y.mean(axis=0))                        # A^T (centered y)
+        for k, lam in enumerate(lams):
+            q = self.q_weights(lam, c)
+            eform = False
+            if self.kind == "dual":
+                ew = lam / (lam + c * self.s)
+                eform = np.linalg.norm(c * q[:, None] * Ly) >= np.linalg.norm(ew[:, None] * Ly)
+            w = ew if eform else q
+            W1 = self.A @ (w * self.At1)
+            WY = self.A @ (w[:, None] * self.AtY)
+            s11, s1Y = W1.sum(), WY.sum(axis=0)
+            Wuu = _blocks(self.A, w, Hs)                             # (n, u, u)
+            W1U, WYU = W1[Hs], WY[Hs]
+            g = W1U - Wuu.sum(axis=2)                                # (W 1_Ubar)_U
+            h = s11 - 2.0 * W1U.sum(axis=1) + Wuu.sum(axis=(1, 2))   # 1_Ubar^T W 1_Ubar
+            z = c * WYU - g[:, :, None] * sig[:, None, :] \
+                - c * np.einsum("nuv,nvt->nut", Wuu, YU)             # (W L~ y)_U
+            top = c * (s1Y[None, :] - WYU.sum(axis=1)) - h[:, None] * sig \
+                - c * np.einsum("nu,nut->nt", g, YU)                 # 1_Ubar^T W L~ y
+            WB = np.concatenate([g[:, :, None], rc * Wuu], axis=2)   # (W B)_U, (n, u, 1+u)
+            BWB = np.empty((n, 1 + u, 1 + u))
+            BWB[:, 0, 0] = h
+            BWB[:, 0, 1:] = rc * g
+            BWB[:, 1:, 0] = rc * g
+            BWB[:, 1:, 1:] = c * Wuu
+            if not eform:
+                BWB -= eye
+            rhs = np.concatenate([top[:, None, :], rc * z], axis=1)  # (n, 1+u, t)
+            try:
+                sol = np.linalg.solve(BWB, rhs)
+            except np.linalg.LinAlgError as exc:
+                raise InvalidInputError(
+                    "a hold-out system is singular; increase alpha") from exc
+            if eform:
+                WB = -WB
+                WB[:, :, 1:] += rc * np.eye(u)                       # B_U - (E B)_U
+                out[k] = -(z + np.einsum("nuk,nkt->nut", WB, sol)) / c
+            else:
+                out[k] = z - np.einsum("nuk,nkt->nut", WB, sol)
+        return out
+
+    def holdout_sets(self, sets, lams):
+        """Any list of sets: grouped by size, each group one batch. List of (n_lams, |H|, t)."""
+        out = [None] * len(sets)
+        sizes = np.array([len(H) for H in sets])
+        for u in np.unique(sizes):
+            idx = np.flatnonzero(sizes == u)
+            res = self.equal_size_sets(np.stack([sets[i] for i in idx]), lams)
+            for j, i in enumerate(idx):
+                out[i] = res[:, j]
+        return out
+
+
+class TouchedSetSpectral:
+    """Hold-out for RankRLS with any Laplacian, by a Woodbury update on the touched rows.
+
+    Training without the rows U removes every edge incident to U. With ``Delta`` the Laplacian
+    and ``delta`` the right-hand side of the removed edges (both supported on the touched rows
+    T: U and the other ends of removed edges — for query-structured data, the rows of the
+    queries that U intersects), Lemma 2 of Paper I (eq. 34) gives
+
+        f = (L - Delta + λ K^{-1})^{-1} (b - delta),      Q = (L + λ K^{-1})^{-1} = K (LK + λI)^{-1}
+        v_T = f_T^full - Q_TT delta_T
+        f_U = v_U + Q_UT (I - Delta_TT Q_TT)^{-1} Delta_TT v_T
+
+    (push-through form of Sherman-Morrison-Woodbury; needs only the block Q_TT). For whole
+    queries held out this is Paper I eq. (33) (leave-query-out). Cost per set and λ:
+    O(|T|^2 r + |T|^3) after O(m r t) per λ; ``qblock`` supplies Q_TT from the cached
+    decomposition (dual: ``(K_TT - W_T diag(1/(e+λ)) W_T^T) / λ`` with ``W = K F V_S``;
+    primal: ``(XZ)_T diag(1/(e+λ)) (XZ)_T^T``).
+    """
+
+    def __init__(self, qblock, full_pred, n_outputs):
+        self.qblock, self.full_pred, self.t = qblock, full_pred, n_outputs
+
+    def holdout(self, specs, lams):
+        """``specs``: list of ``(T, upos, Delta_TT, delta_T)``; returns list of (n_lams, |U|, t)."""
+        out = [np.empty((lams.size, len(upos), self.t)) for (_, upos, _, _) in specs]
+        for k, lam in enumerate(lams):
+            F = self.full_pred(lam)
+            cache = {}
+            for h, (T, upos, Dl, dl) in enumerate(specs):
+                key = T.tobytes()
+                QTT = cache.get(key)
+                if QTT is None:
+                    QTT = cache[key] = self.qblock(T, lam)
+                vT = F[T] - QTT @ dl
+                M = np.eye(len(T)) - Dl @ QTT
+                corr = QTT[upos] @ _solve_small(M, Dl @ vT)
+                out[h][k] = vT[upos] + corr
+        return out
+
+
+class QueryBlockSpectral:
+    """Hold-out of whole queries for query-structured RankRLS (Paper I eq. 33, symmetric form).
+
+    With ``R = L^{1/2}`` block diagonal over queries, the model is RLS in the coordinates of
+    ``S = R K R`` (dual; ``c = (S + λI)^{-1} β``, ``β = R y``, ``a = R c``) or of the rows of
+    ``Φ = R X`` (primal). Removing whole queries U deletes coordinates U only (no edge
+    crosses a query), so the trained-without-U coefficients are the RLS down-date
+    ``c~ = c - G_{:,U} (G_UU)^{-1} c_U`` (``G = (S + λI)^{-1}``) and
+
+        f_U = (K R c)_U - (K R G)_{UU} (λ G_UU)^{-1} (λ c)_U .
+
+    ``A_f`` factors the prediction map (dual ``K R V``, primal ``X Z``), ``A_s`` the
+    coordinates (dual ``V``, eigenvectors of S; primal ``Φ Z``). λG_UU is formed with the
+    weights λ/(e+λ) in the dual (no cancellation at small λ) and as ``I - Φ_U (Φ^TΦ+λ)^{-1}
+    Φ_U^T`` in the primal. O(|U|^2 r + |U|^3) per set and λ after O(m r t) per λ; a full
+    leave-query-out costs O(m r q̄ + ...) per λ with q̄ the mean query size.
+    """
+
+    def __init__(self, A_f, A_s, e, AtB, beta, kind):
+        self.A_f, self.A_s, self.e, self.AtB, self.beta, self.kind = A_f, A_s, e, AtB, beta, kind
+
+    def holdout(self, sets, lams):
+        out = [np.empty((lams.size, len(U), self.beta.shape[1])) for U in sets]
+        for k, lam in enumerate(lams):
+            d = 1.0 / (self.e + lam)
+            F = self.A_f @ (d[:, None] * self.AtB)
+            if self.kind == "dual":
+                g = lam * d
+                lc = self.A_s @ (g[:, None] * self.AtB)
+            else:
+                lc = self.beta - self.A_s @ (d[:, None] * self.AtB)
+            for h, U in enumerate(sets):
+                AsU = self.A_s[U]
+                if self.kind == "dual":
+                    lG = (AsU * g) @ AsU.T
+                else:
+                    lG = np.eye(len(U)) - (AsU * d) @ AsU.T
+                corr = (self.A_f[U] * d) @ AsU.T @ _solve_small(lG, lc[U])
+                out[h][k] = F[U] - corr
+        return out

@@ -123,3 +123,170 @@ def test_rls_holdout_bad_sets(fitted):
         model.leave_pair_out(np.array([[0, 0]]))
     with pytest.raises(InvalidInputError):
         model.leave_pair_out(np.array([0, 1]))
+
+
+# ---------------------------------------------------------------------- RankRLS
+from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS  # noqa: E402
+
+
+def _features(X, solver):
+    """Features F with K = F F^T: X (primal, linear) or the Gaussian kernel's Cholesky factor."""
+    if solver == "primal":
+        return X.toarray() if sp.issparse(X) else X
+    return np.linalg.cholesky(_kernel(X, {"kernel": "gaussian", "gamma": 0.5}))
+
+
+def _rank_brute(F, pairs, z, w, lam, train, test):
+    """Retrain on ``train`` with the explicit pairs inside it (least squares, QR), predict ``test``."""
+    keep = np.isin(pairs[:, 0], train) & np.isin(pairs[:, 1], train)
+    p, zz, ww = pairs[keep], z[keep], w[keep]
+    # the held-out rows must not influence the fit: restrict the feature map to train rows
+    Ft = F[train]
+    # empirical map of the training kernel: K_tt = Ft Ft^T; test predictions K_st a
+    pos = np.full(F.shape[0], -1)
+    pos[train] = np.arange(len(train))
+    D = (Ft[pos[p[:, 0]]] - Ft[pos[p[:, 1]]]) * ww[:, None]
+    Z2 = zz if zz.ndim == 2 else zz[:, None]
+    r = F.shape[1]
+    A = np.vstack([D, np.sqrt(lam) * np.eye(r)])
+    rhs = np.vstack([ww[:, None] * Z2, np.zeros((r, Z2.shape[1]))])
+    v = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    out = F[test] @ v
+    return out[:, 0] if zz.ndim == 1 else out
+
+
+def _all_pairs(y, qids=None):
+    i, j = np.triu_indices(len(y), 1)
+    if qids is not None:
+        keep = qids[i] == qids[j]
+        i, j = i[keep], j[keep]
+    pairs = np.column_stack([i, j])
+    return pairs, y[i] - y[j], np.ones(len(i))
+
+
+GLOBAL_CASES = [("dual", False), ("primal", False), ("primal", True)]
+
+
+@pytest.mark.parametrize("solver,sparse", GLOBAL_CASES)
+@pytest.mark.parametrize("multi", [False, True])
+def test_global_rankrls_loo_holdout_lpo(rng, solver, sparse, multi):
+    """Global RankRLS: LOO, overlapping hold-out sets, leave-pair-out (eqs. 34-39)."""
+    m = 22
+    X = rng.normal(size=(m, 4))
+    if sparse:
+        X[rng.random(X.shape) < 0.3] = 0
+    Xin = sp.csr_matrix(X) if sparse else X
+    y = rng.normal(size=(m, 2) if multi else m)
+    kw = {"kernel": "gaussian", "gamma": 0.5} if solver == "dual" else {}
+    model = GlobalRankRLS(alpha=1.0, solver=solver, **kw).fit(Xin, y)
+    F = _features(X, solver)
+    pairs, z, w = _all_pairs(y)
+    loo = model.leave_one_out(alphas=LAMS)
+    sets = [np.array([0, 4, 9]), np.array([9, 10, 11, 12, 13, 14, 15]), np.array([3])]
+    hs = model.holdout_sets(sets, alphas=LAMS)
+    lp = np.array([[0, 1], [5, 2], [20, 21], [7, 13]])
+    lpo = model.leave_pair_out(lp, alphas=LAMS)
+    for k, lam in enumerate(LAMS):
+        brute = np.array([_rank_brute(F, pairs, z, w, lam, np.delete(np.arange(m), i), [i])[0]
+                          for i in range(m)])
+        assert _rel(loo[k], brute) < RTOL, lam
+        for H, got in zip(sets, hs):
+            train = np.setdiff1d(np.arange(m), H)
+            assert _rel(got[k], _rank_brute(F, pairs, z, w, lam, train, H)) < RTOL, lam
+        for p, got in zip(lp, lpo[k]):
+            train = np.setdiff1d(np.arange(m), p)
+            assert _rel(got, _rank_brute(F, pairs, z, w, lam, train, p)) < RTOL, lam
+
+
+def test_global_leave_pair_out_all_pos_neg_pairs(rng):
+    """Vectorized LPO over every positive-negative pair equals per-pair retraining (sampled)."""
+    m = 30
+    X = rng.normal(size=(m, 3))
+    y = (rng.random(m) < 0.4).astype(float)
+    model = GlobalRankRLS(alpha=0.5, kernel="gaussian", gamma=0.5).fit(X, y)
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    lp = np.array(np.meshgrid(pos, neg)).T.reshape(-1, 2)
+    out = model.leave_pair_out(lp)
+    F = _features(X, "dual")
+    pairs, z, w = _all_pairs(y)
+    for k in rng.choice(len(lp), size=8, replace=False):
+        train = np.setdiff1d(np.arange(m), lp[k])
+        assert _rel(out[k], _rank_brute(F, pairs, z, w, 0.5, train, lp[k])) < RTOL
+
+
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+@pytest.mark.parametrize("multi", [False, True])
+def test_query_rankrls_leave_query_out_and_whole_query_sets(rng, solver, multi):
+    """Leave-query-out (eq. 33) and unions of whole queries, full λ range."""
+    m = 28
+    X = rng.normal(size=(m, 4))
+    y = rng.normal(size=(m, 2) if multi else m)
+    qids = rng.integers(0, 5, size=m)
+    kw = {"kernel": "gaussian", "gamma": 0.5} if solver == "dual" else {}
+    model = QueryRankRLS(alpha=1.0, solver=solver, **kw).fit(X, y, qids)
+    F = _features(X, solver)
+    pairs, z, w = _all_pairs(y, qids)
+    lqo = model.leave_query_out(alphas=LAMS)
+    union = np.flatnonzero(np.isin(qids, [1, 3]))[::-1]          # unsorted on purpose
+    hu = model.holdout(union, alphas=LAMS)
+    for k, lam in enumerate(LAMS):
+        for q in np.unique(qids):
+            U = np.flatnonzero(qids == q)
+            train = np.setdiff1d(np.arange(m), U)
+            assert _rel(lqo[k][U], _rank_brute(F, pairs, z, w, lam, train, U)) < RTOL, lam
+        train = np.setdiff1d(np.arange(m), union)
+        assert _rel(hu[k], _rank_brute(F, pairs, z, w, lam, train, union)) < RTOL, lam
+
+
+# Sets that split a query (and hold-out for a general preference graph) use the touched-row
+# Woodbury update, whose rounding error grows like eps / λ^2 (the block Q_TT carries 1/λ
+# components): checked to 1e-8 for λ >= 2^-5 and to 1e-4 below (down to 2^-15).
+SPLIT_LAMS = 2.0 ** np.arange(-15, 16, 2)
+
+
+def _split_tol(lam):
+    return RTOL if lam >= 2.0 ** -5 else 1e-4
+
+
+def test_query_rankrls_sets_splitting_queries_and_pairs(rng):
+    m = 24
+    X = rng.normal(size=(m, 4))
+    y = rng.normal(size=m)
+    qids = rng.integers(0, 4, size=m)
+    model = QueryRankRLS(alpha=1.0, kernel="gaussian", gamma=0.5).fit(X, y, qids)
+    F = _features(X, "dual")
+    pairs, z, w = _all_pairs(y, qids)
+    sets = [np.array([0, 5, 9]), np.array([7])]
+    hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
+    lp = pairs[:5]
+    lpo = model.leave_pair_out(lp, alphas=SPLIT_LAMS)
+    for k, lam in enumerate(SPLIT_LAMS):
+        for H, got in zip(sets, hs):
+            train = np.setdiff1d(np.arange(m), H)
+            assert _rel(got[k], _rank_brute(F, pairs, z, w, lam, train, H)) < _split_tol(lam)
+        for p, got in zip(lp, lpo[k]):
+            train = np.setdiff1d(np.arange(m), p)
+            assert _rel(got, _rank_brute(F, pairs, z, w, lam, train, p)) < _split_tol(lam)
+
+
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+def test_pairwise_rankrls_holdout(rng, solver):
+    m = 24
+    X = rng.normal(size=(m, 4))
+    pairs = rng.integers(0, m, size=(60, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    mag = rng.random(len(pairs)) + 0.2
+    kw = {"kernel": "gaussian", "gamma": 0.5} if solver == "dual" else {}
+    model = PairwiseRankRLS(alpha=1.0, solver=solver, **kw).fit(X, pairs, mag)
+    F = _features(X, solver)
+    sets = [np.array([0, 5, 9]), np.array([3])]
+    hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
+    lpo = model.leave_pair_out(pairs[:3], alphas=SPLIT_LAMS)
+    w = np.ones(len(pairs))
+    for k, lam in enumerate(SPLIT_LAMS):
+        for H, got in zip(sets, hs):
+            train = np.setdiff1d(np.arange(m), H)
+            assert _rel(got[k], _rank_brute(F, pairs, mag, w, lam, train, H)) < _split_tol(lam)
+        for p, got in zip(pairs[:3], lpo[k]):
+            train = np.setdiff1d(np.arange(m), p)
+            assert _rel(got, _rank_brute(F, pairs, mag, w, lam, train, p)) < _split_tol(lam)

@@ -1,0 +1,610 @@
+"""RankRLS: regularized least-squares ranking from preference graphs (Paper I, eqs. 11-33).
+
+The cost is the weighted pairwise least-squares cost (eq. 11)
+``sum_i w_i^2 (z_i - (f(x_h) - f(x_j)))^2 = (N - M^T f(X))^T (N - M^T f(X))`` with the
+oriented incidence matrix M (eq. 12) and ``N_i = w_i z_i`` (eq. 13); with ``L = M M^T`` the
+dual minimizer is ``a = (L K + λI)^{-1} M N`` (eq. 17) and the primal one
+``w = (X^T L X + λI)^{-1} X^T M N`` (eq. 28).
+
+* :class:`GlobalRankRLS` — scored data, every pair (ties included, eq. 21): ``L = m I - 1 1^T``
+  (eq. 25 with P = 1), never materialized as pairs.
+* :class:`QueryRankRLS` — pairs only inside a query: ``L = D - P P^T``, P the query indicator.
+* :class:`PairwiseRankRLS` — an explicit preference (multi)graph with costs (20)/(21)/(22);
+  M is built sparse and ``L = M M^T`` in O(l).
+
+Symmetric formulations (numerically stable, Cholesky for one fit, ``eigh`` for a path):
+for query-structured L, ``L = D^{1/2} C D^{1/2}`` with C the within-query centering
+projector, and ``a = C a`` gives ``(C K C + λ D^{-1}) a = C y`` (positive definite). The λ path
+(eq. 31) uses the eigendecomposition of ``S = R K R`` with ``R = L^{1/2}``
+(``R = D^{1/2} C``, or ``R = F`` from ``L = F F^T`` for a general graph):
+``a(λ) = R V (Λ + λI)^{-1} V^T β`` with ``R β = M N``, O(m^2 t) per λ after O(m^3).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
+from learners._validation import (
+    as_2d_targets,
+    check_alphas,
+    check_finite_array,
+    check_groups,
+    check_index_set,
+    check_index_sets,
+    check_pairs,
+    validate_data,
+)
+from learners.errors import InvalidInputError, InvalidParameterError
+from learners.holdout import GlobalRankSpectral, QueryBlockSpectral, TouchedSetSpectral
+from learners.rls import KernelLearnerMixin, shape_output
+
+
+# ---------------------------------------------------------------------- structures
+class QueryLaplacian:
+    """``L = D - P P^T`` for rows grouped in queries (Paper I eq. 25); all ops O(m) per column."""
+
+    def __init__(self, codes):
+        self.codes = np.asarray(codes, dtype=np.intp)
+        self.m = self.codes.size
+        self.nq = np.bincount(self.codes).astype(np.float64)
+        self.d = self.nq[self.codes]
+        self.P = sp.csr_matrix((np.ones(self.m), (np.arange(self.m), self.codes)),
+                               shape=(self.m, self.nq.size))
+
+    def center(self, M):
+        """Subtract the query means from the rows of M (``C M``)."""
+        return M - self.P @ ((self.P.T @ M) / self.nq[:, None])
+
+    def apply_R(self, M):
+        """``L^{1/2} M = D^{1/2} C M``."""
+        return np.sqrt(self.d)[:, None] * self.center(M)
+
+    def apply_L(self, M):
+        return self.d[:, None] * self.center(M)
+
+    def gram(self, X):
+        """``X^T L X = X^T D X - (P^T X)^T (P^T X)``; sparse X stays sparse. O(nnz n)."""
+        PX = self.P.T @ X
+        DX = sp.diags(self.d) @ X if sp.issparse(X) else self.d[:, None] * X
+        return dense(X.T @ DX) - dense(PX.T @ PX)
+
+    def xtl(self, X, Y):
+        """``X^T L Y``."""
+        return dense(X.T @ self.apply_L(Y))
+
+    def rows_of(self, q):
+        return np.flatnonzero(self.codes == q)
+
+    def removal(self, U):
+        """Touched rows T, positions of U in T, Laplacian Delta_TT of the removed edges."""
+        qs = np.unique(self.codes[U])
+        T = np.flatnonzero(np.isin(self.codes, qs))
+        inU = np.isin(T, U)
+        upos = np.searchsorted(T, U)
+        cT = self.codes[T]
+        same = cT[:, None] == cT[None, :]
+        full = np.where(same, -1.0, 0.0)
+        np.fill_diagonal(full, self.d[T] - 1.0)                    # L_TT
+        keep = ~inU
+        kept_n = np.bincount(cT[keep], minlength=self.nq.size)[cT]  # remaining query sizes
+        red = np.where(same & keep[:, None] & keep[None, :], -1.0, 0.0)
+        np.fill_diagonal(red, np.where(keep, kept_n - 1.0, 0.0))   # L~_TT
+        return T, upos, full - red
+
+
+class PreferenceGraph:
+    """Sparse oriented incidence matrix M (eq. 12), ``N = w * z`` (eq. 13), ``L = M M^T`` (eq. 18)."""
+
+    def __init__(self, m, pairs, z, w):
+        l = pairs.shape[0]
+        rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
+        cols = np.concatenate([np.arange(l), np.arange(l)])
+        vals = np.concatenate([w, -w])
+        self.m, self.pairs, self.w = m, pairs, w
+        self.M = sp.csr_matrix((vals, (rows, cols)), shape=(m, l))
+        self.N = w[:, None] * z                                     # (l, t)
+        self.L = (self.M @ self.M.T).tocsr()
+        self.b = np.asarray(self.M @ self.N)                        # M N, (m, t)
+
+    def removal(self, U):
+        """Touched rows, positions of U, Delta_TT and delta_T of the edges incident to U."""
+        edges = np.unique(self.M[U].indices)
+        T = np.union1d(U, self.pairs[edges].ravel())
+        Mr = self.M[T][:, edges]
+        Dl = dense(Mr @ Mr.T)
+        dl = np.asarray(Mr @ self.N[edges]) if edges.size else np.zeros((T.size, self.N.shape[1]))
+        return T, np.searchsorted(T, U), Dl, dl
+
+
+# ---------------------------------------------------------------------- measures
+def _cindex(y, p, qids=None):
+    try:
+        from learners.measures import cindex
+        return cindex(y, p, qids) if qids is not None else cindex(y, p)
+    except ImportError:  # pragma: no cover - measures module absent
+        d = np.sign(np.subtract.outer(y, y))
+        e = np.sign(np.subtract.outer(p, p))
+        mask = d != 0
+        if qids is not None:
+            mask &= np.equal.outer(qids, qids)
+        return float(((d == e)[mask].sum() + 0.5 * ((e == 0) & mask).sum()) / mask.sum())
+
+
+# ---------------------------------------------------------------------- base
+class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
+    """Shared parameters, prediction and path machinery of the RankRLS learners."""
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, solver="auto"):
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.solver = solver
+
+    def _start(self, X, Y1d, spec):
+        Y, self._was_1d = as_2d_targets(Y1d)
+        self.kernel_spec_ = spec
+        self.X_fit_ = X
+        self._Y = Y
+        self._cache = {}
+        self.solver_ = resolve_solver(self.solver, spec[0], X.shape[0], X.shape[1])
+        return Y
+
+    def _set_primal(self, W):
+        self._W = W
+        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
+        self.__dict__.pop("dual_coef_", None)
+
+    def _set_dual(self, a):
+        self._a = a
+        self.dual_coef_ = a[:, 0] if self._was_1d else a
+        self.__dict__.pop("coef_", None)
+
+    def predict(self, X):
+        """Scores ``k(X, X_fit) a`` (dual) or ``X w`` (primal); rank by decreasing score."""
+        X = self._validate_predict(X)
+        P = dense(X @ self._W) if self.solver_ == "primal" else self._kernel(X, self.X_fit_) @ self._a
+        return P[:, 0] if self._was_1d else P
+
+    # -------------------------------------------------------------- path
+    def _path_spectral(self):
+        """Cached eigendecomposition of ``S = R K R`` (dual) or ``X^T L X`` (primal)."""
+        check_is_fitted(self)
+        got = self._cache.get("path")
+        if got is None:
+            X = self.X_fit_
+            if self.solver_ == "primal":
+                e, Z = sym_eig(self._gram_of(self.X_fit_), overwrite=True)
+                got = {"e": np.maximum(e, 0.0), "Z": Z, "ZtB": Z.T @ self._rhs_of(self.X_fit_)}
+            else:
+                K = self._train_kernel()
+                RK = self._apply_R(K)                        # R K
+                S = self._apply_R(RK.T)                      # R K R (K symmetric)
+                S = 0.5 * (S + S.T)
+                e, V = sym_eig(S, overwrite=True)
+                got = {"e": np.maximum(e, 0.0), "V": V, "VtB": V.T @ self._beta(), "K": K,
+                       "KR": RK.T}
+            self._cache["path"] = got
+        return got
+
+    def _coef_at(self, lam):
+        p = self._path_spectral()
+        if self.solver_ == "primal":
+            return p["Z"] @ (p["ZtB"] / (p["e"] + lam)[:, None])
+        return self._apply_R_from_path(p["V"] @ (p["VtB"] / (p["e"] + lam)[:, None]))
+
+    def regularization_path(self, alphas):
+        """Coefficients for every λ (eq. 31): (n_alphas, m[, t]) dual, (n_alphas, [t,] n) primal."""
+        lams, _ = check_alphas(alphas, self.alpha)
+        C = np.stack([self._coef_at(lam) for lam in lams])
+        if self._was_1d:
+            return C[..., 0]
+        return np.swapaxes(C, 1, 2) if self.solver_ == "primal" else C
+
+    def predict_path(self, X, alphas):
+        """Predictions for every λ, shape (n_alphas, m'[, t])."""
+        X = self._validate_predict(X)
+        lams, _ = check_alphas(alphas, self.alpha)
+        Kt = None if self.solver_ == "primal" else self._kernel(X, self.X_fit_)
+        out = np.stack([dense(X @ self._coef_at(lam)) if Kt is None else Kt @ self._coef_at(lam)
+                        for lam in lams])
+        return shape_output(out, False, self._was_1d)
+
+    # -------------------------------------------------------------- touched-set hold-out
+    def _touched(self):
+        """Cached :class:`TouchedSetSpectral` (Woodbury on the rows touched by removed edges).
+
+        Uses a feature factor F of the kernel (primal: X; dual: Cholesky factor of K, or
+        ``V sqrt(s)`` when K is singular) and the eigendecomposition of ``F^T L F``, so that
+        ``Q = K (LK + λI)^{-1} = F (F^T L F + λI)^{-1} F^T`` is formed without a 1/λ
+        cancellation at small λ.
+        """
+        got = self._cache.get("touched")
+        if got is None:
+            if self.solver_ == "primal":
+                F = self.X_fit_
+            else:
+                K = self._train_kernel()
+                try:
+                    F = np.linalg.cholesky(K)
+                except np.linalg.LinAlgError:
+                    s, V = sym_eig(K, overwrite=K is not self.X_fit_)
+                    F = V * np.sqrt(np.maximum(s, 0.0))
+            e, Z = sym_eig(self._gram_of(F), overwrite=True)
+            e = np.maximum(e, 0.0)
+            FZ = dense(F @ Z)
+            ZtB = Z.T @ self._rhs_of(F)
+
+            def qblock(T, lam):
+                B = FZ[T]
+                return (B / (e + lam)) @ B.T
+
+            def full(lam):
+                return FZ @ (ZtB / (e + lam)[:, None])
+            got = TouchedSetSpectral(qblock, full, self._Y.shape[1])
+            self._cache["touched"] = got
+        return got
+
+    def _touched_holdout(self, sets, lams, structure):
+        specs = []
+        for U in sets:
+            U = np.sort(U)
+            T, upos, Dl, *rest = structure.removal(U)
+            dl = rest[0] if rest else Dl @ self._Y[T]
+            specs.append((T, upos, Dl, dl))
+        res = self._touched().holdout(specs, lams)
+        # restore the caller's order of U
+        out = []
+        for U, r in zip(sets, res):
+            order = np.argsort(np.argsort(U))
+            out.append(r[:, order])
+        return out
+
+    def score(self, X, y, qids=None):
+        """Concordance index of ``predict(X)`` with ``y`` (within queries if ``qids``)."""
+        p = self.predict(X)
+        return _cindex(np.asarray(y, dtype=float), p, qids)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+class _QueryStructuredRankRLS(_RankRLSBase):
+    """Global and query RankRLS: ``L = D - P P^T`` handled in O(m) per column."""
+
+    def _fit_structure(self, X, y, codes):
+        spec, X, y = self._validate_fit(X, y)
+        Y = self._start(X, y, spec)
+        if codes is None:
+            codes = np.zeros(X.shape[0], dtype=np.intp)
+        self._ql = QueryLaplacian(codes)
+        alpha = float(self.alpha)
+        if self.solver_ == "primal":
+            self._set_primal(solve_shifted(self._gram_of(self.X_fit_), self._rhs_of(self.X_fit_), alpha))
+        else:
+            K = self._train_kernel()
+            ql = self._ql
+            CKC = ql.center(ql.center(K).T)
+            CKC = 0.5 * (CKC + CKC.T)
+            self._set_dual(solve_shifted(CKC, ql.center(Y), alpha / ql.d))
+        return self
+
+    def _gram_of(self, F):
+        return self._ql.gram(F)
+
+    def _rhs_of(self, F):
+        return self._ql.xtl(F, self._Y)
+
+    def _apply_R(self, M):
+        return self._ql.apply_R(M)
+
+    def _apply_R_from_path(self, C):
+        return self._ql.apply_R(C)
+
+    def _beta(self):
+        return self._ql.apply_R(self._Y)
+
+
+class GlobalRankRLS(_QueryStructuredRankRLS):
+    """RankRLS over all pairs of scored data, magnitude-preserving cost (Paper I eq. 21).
+
+    Minimizes ``sum_{i,j} ((y_i - y_j) - (f(x_i) - f(x_j)))^2 / 2 + alpha ||f||^2``, i.e. eq. (24)
+    with ``L = m I - 1 1^T``; no pair is ever materialized.
+
+    Parameters are those of :class:`learners.RLS`. ``fit(X, y)`` with y of shape (m,) or (m, t).
+
+    Notes
+    -----
+    One fit: O(m^3/3) Cholesky of ``C K C + (alpha/m) I`` (dual) or O(n^2 m + n^3/3) (primal).
+    Path (eq. 31): one eigendecomposition of ``m C K C``, O(m^2 t) per λ. Hold-out of any
+    sets, leave-one-out and leave-pair-out (eqs. 34-39): one eigendecomposition of K
+    (or X^T X), then O(m r t) per λ and set size plus O(|U|^2 r + |U|^3) per set; all pairs
+    of an m = 2000 problem in one batched pass.
+    """
+
+    def fit(self, X, y):
+        return self._fit_structure(X, y, None)
+
+    def _global_spectral(self):
+        check_is_fitted(self)
+        got = self._cache.get("global")
+        if got is None:
+            X = self.X_fit_
+            if self.solver_ == "primal":
+                s, Z = sym_eig(gram(X), overwrite=True)
+                A = dense(X @ Z)
+            else:
+                K = self._train_kernel()
+                s, A = sym_eig(K, overwrite=K is not X)
+            got = GlobalRankSpectral(A, s, self._Y, self.solver_)
+            self._cache["global"] = got
+        return got
+
+    def holdout_sets(self, sets, alphas=None):
+        """Exact predictions for each (possibly overlapping) set from the model trained
+        without it (all pairs touching the set removed). List of (|H|[, t]) / (n_alphas, |H|[, t])."""
+        check_is_fitted(self)
+        sets = check_index_sets(sets, self._Y.shape[0])
+        if any(self._Y.shape[0] - len(H) < 2 for H in sets):
+            raise InvalidInputError("a hold-out set leaves fewer than 2 training rows (no pair)")
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._global_spectral().holdout_sets(sets, lams)
+        return [shape_output(r, single, self._was_1d) for r in res]
+
+    def holdout(self, indices, alphas=None):
+        check_is_fitted(self)
+        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
+
+    def leave_one_out(self, alphas=None):
+        """Exact leave-one-out predictions, (m[, t]) or (n_alphas, m[, t])."""
+        check_is_fitted(self)
+        lams, single = check_alphas(alphas, self.alpha)
+        m = self._Y.shape[0]
+        if m < 3:
+            raise InvalidInputError("leave-one-out for RankRLS needs at least 3 rows")
+        out = self._global_spectral().equal_size_sets(np.arange(m)[:, None], lams)[:, :, 0]
+        return shape_output(out, single, self._was_1d)
+
+    def leave_pair_out(self, pairs, alphas=None):
+        """Exact leave-pair-out (Paper I eqs. 34-39), vectorized over pairs: (n, 2[, t])."""
+        check_is_fitted(self)
+        pairs = check_pairs(pairs, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        out = self._global_spectral().equal_size_sets(pairs, lams)
+        return shape_output(out, single, self._was_1d)
+
+
+class QueryRankRLS(_QueryStructuredRankRLS):
+    """RankRLS with pairs only inside a query (label ranking; Paper I eq. 25 with P = query
+    indicator), magnitude-preserving cost (21). ``fit(X, y, qids)``.
+
+    Notes
+    -----
+    One fit: Cholesky of ``C K C + alpha D^{-1}`` (C: within-query centering, D: query sizes).
+    Path: eigendecomposition of ``S = D^{1/2} C K C D^{1/2}``. Leave-query-out (eq. 33) and any
+    hold-out set: Woodbury on the rows of the touched queries, O(|T|^2 m + |T|^3) per set
+    and λ (|T| = rows of the queries the set intersects) after one O(m^3) product.
+    """
+
+    def fit(self, X, y, qids=None):
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        codes, labels = check_groups(qids, m, "qids")
+        self.qids_ = labels[codes]
+        return self._fit_structure(X, y, codes)
+
+    def _block(self):
+        got = self._cache.get("block")
+        if got is None:
+            p = self._path_spectral()
+            if self.solver_ == "primal":
+                Z = p["Z"]
+                Phi = self._ql.apply_R(dense(self.X_fit_))
+                got = QueryBlockSpectral(dense(self.X_fit_ @ Z), Phi @ Z, p["e"], p["ZtB"],
+                                         self._beta(), "primal")
+            else:
+                got = QueryBlockSpectral(p["KR"] @ p["V"], p["V"], p["e"], p["VtB"],
+                                         self._beta(), "dual")
+            self._cache["block"] = got
+        return got
+
+    def _whole_queries(self, U):
+        codes = self._ql.codes
+        touched = np.unique(codes[U])
+        return np.isin(codes, touched).sum() == len(U)
+
+    def _holdout(self, sets, lams):
+        """Whole-query sets via eq. (33) (:class:`QueryBlockSpectral`); sets that split a
+        query via :class:`TouchedSetSpectral`."""
+        whole = [self._whole_queries(U) for U in sets]
+        out = [None] * len(sets)
+        iw = [i for i, w in enumerate(whole) if w]
+        ip = [i for i, w in enumerate(whole) if not w]
+        if iw:
+            for i, r in zip(iw, self._block().holdout([sets[i] for i in iw], lams)):
+                out[i] = r
+        if ip:
+            for i, r in zip(ip, self._touched_holdout([sets[i] for i in ip], lams, self._ql)):
+                out[i] = r
+        return out
+
+    def holdout_sets(self, sets, alphas=None):
+        """Exact hold-out predictions (edges touching each set removed), list of arrays."""
+        check_is_fitted(self)
+        sets = check_index_sets(sets, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._holdout(sets, lams)
+        return [shape_output(r, single, self._was_1d) for r in res]
+
+    def holdout(self, indices, alphas=None):
+        check_is_fitted(self)
+        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
+
+    def leave_query_out(self, alphas=None):
+        """Predictions for every row from the model trained without its query (eq. 33)."""
+        check_is_fitted(self)
+        lams, single = check_alphas(alphas, self.alpha)
+        ql = self._ql
+        if ql.nq.size < 2:
+            raise InvalidInputError("leave-query-out needs at least 2 queries")
+        sets = [ql.rows_of(q) for q in range(ql.nq.size)]
+        res = self._block().holdout(sets, lams)
+        out = np.empty((lams.size,) + self._Y.shape)
+        for U, r in zip(sets, res):
+            out[:, U] = r
+        return shape_output(out, single, self._was_1d)
+
+    def leave_pair_out(self, pairs, alphas=None):
+        """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t])."""
+        check_is_fitted(self)
+        pairs = check_pairs(pairs, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._touched_holdout(list(pairs), lams, self._ql)
+        return shape_output(np.stack(res, axis=1), single, self._was_1d)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        return tags
+
+
+_COSTS = ("magnitude", "discrete", "weighted")
+
+
+class PairwiseRankRLS(_RankRLSBase):
+    """RankRLS from an explicit preference graph (Paper I eqs. 11-22).
+
+    ``fit(X, pairs, magnitudes=None, weights=None, cost="magnitude")``: row ``pairs[i, 0]`` is
+    preferred over ``pairs[i, 1]`` with magnitude ``magnitudes[i]`` (default 1). ``cost``:
+    ``"discrete"`` z = 1, w = 1 (eq. 20); ``"magnitude"`` z = y, w = 1 (eq. 21);
+    ``"weighted"`` z = y, w = 1/y (eq. 22). ``weights`` multiply w. ``magnitudes`` of shape
+    (l, t) give t outputs (cost "magnitude" only).
+
+    Notes
+    -----
+    M (m x l) is sparse and ``L = M M^T`` costs O(l) (eq. 18). One dual fit: O(m^3) LU of
+    ``L K + λI`` (eq. 19); primal: Cholesky of ``X^T L X + λI`` (eqs. 28-29). Path: one
+    eigendecomposition of L (for ``L = F F^T``) and one of ``F^T K F``. Hold-out of rows: the
+    edges touching them are removed; Woodbury on the touched rows (see
+    :class:`learners.holdout.TouchedSetSpectral`).
+    """
+
+    def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, solver="auto", cost="magnitude"):
+        super().__init__(alpha, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                         kernel_params=kernel_params, solver=solver)
+        self.cost = cost
+
+    def fit(self, X, pairs, magnitudes=None, weights=None):
+        if self.cost not in _COSTS:
+            raise InvalidParameterError(f"cost must be one of {_COSTS}, got {self.cost!r}")
+        spec = self._resolve_kernel()
+        X = validate_data(self, X, precomputed=spec[0] == "precomputed")
+        m = X.shape[0]
+        pairs = check_pairs(pairs, m, "pairs")
+        l = pairs.shape[0]
+        if magnitudes is None:
+            z = np.ones((l, 1))
+            was_1d = True
+        else:
+            z, was_1d = as_2d_targets(check_finite_array(magnitudes, "magnitudes"))
+            if z.shape[0] != l:
+                raise InvalidInputError(f"magnitudes has {z.shape[0]} entries for {l} pairs")
+        if self.cost == "discrete":
+            z = np.ones((l, z.shape[1]))
+        w = np.ones(l)
+        if self.cost == "weighted":
+            if z.shape[1] != 1:
+                raise InvalidParameterError("cost='weighted' supports a single output")
+            if np.any(z[:, 0] <= 0):
+                raise InvalidInputError("cost='weighted' needs positive magnitudes (w = 1/y)")
+            w = 1.0 / z[:, 0]
+        if weights is not None:
+            wt = check_finite_array(weights, "weights").ravel()
+            if wt.shape[0] != l or np.any(wt < 0):
+                raise InvalidInputError(f"weights must be {l} non-negative numbers")
+            w = w * wt
+        self._graph = PreferenceGraph(m, pairs, z, w)
+        self._start(X, self._graph.b, spec)                        # _Y: right-hand side M N
+        self._was_1d = was_1d
+        alpha = float(self.alpha)
+        if self.solver_ == "primal":
+            self._set_primal(solve_shifted(self._gram_of(self.X_fit_), self._rhs_of(self.X_fit_), alpha))
+        else:
+            K = self._train_kernel()
+            A = np.asarray(self._graph.L @ K)
+            self._set_dual(solve_shifted(A, self._graph.b, alpha, assume_pos=False))
+        return self
+
+    def _gram_of(self, F):
+        MF = self._graph.M.T @ F
+        return dense(MF.T @ MF)
+
+    def _rhs_of(self, F):
+        return dense(F.T @ self._graph.b)
+
+    def _factor(self):
+        f = self._cache.get("F")
+        if f is None:
+            ell, Qv = sym_eig(dense(self._graph.L), overwrite=True)
+            tol = max(ell.max(), 1.0) * ell.size * np.finfo(float).eps * 10
+            keep = ell > tol
+            f = (Qv[:, keep] * np.sqrt(ell[keep]), Qv[:, keep] / np.sqrt(ell[keep]))
+            self._cache["F"] = f
+        return f
+
+    def _apply_R(self, M):
+        F, _ = self._factor()
+        return F.T @ M
+
+    def _apply_R_from_path(self, C):
+        F, _ = self._factor()
+        return F @ C
+
+    def _beta(self):
+        _, Fpinv = self._factor()
+        return Fpinv.T @ self._graph.b
+
+    def _path_spectral(self):
+        check_is_fitted(self)
+        got = self._cache.get("path")
+        if got is None and self.solver_ == "dual":
+            K = self._train_kernel()
+            F, _ = self._factor()
+            KF = K @ F
+            S = F.T @ KF
+            e, V = sym_eig(0.5 * (S + S.T), overwrite=True)
+            got = {"e": np.maximum(e, 0.0), "V": V, "VtB": V.T @ self._beta(), "K": K, "KR": KF}
+            self._cache["path"] = got
+            return got
+        return super()._path_spectral()
+
+    def holdout_sets(self, sets, alphas=None):
+        """Exact predictions for each set from the model trained without the edges touching it."""
+        check_is_fitted(self)
+        sets = check_index_sets(sets, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._touched_holdout(sets, lams, self._graph)
+        return [shape_output(r, single, self._was_1d) for r in res]
+
+    def holdout(self, indices, alphas=None):
+        check_is_fitted(self)
+        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
+
+    def leave_pair_out(self, pairs, alphas=None):
+        check_is_fitted(self)
+        pairs = check_pairs(pairs, self._Y.shape[0])
+        lams, single = check_alphas(alphas, self.alpha)
+        res = self._touched_holdout(list(pairs), lams, self._graph)
+        return shape_output(np.stack(res, axis=1), single, self._was_1d)
+
+    def score(self, X, pairs):
+        """Fraction of the given preference pairs ordered correctly by ``predict(X)``."""
+        p = self.predict(X)
+        pairs = np.asarray(pairs)
+        return float(np.mean(p[pairs[:, 0]] > p[pairs[:, 1]]))

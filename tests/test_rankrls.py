@@ -1,0 +1,151 @@
+"""RankRLS closed forms equal a direct minimization with explicitly built pairs (Paper I).
+
+The reference minimizes ``sum_i w_i^2 (z_i - (f_h - f_j))^2 + λ ||f||^2`` over an explicit list of
+pairs, solved as a least-squares problem in the empirical feature space of K (Cholesky
+factor, QR-based ``lstsq``: accurate even for tiny λ). Gaussian kernels on spread points keep
+K full rank, so comparisons over λ = 2^-15..2^15 are meaningful.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
+from learners.errors import InvalidInputError, InvalidParameterError
+
+LAMS = 2.0 ** np.arange(-15, 16, 3)
+GK = {"kernel": "gaussian", "gamma": 0.5}
+
+
+def explicit_pairs(y, qids=None):
+    """All pairs i < j (inside a query), z = y_i - y_j (ties included, eq. 21)."""
+    m = len(y)
+    i, j = np.triu_indices(m, 1)
+    if qids is not None:
+        keep = qids[i] == qids[j]
+        i, j = i[keep], j[keep]
+    return np.column_stack([i, j]), y[i] - y[j]
+
+
+def direct_minimizer(F, pairs, z, w, lam, Ftest):
+    """argmin_w ||w*(z - (F_h - F_j) v)||^2 + λ||v||^2, predictions Ftest v (F: features)."""
+    D = (F[pairs[:, 0]] - F[pairs[:, 1]]) * w[:, None]
+    r = F.shape[1]
+    A = np.vstack([D, np.sqrt(lam) * np.eye(r)])
+    rhs = np.concatenate([w[:, None] * np.atleast_2d(z.T).T, np.zeros((r, np.atleast_2d(z.T).T.shape[1]))])
+    v = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    out = Ftest @ v
+    return out[:, 0] if z.ndim == 1 else out
+
+
+def kernel_features(X, gamma=0.5):
+    """Empirical feature map of the Gaussian kernel: K = F F^T (Cholesky)."""
+    K = np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+    return np.linalg.cholesky(K)
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_global_dual_equals_explicit_pairs(rng, multi):
+    X = rng.normal(size=(25, 4))
+    y = np.round(rng.normal(size=(25, 2) if multi else 25), 1)       # ties included
+    F = kernel_features(X)
+    pairs, z = explicit_pairs(y)
+    model = GlobalRankRLS(alpha=1.0, **GK).fit(X, y)
+    path = model.predict_path(X, LAMS)
+    for k, lam in enumerate(LAMS):
+        ref = direct_minimizer(F, pairs, z, np.ones(len(pairs)), lam, F)
+        fit = GlobalRankRLS(alpha=lam, **GK).fit(X, y).predict(X)
+        scale = np.abs(ref).max()
+        assert np.abs(fit - ref).max() / scale < 1e-8, lam
+        assert np.abs(path[k] - ref).max() / scale < 1e-8, lam
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_global_primal_equals_explicit_pairs_and_dual(rng, sparse):
+    X = rng.normal(size=(40, 5))
+    X[rng.random(X.shape) < 0.4] = 0
+    y = rng.normal(size=40)
+    Xin = sp.csr_matrix(X) if sparse else X
+    pairs, z = explicit_pairs(y)
+    primal = GlobalRankRLS(alpha=1.0).fit(Xin, y)
+    assert primal.solver_ == "primal"
+    path = primal.predict_path(Xin, LAMS)
+    for k, lam in enumerate(LAMS):
+        ref = direct_minimizer(X, pairs, z, np.ones(len(pairs)), lam, X)
+        assert np.abs(path[k] - ref).max() / np.abs(ref).max() < 1e-8
+    dual = GlobalRankRLS(alpha=1.0, solver="dual").fit(Xin, y)
+    np.testing.assert_allclose(dual.predict(Xin), primal.predict(Xin), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+def test_query_equals_explicit_within_query_pairs(rng, solver):
+    X = rng.normal(size=(30, 4))
+    y = rng.normal(size=30)
+    qids = rng.choice(np.array(["q1", "q2", "q3", "q4"]), size=30)
+    kw = GK if solver == "dual" else {}
+    F = kernel_features(X) if solver == "dual" else X
+    pairs, z = explicit_pairs(y, qids)
+    model = QueryRankRLS(alpha=1.0, solver=solver, **kw).fit(X, y, qids)
+    path = model.predict_path(X, LAMS)
+    for k, lam in enumerate(LAMS):
+        ref = direct_minimizer(F, pairs, z, np.ones(len(pairs)), lam, F)
+        fit = QueryRankRLS(alpha=lam, solver=solver, **kw).fit(X, y, qids).predict(X)
+        assert np.abs(fit - ref).max() / np.abs(ref).max() < 1e-8, lam
+        assert np.abs(path[k] - ref).max() / np.abs(ref).max() < 1e-8, lam
+
+
+@pytest.mark.parametrize("cost", ["magnitude", "discrete", "weighted"])
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+def test_pairwise_costs_equal_explicit(rng, cost, solver):
+    m = 24
+    X = rng.normal(size=(m, 4))
+    pairs = rng.integers(0, m, size=(70, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    mag = rng.random(len(pairs)) + 0.2
+    wts = rng.random(len(pairs)) + 0.5
+    z = {"magnitude": mag, "discrete": np.ones(len(pairs)), "weighted": mag}[cost]
+    w = (1.0 / mag if cost == "weighted" else np.ones(len(pairs))) * wts
+    kw = GK if solver == "dual" else {}
+    F = kernel_features(X) if solver == "dual" else X
+    model = PairwiseRankRLS(alpha=1.0, cost=cost, solver=solver, **kw).fit(X, pairs, mag, wts)
+    path = model.predict_path(X, LAMS)
+    for k, lam in enumerate(LAMS):
+        ref = direct_minimizer(F, pairs, z, w, lam, F)
+        one = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(X, pairs, mag, wts)
+        tol = 1e-8 if lam >= 2.0 ** -10 else 1e-7     # LU of the non-symmetric L K + λI
+        assert np.abs(one.predict(X) - ref).max() / np.abs(ref).max() < tol, lam
+        assert np.abs(path[k] - ref).max() / np.abs(ref).max() < 1e-8, lam
+
+
+def test_global_is_pairwise_over_all_pairs(rng):
+    X = rng.normal(size=(15, 3))
+    y = rng.normal(size=15)
+    pairs, z = explicit_pairs(y)
+    g = GlobalRankRLS(alpha=0.3, **GK).fit(X, y)
+    p = PairwiseRankRLS(alpha=0.3, **GK).fit(X, pairs, z)
+    np.testing.assert_allclose(g.predict(X), p.predict(X), rtol=1e-8, atol=1e-10)
+
+
+def test_rankrls_bad_input(rng):
+    X = rng.normal(size=(10, 3))
+    y = rng.normal(size=10)
+    with pytest.raises(InvalidInputError):
+        QueryRankRLS().fit(X, y, np.zeros(9))
+    with pytest.raises(InvalidInputError):
+        QueryRankRLS().fit(X, y)
+    with pytest.raises(InvalidInputError):
+        QueryRankRLS().fit(X, y, np.array([0.0] * 9 + [np.nan]))
+    with pytest.raises(InvalidInputError):
+        GlobalRankRLS().fit(X, np.r_[y[:-1], np.nan])
+    with pytest.raises(InvalidInputError):
+        PairwiseRankRLS().fit(X, np.array([[0, 10]]))
+    with pytest.raises(InvalidInputError):
+        PairwiseRankRLS(cost="weighted").fit(X, np.array([[0, 1]]), np.array([0.0]))
+    with pytest.raises(InvalidInputError):
+        PairwiseRankRLS().fit(X, np.array([[0, 1]]), np.array([1.0, 2.0]))
+    with pytest.raises(InvalidParameterError):
+        PairwiseRankRLS(cost="hinge").fit(X, np.array([[0, 1]]))
+    single = QueryRankRLS().fit(X, y, np.zeros(10))
+    with pytest.raises(InvalidInputError, match="2 queries"):
+        single.leave_query_out()

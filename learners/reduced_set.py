@@ -53,6 +53,44 @@ from learners.rls import KernelLearnerMixin, shape_output
 __all__ = ["ReducedSetRLS", "ReducedSetRankRLS", "ReducedSetQueryRankRLS"]
 
 
+def ridge_path_tridiagonal(A, C, alphas):
+    """``(A + a I)^-1 C`` for every ``a`` in ``alphas`` (A symmetric PSD, r x r).
+
+    One Householder tridiagonalization ``A = Q T Q^T`` (LAPACK ``sytrd``, 4/3 r^3 flops, no
+    eigenvectors), then per lambda a tridiagonal SPD solve (``ptsv``, O(r t)) and the
+    reflectors applied to ``Q^T C`` and back (O(r^2 t)). About half the cost of a full
+    eigendecomposition; falls back to one if ``T + a I`` is not numerically positive definite.
+    Returns an array (n_alphas, r, t).
+    """
+    r, t = C.shape
+    lw = sla.lapack.dsytrd_lwork(r, lower=1)
+    Vh, d, e, tau, info = sla.lapack.dsytrd(A, lower=1, lwork=int(lw[0]), overwrite_a=0)
+    if info != 0:
+        raise InvalidInputError(f"tridiagonalization failed (LAPACK info={info})")
+    Vh = np.asfortranarray(Vh)
+
+    def reflect(X, order):
+        for i in order:                       # H_i = I - tau_i v v^T, v = [0..0, 1, Vh[i+2:, i]]
+            if tau[i] == 0.0:
+                continue
+            v = Vh[i + 1:, i].copy()
+            v[0] = 1.0
+            X[i + 1:] -= np.outer(tau[i] * v, v @ X[i + 1:])
+        return X
+
+    Z = reflect(np.array(C, dtype=float), range(r - 1))          # Q^T C
+    out = np.empty((len(alphas), r, t))
+    for k, a in enumerate(alphas):
+        _, _, x, info = sla.lapack.dptsv(d + a, e, Z)
+        if info != 0:
+            s, V = sla.eigh(A, check_finite=False)
+            return np.stack([V @ ((V.T @ C) / (np.maximum(s, 0.0) + b)[:, None]) for b in alphas])
+        out[k] = x
+    Y = out.transpose(1, 0, 2).reshape(r, -1).copy()
+    Y = reflect(Y, range(r - 2, -1, -1))                        # Q Y
+    return Y.reshape(r, len(alphas), t).transpose(1, 0, 2)
+
+
 class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
@@ -196,10 +234,8 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             A = A - AN @ N.T - N @ AN.T + N @ NAN @ N.T
             c = c - N @ (N.T @ c)
             PU = PU - (PU @ N) @ N.T
-        s, V = sym_eig(0.5 * (A + A.T), overwrite=True)
-        s = np.maximum(s, 0.0)
-        Vc = V.T @ c
-        return np.stack([PU @ (V @ (Vc / (s + a)[:, None])) for a in alphas])
+        W = ridge_path_tridiagonal(0.5 * (A + A.T), c, alphas)
+        return np.stack([PU @ Wa for Wa in W])
 
     def _base_eig(self):
         if "base_eig" not in self._cache:

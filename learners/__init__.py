@@ -14,6 +14,7 @@ from learners.errors import (
     UndefinedMeasureError,
 )
 from learners.kernels import kernel_matrix, resolve_kernel
+from learners.model_selection import GlobalRankRLSCV, QueryRankRLSCV, RLSCV
 from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
 from learners.rls import RLS
 
@@ -22,11 +23,14 @@ __all__ = [
     "CorpusFormatError",
     "DataNotFoundError",
     "GlobalRankRLS",
+    "GlobalRankRLSCV",
     "InvalidInputError",
     "InvalidParameterError",
     "KernelrankError",
     "PairwiseRankRLS",
     "QueryRankRLS",
+    "QueryRankRLSCV",
+    "RLSCV",
     "RLS",
     "UndefinedMeasureError",
     "kernel_matrix",

@@ -35,6 +35,9 @@ from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, p
 __all__ = ["ALPHAS", "LEARNERS", "make_learner", "select_parameters", "cross_validate",
            "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
 
+#: Progress bars on (the CLI's --quiet turns them off).
+PROGRESS = True
+
 #: The published λ grid: 2^-10 ... 2^10.
 ALPHAS = 2.0 ** np.arange(-10, 11)
 LEARNERS = ("rls", "reduced_set")
@@ -126,8 +129,8 @@ def _run_tasks(tasks, jobs, desc):
         with LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
                           dashboard_address=None) as cluster, Client(cluster) as client:
             futures = [client.submit(t, pure=False) for t in tasks]
-            return [f.result() for f in tqdm(futures, desc=desc, leave=False)]
-    return [t() for t in tqdm(tasks, desc=desc, leave=False)]
+            return [f.result() for f in tqdm(futures, desc=desc, leave=False, disable=not PROGRESS)]
+    return [t() for t in tqdm(tasks, desc=desc, leave=False, disable=not PROGRESS)]
 
 
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=4000,
@@ -260,7 +263,8 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
     # cumulative pairs at document boundaries
     sizes = np.unique(np.geomspace(min(min_pairs, len(pool)), len(pool), n_points).astype(int))
     points = []
-    for target in tqdm(sizes, desc=f"learning curve {data.corpus}", leave=False):
+    for target in tqdm(sizes, desc=f"learning curve {data.corpus}", leave=False,
+                       disable=not PROGRESS):
         # smallest whole-document prefix with ≥ target pairs
         cut_rank = rank[min(target, len(pool)) - 1]
         train = pool[rank <= cut_rank]

@@ -19,15 +19,21 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 
-def validate_data(estimator, X, y=None, *, reset=True, precomputed=False, y_numeric=True):
+_NO_Y = "no_validation"
+
+
+def validate_data(estimator, X, y=_NO_Y, *, reset=True, precomputed=False, y_numeric=True):
     """Check ``X`` (and ``y``) like scikit-learn does, re-raising as :class:`InvalidInputError`.
 
     ``X`` may be dense or scipy.sparse (kept sparse, CSR); ``y`` 1-D or 2-D (multiple outputs).
     NaN/inf, complex values, empty arrays and mismatched lengths are errors.
     """
     kwargs = dict(accept_sparse=("csr", "csc", "coo"), dtype=np.float64)
+    if y is None:
+        raise InvalidInputError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None")
     try:
-        if y is None:
+        if isinstance(y, str) and y == _NO_Y:
             if _sk_validate_data is not None:
                 X = _sk_validate_data(estimator, X, reset=reset, **kwargs)
             else:  # pragma: no cover

@@ -217,6 +217,7 @@ class _FastCVMixin:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
         return tags
 
 

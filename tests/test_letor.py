@@ -104,14 +104,19 @@ def test_rankrls_path_equals_separate_fits(synthetic_letor):
     np.testing.assert_allclose(res["folds"][0]["validation_MAP_path"], maps, rtol=1e-9)
 
 
+@pytest.fixture(scope="module")
+def ohsumed_parts(data_dir):
+    if not (data_dir / "letor" / "OHSUMED" / "Fold1.test.txt.gz").exists():
+        pytest.skip("LETOR OHSUMED is absent from the data folder")
+    return load_parts(data_dir)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("learner", ["rls", "ranksvm", pytest.param("rankrls",
                                                                   marks=needs_rankrls)])
-def test_real_ohsumed_single_fold(data_dir, learner):
-    if not (data_dir / "letor" / "OHSUMED" / "Fold1.test.txt.gz").exists():
-        pytest.skip("LETOR OHSUMED is absent from the data folder")
-    res = run_letor(data_dir, learner=learner, folds=[3], alphas=[1.0, 256.0],
-                    Cs=[1e-4, 1e-2], progress=False)
+def test_real_ohsumed_single_fold(ohsumed_parts, learner):
+    res = run_letor(None, learner=learner, folds=[3], alphas=[1.0, 4096.0],
+                    Cs=[1e-5, 1e-3], progress=False, parts=ohsumed_parts)
     fold = res["folds"][0]
     # far better than a random ranking on a real fold (MAP of random ~0.3, disagreement 0.5)
     assert fold["MAP"] > 0.4 and fold["NDCG@10"] > 0.35

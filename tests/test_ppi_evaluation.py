@@ -1,0 +1,118 @@
+"""PPI evaluation protocol (ppi/evaluation.py): nested selection against explicit
+retraining, CV end-to-end on LLL, the Table 5 threshold, saved models."""
+
+import numpy as np
+import pytest
+
+from learners.measures import auc, best_f_threshold, precision_recall_f1
+from learners.rls import RLS
+from ppi.evaluation import cooccurrence, cross_validate, learning_curve, select_parameters
+from ppi.evaluation import test_distribution_f1 as distribution_f1
+from ppi.folds import leave_one_group_out_sets
+
+
+def small_problem(rng, m=60, n_docs=12):
+    X = rng.normal(size=(m, 8))
+    w = rng.normal(size=8)
+    y = np.where(X @ w + 0.5 * rng.normal(size=m) > 0.3, 1.0, -1.0)
+    docs = np.array([f"d{i % n_docs}" for i in range(m)], dtype=object)
+    return X @ X.T, y, docs
+
+
+def test_selection_equals_explicit_retraining(rng):
+    K, y, docs = small_problem(rng)
+    alphas = 2.0 ** np.arange(-6, 7, 2)
+    model, choice = select_parameters(K, y, docs, alphas)
+    # brute force: retrain without each document, for each λ, pool, best F threshold
+    best = None
+    for a in alphas:
+        p = np.empty(len(y))
+        for S in leave_one_group_out_sets(docs):
+            T = np.setdiff1d(np.arange(len(y)), S)
+            r = RLS(alpha=a, kernel="precomputed").fit(K[np.ix_(T, T)], y[T])
+            p[S] = r.predict(K[np.ix_(S, T)])
+        b = best_f_threshold(y, p)
+        grid = next(g for g in choice["grid"] if g["alpha"] == a)
+        assert grid["f1"] == pytest.approx(b.f1, rel=1e-9)
+        assert grid["threshold"] == pytest.approx(b.threshold, rel=1e-6, abs=1e-9)
+        if best is None or b.f1 > best[0]:
+            best = (b.f1, a, b.threshold)
+    assert choice["alpha"] == best[1]
+    assert choice["threshold"] == pytest.approx(best[2], rel=1e-6, abs=1e-9)
+
+
+def test_test_distribution_threshold(rng):
+    y = np.where(rng.random(50) < 0.3, 1, -1)
+    s = rng.normal(size=50)
+    r = distribution_f1(y, s)
+    k = int(round(np.mean(y > 0) * 50))
+    assert np.sum(s > r["threshold"]) == k
+    top = np.argsort(-s)[:k]
+    tp = np.sum(y[top] > 0)
+    assert r["f1"] == pytest.approx(2 * tp / (k + np.sum(y > 0)))
+
+
+def test_cooccurrence_baseline():
+    b = cooccurrence(np.array([1, -1, -1, 1]))
+    assert b["precision"] == 0.5 and b["recall"] == 1 and b["f1"] == pytest.approx(2 / 3)
+    assert precision_recall_f1([1, -1, -1, 1], np.ones(4), 0.0).f1 == pytest.approx(b["f1"])
+
+
+@pytest.fixture(scope="module")
+def lll(data_dir):
+    from corpora.ppi_xml import read_corpus
+    from ppi.features import PairFeaturizer, kernel
+    c = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
+    (d,) = PairFeaturizer().fit_transform([c])
+    return c, d, kernel(d)
+
+
+def test_cv_end_to_end_on_lll(lll):
+    c, d, K = lll
+    alphas = 2.0 ** np.arange(-4, 5, 2)
+    r = cross_validate(d, K, alphas=alphas, seed=0)
+    for k in ("precision", "recall", "f1", "auc", "f1_std", "auc_std"):
+        assert 0 <= r[k] <= 1
+    assert r["auc"] > 0.65 and r["f1"] > r["cooccurrence"]["f1"] - 0.05
+    # documents never split; outer-fold scores = explicit retraining with the chosen λ
+    docs = d.document_ids.astype(str)
+    for f in r["folds"]:
+        assert len(set(f["documents"])) == len(f["documents"])
+    test = np.flatnonzero(r["fold_of_pair"] == 0)
+    assert not set(docs[test]) & set(docs[r["fold_of_pair"] != 0])
+    train = np.setdiff1d(np.arange(len(d)), test)
+    a = r["folds"][0]["alpha"]
+    explicit = RLS(alpha=a, kernel="precomputed").fit(K[np.ix_(train, train)], d.y[train])
+    np.testing.assert_allclose(r["scores"][test], explicit.predict(K[np.ix_(test, train)]),
+                               rtol=1e-7, atol=1e-9)
+    # fold-mean AUC uses learners.measures.auc on each fold
+    assert r["auc_per_fold"][0] == pytest.approx(auc(d.y[test], r["scores"][test]))
+    # deterministic
+    r2 = cross_validate(d, K, alphas=alphas, seed=0)
+    assert r2["f1"] == r["f1"] and np.array_equal(r2["fold_of_pair"], r["fold_of_pair"])
+
+
+def test_learning_curve_on_lll(lll):
+    c, d, K = lll
+    res = learning_curve(d, K, n_points=3, alphas=2.0 ** np.arange(-2, 3, 2))
+    ns = [p["n_train"] for p in res["points"]]
+    assert ns == sorted(ns) and len(ns) >= 2
+    assert all(0 <= p["auc"] <= 1 for p in res["points"])
+
+
+def test_model_round_trip(lll, tmp_path):
+    from ppi.features import PairFeaturizer, kernel
+    from ppi.model import PPIModel
+    c, _, _ = lll
+    f = PairFeaturizer()
+    (d,) = f.fit_transform([c])
+    K = kernel(d)
+    model, choice = select_parameters(K, d.y, d.document_ids, 2.0 ** np.arange(-2, 3, 2))
+    coef = model.regularization_path([choice["alpha"]])[0]
+    m = PPIModel.from_fit(f, d.X, coef, choice["alpha"], choice["threshold"], "rls", {})
+    m.save(tmp_path / "model")
+    loaded = PPIModel.load(tmp_path / "model")
+    _, s, pred = loaded.predict(c)
+    np.testing.assert_allclose(s, model.predict_path(K, [choice["alpha"]])[0], rtol=1e-8,
+                               atol=1e-10)
+    assert np.array_equal(pred, s > choice["threshold"])

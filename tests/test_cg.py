@@ -152,3 +152,22 @@ def test_sklearn_conventions_and_errors(rng):
     fitted = CGRankRLS().fit(X, y, qids)
     with pytest.raises(InvalidInputError, match="features"):
         fitted.predict(X[:, :3])
+
+
+@pytest.mark.parametrize("alpha", [2.0 ** -15, 2.0 ** -5, 1.0])
+def test_ill_conditioned_near_duplicate_features(rng, alpha):
+    """Near-collinear columns (condition number up to ~1e7): still the least-squares optimum,
+    checked against a stable lstsq on the explicit pair rows stacked with sqrt(λ) I."""
+    m, n = 120, 15
+    X = rng.random((m, n)) * (rng.random((m, n)) < 0.4)
+    X[:, 5] = X[:, 4] * (1 + 1e-7)
+    X[:, 6] = X[:, 4] + X[:, 3] * 1e-6
+    y = rng.integers(0, 3, size=m).astype(float)
+    qids = rng.integers(0, 6, size=m)
+    pairs = _explicit_pairs(y, qids, "include")
+    D = X[pairs[:, 0]] - X[pairs[:, 1]]
+    A = np.vstack([D, np.sqrt(alpha) * np.eye(n)])
+    b = np.r_[y[pairs[:, 0]] - y[pairs[:, 1]], np.zeros(n)]
+    expected = np.linalg.lstsq(A, b, rcond=None)[0]
+    model = CGRankRLS(alpha=alpha, tol=1e-15, max_iter=5000).fit(sp.csr_matrix(X), y, qids)
+    assert _rel(model.coef_, expected) < 1e-8

@@ -1,0 +1,53 @@
+"""`python -m ppi` commands on the smallest real corpus (LLL) and error handling."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ppi.__main__ import main
+
+
+def test_help():
+    out = subprocess.run([sys.executable, "-m", "ppi", "cv", "--help"], capture_output=True,
+                         text=True, check=True)
+    assert "--corpus" in out.stdout and "--variant" in out.stdout
+
+
+def test_cv_writes_results_json(data_dir, tmp_path):
+    assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--output-dir",
+                 str(tmp_path), "--quiet"]) == 0
+    res = json.loads((tmp_path / "results.json").read_text())
+    assert res["corpus"] == "LLL"
+    for k in ("precision", "recall", "f1", "f1_std", "auc", "auc_std"):
+        assert 0 <= res[k] <= 1
+    assert len(res["folds"]) == 10 and all(f["documents"] for f in res["folds"])
+    assert (tmp_path / "results.md").read_text().count("LLL") >= 1
+    assert (tmp_path / "roc.png").stat().st_size > 0
+    assert (tmp_path / "predictions.tsv").read_text().count("\n") == 331
+
+
+def test_train_then_predict(data_dir, tmp_path):
+    model = tmp_path / "model"
+    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
+                 str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 1
+    src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
+    assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
+                 str(tmp_path / "p"), "--quiet"]) == 0
+    res = json.loads((tmp_path / "p" / "predict.json").read_text())
+    assert res["n_pairs"] == 330 and res["auc"] > 0.9   # training data: optimistic
+
+
+def test_errors_exit_2(tmp_path, capsys):
+    assert main(["cv", "--corpus", "LLL", "--data-dir", str(tmp_path / "nowhere"),
+                 "--output-dir", str(tmp_path)]) == 2
+    assert "error:" in capsys.readouterr().err
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<corpus><document id='x'><sentence id='x.s0'/></document></corpus>")
+    assert main(["predict", "--input", str(bad), "--model", str(tmp_path)]) == 2
+    assert "error:" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["cv", "--corpus", "NoSuchCorpus"])

@@ -44,13 +44,15 @@ from learners._validation import (
     check_groups,
     check_index_set,
     check_index_sets,
+    check_pairs,
     validate_data,
 )
 from learners.errors import InvalidInputError, InvalidParameterError
 from learners.nystroem import NystroemMap
 from learners.rls import KernelLearnerMixin, shape_output
 
-__all__ = ["ReducedSetRLS", "ReducedSetRankRLS", "ReducedSetQueryRankRLS"]
+__all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
+           "ReducedSetQueryRankRLS"]
 
 
 def ridge_path_tridiagonal(A, C, alphas):
@@ -207,8 +209,13 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         return posH
 
     def _downdate(self, U):
-        """Fold system ``beta A - B^T B``, ``beta c - B^T Y_B`` (RLS / query RankRLS form)."""
-        return 1.0, self._cache["Phit"][U], self._cache["Yt"][U]
+        """Fold system ``beta A - B^T S B``, ``beta c - B^T S Y_B`` with signs ``S = diag(sg)``.
+
+        RLS: the hold-out rows are removed (``beta = 1``, ``B = Phi_U``, all signs +1).
+        Returns ``(beta, B, Y_B, sg)``.
+        """
+        B = self._cache["Phit"][U]
+        return 1.0, B, self._cache["Yt"][U], np.ones(B.shape[0])
 
     def _holdout_predictions(self, U, alphas):
         """Predictions for rows ``U`` from the model trained without them, (n_alphas, |U|, t)."""
@@ -216,18 +223,19 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         Phi = cache["Phi"]
         r = Phi.shape[1]
         posH = self._removed_positions(U)
-        beta, B, YB = self._downdate(U)
+        beta, B, YB, sg = self._downdate(U)
         k, h = B.shape[0], posH.size
         N = self._null_basis(posH)
         PU = Phi[U]
         lowrank_cost = len(alphas) * (r * (k + h) ** 2 + k ** 3) + (k + h) * r * r
         if lowrank_cost < 3 * r ** 3:
-            return self._holdout_lowrank(PU, beta, B, YB, N, alphas)
-        return self._holdout_direct(PU, beta, B, YB, N, alphas)
+            return self._holdout_lowrank(PU, beta, B, YB, sg, N, alphas)
+        return self._holdout_direct(PU, beta, B, YB, sg, N, alphas)
 
-    def _holdout_direct(self, PU, beta, B, YB, N, alphas):
-        A = beta * self._cache["A"] - B.T @ B
-        c = beta * self._cache["c"] - B.T @ YB
+    def _holdout_direct(self, PU, beta, B, YB, sg, N, alphas):
+        SB = sg[:, None] * B
+        A = beta * self._cache["A"] - B.T @ SB
+        c = beta * self._cache["c"] - SB.T @ YB
         if N.shape[1]:
             AN = A @ N
             NAN = N.T @ AN
@@ -243,7 +251,9 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._cache["base_eig"] = (np.maximum(s, 0.0), V, V.T @ self._cache["c"])
         return self._cache["base_eig"]
 
-    def _holdout_lowrank(self, PU, beta, B, YB, N, alphas):
+    def _holdout_lowrank(self, PU, beta, B, YB, sg, N, alphas):
+        """Woodbury: ``(P - B^T S B)^-1`` with ``P = beta A + a I`` restricted to
+        ``N^T w = 0``; the fold weights are ``w0 - M B^T (S - B M B^T)^-1 (Y_B - B w0)``."""
         s, V, z = self._base_eig()
         Psi, PsiU, Nt = B @ V, PU @ V, V.T @ N
         k, h = Psi.shape[0], Nt.shape[1]
@@ -265,7 +275,7 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             MB = Mapply(Psi.T)
             Hm = Psi @ MB
             F = Psi @ w
-            corr = np.linalg.solve(np.eye(k) - Hm, YB - F)
+            corr = np.linalg.solve(np.diag(sg) - Hm, YB - F)
             out.append(PsiU @ (w - MB @ corr))
         return np.stack(out)
 
@@ -283,7 +293,6 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         m = self._cache["Phi"].shape[0]
         U = check_index_set(indices, m)
-        self._check_set(U)
         alphas, single = check_alphas(alphas, self.alpha)
         return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
 
@@ -292,14 +301,21 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         m = self._cache["Phi"].shape[0]
         sets = check_index_sets(sets, m)
-        for U in sets:
-            self._check_set(U)
         alphas, single = check_alphas(alphas, self.alpha)
         return [shape_output(P, single, self._y_1d)
                 for P in self._predictions_over_sets(sets, alphas)]
 
-    def _check_set(self, U):
-        pass
+    def leave_pair_out(self, pairs, alphas=None):
+        """For each pair (i, j): predictions for i and j of the model trained without both
+        (held-out basis vectors removed). Shape (n, 2[, t]) or (n_alphas, n, 2[, t]).
+
+        Low-rank route per pair, O(r^2) + O(r) per lambda; a Python loop over pairs.
+        """
+        check_is_fitted(self, "dual_coef_")
+        pairs = check_pairs(pairs, self._cache["Phi"].shape[0])
+        alphas, single = check_alphas(alphas, self.alpha)
+        P = np.stack(self._predictions_over_sets([np.asarray(p) for p in pairs], alphas), axis=1)
+        return shape_output(P, single, self._y_1d)
 
 
 class ReducedSetRLS(_ReducedSetBase):
@@ -381,7 +397,7 @@ class ReducedSetRLS(_ReducedSetBase):
         return shape_output(np.stack(out), single, self._y_1d)
 
 
-class ReducedSetRankRLS(_ReducedSetBase):
+class ReducedSetGlobalRankRLS(_ReducedSetBase):
     """Reduced-set RankRLS over all pairs (object ranking; Paper I eq. 41 with L = mI - 11^T).
 
     Minimizes ``(Y - K_MR b)^T (m I - 1 1^T) (Y - K_MR b) + alpha b^T K_RR b``, i.e. the
@@ -421,7 +437,25 @@ class ReducedSetRankRLS(_ReducedSetBase):
         rb = np.sqrt(beta)
         B = np.vstack([rb * Phi[U], s_tr[None, :]])
         YB = np.vstack([rb * Y[U], y_tr[None, :]])
-        return beta, B, YB
+        return beta, B, YB, np.ones(B.shape[0])
+
+    def leave_one_out(self, alphas=None):
+        """Leave-one-out predictions (all pairs touching the row removed, basis vector too).
+
+        Low-rank route per row (a loop over rows): O(m r^2) + O(m r) per lambda.
+        Shape ``(m[, t])`` or ``(n_alphas, m[, t])``.
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas, single = check_alphas(alphas, self.alpha)
+        m = self._cache["Phi"].shape[0]
+        if m < 3:
+            raise InvalidInputError("leave-one-out for RankRLS needs at least 3 rows")
+        P = np.concatenate(self._predictions_over_sets([np.array([j]) for j in range(m)],
+                                                       alphas), axis=1)
+        return shape_output(P, single, self._y_1d)
+
+
+ReducedSetRankRLS = ReducedSetGlobalRankRLS
 
 
 class ReducedSetQueryRankRLS(_ReducedSetBase):
@@ -430,9 +464,11 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
     ``L = blockdiag(n_q I - 1 1^T)`` (Paper I eq. 25, label ranking). Since
     ``L_q^(1/2) = sqrt(n_q) (I - 1 1^T / n_q)``, this is ridge regression on the rows
     centred within their query and scaled by ``sqrt(n_q)``. Leave-query-out
-    (:meth:`leave_query_out`) and hold-out of whole queries remove the held-out basis
-    vectors exactly; O(|U| r^2 + r^2 |H|) per query plus O(r (|U|+|H|)^2 + |U|^3) per lambda.
-    Parameters and attributes as in :class:`ReducedSetRLS`.
+    (:meth:`leave_query_out`) and any hold-out set (pairs touching it removed; a query split
+    by the set keeps its remaining pairs) remove the held-out basis vectors exactly;
+    O(|T| r^2 + r^2 |H|) per set plus O(r (|T|+|H|)^2 + |T|^3) per lambda on the low-rank
+    route (|T| = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
+    attributes as in :class:`ReducedSetRLS`.
     """
 
     def fit(self, X, y, qids=None):
@@ -444,6 +480,8 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
         return self._fit(X, y, codes)
 
     def _transform_rows(self, Phi, Y, codes):
+        """``L^(1/2)`` rows: centred within their query, scaled by sqrt(query size)."""
+        _, codes = np.unique(codes, return_inverse=True)
         n_q = np.bincount(codes)
         scale = np.sqrt(n_q)[codes][:, None]
         Phi_mean = np.zeros((n_q.size, Phi.shape[1]))
@@ -454,15 +492,20 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
         Y_mean /= n_q[:, None]
         return scale * (Phi - Phi_mean[codes]), scale * (Y - Y_mean[codes])
 
-    def _check_set(self, U):
+    def _downdate(self, U):
+        """Remove the scaled, centred rows of every query that ``U`` touches (sign +1) and add
+        back the rows of those queries that stay in training, centred and scaled with their
+        remaining size (sign -1). Whole queries: only removals (Paper I eq. 33 analogue)."""
+        cc = self._cache
         codes = self._qcodes
-        inside = np.bincount(codes[U], minlength=self.queries_.size)
-        total = np.bincount(codes, minlength=self.queries_.size)
-        partial = np.flatnonzero((inside > 0) & (inside < total))
-        if partial.size:
-            raise InvalidInputError(
-                f"hold-out set splits query {self.queries_[partial[0]]!r}; query-structured "
-                "hold-out needs whole queries (use leave_query_out or group the folds by qid)")
+        touched = np.flatnonzero(np.isin(codes, np.unique(codes[U])))
+        B_out, Y_out = cc["Phit"][touched], cc["Yt"][touched]
+        rest = np.setdiff1d(touched, U, assume_unique=True)
+        if rest.size == 0:
+            return 1.0, B_out, Y_out, np.ones(touched.size)
+        B_in, Y_in = self._transform_rows(cc["Phi"][rest], cc["Y"][rest], codes[rest])
+        return (1.0, np.vstack([B_out, B_in]), np.vstack([Y_out, Y_in]),
+                np.concatenate([np.ones(touched.size), -np.ones(rest.size)]))
 
     def leave_query_out(self, alphas=None):
         """Predictions for every row from the model trained without its query.

@@ -7,7 +7,7 @@ from sklearn.base import clone
 
 from learners.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
-from learners.reduced_set import ReducedSetQueryRankRLS, ReducedSetRankRLS, ReducedSetRLS
+from learners.reduced_set import ReducedSetGlobalRankRLS, ReducedSetQueryRankRLS, ReducedSetRLS
 
 ALPHAS = 2.0 ** np.array([-15, -7, -1, 0, 4, 15])
 GAMMA = 0.4
@@ -48,7 +48,7 @@ def _close(a, b, tol=1e-8):
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol * scale)
 
 
-@pytest.mark.parametrize("cls,kind", [(ReducedSetRLS, "rls"), (ReducedSetRankRLS, "global")])
+@pytest.mark.parametrize("cls,kind", [(ReducedSetRLS, "rls"), (ReducedSetGlobalRankRLS, "global")])
 def test_fit_and_path_equal_closed_form(rng, cls, kind):
     X, y = _data(rng)
     m = X.shape[0]
@@ -67,7 +67,7 @@ def test_fit_and_path_equal_closed_form(rng, cls, kind):
 
 
 @pytest.mark.parametrize("remove", [True, False])
-@pytest.mark.parametrize("cls,kind", [(ReducedSetRLS, "rls"), (ReducedSetRankRLS, "global")])
+@pytest.mark.parametrize("cls,kind", [(ReducedSetRLS, "rls"), (ReducedSetGlobalRankRLS, "global")])
 def test_holdout_sets_equal_retraining(rng, cls, kind, remove):
     """Large folds (direct route) and small folds (low-rank route), with and without removal."""
     X, Y = _data(rng, m=40, t=2)
@@ -125,15 +125,42 @@ def test_query_rankrls_leave_query_out_equals_retraining(rng):
         for a, P in zip(ALPHAS, lqo):
             expected, _ = _retrain(X, Y, train, U, np.setdiff1d(R, U), a, eps, "query", qids)
             _close(P[U], expected, 1e-7)
-    folds = [np.flatnonzero(np.isin(qids, [0, 1, 2])), np.flatnonzero(np.isin(qids, [3, 4, 5, 6]))]
-    for U, P in zip(folds, model.holdout_sets(folds)):
-        expected, _ = _retrain(X, Y, np.setdiff1d(np.arange(m), U), U,
-                               np.setdiff1d(R, U), 0.7, eps, "query", qids)
+    split = np.concatenate([np.flatnonzero(qids == 0)[:3], np.flatnonzero(qids == 4)[:1],
+                            np.array([R[2]])])                 # splits queries
+    folds = [np.flatnonzero(np.isin(qids, [0, 1, 2])), np.flatnonzero(np.isin(qids, [3, 4, 5, 6])),
+             np.unique(split), np.flatnonzero(qids == 2)[:5]]
+    for U, P in zip(folds, model.holdout_sets(folds, alphas=ALPHAS)):
+        for a, Pa in zip(ALPHAS, P):
+            expected, _ = _retrain(X, Y, np.setdiff1d(np.arange(m), U), U,
+                                   np.setdiff1d(R, U), a, eps, "query", qids)
+            _close(Pa, expected, 1e-7)
+    pairs = np.array([[0, 5], [R[0], R[3]]])
+    lpo = model.leave_pair_out(pairs)
+    for pr, P in zip(pairs, lpo):
+        expected, _ = _retrain(X, Y, np.setdiff1d(np.arange(m), pr), pr,
+                               np.setdiff1d(R, pr), 0.7, eps, "query", qids)
         _close(P, expected, 1e-7)
     with pytest.raises(InvalidInputError):
-        model.holdout(np.flatnonzero(qids == 0)[:3])     # splits a query
-    with pytest.raises(InvalidInputError):
         ReducedSetQueryRankRLS(n_basis=5).fit(X, Y)       # qids required
+
+
+def test_global_rankrls_leave_one_out_and_pairs(rng):
+    X, y = _data(rng, m=20)
+    m = X.shape[0]
+    model = ReducedSetGlobalRankRLS(alpha=0.3, gamma=GAMMA, n_basis=8, random_state=5).fit(X, y)
+    R, eps = model.basis_indices_, model.nystroem_.jitter_
+    loo = model.leave_one_out(alphas=ALPHAS[[0, 3]])
+    for j in range(m):
+        train = np.setdiff1d(np.arange(m), [j])
+        for a, la in zip(ALPHAS[[0, 3]], loo):
+            expected, _ = _retrain(X, y, train, np.array([j]), np.setdiff1d(R, [j]), a, eps,
+                                   "global")
+            _close(la[j], expected[0], 1e-7)
+    pairs = np.array([[R[0], 3], [1, 2]])
+    for pr, P in zip(pairs, model.leave_pair_out(pairs)):
+        expected, _ = _retrain(X, y, np.setdiff1d(np.arange(m), pr), pr, np.setdiff1d(R, pr),
+                               0.3, eps, "global")
+        _close(P, expected, 1e-7)
 
 
 def test_removal_matters_for_basis_vectors(rng):

@@ -393,3 +393,62 @@ class QueryBlockSpectral:
                 corr = (self.A_f[U] * d) @ AsU.T @ _solve_small(lG, lc[U])
                 out[h][k] = F[U] - corr
         return out
+
+
+class QuerySplitSpectral:
+    """Hold-out of arbitrary row sets (splitting queries) for dual query-structured RankRLS.
+
+    Well-conditioned alternative to :class:`TouchedSetSpectral` for ``L = D - P P^T``: the
+    coefficients live in ``W = range(C)`` (centred within queries), parametrized as
+    ``a = D^{1/2} H a~`` with H an orthonormal basis of W (one Householder reflector per
+    query). The full model is RLS in these coordinates, ``(S_H + λI) a~ = β_H`` with
+    ``S_H = H^T D^{1/2} K D^{1/2} H`` (positive definite when K is), so no 1/λ components
+    appear. Without the rows U the coefficient space is ``{H_U a~ = 0}`` and the
+    regularizer of the remaining rows R of touched queries is rescaled by
+    ``1 + E_R``, ``E_r = u_q / (n_q - u_q)``; with ``G = (S_H + λI)^{-1}`` (from the one
+    eigendecomposition), ``A = G^{-1} + λ H_R^T E_R H_R`` and Lagrange multipliers mu:
+
+        mu  = -(H_U A^{-1} H_U^T)^+ H_U A^{-1} β_H
+        nu  = (E_R^{-1}/λ + H_R G H_R^T)^{-1} H_R G (β_H + H_U^T mu)
+        f_U = K_{U,:} D^{1/2} H G (β_H + H_U^T mu - H_R^T nu).
+
+    Cost per set and λ: O(|T|^2 r + |T|^3), T = rows of the touched queries.
+    """
+
+    def __init__(self, HV, Wf, e, VtB, codes, nq):
+        self.HV, self.Wf, self.e, self.VtB = HV, Wf, e, VtB
+        self.codes, self.nq = codes, nq
+
+    def holdout(self, sets, lams):
+        out = [np.empty((lams.size, len(U), self.VtB.shape[1])) for U in sets]
+        prep = []
+        for U in sets:
+            qs = np.unique(self.codes[U])
+            T = np.flatnonzero(np.isin(self.codes, qs))
+            R = np.setdiff1d(T, U)
+            uq = np.bincount(self.codes[U], minlength=self.nq.size)
+            E = uq[self.codes[R]] / (self.nq[self.codes[R]] - uq[self.codes[R]])
+            prep.append((U, R, E, self.HV[U], self.HV[R], self.Wf[U]))
+        for k, lam in enumerate(lams):
+            d = 1.0 / (self.e + lam)
+            dVb = d[:, None] * self.VtB
+            for h, (U, R, E, YU, YR, WU) in enumerate(prep):
+                YUd, YRd, WUd = YU * d, YR * d, WU * d
+                GUU, GRU, GRR = YUd @ YU.T, YRd @ YU.T, YRd @ YR.T
+                gU, gR = YU @ dVb, YR @ dVb
+                fU = WU @ dVb
+                if R.size:
+                    Minner = GRR + np.diag(1.0 / (lam * E))
+                    MiGRU = _solve_small(Minner, GRU)
+                    MigR = _solve_small(Minner, gR)
+                    CAC = GUU - GRU.T @ MiGRU
+                    CAb = gU - GRU.T @ MigR
+                else:
+                    CAC, CAb = GUU, gU
+                mu = -np.linalg.lstsq(CAC, CAb, rcond=None)[0]
+                res = fU + (WUd @ YU.T) @ mu
+                if R.size:
+                    nu = MigR + MiGRU @ mu
+                    res -= (WUd @ YR.T) @ nu
+                out[h][k] = res
+        return out

@@ -37,7 +37,12 @@ from learners._validation import (
     validate_data,
 )
 from learners.errors import InvalidInputError, InvalidParameterError
-from learners.holdout import GlobalRankSpectral, QueryBlockSpectral, TouchedSetSpectral
+from learners.holdout import (
+    GlobalRankSpectral,
+    QueryBlockSpectral,
+    QuerySplitSpectral,
+    TouchedSetSpectral,
+)
 from learners.rls import KernelLearnerMixin, shape_output
 
 
@@ -73,6 +78,26 @@ class QueryLaplacian:
     def xtl(self, X, Y):
         """``X^T L Y``."""
         return dense(X.T @ self.apply_L(Y))
+
+    def householder(self):
+        """Per-query reflectors ``P_q = I - c_q v_q v_q^T`` mapping the first row of q to
+        ``1/sqrt(n_q)``; the other columns form an orthonormal basis H of range(C).
+
+        Returns ``(v, c, keep)``; ``keep`` marks the rows whose columns belong to H."""
+        first = np.zeros(self.m, dtype=bool)
+        _, idx = np.unique(self.codes, return_index=True)
+        first[idx] = True
+        v = first - 1.0 / np.sqrt(self.d)
+        vv = np.asarray(self.P.T @ (v * v)).ravel()
+        with np.errstate(divide="ignore"):
+            c = np.where(vv > 0, 2.0 / vv, 0.0)
+        return v, c, ~first
+
+    def apply_P(self, M, hh):
+        """``P M`` for the block-diagonal reflector P (rows of M). O(m k)."""
+        v, c, _ = hh
+        s = self.P.T @ (v[:, None] * M)                    # (q, k) per-query v^T M
+        return M - v[:, None] * (c[:, None] * s)[self.codes]
 
     def rows_of(self, q):
         return np.flatnonzero(self.codes == q)
@@ -388,9 +413,13 @@ class QueryRankRLS(_QueryStructuredRankRLS):
     Notes
     -----
     One fit: Cholesky of ``C K C + alpha D^{-1}`` (C: within-query centering, D: query sizes).
-    Path: eigendecomposition of ``S = D^{1/2} C K C D^{1/2}``. Leave-query-out (eq. 33) and any
-    hold-out set: Woodbury on the rows of the touched queries, O(|T|^2 m + |T|^3) per set
-    and λ (|T| = rows of the queries the set intersects) after one O(m^3) product.
+    Path: eigendecomposition of ``S = D^{1/2} C K C D^{1/2}``. Leave-query-out and hold-out
+    of whole queries (eq. 33): RLS down-date in the coordinates of S
+    (:class:`learners.holdout.QueryBlockSpectral`), O(|U|^2 m + |U|^3) per set and λ after
+    one O(m^3) product. Sets that split queries, leave-one-out and leave-pair-out inside
+    queries: :class:`learners.holdout.QuerySplitSpectral` (dual; a second eigendecomposition,
+    of ``S_H``) or :class:`learners.holdout.TouchedSetSpectral` (primal),
+    O(|T|^2 m + |T|^3) per set and λ, |T| = rows of the queries the set intersects.
     """
 
     def fit(self, X, y, qids=None):
@@ -420,19 +449,45 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         return np.isin(codes, touched).sum() == len(U)
 
     def _holdout(self, sets, lams):
-        """Whole-query sets via eq. (33) (:class:`QueryBlockSpectral`); sets that split a
-        query via :class:`TouchedSetSpectral`."""
-        whole = [self._whole_queries(U) for U in sets]
+        """Whole-query sets: eq. (33) via :class:`QueryBlockSpectral`. Sets that split a
+        query: :class:`QuerySplitSpectral` (dual) or :class:`TouchedSetSpectral` (primal,
+        where ``X^T L X + λI`` keeps it well conditioned)."""
         out = [None] * len(sets)
-        iw = [i for i, w in enumerate(whole) if w]
-        ip = [i for i, w in enumerate(whole) if not w]
-        if iw:
-            for i, r in zip(iw, self._block().holdout([sets[i] for i in iw], lams)):
+        whole = [i for i, U in enumerate(sets) if self._whole_queries(U)]
+        split = sorted(set(range(len(sets))) - set(whole))
+        if whole:
+            for i, r in zip(whole, self._block().holdout([sets[i] for i in whole], lams)):
                 out[i] = r
-        if ip:
-            for i, r in zip(ip, self._touched_holdout([sets[i] for i in ip], lams, self._ql)):
+        if split and self.solver_ == "primal":
+            res = self._touched_holdout([sets[i] for i in split], lams, self._ql)
+            for i, r in zip(split, res):
                 out[i] = r
+        elif split:
+            res = self._split().holdout([np.sort(sets[i]) for i in split], lams)
+            for i, r in zip(split, res):
+                out[i] = r[:, np.argsort(np.argsort(sets[i]))]
         return out
+
+    def _split(self):
+        """Cached :class:`QuerySplitSpectral` (dual): eigendecomposition of S_H."""
+        got = self._cache.get("split")
+        if got is None:
+            ql = self._ql
+            hh = ql.householder()
+            keep = hh[2]
+            K = self._train_kernel()
+            sd = np.sqrt(ql.d)
+            M1 = ql.apply_P(sd[:, None] * K * sd[None, :], hh)[keep]
+            SH = ql.apply_P(np.ascontiguousarray(M1.T), hh)[keep]
+            e, V = sym_eig(0.5 * (SH + SH.T), overwrite=True)
+            Vfull = np.zeros((ql.m, V.shape[1]))
+            Vfull[keep] = V
+            HV = ql.apply_P(Vfull, hh)                               # H V, (m, m - q)
+            Wf = K @ (sd[:, None] * HV)                              # K D^{1/2} H V
+            beta = ql.apply_P(sd[:, None] * self._Y, hh)[keep]
+            got = QuerySplitSpectral(HV, Wf, np.maximum(e, 0.0), V.T @ beta, ql.codes, ql.nq)
+            self._cache["split"] = got
+        return got
 
     def holdout_sets(self, sets, alphas=None):
         """Exact hold-out predictions (edges touching each set removed), list of arrays."""
@@ -461,11 +516,15 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         return shape_output(out, single, self._was_1d)
 
     def leave_pair_out(self, pairs, alphas=None):
-        """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t])."""
+        """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t]).
+
+        Each pair is a hold-out set (a Python loop over pairs, O(|T|^2 m) each, with |T| the
+        size of the pair's query); the vectorized O(1)-per-pair form exists for the global
+        ranker (:meth:`GlobalRankRLS.leave_pair_out`)."""
         check_is_fitted(self)
         pairs = check_pairs(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)
-        res = self._touched_holdout(list(pairs), lams, self._ql)
+        res = self._holdout(list(pairs), lams)
         return shape_output(np.stack(res, axis=1), single, self._was_1d)
 
     def __sklearn_tags__(self):

@@ -238,9 +238,11 @@ def test_query_rankrls_leave_query_out_and_whole_query_sets(rng, solver, multi):
         assert _rel(hu[k], _rank_brute(F, pairs, z, w, lam, train, union)) < RTOL, lam
 
 
-# Sets that split a query (and hold-out for a general preference graph) use the touched-row
-# Woodbury update, whose rounding error grows like eps / λ^2 (the block Q_TT carries 1/λ
-# components): checked to 1e-8 for λ >= 2^-5 and to 1e-4 below (down to 2^-15).
+# Hold-out for a general preference graph (dual) uses the touched-row Woodbury update, whose
+# rounding error grows like eps / λ^2 (the block Q_TT carries 1/λ components along the null
+# space of L): checked to 1e-8 for λ >= 2^-5 and to 1e-4 below (down to 2^-15). The primal
+# form (X^T L X + λI positive definite) and the query-structured splits (orthonormal
+# within-query basis, QuerySplitSpectral) are checked to 1e-8 over the whole range.
 SPLIT_LAMS = 2.0 ** np.arange(-15, 16, 2)
 
 
@@ -248,25 +250,29 @@ def _split_tol(lam):
     return RTOL if lam >= 2.0 ** -5 else 1e-4
 
 
-def test_query_rankrls_sets_splitting_queries_and_pairs(rng):
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+@pytest.mark.parametrize("multi", [False, True])
+def test_query_rankrls_sets_splitting_queries_and_pairs(rng, solver, multi):
     m = 24
     X = rng.normal(size=(m, 4))
-    y = rng.normal(size=m)
+    y = rng.normal(size=(m, 2) if multi else m)
     qids = rng.integers(0, 4, size=m)
-    model = QueryRankRLS(alpha=1.0, kernel="gaussian", gamma=0.5).fit(X, y, qids)
-    F = _features(X, "dual")
+    kw = {"kernel": "gaussian", "gamma": 0.5} if solver == "dual" else {}
+    model = QueryRankRLS(alpha=1.0, solver=solver, **kw).fit(X, y, qids)
+    F = _features(X, solver)
     pairs, z, w = _all_pairs(y, qids)
-    sets = [np.array([0, 5, 9]), np.array([7])]
+    mixed = np.r_[np.flatnonzero(qids == 1), np.flatnonzero(qids == 2)[:1]]  # whole + part
+    sets = [np.array([9, 0, 5]), np.array([7]), mixed]
     hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
     lp = pairs[:5]
     lpo = model.leave_pair_out(lp, alphas=SPLIT_LAMS)
     for k, lam in enumerate(SPLIT_LAMS):
         for H, got in zip(sets, hs):
             train = np.setdiff1d(np.arange(m), H)
-            assert _rel(got[k], _rank_brute(F, pairs, z, w, lam, train, H)) < _split_tol(lam)
+            assert _rel(got[k], _rank_brute(F, pairs, z, w, lam, train, H)) < RTOL, lam
         for p, got in zip(lp, lpo[k]):
             train = np.setdiff1d(np.arange(m), p)
-            assert _rel(got, _rank_brute(F, pairs, z, w, lam, train, p)) < _split_tol(lam)
+            assert _rel(got, _rank_brute(F, pairs, z, w, lam, train, p)) < RTOL, lam
 
 
 @pytest.mark.parametrize("solver", ["dual", "primal"])
@@ -283,10 +289,11 @@ def test_pairwise_rankrls_holdout(rng, solver):
     hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
     lpo = model.leave_pair_out(pairs[:3], alphas=SPLIT_LAMS)
     w = np.ones(len(pairs))
+    tol = _split_tol if solver == "dual" else (lambda lam: RTOL)
     for k, lam in enumerate(SPLIT_LAMS):
         for H, got in zip(sets, hs):
             train = np.setdiff1d(np.arange(m), H)
-            assert _rel(got[k], _rank_brute(F, pairs, mag, w, lam, train, H)) < _split_tol(lam)
+            assert _rel(got[k], _rank_brute(F, pairs, mag, w, lam, train, H)) < tol(lam)
         for p, got in zip(pairs[:3], lpo[k]):
             train = np.setdiff1d(np.arange(m), p)
-            assert _rel(got, _rank_brute(F, pairs, mag, w, lam, train, p)) < _split_tol(lam)
+            assert _rel(got, _rank_brute(F, pairs, mag, w, lam, train, p)) < tol(lam)

@@ -367,30 +367,29 @@ class ReducedSetRLS(_ReducedSetBase):
         alphas, single = check_alphas(alphas, self.alpha)
         cache = self._cache
         s, V, z = self._base_eig()
+        R = self.basis_indices_
         if "loo" not in cache:
-            Psi = cache["Phi"] @ V                       # (m, r)
-            R = self.basis_indices_
+            Psi = cache["Phi"] @ V                       # (m, r) rows in the eigenbasis
+            extra = None
             if self.remove_basis:
                 C = self.nystroem_.cholesky_
                 Ninv = sla.solve_triangular(C, np.eye(C.shape[0]), lower=True)  # C^-1
                 Ninv /= np.linalg.norm(Ninv, axis=0)
-                Nt = V.T @ Ninv                              # column j: removed direction
-            else:
-                Nt = None
-            cache["loo"] = (Psi, Nt)
-        Psi, Nt = cache["loo"]
+                Nt = V.T @ Ninv                          # column j: direction removed with R[j]
+                extra = (Nt, Psi[R] * Nt.T, (Nt * Nt).T)
+            cache["loo"] = (Psi, Psi * Psi, extra)
+        Psi, Psi2, extra = cache["loo"]
         Y = cache["Y"]
-        R = self.basis_indices_
         out = []
         for a in alphas:
             d = 1.0 / (s + a)
             dz = d[:, None] * z
-            H = np.einsum("ij,ij->i", Psi * d, Psi)
-            F = Psi @ dz
-            if Nt is not None:
-                PR = Psi[R]
-                q = np.einsum("ij,ij->j", Nt * d[:, None], Nt)     # n^T D n
-                pn = np.einsum("ij,ji->i", PR * d, Nt)              # psi^T D n
+            H = Psi2 @ d                                  # psi_j^T D psi_j
+            F = Psi @ dz                                  # fitted values
+            if extra is not None:                         # one constraint n_j^T w = 0
+                Nt, PN, N2 = extra
+                q = N2 @ d                                # n^T D n
+                pn = PN @ d                               # psi^T D n
                 H[R] -= pn ** 2 / q
                 F[R] -= (pn / q)[:, None] * (Nt.T @ dz)
             out.append(Y - (Y - F) / (1.0 - H)[:, None])

@@ -1,0 +1,131 @@
+"""PPI benchmark: where the time of the all-paths PPI pipeline goes, measured in ONE run.
+
+1. featurization throughput (pairs/s) per corpus, and for a sample of pair graphs the
+   all-paths matrix by the unit-triangular inverse of acyclic graphs (``dtrtri``, our
+   path) against the general dense inverse (``numpy.linalg.inv``) — ratio;
+2. the dense kernel matrix: dense-BLAS block for frequent label pairs + sparse tail
+   (``gram_matrix``) against a plain sparse product — ratio;
+3. learning cost of ONE outer CV fold per corpus: full RLS (eigendecomposition of the
+   m_train × m_train kernel, then all λ and all leave-one-document-out predictions) against
+   reduced-set RLS with ≤ 4000 random basis vectors (Paper V's learner); the 10-fold CV
+   time is extrapolated ×10;
+4. BLAS threads: one eigendecomposition of an LLL-sized kernel with 1 and 2 threads (on a
+   machine shared by several processes, multithreaded BLAS on small matrices can be much
+   slower — the reason for the CLI's ``--blas-threads 1`` default).
+
+Usage::
+
+    python -m benchmarks.bench_ppi [--data-dir D] [--corpora AIMed LLL ...] [--output F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from corpora.atomic import write_json
+from corpora.datadir import resolve_data_dir
+from corpora.ppi_xml import read_corpus
+from learners.all_paths import all_paths_matrix, gram_matrix
+from ppi.evaluation import ALPHAS, select_parameters
+from ppi.features import PairFeaturizer, corpus_graphs
+from ppi.folds import document_folds
+
+
+def timed(fn, *a, **k):
+    t = time.perf_counter()
+    out = fn(*a, **k)
+    return out, time.perf_counter() - t
+
+
+def bench_corpus(path, name, n_sample=300, do_learn=True):
+    res = {"corpus": name}
+    corpus = read_corpus(path)
+    f = PairFeaturizer()
+    (data,), t_feat = timed(f.fit_transform, [corpus])
+    res.update(pairs=len(data), featurize_seconds=t_feat, pairs_per_second=len(data) / t_feat,
+               n_features=int(data.X.shape[1]), nnz_per_pair=data.X.nnz / len(data))
+    # 1. inverse: triangular (ours) vs general
+    inst = corpus_graphs(corpus)[0][:n_sample]
+    As = [g.adjacency() for pair in inst for g in pair]
+    with threadpool_limits(1):
+        _, t_ours = timed(lambda: [all_paths_matrix(A) for A in As])
+        _, t_inv = timed(lambda: [np.linalg.inv(np.eye(len(A)) - A) for A in As])
+    res.update(inverse_ours_seconds=t_ours, inverse_general_seconds=t_inv,
+               inverse_speedup=t_inv / t_ours, inverse_sample_graphs=len(As))
+    # 2. kernel
+    K, t_gram = timed(gram_matrix, data.X)
+    res["gram_seconds"] = t_gram
+    if len(data) <= 6000:
+        K2, t_sparse = timed(lambda: (data.X @ data.X.T).toarray())
+        res.update(gram_sparse_seconds=t_sparse, gram_speedup=t_sparse / t_gram,
+                   gram_max_abs_diff=float(np.abs(K - K2).max()))
+        del K2
+    if not do_learn:
+        return res
+    # 3. one outer fold, both learners
+    fold = document_folds(data.document_ids, data.y, 10, 0)
+    train = np.flatnonzero(fold != 0)
+    Kt = K[np.ix_(train, train)]
+    res["m_train"] = int(len(train))
+    for learner in ("rls", "reduced_set"):
+        if learner == "reduced_set" and len(train) <= 4000:
+            res["reduced_set_same_as_rls"] = True
+            continue
+        (model, choice), t = timed(select_parameters, Kt, data.y[train],
+                                   data.document_ids[train], ALPHAS, learner)
+        res[f"{learner}_fold_seconds"] = t
+        res[f"{learner}_cv_seconds_extrapolated"] = 10 * t
+        res[f"{learner}_inner_f1"] = choice["f1"]
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--corpora", nargs="+",
+                    default=["LLL", "HPRD50", "IEPA", "AIMed", "BioInfer"])
+    ap.add_argument("--no-learn", action="store_true", help="skip part 3")
+    ap.add_argument("--output", default=None)
+    args = ap.parse_args(argv)
+    root = resolve_data_dir(args.data_dir)
+    out = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
+                       "load_average": os.getloadavg()}, "corpora": []}
+    with threadpool_limits(1):
+        for name in args.corpora:
+            r = bench_corpus(root / "ppi" / f"{name}-learning-format.xml.gz", name,
+                             do_learn=not args.no_learn)
+            out["corpora"].append(r)
+            print(f"{name}: {r['pairs']} pairs, featurize {r['featurize_seconds']:.1f} s "
+                  f"({r['pairs_per_second']:.0f} pairs/s), inverse speed-up "
+                  f"{r['inverse_speedup']:.1f}x, gram {r['gram_seconds']:.1f} s"
+                  + (f" ({r['gram_speedup']:.1f}x vs sparse)" if "gram_speedup" in r else "")
+                  + "".join(f", {k} {r[k]:.1f} s" for k in
+                            ("rls_fold_seconds", "reduced_set_fold_seconds") if k in r),
+                  flush=True)
+    # 4. BLAS threads on a small eigendecomposition
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(330, 200))
+    S = B @ B.T
+    import scipy.linalg as sla
+    for n in (1, 2):
+        with threadpool_limits(n):
+            _, t = timed(lambda: [sla.eigh(S, driver="evd") for _ in range(5)])
+        out[f"eigh330_threads{n}_seconds"] = t / 5
+    out["machine"]["load_average_end"] = os.getloadavg()
+    print(f"eigh 330x330: 1 thread {out['eigh330_threads1_seconds'] * 1e3:.1f} ms, "
+          f"2 threads {out['eigh330_threads2_seconds'] * 1e3:.1f} ms; load average "
+          f"{out['machine']['load_average']}")
+    if args.output:
+        write_json(args.output, out)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -145,7 +145,13 @@ class _GreedyBase(RegressorMixin, BaseEstimator):
         self.selected_ = sel
         self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
         self._W = W
-        return errors, Y.shape[1]
+        return errors, Y.shape
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
+        return tags
 
     def predict(self, X):
         """Linear predictions ``X w`` with ``w`` zero outside ``selected_``."""
@@ -181,8 +187,8 @@ class GreedyRLS(_GreedyBase):
     """
 
     def fit(self, X, y):
-        errors, t = self._select(X, y, None, lambda X, Y, codes: (X, Y))
-        self.loo_errors_ = errors / (X.shape[0] * t)
+        errors, (m, t) = self._select(X, y, None, lambda X, Y, codes: (X, Y))
+        self.loo_errors_ = errors / (m * t)
         return self
 
 
@@ -222,7 +228,7 @@ class GreedyRankRLS(_GreedyBase):
             return (scale * (X - (Xm / n_q[:, None])[codes]),
                     scale * (Y - (Ym / n_q[:, None])[codes]))
 
-        errors, t = self._select(X, y, codes, transform)
+        errors, (_, t) = self._select(X, y, codes, transform)
         n_pairs = float(np.sum(n_q * (n_q - 1) / 2))
         if n_pairs == 0:
             raise InvalidInputError("every query has a single row; there are no pairs to rank")

@@ -111,6 +111,11 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         self.jitter = jitter
         self.remove_basis = remove_basis
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
     # ------------------------------------------------------------------ fitting
     def _fit(self, X, y, groups):
         alpha = check_alpha(self.alpha)

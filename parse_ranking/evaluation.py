@@ -1,0 +1,197 @@
+"""Article-level cross-validation of parse rankers and the parse ranking measures.
+
+Protocol (Paper I §5.2; Paper III §4 — parses of one sentence never straddle folds; here
+whole *articles* are kept together because articles differ by ~0.03 F, see
+../shared/notes/link-grammar.md): the articles are shuffled with ``seed`` and split into
+``n_folds`` groups; for each outer fold the representation's vocabulary and the kernel are
+fitted on the training sentences, each ranker chooses λ by inner leave-query-out
+(:func:`parse_ranking.ranking.fit_ranker`) and scores the test parses.
+
+Measures on the pooled out-of-fold scores, each computed per sentence and averaged over
+sentences (:mod:`learners.measures`; never re-implemented):
+
+* ``kendall_tau_b`` — τ_b between gold F and predicted scores (sentences where it is
+  undefined are skipped and counted);
+* ``disagreement`` — fraction of misordered parse pairs with different F (Paper I eq. 1;
+  a tie in predictions counts as an error);
+* ``top1_f`` — gold F of the parse the ranker puts first (ties in predicted scores broken
+  by LG's order); ``oracle_f`` — F of the best parse; ``lg_first_f`` — F of LG's first.
+
+Optional label noise (paper 002 §6.1): Gaussian noise with standard deviation σ is added to
+the *training* scores only (test scores stay clean), one draw per (σ, fold) from ``seed``.
+"""
+
+import time
+
+import numpy as np
+
+from learners.all_paths import gram_matrix
+from learners.errors import InvalidInputError, InvalidParameterError
+from learners.measures import disagreement_error, kendall_tau_b
+from parse_ranking.ranking import DEFAULT_ALPHAS, RANKERS, fit_ranker
+from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation
+
+__all__ = ["flatten", "article_folds", "ranking_measures", "cross_validate"]
+
+
+def flatten(records, max_parses=None):
+    """Records → (items, y, qids, articles, lg_rank) with one row per parse.
+
+    ``max_parses`` keeps LG's first k distinct parses of each sentence; sentences left with
+    fewer than two distinct F values are dropped.
+    """
+    items, y, qids, arts, ranks = [], [], [], [], []
+    for rec in records:
+        parses = rec["parses"][:max_parses] if max_parses else rec["parses"]
+        if len({p["f"] for p in parses}) < 2:
+            continue
+        for p in parses:
+            items.append((p, rec["text"]))
+            y.append(p["f"])
+            qids.append(rec["id"])
+            arts.append(rec["article"])
+            ranks.append(p["lg_rank"])
+    if not items:
+        raise InvalidInputError("no sentence with at least two distinct parse scores")
+    return items, np.asarray(y), np.asarray(qids), np.asarray(arts), np.asarray(ranks)
+
+
+def article_folds(articles, n_folds, seed=0):
+    """Fold id per row: articles shuffled with ``seed`` and dealt into ``n_folds`` groups."""
+    uniq = np.unique(articles)
+    if n_folds < 2 or n_folds > uniq.size:
+        raise InvalidParameterError(f"n_folds must be in 2..{uniq.size} (articles), got "
+                                    f"{n_folds}")
+    perm = np.random.default_rng(seed).permutation(uniq.size)
+    fold_of = np.empty(uniq.size, dtype=np.intp)
+    fold_of[perm] = np.arange(uniq.size) % n_folds
+    return fold_of[np.searchsorted(uniq, articles)]
+
+
+def _top1(y, scores, qids, lg_rank):
+    """Mean over queries of the gold score of the top-scored row (ties → LG order)."""
+    order = np.lexsort((lg_rank, -scores, qids))
+    q_sorted = qids[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = q_sorted[1:] != q_sorted[:-1]
+    return float(np.mean(y[order[first]]))
+
+
+def _per_query_max(y, qids):
+    order = np.lexsort((-y, qids))
+    q_sorted = qids[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = q_sorted[1:] != q_sorted[:-1]
+    return float(np.mean(y[order[first]]))
+
+
+def ranking_measures(y, scores, qids, lg_rank):
+    """The four parse ranking measures (module docstring) plus LG's first-parse F."""
+    tau = kendall_tau_b(y, scores, qids, return_details=True)
+    return {"kendall_tau_b": float(tau.value),
+            "kendall_tau_b_skipped": int(tau.n_skipped),
+            "disagreement": float(disagreement_error(y, scores, qids)),
+            "top1_f": _top1(y, scores, qids, lg_rank),
+            "oracle_f": _per_query_max(y, qids),
+            "lg_first_f": _top1(y, -lg_rank.astype(float), qids, lg_rank),
+            "n_sentences": int(np.unique(qids).size), "n_parses": int(y.size)}
+
+
+def _features(kind, items_tr, items_te, rep_params):
+    rep = ParseRepresentation(kind, **rep_params)
+    X_tr = rep.fit_transform(items_tr)
+    X_te = rep.transform(items_te)
+    return gram_matrix(X_tr), gram_matrix(X_te, X_tr)
+
+
+def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", "rls"),
+                   n_folds=5, alphas=DEFAULT_ALPHAS, seed=0, max_parses=None,
+                   noise=(), rep_params=None, max_pairs=2_000_000, progress=True,
+                   threads=1):
+    """Article-level CV (module docstring). Returns the results dict written by ``cv``.
+
+    ``results["rankers"]`` has one entry per ranker and kernel (``"rankrls[locality]"``;
+    ``"lg"`` alone), each with the measures on the pooled out-of-fold scores, the per-fold
+    measures and the λ chosen in each fold. With ``noise`` (σ values), entries
+    ``"<ranker>[<kernel>]+noise<σ>"`` are added for every learned ranker. ``threads`` caps
+    the BLAS threads (on a shared, loaded machine one thread is many times faster than
+    an oversubscribed pool).
+    """
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=int(threads)):
+        return _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses,
+                               noise, rep_params, max_pairs, progress)
+
+
+def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses, noise,
+                    rep_params, max_pairs, progress):
+    for k in kernels:
+        if k not in REPRESENTATIONS:
+            raise InvalidParameterError(f"unknown kernel {k!r}; choose from {REPRESENTATIONS}")
+    for r in rankers:
+        if r not in RANKERS:
+            raise InvalidParameterError(f"unknown ranker {r!r}; choose from {RANKERS}")
+    rep_params = dict(rep_params or {})
+    items, y, qids, arts, lg_rank = flatten(records, max_parses)
+    folds = article_folds(arts, n_folds, seed)
+    learned = [r for r in rankers if r != "lg"]
+    settings = [(r, k, s) for k in kernels for r in learned for s in (0.0, *noise)]
+    scores = {key: np.full(y.size, np.nan) for key in settings}
+    chosen = {key: [] for key in settings}
+    timings = {}
+    rng = np.random.default_rng(seed)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=n_folds * len(kernels) * max(len(learned) * (1 + len(noise)), 1),
+                   desc="parse_ranking cv", unit="fit")
+    for f in range(n_folds):
+        te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
+        noisy = {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}
+        for k in kernels:
+            t0 = time.perf_counter()
+            K_tr, K_te = _features(k, [items[i] for i in tr], [items[i] for i in te],
+                                   rep_params)
+            timings[f"features+gram[{k}]"] = timings.get(f"features+gram[{k}]", 0.0) + \
+                time.perf_counter() - t0
+            for r in learned:
+                for s in (0.0, *noise):
+                    t0 = time.perf_counter()
+                    y_fit = y[tr] if s == 0.0 else noisy[s]
+                    try:
+                        model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
+                                                 max_pairs=max_pairs, seed=seed)
+                        scores[(r, k, s)][te] = model.predict(K_te)
+                    except InvalidInputError as exc:
+                        info = {"skipped": str(exc)}
+                    chosen[(r, k, s)].append(info)
+                    key = f"{r}[{k}]"
+                    timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
+                    if bar is not None:
+                        bar.update(1)
+    if bar is not None:
+        bar.close()
+    out = {}
+    if "lg" in rankers:
+        out["lg"] = _summary(y, -lg_rank.astype(float), qids, lg_rank, folds, n_folds)
+    for (r, k, s), sc in scores.items():
+        name = f"{r}[{k}]" + (f"+noise{s:g}" if s else "")
+        if np.isnan(sc).any():
+            out[name] = {"skipped": [c.get("skipped") for c in chosen[(r, k, s)]
+                                     if "skipped" in c]}
+            continue
+        out[name] = _summary(y, sc, qids, lg_rank, folds, n_folds)
+        out[name]["fold_info"] = chosen[(r, k, s)]
+        out[name].update(ranker=r, kernel=k, noise=s)
+    return {"rankers": out, "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
+            "data": {"sentences": int(np.unique(qids).size), "parses": int(y.size),
+                     "articles": int(np.unique(arts).size), "folds": n_folds,
+                     "max_parses": max_parses, "alphas": [float(a) for a in alphas],
+                     "seed": seed, "noise": list(noise), "representation": rep_params}}
+
+
+def _summary(y, sc, qids, lg_rank, folds, n_folds):
+    res = ranking_measures(y, sc, qids, lg_rank)
+    res["per_fold"] = [ranking_measures(y[folds == f], sc[folds == f], qids[folds == f],
+                                        lg_rank[folds == f]) for f in range(n_folds)]
+    return res

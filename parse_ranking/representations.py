@@ -1,0 +1,166 @@
+"""Representations of Link Grammar parses as sparse feature rows (linear kernel = the kernel).
+
+Four representations of one linkage (a record of :mod:`parse_ranking.dataset`), from the
+parse ranking papers (Tsivtsivadze et al. 2005 features; 2006 locality-convolution kernel;
+Pahikkala et al. 2006 graph representation — thesis ../shared/papers/003 §2.2.1, §2.2.3):
+
+* ``"bag_of_links"``: counts of link types (LG labels such as ``Ss``, ``Mp``, ``Jp``).
+* ``"links_words"``: link types plus link types with their words — ``label``,
+  ``label|left word``, ``label|right word``, ``label|left|right`` (words lower-cased from
+  the sentence by character offsets, so LG subscripts do not split counts; walls are
+  ``LEFT-WALL`` / ``RIGHT-WALL``).
+* ``"locality"``: the locality-convolution kernel (:mod:`parse_ranking.locality`) over the
+  sequence of link types in order of appearance (links sorted by left word, then right).
+* ``"graph"``: the all-paths graph kernel (:mod:`learners.all_paths`, shared with ``ppi``)
+  on a graph with one vertex per word (labels: the word and LG's subscript class, e.g.
+  ``W:levels``, ``S:n``) and one vertex per link (label ``L:<type>``), each link vertex
+  joined to its two words in both directions with weight ``edge_weight`` (0.3);
+  ``on_divergence="scale"`` keeps the Neumann series convergent on dense linkages.
+
+Every representation returns unit-norm CSR rows by default (cosine-normalised kernel), so
+long and short sentences weigh alike. ``fit`` learns the vocabulary on training parses;
+``transform`` maps new ones into it.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction import DictVectorizer
+
+from learners.all_paths import AllPathsVectorizer, LabelledGraph
+from learners.errors import InvalidParameterError
+from parse_ranking.locality import LocalityConvolutionVectorizer
+
+__all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
+           "parse_graph"]
+
+REPRESENTATIONS = ("bag_of_links", "links_words", "locality", "graph")
+WALL_NAMES = ("LEFT-WALL", "RIGHT-WALL")
+
+
+def parse_words(parse, text):
+    """Lower-cased surface word of every LG word (walls keep their names)."""
+    out = []
+    for word, start, end in parse["words"]:
+        base = word.split("[", 1)[0]
+        if base in WALL_NAMES:
+            out.append(base)
+        elif end > start:
+            out.append(text[start:end].lower())
+        else:
+            out.append(base.lower())
+    return out
+
+
+def _subscript(word):
+    """LG's dictionary subscript (``levels.n`` → ``n``), '' when absent."""
+    base = word.split("[", 1)[0]
+    if base in WALL_NAMES or "." not in base[1:]:
+        return ""
+    return base.rsplit(".", 1)[1]
+
+
+def link_sequence(parse):
+    """Link types in order of appearance (sorted by left word, then right word)."""
+    return [lab for _, _, lab in sorted(parse["links"], key=lambda x: (x[0], x[1]))]
+
+
+def _bag(parse, text, with_words):
+    feats = {}
+    words = parse_words(parse, text) if with_words else None
+    for a, b, lab in parse["links"]:
+        keys = [lab]
+        if with_words:
+            keys += [f"{lab}|L={words[a]}", f"{lab}|R={words[b]}",
+                     f"{lab}|{words[a]}|{words[b]}"]
+        for k in keys:
+            feats[k] = feats.get(k, 0) + 1
+    return feats
+
+
+def parse_graph(parse, text, edge_weight=0.3):
+    """:class:`learners.all_paths.LabelledGraph` of a linkage (see module docstring)."""
+    words = parse_words(parse, text)
+    n_words = len(words)
+    labels = []
+    for word, (raw, _, _) in zip(words, parse["words"]):
+        sub = _subscript(raw)
+        labels.append([f"W:{word}"] + ([f"S:{sub}"] if sub else []))
+    edges = []
+    for k, (a, b, lab) in enumerate(parse["links"]):
+        v = n_words + k
+        labels.append([f"L:{lab}"])
+        edges += [(a, v), (v, a), (b, v), (v, b)]
+    edges = np.asarray(edges, dtype=np.intp).reshape(-1, 2)
+    return LabelledGraph(n_vertices=len(labels), edges=edges,
+                         weights=np.full(len(edges), float(edge_weight)), labels=labels)
+
+
+class ParseRepresentation:
+    """Parses → sparse rows for one of :data:`REPRESENTATIONS`.
+
+    Parameters
+    ----------
+    kind : str
+    normalize : bool, default True
+    window, theta, matching : locality-kernel parameters (``kind="locality"``)
+    edge_weight, variant : graph parameters (``kind="graph"``)
+
+    Input to ``fit``/``transform``: a list of ``(parse, sentence_text)`` pairs.
+    """
+
+    def __init__(self, kind="locality", normalize=True, window=2, theta=1.0,
+                 matching="sensitive", edge_weight=0.3, variant="sum"):
+        self.kind = kind
+        self.normalize = normalize
+        self.window = window
+        self.theta = theta
+        self.matching = matching
+        self.edge_weight = edge_weight
+        self.variant = variant
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in ("kind", "normalize", "window", "theta",
+                                              "matching", "edge_weight", "variant")}
+
+    def _check(self):
+        if self.kind not in REPRESENTATIONS:
+            raise InvalidParameterError(f"representation must be one of {REPRESENTATIONS}, "
+                                        f"got {self.kind!r}")
+
+    @staticmethod
+    def _unit(X):
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        return (sp.diags(scale) @ X).tocsr()
+
+    def fit_transform(self, items):
+        self._check()
+        items = list(items)
+        if self.kind in ("bag_of_links", "links_words"):
+            self.vec_ = DictVectorizer(sparse=True)
+            X = self.vec_.fit_transform([_bag(p, t, self.kind == "links_words")
+                                         for p, t in items]).tocsr().astype(float)
+            return self._unit(X) if self.normalize else X
+        if self.kind == "locality":
+            self.vec_ = LocalityConvolutionVectorizer(self.window, self.theta, self.matching,
+                                                      self.normalize)
+            return self.vec_.fit_transform([link_sequence(p) for p, _ in items])
+        self.vec_ = AllPathsVectorizer(variant=self.variant, normalize=self.normalize,
+                                       on_divergence="scale")
+        return self.vec_.fit_transform([parse_graph(p, t, self.edge_weight)
+                                        for p, t in items]).tocsr()
+
+    def fit(self, items):
+        self.fit_transform(items)
+        return self
+
+    def transform(self, items):
+        items = list(items)
+        if self.kind in ("bag_of_links", "links_words"):
+            X = self.vec_.transform([_bag(p, t, self.kind == "links_words")
+                                     for p, t in items]).tocsr().astype(float)
+            return self._unit(X) if self.normalize else X
+        if self.kind == "locality":
+            return self.vec_.transform([link_sequence(p) for p, _ in items])
+        return self.vec_.transform([parse_graph(p, t, self.edge_weight)
+                                    for p, t in items]).tocsr()

@@ -214,6 +214,40 @@ def _blocks(A, w, Hs):
     return out
 
 
+def _chol3_solve(a, b, c, d, e, f, r0, r1, r2):
+    """Solve [[a,b,c],[b,d,e],[c,e,f]] x = r for stacks of SPD 3 x 3 systems (a..f: (n,),
+    r: (n, t)) by an explicit Cholesky factorization; rows where it breaks down (not
+    numerically positive definite) are re-solved with LU."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        l00 = np.sqrt(a)
+        l10, l20 = b / l00, c / l00
+        l11 = np.sqrt(d - l10 * l10)
+        l21 = (e - l20 * l10) / l11
+        l22 = np.sqrt(f - l20 * l20 - l21 * l21)
+        y0 = r0 / l00[:, None]
+        y1 = (r1 - l10[:, None] * y0) / l11[:, None]
+        y2 = (r2 - l20[:, None] * y0 - l21[:, None] * y1) / l22[:, None]
+        x2 = y2 / l22[:, None]
+        x1 = (y1 - l21[:, None] * x2) / l11[:, None]
+        x0 = (y0 - l10[:, None] * x1 - l20[:, None] * x2) / l00[:, None]
+    bad = ~(np.isfinite(x0).all(axis=1) & np.isfinite(x1).all(axis=1)
+            & np.isfinite(x2).all(axis=1))
+    if np.any(bad):
+        M = np.empty((int(bad.sum()), 3, 3))
+        M[:, 0, 0], M[:, 1, 1], M[:, 2, 2] = a[bad], d[bad], f[bad]
+        M[:, 0, 1] = M[:, 1, 0] = b[bad]
+        M[:, 0, 2] = M[:, 2, 0] = c[bad]
+        M[:, 1, 2] = M[:, 2, 1] = e[bad]
+        R = np.stack([r0[bad], r1[bad], r2[bad]], axis=1)
+        try:
+            X = np.linalg.solve(M, R)
+        except np.linalg.LinAlgError as exc:
+            raise InvalidInputError("a leave-pair-out system is singular; increase alpha") \
+                from exc
+        x0[bad], x1[bad], x2[bad] = X[:, 0], X[:, 1], X[:, 2]
+    return x0, x1, x2
+
+
 class GlobalRankSpectral:
     """Hold-out for the all-pairs (global) RankRLS, magnitude-preserving cost (Paper I eq. 21).
 
@@ -253,6 +287,8 @@ class GlobalRankSpectral:
             f_U = -(1/c) [ (E L~ y)_U + (B_U - (E B)_U) (B^T E B)^{-1} B^T E L~ y ].
         """
         n, u = Hs.shape
+        if u == 2:
+            return self._pairs(Hs, lams)
         c = float(self.m - u)
         rc = np.sqrt(c)
         Y = self.Y
@@ -260,14 +296,8 @@ class GlobalRankSpectral:
         sig = self.sumY[None, :] - YU.sum(axis=1)                    # 1_Ubar^T y, (n, t)
         out = np.empty((lams.size, n, u, Y.shape[1]))
         eye = np.eye(1 + u)
-        Ly = self.A.T @ (Y - Y.mean(axis=0))                        # A^T (centered y)
         for k, lam in enumerate(lams):
-            q = self.q_weights(lam, c)
-            eform = False
-            if self.kind == "dual":
-                ew = lam / (lam + c * self.s)
-                eform = np.linalg.norm(c * q[:, None] * Ly) >= np.linalg.norm(ew[:, None] * Ly)
-            w = ew if eform else q
+            w, eform = self._weights(lam, c)
             W1 = self.A @ (w * self.At1)
             WY = self.A @ (w[:, None] * self.AtY)
             s11, s1Y = W1.sum(), WY.sum(axis=0)
@@ -299,6 +329,69 @@ class GlobalRankSpectral:
                 out[k] = -(z + np.einsum("nuk,nkt->nut", WB, sol)) / c
             else:
                 out[k] = z - np.einsum("nuk,nkt->nut", WB, sol)
+        return out
+
+    def _weights(self, lam, c):
+        """(weights, eform) for one λ: Q-form q = s/(λ+cs) or E-form λ/(λ+cs) (see above)."""
+        q = self.q_weights(lam, c)
+        if self.kind == "dual":
+            ew = lam / (lam + c * self.s)
+            if np.linalg.norm(c * q[:, None] * self._Ly) >= np.linalg.norm(ew[:, None] * self._Ly):
+                return ew, True
+        return q, False
+
+    @property
+    def _Ly(self):
+        if not hasattr(self, "_Ly_cache"):
+            self._Ly_cache = self.A.T @ (self.Y - self.Y.mean(axis=0))
+        return self._Ly_cache
+
+    def _pairs(self, Hs, lams):
+        """Leave-pair-out: the u = 2 case of eq. (38) written out on 1-D arrays (no 3-D
+        temporaries), with the 3 x 3 system solved by a vectorized Cholesky factorization
+        (``B^T E B`` is positive definite, ``B^T Q B - I = -(1/c) B^T E B`` negative definite).
+        O(m^2 r) per λ for the pair entries, then O(t) per pair."""
+        n = Hs.shape[0]
+        c = float(self.m - 2)
+        rc = np.sqrt(c)
+        i, j = Hs[:, 0], Hs[:, 1]
+        Yi, Yj = self.Y[i], self.Y[j]
+        sig = self.sumY[None, :] - Yi - Yj
+        out = np.empty((lams.size, n, 2, self.Y.shape[1]))
+        A2 = self.A * self.A
+        for k, lam in enumerate(lams):
+            w, eform = self._weights(lam, c)
+            W1 = self.A @ (w * self.At1)
+            WY = self.A @ (w[:, None] * self.AtY)
+            s11, s1Y = W1.sum(), WY.sum(axis=0)
+            dg = A2 @ w
+            Wii, Wjj = dg[i], dg[j]
+            Wij = _pair_entries(self.A, w, i, j)
+            W1i, W1j, WYi, WYj = W1[i], W1[j], WY[i], WY[j]
+            g1 = W1i - Wii - Wij
+            g2 = W1j - Wij - Wjj
+            h = s11 - 2.0 * (W1i + W1j) + Wii + 2.0 * Wij + Wjj
+            z1 = c * (WYi - Wii[:, None] * Yi - Wij[:, None] * Yj) - g1[:, None] * sig
+            z2 = c * (WYj - Wij[:, None] * Yi - Wjj[:, None] * Yj) - g2[:, None] * sig
+            top = c * (s1Y[None, :] - WYi - WYj) - h[:, None] * sig \
+                - c * (g1[:, None] * Yi + g2[:, None] * Yj)
+            # S = +-(B^T W B [- I]) positive definite; solve S x = sgn * rhs
+            sgn = 1.0 if eform else -1.0
+            S00, S01, S02 = sgn * h, sgn * rc * g1, sgn * rc * g2
+            S11, S12, S22 = sgn * c * Wii, sgn * c * Wij, sgn * c * Wjj
+            if not eform:
+                S00, S11, S22 = S00 + 1.0, S11 + 1.0, S22 + 1.0
+            x0, x1, x2 = _chol3_solve(S00, S01, S02, S11, S12, S22,
+                                      sgn * top, sgn * rc * z1, sgn * rc * z2)
+            if eform:
+                f1 = -(z1 - g1[:, None] * x0 + (rc - rc * Wii)[:, None] * x1
+                       - (rc * Wij)[:, None] * x2) / c
+                f2 = -(z2 - g2[:, None] * x0 - (rc * Wij)[:, None] * x1
+                       + (rc - rc * Wjj)[:, None] * x2) / c
+            else:
+                f1 = z1 - (g1[:, None] * x0 + (rc * Wii)[:, None] * x1 + (rc * Wij)[:, None] * x2)
+                f2 = z2 - (g2[:, None] * x0 + (rc * Wij)[:, None] * x1 + (rc * Wjj)[:, None] * x2)
+            out[k, :, 0], out[k, :, 1] = f1, f2
         return out
 
     def holdout_sets(self, sets, lams):

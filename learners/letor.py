@@ -16,7 +16,10 @@ Learners (all linear, on the 45 QueryLevelNorm features):
 * ``rls`` — RLS regression on the labels, :class:`learners.RLS` in the primal with a constant
   feature appended (a lightly regularized bias); λ path from one decomposition;
 * ``ranksvm`` — :class:`learners.ranksvm.RankSVM` (pairwise hinge within queries), one fit
-  per C.
+  per C;
+* ``cgrankrls`` (extra, not in ``all``) — RankRLS on the "relevant pairs" only (same query,
+  different labels; Paper I's recommended setting) by conjugate gradients,
+  :class:`learners.cg.CGRankRLS` with ``ties="exclude"``, one CG solve per λ.
 
 ``run_letor`` returns the result dictionary written as ``results.json``; ``write_letor_report``
 adds ``results.md`` with the published LETOR 3.0 baselines beside ours.
@@ -34,14 +37,16 @@ from learners.measures import disagreement_error, letor_evaluation, mean_average
 from learners.report import markdown_table, write_report
 
 DATASETS = {"OHSUMED": {"n_features": 45, "n_parts": 5}}
-LEARNERS = ("rankrls", "rls", "ranksvm")
+LEARNERS = ("rankrls", "rls", "ranksvm")   # what ``--learner all`` runs
+EXTRA_LEARNERS = ("cgrankrls",)
 MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10",
             "disagreement", "disagreement_2v01"]
 # λ grids: Paper I's 2^-15..2^15 for RLS; RankRLS sums the squared loss over all pairs of a
 # query, so X^T L X is about (query size ≈ 150 ≈ 2^7) times larger than X^T X and its grid
 # reaches 2^30 (on OHSUMED validation MAP still rises at 2^15). Every λ of a grid comes from
 # one eigendecomposition, so a long grid is cheap.
-DEFAULT_ALPHAS = {"rls": 2.0 ** np.arange(-15, 16), "rankrls": 2.0 ** np.arange(-15, 31)}
+DEFAULT_ALPHAS = {"rls": 2.0 ** np.arange(-15, 16), "rankrls": 2.0 ** np.arange(-15, 31),
+                  "cgrankrls": 2.0 ** np.arange(-15, 31)}
 # C multiplies the summed pairwise hinge loss; below ~1e-6 every pair is active and the
 # ranking no longer changes (w is proportional to the sum of pair differences).
 DEFAULT_CS = 10.0 ** np.arange(-7, 1)
@@ -122,6 +127,20 @@ def _ranksvm_path(X, y, qids, grid, seed, progress=None):
     return "C", grid, lambda Z: np.stack([m.predict(Z) for m in models])
 
 
+def _cgrankrls_path(X, y, qids, grid, seed, progress=None):
+    from learners.cg import CGRankRLS
+
+    models = []
+    for alpha in grid:
+        models.append(CGRankRLS(alpha=float(alpha), ties="exclude", tol=1e-8).fit(X, y, qids))
+        if progress is not None:
+            progress.update(1)
+    return "alpha", grid, lambda Z: np.stack([m.predict(Z) for m in models])
+
+
+_PER_VALUE = {"ranksvm": _ranksvm_path, "cgrankrls": _cgrankrls_path}
+
+
 def _evaluate(y, scores, qids):
     out = letor_evaluation(y, scores, qids, max_k=10)
     row = {k: float(out[k]) for k in MEASURES if not k.startswith("disagreement")}
@@ -141,7 +160,7 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
     data_dir : path-like, optional
         Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`corpora.datadir`).
     dataset : {"OHSUMED"}
-    learner : {"rankrls", "rls", "ranksvm"}
+    learner : {"rankrls", "rls", "ranksvm", "cgrankrls"}
     folds : list of int, optional
         Subset of folds 1..5 to run (default: all).
     alphas, Cs : sequences of float, optional
@@ -159,9 +178,10 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
         "mean": {measure: value}}``; each fold holds the chosen parameter, its validation
         MAP, the test measures and the training time.
     """
-    if learner not in LEARNERS:
+    if learner not in LEARNERS + EXTRA_LEARNERS:
         raise InvalidParameterError(f"unknown learner {learner!r}; choose from "
-                                    f"{', '.join(LEARNERS)} (or 'all' on the command line)")
+                                    f"{', '.join(LEARNERS + EXTRA_LEARNERS)} (or 'all' on the "
+                                    "command line)")
     parts = load_parts(data_dir, dataset) if parts is None else parts
     all_folds = standard_folds(len(parts))
     if folds is not None:
@@ -177,14 +197,15 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
         raise InvalidParameterError(f"the {learner} grid must be positive finite numbers, "
                                     f"got {grid.tolist()}")
     results = []
-    steps = len(all_folds) * (len(grid) if learner == "ranksvm" else 1)
+    steps = len(all_folds) * (len(grid) if learner in _PER_VALUE else 1)
     bar = tqdm(total=steps, desc=f"LETOR {dataset} {learner}", disable=not progress,
                unit="fit")
     for k, train, val, test in all_folds:
         Xtr, ytr, qtr = _stack(parts, train)
         start = time.perf_counter()
-        if learner == "ranksvm":
-            name, grid_used, predict = _ranksvm_path(Xtr, ytr, qtr, grid, seed, progress=bar)
+        if learner in _PER_VALUE:
+            name, grid_used, predict = _PER_VALUE[learner](Xtr, ytr, qtr, grid, seed,
+                                                           progress=bar)
         else:
             path = _rankrls_path if learner == "rankrls" else _rls_path
             name, grid_used, predict = path(Xtr, ytr, qtr, grid, seed)
@@ -268,7 +289,8 @@ def add_letor_parser(subparsers):
         "letor", help="LETOR 3.0 benchmark (standard 5 folds) for rankrls / rls / ranksvm",
         description=__doc__.split("\n\n")[1])
     p.add_argument("--dataset", default="OHSUMED", choices=sorted(DATASETS))
-    p.add_argument("--learner", default="all", choices=list(LEARNERS) + ["all"])
+    p.add_argument("--learner", default="all", choices=list(LEARNERS + EXTRA_LEARNERS) + ["all"],
+                   help="all = rankrls, rls, ranksvm (default)")
     p.add_argument("--data-dir", help="data directory holding letor/<dataset>/Fold{k}.test.txt.gz"
                                       " (default: $KERNELRANK_DATA, else the user cache)")
     p.add_argument("--output-dir", required=True, help="where results.json / results.md go")

@@ -121,3 +121,19 @@ def test_real_ohsumed_single_fold(ohsumed_parts, learner):
     # far better than a random ranking on a real fold (MAP of random ~0.3, disagreement 0.5)
     assert fold["MAP"] > 0.4 and fold["NDCG@10"] > 0.35
     assert fold["disagreement"] < 0.45
+
+
+def test_cg_relevant_pairs_learner_runs(synthetic_letor):
+    from learners.cg import CGRankRLS
+
+    parts = load_parts(synthetic_letor)
+    res = run_letor(synthetic_letor, learner="cgrankrls", alphas=[0.1, 10.0], folds=[5],
+                    progress=False)
+    fold = res["folds"][0]
+    X = np.vstack([parts[i].X for i in (0, 1, 2)])
+    y = np.concatenate([parts[i].y for i in (0, 1, 2)])
+    q = np.concatenate([parts[i].qids for i in (0, 1, 2)])
+    test = parts[4]
+    model = CGRankRLS(alpha=fold["alpha"], ties="exclude", tol=1e-8).fit(X, y, q)
+    expected = letor_evaluation(test.y, model.predict(test.X), test.qids)
+    assert fold["MAP"] == pytest.approx(expected["MAP"], rel=1e-12)

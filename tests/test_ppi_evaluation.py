@@ -116,3 +116,23 @@ def test_model_round_trip(lll, tmp_path):
     np.testing.assert_allclose(s, model.predict_path(K, [choice["alpha"]])[0], rtol=1e-8,
                                atol=1e-10)
     assert np.array_equal(pred, s > choice["threshold"])
+
+
+def test_cross_corpus_small(data_dir):
+    from corpora.ppi_xml import read_corpus
+    from ppi.evaluation import cross_corpus
+    from ppi.features import PairFeaturizer, kernel
+    names = ["LLL", "HPRD50"]
+    corpora = [read_corpus(data_dir / "ppi" / f"{n}-learning-format.xml.gz") for n in names]
+    sets = dict(zip(names, PairFeaturizer().fit_transform(corpora)))
+    alphas = 2.0 ** np.arange(-2, 3, 2)
+    res = cross_corpus(sets, lambda a, b: kernel(sets[a], sets[b]), alphas=alphas)
+    for key in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution"):
+        assert set(res[key]) == set(names)
+        assert all(0 <= v <= 1 for row in res[key].values() for v in row.values())
+    assert res["f1_oracle"]["LLL"]["HPRD50"] >= res["f1_train_threshold"]["LLL"]["HPRD50"]
+    # the AUC cell = explicit training on LLL with the selected λ, scored on HPRD50
+    a = res["selection"]["LLL"]["alpha"]
+    tr, te = sets["LLL"], sets["HPRD50"]
+    r = RLS(alpha=a, kernel="precomputed").fit(kernel(tr), tr.y)
+    assert res["auc"]["LLL"]["HPRD50"] == pytest.approx(auc(te.y, r.predict(kernel(te, tr))))

@@ -14,6 +14,7 @@ from learners.errors import (
     UndefinedMeasureError,
 )
 from learners.kernels import kernel_matrix, resolve_kernel
+from learners.measures import auc, cindex, disagreement_error, kendall_tau_b
 from learners.model_selection import GlobalRankRLSCV, QueryRankRLSCV, RLSCV
 from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
 from learners.rls import RLS
@@ -33,6 +34,10 @@ __all__ = [
     "RLSCV",
     "RLS",
     "UndefinedMeasureError",
+    "auc",
+    "cindex",
+    "disagreement_error",
+    "kendall_tau_b",
     "kernel_matrix",
     "resolve_kernel",
 ]

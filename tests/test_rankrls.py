@@ -149,3 +149,20 @@ def test_rankrls_bad_input(rng):
     single = QueryRankRLS().fit(X, y, np.zeros(10))
     with pytest.raises(InvalidInputError, match="2 queries"):
         single.leave_query_out()
+
+
+def test_precomputed_kernel_rankers(rng):
+    X = rng.normal(size=(20, 3))
+    y = rng.normal(size=20)
+    q = rng.integers(0, 3, size=20)
+    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    Kc = K.copy()
+    for cls, args in ((GlobalRankRLS, ()), (QueryRankRLS, (q,))):
+        a = cls(alpha=0.7, **GK).fit(X, y, *args)
+        b = cls(alpha=0.7, kernel="precomputed").fit(K, y, *args)
+        np.testing.assert_allclose(b.predict(K[:5]), a.predict(X[:5]), rtol=1e-10)
+        assert b.__sklearn_tags__().input_tags.pairwise
+    g = GlobalRankRLS(alpha=0.7, kernel="precomputed").fit(K, y)
+    np.testing.assert_allclose(g.leave_one_out(), GlobalRankRLS(alpha=0.7, **GK).fit(X, y)
+                               .leave_one_out(), rtol=1e-9)
+    np.testing.assert_array_equal(K, Kc)                # the caller's matrix is untouched

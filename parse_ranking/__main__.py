@@ -5,7 +5,8 @@
   Grammar's own order, KPCRank when available) with λ chosen by inner leave-query-out;
   writes ``results.json``, ``report.md`` and ``results.png``.
 * ``benchmark``: timings (build, locality Gram) printed and written as JSON.
-* ``rank``: rerank a new sentence's linkages with a saved model (JSON + NPZ, no pickle).
+* ``train``: fit one ranker on a built data set and save it (JSON + NPZ, no pickle).
+* ``rank``: rerank a new sentence's linkages with a saved model.
 """
 
 import argparse
@@ -48,17 +49,176 @@ def _run_build(args):
     return 0
 
 
+def _alphas(text):
+    from learners.errors import InvalidParameterError
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InvalidParameterError(f"--alphas must be comma-separated numbers, got {text!r}") \
+            from None
+    if not values or min(values) <= 0:
+        raise InvalidParameterError("--alphas must be positive numbers")
+    return values
+
+
+def _add_common_learning(p):
+    from parse_ranking.ranking import DEFAULT_ALPHAS
+    p.add_argument("--data", required=True, help="JSONL file written by `build`")
+    p.add_argument("--max-parses", type=int, default=5,
+                   help="keep LG's first k distinct parses per sentence (default 5)")
+    p.add_argument("--max-sentences", type=int, default=None,
+                   help="seeded random subset of the usable sentences")
+    p.add_argument("--alphas", default=",".join(f"{a:g}" for a in DEFAULT_ALPHAS),
+                   help="λ grid, comma-separated (default 2^-8..2^16, step 2^2)")
+    p.add_argument("--window", type=int, default=2, help="locality kernel half-window w")
+    p.add_argument("--theta", type=float, default=1.0,
+                   help="locality kernel positional decay θ in exp(-((h-l)/θ)^2)")
+    p.add_argument("--matching", default="sensitive",
+                   choices=("sensitive", "strict", "insensitive"))
+    p.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _add_cv(sub):
+    from parse_ranking.ranking import RANKERS
+    from parse_ranking.representations import REPRESENTATIONS
+    p = sub.add_parser("cv", help="article-level cross-validation of the rankers")
+    _add_common_learning(p)
+    p.add_argument("--output-dir", required=True)
+    p.add_argument("--kernel", action="append", choices=REPRESENTATIONS,
+                   help="representation/kernel; repeat for several (default locality)")
+    p.add_argument("--rankers", default="lg,rankrls,rankrls_all,rankrls_20,rankrls_22,rls",
+                   help="comma-separated, from: " + ", ".join(RANKERS))
+    p.add_argument("--folds", type=int, default=3)
+    p.add_argument("--noise", type=float, action="append", default=[],
+                   help="σ of Gaussian noise added to training scores; repeatable")
+    p.add_argument("--max-pairs", type=int, default=2_000_000,
+                   help="refuse explicit preference graphs larger than this")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def _select(records, args):
+    import numpy as np
+    if args.max_sentences is not None and args.max_sentences < len(records):
+        keep = np.sort(np.random.default_rng(args.seed).permutation(len(records))
+                       [:args.max_sentences])
+        records = [records[i] for i in keep]
+    return records
+
+
+def _rep_params(args):
+    return {"window": args.window, "theta": args.theta, "matching": args.matching}
+
+
+def _run_cv(args):
+    from parse_ranking.dataset import load_dataset
+    from parse_ranking.evaluation import cross_validate
+    from parse_ranking.report import write_cv_report
+    records = _select(load_dataset(args.data), args)
+    results = cross_validate(records, kernels=tuple(args.kernel or ["locality"]),
+                             rankers=tuple(r.strip() for r in args.rankers.split(",")),
+                             n_folds=args.folds, alphas=_alphas(args.alphas), seed=args.seed,
+                             max_parses=args.max_parses, noise=tuple(args.noise),
+                             rep_params=_rep_params(args), max_pairs=args.max_pairs,
+                             progress=not args.no_progress, threads=args.threads)
+    command = "python -m parse_ranking " + " ".join(sys.argv[1:]) if argv_is_cli() else None
+    path = write_cv_report(args.output_dir, results, command)
+    for name, res in results["rankers"].items():
+        if "skipped" in res:
+            print(f"{name:32s} skipped")
+            continue
+        print(f"{name:32s} tau_b {res['kendall_tau_b']:.3f}  disagreement "
+              f"{res['disagreement']:.3f}  top1 F {res['top1_f']:.3f}  oracle F "
+              f"{res['oracle_f']:.3f}")
+    print(f"wrote {path}")
+    return 0
+
+
+def argv_is_cli():
+    return bool(sys.argv) and sys.argv[0].endswith(("__main__.py", "parse_ranking"))
+
+
+def _add_train(sub):
+    from parse_ranking.model import SAVEABLE_RANKERS
+    p = sub.add_parser("train", help="fit one ranker on a data set and save it (no pickle)")
+    _add_common_learning(p)
+    p.add_argument("--output-model", required=True, help="path stem: writes .json and .npz")
+    p.add_argument("--kernel", default="locality",
+                   choices=("bag_of_links", "links_words", "locality"))
+    p.add_argument("--ranker", default="rankrls", choices=SAVEABLE_RANKERS)
+
+
+def _run_train(args):
+    from parse_ranking.dataset import load_dataset
+    from parse_ranking.model import train_model
+    records = _select(load_dataset(args.data), args)
+    meta = train_model(records, args.output_model, kernel=args.kernel, ranker=args.ranker,
+                       alphas=_alphas(args.alphas), max_parses=args.max_parses,
+                       rep_params=_rep_params(args), threads=args.threads)
+    print(f"trained {meta['ranker']}[{meta['kernel']}] on {meta['n_sentences']} sentences "
+          f"({meta['n_parses']} parses), alpha {meta['fit_info'].get('alpha')}")
+    return 0
+
+
+def _add_rank(sub):
+    p = sub.add_parser("rank", help="rerank a new sentence's Link Grammar linkages")
+    p.add_argument("--model", required=True, help="model path stem written by `train`")
+    p.add_argument("--sentence", required=True)
+    p.add_argument("--max-parses", type=int, default=20)
+    p.add_argument("--top", type=int, default=5, help="print the best k linkages")
+
+
+def _run_rank(args):
+    import json
+    from parse_ranking.model import rank_sentence
+    ranked = rank_sentence(args.model, args.sentence, max_parses=args.max_parses)
+    if not ranked:
+        print("Link Grammar found no linkage", file=sys.stderr)
+        return 1
+    for pos, r in enumerate(ranked[:args.top], start=1):
+        print(json.dumps({"rank": pos, **r}, ensure_ascii=False))
+    return 0
+
+
+def _add_benchmark(sub):
+    p = sub.add_parser("benchmark", help="time the build and the locality Gram matrix")
+    p.add_argument("--treebank", default=None, help="CoNLL-U folder (times the build)")
+    p.add_argument("--data", default=None, help="built JSONL (times the Gram matrices)")
+    p.add_argument("--sentences", type=int, default=1000)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--gram-parses", type=int, default=20000)
+    p.add_argument("--kernel", action="append",
+                   choices=("bag_of_links", "links_words", "locality", "graph"))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--output-dir", default=None)
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _run_benchmark(args):
+    import json
+    from corpora.atomic import write_json
+    from parse_ranking.benchmark import run_benchmark
+    out = run_benchmark(args.treebank, args.data, sentences=args.sentences, jobs=args.jobs,
+                        gram_parses=args.gram_parses,
+                        kernels=tuple(args.kernel or ["locality"]), seed=args.seed,
+                        threads=args.threads)
+    print(json.dumps(out, indent=2))
+    if args.output_dir:
+        write_json(f"{args.output_dir}/benchmark.json", out)
+    return 0
+
+
+COMMANDS = {"build": (_add_build, _run_build), "cv": (_add_cv, _run_cv),
+            "train": (_add_train, _run_train), "rank": (_add_rank, _run_rank),
+            "benchmark": (_add_benchmark, _run_benchmark)}
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="parse_ranking", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_build(sub)
-    try:
-        from parse_ranking import cli_extra
-    except ImportError:
-        cli_extra = None
-    if cli_extra is not None:
-        cli_extra.add_commands(sub)
+    for add, _ in COMMANDS.values():
+        add(sub)
     return parser
 
 
@@ -69,10 +229,7 @@ def main(argv=None):
         parser.print_help()
         return 0
     try:
-        if args.command == "build":
-            return _run_build(args)
-        from parse_ranking import cli_extra
-        return cli_extra.run(args)
+        return COMMANDS[args.command][1](args)
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

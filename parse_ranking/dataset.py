@@ -92,9 +92,7 @@ def process_sentence(sentence, parser):
     spans = token_offsets(sentence)
     heads = [t.head for t in sentence.tokens]
     punct = is_punctuation(sentence.tokens)
-    t0 = time.process_time()
     result = parser.parse(sentence.text)
-    cpu = time.process_time() - t0
     gold = gold_edges(heads, punct)
     parses = []
     for rank, lk in enumerate(result.linkages):
@@ -118,8 +116,7 @@ def process_sentence(sentence, parser):
         "n_tokens": len(sentence.tokens), "status": status,
         "n_distinct_scores": n_distinct,
         "lg": {"found": result.found, "examined": result.examined,
-               "null_count": result.null_count, "timed_out": result.timed_out,
-               "cpu_seconds": round(cpu, 4)},
+               "null_count": result.null_count, "timed_out": result.timed_out},
         "parses": parses,
     }
 

@@ -31,7 +31,7 @@ from learners.errors import InvalidParameterError
 from parse_ranking.locality import LocalityConvolutionVectorizer
 
 __all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
-           "parse_graph"]
+           "parse_graph", "representation_state", "representation_from_state"]
 
 REPRESENTATIONS = ("bag_of_links", "links_words", "locality", "graph")
 WALL_NAMES = ("LEFT-WALL", "RIGHT-WALL")
@@ -164,3 +164,46 @@ class ParseRepresentation:
             return self.vec_.transform([link_sequence(p) for p, _ in items])
         return self.vec_.transform([parse_graph(p, t, self.edge_weight)
                                     for p, t in items]).tocsr()
+
+
+def representation_state(rep):
+    """JSON-serialisable state of a fitted :class:`ParseRepresentation` (no pickle).
+
+    Supported for ``bag_of_links``, ``links_words`` and ``locality``; the graph
+    representation's vocabulary lives inside :class:`learners.all_paths.AllPathsVectorizer`
+    and is not exported.
+    """
+    state = {"params": rep.get_params()}
+    if rep.kind in ("bag_of_links", "links_words"):
+        state["vocabulary"] = {k: int(v) for k, v in rep.vec_.vocabulary_.items()}
+    elif rep.kind == "locality":
+        v = rep.vec_
+        state["symbols"] = {str(k): int(i) for k, i in v.symbols_.items()}
+        state["pair_codes"] = [int(c) for c in v.pair_codes_]
+        state["R"] = v.R_.tolist()
+    else:
+        raise InvalidParameterError(f"saving the {rep.kind!r} representation is not supported; "
+                                    "use bag_of_links, links_words or locality")
+    return state
+
+
+def representation_from_state(state):
+    """Rebuild a fitted :class:`ParseRepresentation` from :func:`representation_state`."""
+    rep = ParseRepresentation(**state["params"])
+    if rep.kind in ("bag_of_links", "links_words"):
+        vec = DictVectorizer(sparse=True)
+        vec.vocabulary_ = dict(state["vocabulary"])
+        names = [None] * len(vec.vocabulary_)
+        for k, i in vec.vocabulary_.items():
+            names[i] = k
+        vec.feature_names_ = names
+        rep.vec_ = vec
+    elif rep.kind == "locality":
+        vec = LocalityConvolutionVectorizer(rep.window, rep.theta, rep.matching, rep.normalize)
+        vec.symbols_ = dict(state["symbols"])
+        vec.pair_codes_ = np.asarray(state["pair_codes"], dtype=np.int64)
+        vec.R_ = np.asarray(state["R"], dtype=float)
+        rep.vec_ = vec
+    else:
+        raise InvalidParameterError(f"cannot restore representation {rep.kind!r}")
+    return rep

@@ -1,0 +1,107 @@
+"""Reports of parse ranking cross-validation: ``results.json``, ``report.md``, ``results.png``.
+
+The Markdown table has one row per ranker (Kendall τ_b, disagreement error, F of the
+top-ranked parse, oracle F, λ per fold) and states the published pattern being checked
+(Paper I Table 2: RankRLS below RLS and below the parser's order in disagreement error;
+Tsivtsivadze et al. 2005: τ_b 0.18 → 0.42 over the LG heuristics on BioInfer).
+"""
+
+from pathlib import Path
+
+from corpora.atomic import save_figure, write_json, write_text
+from learners.report import markdown_table
+
+__all__ = ["results_rows", "write_cv_report"]
+
+
+def results_rows(results):
+    """One table row per ranker, sorted by decreasing Kendall τ_b (skipped ones last)."""
+    rows = []
+    for name, res in results["rankers"].items():
+        if "skipped" in res:
+            rows.append({"ranker": name, "note": "skipped: " + "; ".join(
+                s for s in res["skipped"] if s)})
+            continue
+        info = res.get("fold_info") or []
+        params = [str(i.get("alpha", i.get("n_components", ""))) for i in info]
+        rows.append({"ranker": name, "kendall_tau_b": res["kendall_tau_b"],
+                     "disagreement": res["disagreement"], "top1_f": res["top1_f"],
+                     "oracle_f": res["oracle_f"], "lg_first_f": res["lg_first_f"],
+                     "note": ("λ/p per fold: " + ", ".join(params)) if params else ""})
+    rows.sort(key=lambda r: -r.get("kendall_tau_b", float("-inf")))
+    return rows
+
+
+def _claims(results):
+    """Checks of the published pattern on these numbers (strings)."""
+    rk = results["rankers"]
+    out = []
+    lg = rk.get("lg", {})
+    for name, res in rk.items():
+        if name == "lg" or "skipped" in res or res.get("noise"):
+            continue
+        if lg:
+            out.append(f"- {name}: τ_b {res['kendall_tau_b']:.3f} vs LG {lg['kendall_tau_b']:.3f}"
+                       f" ({'above' if res['kendall_tau_b'] > lg['kendall_tau_b'] else 'NOT above'}"
+                       " the parser's order)")
+    for kernel in {res.get("kernel") for res in rk.values() if res.get("kernel")}:
+        a, b = rk.get(f"rankrls[{kernel}]"), rk.get(f"rls[{kernel}]")
+        if a and b and "skipped" not in a and "skipped" not in b:
+            ok = a["disagreement"] <= b["disagreement"]
+            out.append(f"- RankRLS vs RLS [{kernel}]: disagreement {a['disagreement']:.3f} vs "
+                       f"{b['disagreement']:.3f} ({'RankRLS ≤ RLS' if ok else 'RankRLS > RLS'})")
+    a, b = rk.get("rankrls[locality]"), rk.get("rankrls[bag_of_links]")
+    if a and b and "skipped" not in a and "skipped" not in b:
+        out.append(f"- locality vs bag of links (RankRLS): τ_b {a['kendall_tau_b']:.3f} vs "
+                   f"{b['kendall_tau_b']:.3f}")
+    return out
+
+
+def _plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in results_rows(results) if "kendall_tau_b" in r]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 0.35 * len(rows) + 1.8), sharey=True)
+    names = [r["ranker"] for r in rows][::-1]
+    axes[0].barh(names, [r["kendall_tau_b"] for r in rows][::-1], color="tab:blue")
+    axes[0].set_xlabel("Kendall τ_b (mean over sentences)")
+    axes[1].barh(names, [r["top1_f"] for r in rows][::-1], color="tab:green",
+                 label="top-ranked parse")
+    if rows:
+        axes[1].axvline(rows[0]["oracle_f"], color="k", ls="--", label="oracle")
+        axes[1].axvline(rows[0]["lg_first_f"], color="tab:red", ls=":", label="LG first")
+        lo = min(min(r["top1_f"] for r in rows), rows[0]["lg_first_f"]) - 0.02
+        axes[1].set_xlim(lo, rows[0]["oracle_f"] + 0.01)
+    axes[1].set_xlabel("gold F of the chosen parse")
+    axes[1].legend(loc="lower right", fontsize=8)
+    fig.suptitle("Parse ranking on CRAFT (article-level CV)")
+    fig.tight_layout()
+    save_figure(fig, path, dpi=110)
+    plt.close(fig)
+
+
+def write_cv_report(output_dir, results, command=None):
+    """Write ``results.json``, ``report.md`` and ``results.png`` into ``output_dir``."""
+    output_dir = Path(output_dir)
+    rows = results_rows(results)
+    d = results["data"]
+    md = ["# Parse ranking: Link Grammar parses of CRAFT sentences", ""]
+    if command:
+        md += ["Command:", "", "```", command, "```", ""]
+    md += [f"{d['sentences']} sentences ({d['parses']} parses, ≤ {d['max_parses']} per "
+           f"sentence) from {d['articles']} articles; {d['folds']}-fold article-level CV; "
+           f"λ by inner leave-query-out over {len(d['alphas'])} values "
+           f"({min(d['alphas']):g}…{max(d['alphas']):g}); seed {d['seed']}.", "",
+           markdown_table(rows, ["ranker", "kendall_tau_b", "disagreement", "top1_f",
+                                 "oracle_f", "lg_first_f", "note"],
+                          ["ranker", "τ_b", "disagreement", "top-1 F", "oracle F",
+                           "LG first F", "notes"]),
+           "", "## Published pattern, checked on these numbers", "", *_claims(results), "",
+           "Timings (s): " + ", ".join(f"{k} {v}" for k, v in
+                                       results["timings_seconds"].items()), ""]
+    write_json(output_dir / "results.json", results)
+    write_text(output_dir / "report.md", "\n".join(md))
+    _plot(results, output_dir / "results.png")
+    return output_dir / "results.json"

@@ -1,0 +1,165 @@
+"""parse_ranking end to end on a tiny set built from real CRAFT sentences: build (resume,
+determinism), cv (measures checked against scipy), train/rank round trip, CLI errors.
+Needs Link Grammar (skipped with a reason when absent) and the shared data folder."""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from corpora.conllu import iter_conllu
+from parse_ranking.__main__ import main
+from parse_ranking.dataset import build_dataset, load_dataset
+from parse_ranking.evaluation import article_folds, cross_validate, flatten
+from parse_ranking.linkgrammar import APT_PACKAGES, is_available
+from parse_ranking.ranking import preference_pairs
+
+needs_lg = pytest.mark.skipif(
+    not is_available(),
+    reason="Link Grammar C library absent: apt-get install " + " ".join(APT_PACKAGES))
+
+ARTICLES = ("11319941", "11532192", "11597317", "11604102")
+
+
+@pytest.fixture(scope="module")
+def treebank(tmp_path_factory, data_dir):
+    """Four small CoNLL-U files: 7 sentences of 8–18 words from four CRAFT articles."""
+    src = data_dir / "craft" / "conllu"
+    out = tmp_path_factory.mktemp("treebank")
+    for art in ARTICLES:
+        path = src / f"{art}.conllu.gz"
+        if not path.exists():
+            pytest.skip(f"{path} absent")
+        keep = [s for s in iter_conllu(path) if 8 <= len(s.tokens) <= 18][:7]
+        lines = []
+        for s in keep:
+            lines += [f"# sent_id = {s.sent_id}", f"# text = {s.text}"]
+            lines += ["\t".join([str(t.id), t.form, t.lemma, t.upos, t.xpos, t.feats,
+                                 str(t.head), t.deprel, t.deps, t.misc]) for t in s.tokens]
+            lines.append("")
+        with gzip.open(out / f"{art}.conllu.gz", "wt", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(treebank, tmp_path_factory):
+    path = tmp_path_factory.mktemp("built") / "d.jsonl"
+    summary = build_dataset(treebank, path, max_parses=8, jobs=1, chunk_size=10,
+                            progress=False)
+    return path, summary
+
+
+@needs_lg
+def test_build_counts_and_records(built):
+    path, summary = built
+    assert summary["sentences_in_file"] == 28
+    assert summary["sentences_kept"] + summary["dropped_fewer_than_2_scores"] \
+        + summary["dropped_no_linkage"] == 28
+    records = load_dataset(path)
+    for rec in records:
+        assert rec["article"] in ARTICLES and rec["id"].startswith(rec["article"] + ":")
+        fs = [p["f"] for p in rec["parses"]]
+        assert len(set(fs)) >= 2 and all(0 <= f <= 1 for f in fs)
+        assert [p["lg_rank"] for p in rec["parses"]] == list(range(len(fs)))
+        keys = {frozenset((min(a, b), max(a, b)) for a, b, _ in p["links"])
+                for p in rec["parses"]}
+        assert len(keys) == len(fs)          # distinct edge sets
+    assert summary["mean_f_oracle"] >= summary["mean_f_lg_first"]
+
+
+@needs_lg
+def test_build_is_deterministic_and_resumes_after_a_torn_write(built, treebank, tmp_path):
+    path, _ = built
+    full = path.read_text()
+    lines = full.splitlines(keepends=True)
+    copy = tmp_path / "d.jsonl"
+    copy.write_text("".join(lines[:9]) + lines[9][:40])      # torn last line
+    (tmp_path / "d.jsonl.meta.json").write_text(
+        (path.parent / "d.jsonl.meta.json").read_text())
+    build_dataset(treebank, copy, max_parses=8, jobs=1, chunk_size=10, progress=False)
+    assert copy.read_text() == full
+
+
+@needs_lg
+def test_cv_end_to_end_measures_match_scipy(built):
+    path, _ = built
+    records = load_dataset(path)
+    res = cross_validate(records, kernels=("bag_of_links", "locality"),
+                         rankers=("lg", "rankrls", "rls"), n_folds=2, max_parses=5,
+                         alphas=(0.1, 1.0, 10.0), progress=False)
+    rk = res["rankers"]
+    assert set(rk) == {"lg", "rankrls[bag_of_links]", "rls[bag_of_links]",
+                       "rankrls[locality]", "rls[locality]"}
+    items, y, qids, arts, lg_rank = flatten(records, 5)
+    # LG baseline: τ_b per sentence from scipy, averaged over the defined sentences
+    taus = []
+    for q in np.unique(qids):
+        sel = qids == q
+        t = kendalltau(y[sel], -lg_rank[sel]).statistic
+        if np.isfinite(t):
+            taus.append(t)
+    assert rk["lg"]["kendall_tau_b"] == pytest.approx(np.mean(taus))
+    assert rk["lg"]["top1_f"] == pytest.approx(rk["lg"]["lg_first_f"])
+    best = np.mean([y[qids == q].max() for q in np.unique(qids)])
+    for name, r in rk.items():
+        assert r["oracle_f"] == pytest.approx(best)
+        assert r["top1_f"] <= r["oracle_f"] + 1e-12
+        assert -1 <= r["kendall_tau_b"] <= 1 and 0 <= r["disagreement"] <= 1
+        if name != "lg":
+            assert len(r["fold_info"]) == 2 and r["fold_info"][0]["alpha"] in (0.1, 1.0, 10.0)
+
+
+@needs_lg
+def test_cli_cv_train_rank(built, tmp_path, capsys):
+    path, _ = built
+    out = tmp_path / "cv"
+    assert main(["cv", "--data", str(path), "--output-dir", str(out), "--kernel",
+                 "bag_of_links", "--rankers", "lg,rankrls", "--folds", "2",
+                 "--alphas", "0.5,5", "--no-progress"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    for name in ("lg", "rankrls[bag_of_links]"):
+        assert {"kendall_tau_b", "disagreement", "top1_f", "oracle_f"} <= set(
+            results["rankers"][name])
+    assert (out / "report.md").exists() and (out / "results.png").stat().st_size > 0
+    model = tmp_path / "model"
+    assert main(["train", "--data", str(path), "--output-model", str(model),
+                 "--kernel", "locality", "--alphas", "1"]) == 0
+    capsys.readouterr()
+    text = "The striatum plays a pivotal role in modulating motor activity."
+    assert main(["rank", "--model", str(model), "--sentence", text, "--top", "3"]) == 0
+    ranked = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert 1 <= len(ranked) <= 3
+    assert [r["score"] for r in ranked] == sorted((r["score"] for r in ranked), reverse=True)
+
+
+def test_cli_bad_input_exit_code_2(tmp_path, capsys):
+    assert main(["cv", "--data", str(tmp_path / "missing.jsonl"), "--output-dir",
+                 str(tmp_path)]) == 2
+    assert "error:" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a:1"}\n')
+    assert main(["cv", "--data", str(bad), "--output-dir", str(tmp_path)]) == 2
+    assert "line 1" in capsys.readouterr().err
+
+
+def test_preference_pairs_match_brute_force(rng):
+    y = rng.integers(0, 4, 30) / 4.0
+    qids = rng.integers(0, 5, 30)
+    pairs, mags = preference_pairs(y, qids)
+    brute = {(i, j) for i in range(30) for j in range(30)
+             if qids[i] == qids[j] and y[i] > y[j]}
+    assert set(map(tuple, pairs.tolist())) == brute and len(pairs) == len(brute)
+    np.testing.assert_allclose(mags, y[pairs[:, 0]] - y[pairs[:, 1]])
+    all_pairs, _ = preference_pairs(y)
+    assert len(all_pairs) == sum(1 for i in range(30) for j in range(30) if y[i] > y[j])
+
+
+def test_article_folds_keep_articles_together():
+    arts = np.array(["a", "b", "a", "c", "d", "b", "e"])
+    folds = article_folds(arts, 2, seed=3)
+    for a in np.unique(arts):
+        assert len(set(folds[arts == a])) == 1
+    assert set(folds) == {0, 1}

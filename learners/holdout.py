@@ -419,7 +419,10 @@ class TouchedSetSpectral:
         f_U = v_U + Q_UT (I - Delta_TT Q_TT)^{-1} Delta_TT v_T
 
     (push-through form of Sherman-Morrison-Woodbury; needs only the block Q_TT). For whole
-    queries held out this is Paper I eq. (33) (leave-query-out). Cost per set and λ:
+    queries held out this is Paper I eq. (33) (leave-query-out). Removed edges never cross
+    connected components, so ``Delta N = 0`` and ``N^T delta = 0`` for the component
+    indicators N spanning null(L): the 1/λ part of Q along null(L) cancels exactly and the
+    caller drops it from the factorization (otherwise it amplifies rounding like eps/λ^2). Cost per set and λ:
     O(|T|^2 r + |T|^3) after O(m r t) per λ; ``qblock`` supplies Q_TT from the cached
     decomposition (dual: ``(K_TT - W_T diag(1/(e+λ)) W_T^T) / λ`` with ``W = K F V_S``;
     primal: ``(XZ)_T diag(1/(e+λ)) (XZ)_T^T``).

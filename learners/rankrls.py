@@ -261,6 +261,12 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
                     s, V = sym_eig(K, overwrite=K is not self.X_fit_)
                     F = V * np.sqrt(np.maximum(s, 0.0))
             e, Z = sym_eig(self._gram_of(F), overwrite=True)
+            if self.solver_ == "dual":
+                # Directions z with F z in null(L) (one per connected component / query)
+                # cancel exactly in the update (Delta 1_c = 0, delta^T 1_c = 0); dropping them
+                # removes the 1/λ terms that would otherwise amplify rounding errors.
+                k0 = self._null_dim()
+                e, Z = e[k0:], Z[:, k0:]
             e = np.maximum(e, 0.0)
             FZ = dense(F @ Z)
             ZtB = Z.T @ self._rhs_of(F)
@@ -274,6 +280,13 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
             got = TouchedSetSpectral(qblock, full, self._Y.shape[1])
             self._cache["touched"] = got
         return got
+
+    def _null_dim(self):
+        """Dimension of null(L): number of queries, or of connected components of the graph."""
+        if hasattr(self, "_ql"):
+            return int(self._ql.nq.size)
+        from scipy.sparse.csgraph import connected_components
+        return int(connected_components(self._graph.L, directed=False)[0])
 
     def _touched_holdout(self, sets, lams, structure):
         specs = []

@@ -20,6 +20,12 @@ gradients on the edge list with λ close to zero (``--alpha``, 004 fixes λ near
 linear :class:`learners.ranksvm.RankSVM` on the explicit edge features ``p_v ⊗ p_v'`` and the
 reciprocal ones ``(p_v ⊗ p_v' − p_v' ⊗ p_v)/2`` with the start node as query (``--svm-C``).
 
+Note: c.reg and c.reg (r) coincide exactly here. Every game enters in both directions with
+negated labels, so the label vector is already antisymmetric (A y = y) and, by Prop. 4.7,
+RLS with the reciprocal kernel equals RLS with the Kronecker kernel on A y = y. (004 Table 1
+shows slightly different numbers; its explicit reciprocal features may differ from ours.)
+The ranking loss centres per start node, which breaks this equivalence for c.rank.
+
 Measure: ranking loss (004 eq. 4) — for each conditioning test player, the fraction of
 mis-ordered pairs of opponents (ties in the predictions count ½), averaged over players.
 

@@ -60,6 +60,9 @@ def _pair_entries(A, w, i, j):
     """
     m, r = A.shape
     if i.size >= m:
+        if np.all(w >= 0):                  # upper triangle of A diag(w) A^T by syrk
+            C = sla.blas.dsyrk(1.0, A * np.sqrt(w))
+            return C[np.minimum(i, j), np.maximum(i, j)]
         W = (A * w) @ A.T
         return W[i, j]
     out = np.empty(i.size)

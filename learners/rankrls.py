@@ -572,9 +572,16 @@ class PairwiseRankRLS(_RankRLSBase):
                          kernel_params=kernel_params, solver=solver)
         self.cost = cost
 
-    def fit(self, X, pairs, magnitudes=None, weights=None):
-        if self.cost not in _COSTS:
-            raise InvalidParameterError(f"cost must be one of {_COSTS}, got {self.cost!r}")
+    def fit(self, X, pairs, magnitudes=None, weights=None, cost=None):
+        """Fit on the preference graph ``pairs`` (l, 2): row ``pairs[i, 0]`` over ``pairs[i, 1]``.
+
+        ``cost`` given here overrides the constructor's ``cost`` for this fit (the one used is
+        stored in ``cost_``). Cost O(l) for the graph plus one O(m^3) LU (dual) or
+        O(n^2 m + n^3) Cholesky (primal)."""
+        cost = self.cost if cost is None else cost
+        if cost not in _COSTS:
+            raise InvalidParameterError(f"cost must be one of {_COSTS}, got {cost!r}")
+        self.cost_ = cost
         spec = self._resolve_kernel()
         X = validate_data(self, X, precomputed=spec[0] == "precomputed")
         m = X.shape[0]
@@ -587,10 +594,10 @@ class PairwiseRankRLS(_RankRLSBase):
             z, was_1d = as_2d_targets(check_finite_array(magnitudes, "magnitudes"))
             if z.shape[0] != l:
                 raise InvalidInputError(f"magnitudes has {z.shape[0]} entries for {l} pairs")
-        if self.cost == "discrete":
+        if cost == "discrete":
             z = np.ones((l, z.shape[1]))
         w = np.ones(l)
-        if self.cost == "weighted":
+        if cost == "weighted":
             if z.shape[1] != 1:
                 raise InvalidParameterError("cost='weighted' supports a single output")
             if np.any(z[:, 0] <= 0):

@@ -166,3 +166,13 @@ def test_precomputed_kernel_rankers(rng):
     np.testing.assert_allclose(g.leave_one_out(), GlobalRankRLS(alpha=0.7, **GK).fit(X, y)
                                .leave_one_out(), rtol=1e-9)
     np.testing.assert_array_equal(K, Kc)                # the caller's matrix is untouched
+
+
+def test_pairwise_cost_in_fit_overrides(rng):
+    X = rng.normal(size=(12, 3))
+    pairs = np.array([[0, 1], [2, 3], [4, 5], [1, 6]])
+    mag = np.array([0.5, 2.0, 1.0, 3.0])
+    a = PairwiseRankRLS(cost="weighted").fit(X, pairs, mag)
+    b = PairwiseRankRLS().fit(X, pairs, mag, cost="weighted")
+    np.testing.assert_allclose(a.predict(X), b.predict(X))
+    assert b.cost_ == "weighted" and b.cost == "magnitude"

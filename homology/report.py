@@ -1,0 +1,94 @@
+"""Markdown reports and PNG plots for the SCOP benchmark (per-family table, published means,
+cumulative "number of families with ROC50 >= x" curves)."""
+
+from pathlib import Path
+
+import numpy as np
+
+from corpora.atomic import save_figure
+from homology.benchmark import PUBLISHED
+from learners.report import markdown_table
+
+
+def describe(results):
+    """Short label such as ``mismatch k=5 m=1 / rls``."""
+    params = results.get("params", {})
+    if "parts" in params:
+        inner = " + ".join(f"{p['weight']:g}·{p['kernel']}" for p in params["parts"])
+        return f"{results['kernel']} ({inner}) / {results['learner']}"
+    keys = [k for k in ("k", "m", "mode", "half_width", "theta", "kernel") if k in params]
+    extra = " ".join(f"{k}={params[k]}" for k in keys)
+    return f"{results['kernel']} {extra} / {results['learner']}".replace("  ", " ")
+
+
+def comparison_rows(results_list):
+    rows = [{"method": f"{describe(r)} (ours)", "roc": r["mean_roc"], "roc50": r["mean_roc50"],
+             "n": r["n_families"],
+             "seconds": r["seconds"]["gram"] + r["seconds"]["families"]}
+            for r in results_list]
+    rows += [{"method": f"{name} (published)", "roc": v["roc"], "roc50": v["roc50"], "n": 54}
+             for name, v in PUBLISHED.items()]
+    return rows
+
+
+def cumulative_plot(results_list, path, measure="roc50"):
+    """Number of families with ``measure >= x`` against x, one curve per result."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for r in results_list:
+        values = np.sort([f[measure] for f in r["families"]])
+        # just above values[i], len - 1 - i families have measure >= x
+        xs = np.concatenate([[0.0], values, [1.0]])
+        ys = np.concatenate([[len(values)], len(values) - 1 - np.arange(len(values)), [0]])
+        ax.step(xs, ys, where="post", label=describe(r))
+    ax.set_xlabel(measure.upper() if measure == "roc" else "ROC50")
+    ax.set_ylabel(f"number of families with {measure.upper()} ≥ x")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, max(len(r["families"]) for r in results_list) + 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    save_figure(fig, path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def scop_markdown(results, plots=()):
+    """Markdown report of one kernel: means next to the published ones, per-family table."""
+    lines = [f"# SCOP 1.53 remote homology: {describe(results)}", "",
+             f"Families: {results['n_families']}. Learner: `{results['learner']}` "
+             f"(targets: {results.get('targets')}). λ grid: {len(results['alphas'])} values "
+             f"2^{np.log2(results['alphas'][0]):.0f}..2^{np.log2(results['alphas'][-1]):.0f}, "
+             f"selected by {results['selection']}.",
+             f"Time: Gram matrix {results['seconds']['gram']} s, families "
+             f"{results['seconds']['families']} s.", "",
+             "## Means over families", "",
+             markdown_table(comparison_rows([results]), ["method", "roc", "roc50", "n"],
+                            ["method", "mean ROC", "mean ROC50", "families"]), ""]
+    for p in plots:
+        lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
+    lines += ["## Per family", "",
+              "Published per-family values are not reproduced here (only the means above).",
+              "",
+              markdown_table(results["families"],
+                             ["family", "roc", "roc50", "alpha", "loo_roc", "n_train", "n_test"],
+                             ["family", "ROC", "ROC50", "λ", "LOO ROC (train)",
+                              "train +/-", "test +/-"])]
+    return "\n".join(lines) + "\n"
+
+
+def benchmark_markdown(results_list, plots=()):
+    lines = ["# SCOP 1.53 remote homology: kernel comparison", "",
+             "Mean ROC area and ROC50 over the families; λ chosen on each family's training "
+             "part only (leave-one-out ROC area). Published rows: SVM results from the "
+             "literature on the same 54 families.", "",
+             markdown_table(comparison_rows(results_list),
+                            ["method", "roc", "roc50", "n", "seconds"],
+                            ["method", "mean ROC", "mean ROC50", "families", "time (s)"]), ""]
+    for p in plots:
+        lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,148 @@
+"""SCOP protocol end to end: per-family evaluation, λ chosen without the test part, CLI
+(scop on a reduced real family, train/predict round trip), reports."""
+
+import json
+
+import numpy as np
+import pytest
+
+from corpora.fasta import read_fasta, write_fasta
+from corpora.scop import FamilySplit, ScopBenchmark, load_scop
+from homology.__main__ import main
+from homology.benchmark import (evaluate_family, make_kernel, run_families, select_alpha,
+                                training_targets)
+from homology.model import load_model, predict_scores
+from learners.errors import InvalidParameterError
+from learners.measures import auc, roc50
+from learners.rls import RLS
+
+
+def _reduced(bench, family, n_neg=60, seed=0):
+    """The family's positives and a few negatives of each part, as a small benchmark."""
+    rng = np.random.default_rng(seed)
+    s = bench.split(family)
+    keep = np.concatenate([s.train[s.y_train > 0], s.test[s.y_test > 0],
+                           rng.choice(s.train[s.y_train < 0], n_neg, replace=False),
+                           rng.choice(s.test[s.y_test < 0], n_neg // 2, replace=False)])
+    keep = np.sort(keep)
+    j = bench.families.index(family)
+    return ScopBenchmark(tuple(bench.ids[i] for i in keep),
+                         tuple(bench.sequences[i] for i in keep),
+                         tuple(bench.descriptions[i] for i in keep),
+                         (family,), bench.codes[keep][:, [j]])
+
+
+@pytest.fixture(scope="module")
+def small(data_dir):
+    return _reduced(load_scop(data_dir), "7.3.5.2")
+
+
+def test_balanced_targets():
+    y = np.array([1, -1, -1, -1, 1, -1.0])
+    t = training_targets(y)
+    assert np.isclose(t[y > 0].sum(), -t[y < 0].sum())  # both classes weigh m/2
+    assert np.allclose(t[y > 0], 6 / 4) and np.allclose(t[y < 0], -6 / 8)
+    assert np.array_equal(training_targets(y, "pm1"), y)
+    with pytest.raises(InvalidParameterError):
+        training_targets(y, "weird")
+
+
+def test_family_evaluation_matches_direct_computation(small):
+    K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
+    split = small.split("7.3.5.2")
+    alphas = 2.0 ** np.arange(-4, 5)
+    res = evaluate_family(K, split, "rls", alphas)
+    tr, te = split.train, split.test
+    # λ by leave-one-out ROC recomputed with explicit retraining (no shortcut)
+    y = training_targets(split.y_train)
+    loo = np.empty((len(alphas), len(tr)))
+    for a, lam in enumerate(alphas):
+        for i in range(len(tr)):
+            rest = np.delete(tr, i)
+            model = RLS(alpha=lam, kernel="precomputed").fit(K[np.ix_(rest, rest)], np.delete(y, i))
+            loo[a, i] = model.predict(K[np.ix_([tr[i]], rest)])[0]
+    alpha, _ = select_alpha(split.y_train, loo, alphas)
+    assert res["alpha"] == alpha
+    model = RLS(alpha=alpha, kernel="precomputed").fit(K[np.ix_(tr, tr)], y)
+    scores = model.predict(K[np.ix_(te, tr)])
+    assert res["roc"] == pytest.approx(auc(split.y_test, scores))
+    assert res["roc50"] == pytest.approx(roc50(split.y_test, scores))
+    assert res["roc"] > 0.8  # a remote homology signal, far above chance
+
+
+def test_test_labels_never_used_for_selection(small):
+    K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
+    split = small.split("7.3.5.2")
+    flipped = FamilySplit(split.family, split.train, split.y_train, split.test,
+                          -split.y_test)
+    for learner in ("rls", "rankrls"):
+        a = evaluate_family(K, split, learner)
+        b = evaluate_family(K, flipped, learner)
+        assert a["alpha"] == b["alpha"] and a["roc"] == pytest.approx(1 - b["roc"])
+
+
+def test_parallel_equals_serial(small):
+    K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
+    serial = run_families(small, K, progress=False)
+    parallel = run_families(small, K, jobs=2, progress=False)
+    assert serial == parallel
+
+
+def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
+    monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
+    out = tmp_path / "out"
+    code = main(["scop", "--kernel", "mismatch", "--k", "4", "--m", "1", "--learner", "rankrls",
+                 "--output-dir", str(out), "--no-progress"])
+    assert code == 0
+    res = json.loads((out / "results.json").read_text())
+    assert {"kernel", "params", "mean_roc", "mean_roc50", "families"} <= set(res)
+    assert res["params"]["k"] == 4 and res["learner"] == "rankrls"
+    assert [f["family"] for f in res["families"]] == ["7.3.5.2"]
+    assert res["mean_roc"] == res["families"][0]["roc"]
+    assert (out / "results.md").read_text().count("published") == 3
+    assert (out / "roc50_families.png").stat().st_size > 1000
+
+
+def test_train_predict_round_trip(small, tmp_path):
+    split = small.split("7.3.5.2")
+    pos = [(small.ids[i], small.sequences[i]) for i in split.train[split.y_train > 0]]
+    neg = [(small.ids[i], small.sequences[i]) for i in split.train[split.y_train < 0]]
+    test = [(small.ids[i], small.sequences[i]) for i in split.test]
+    write_fasta(tmp_path / "pos.fa", pos)
+    write_fasta(tmp_path / "neg.fa", neg)
+    write_fasta(tmp_path / "test.fa", test)
+    model_path = tmp_path / "model.npz"
+    assert main(["train", "--positives", str(tmp_path / "pos.fa"), "--negatives",
+                 str(tmp_path / "neg.fa"), "--model", str(model_path), "--kernel",
+                 "spectrum+features", "--groups", "aa,physchem", "--weight", "0.3"]) == 0
+    with np.load(model_path, allow_pickle=False) as data:  # no pickle needed
+        assert set(data.files) >= {"meta", "dual_coef", "train_sequences"}
+    assert main(["predict", "--model", str(model_path), "--input", str(tmp_path / "test.fa"),
+                 "--output", str(tmp_path / "scores.tsv")]) == 0
+    lines = (tmp_path / "scores.tsv").read_text().splitlines()
+    assert lines[0] == "id\tscore" and len(lines) == len(test) + 1
+    got = np.array([float(line.split("\t")[1]) for line in lines[1:]])
+    # the same scores computed directly: kernel sum fitted on the training sequences + RLS
+    model = load_model(model_path)
+    seqs = [s for _, s in pos + neg]
+    kern = make_kernel("spectrum+features", groups=("aa", "physchem"), weight=0.3)
+    K = kern.fit(seqs).gram(seqs)
+    y = np.r_[np.ones(len(pos)), -np.ones(len(neg))]
+    rls = RLS(alpha=model["meta"]["alpha"], kernel="precomputed").fit(K, training_targets(y))
+    direct = rls.predict(kern.gram([s for _, s in test], seqs))
+    np.testing.assert_allclose(got, direct, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(predict_scores(model, [s for _, s in test]), direct, rtol=1e-8)
+    assert auc(split.y_test, got) > 0.8
+
+
+def test_cli_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.fa"
+    bad.write_text(">a\nAC1\n")
+    assert main(["train", "--positives", str(bad), "--negatives", str(bad),
+                 "--model", str(tmp_path / "m.npz")]) == 2
+    assert "record 'a'" in capsys.readouterr().err
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    assert main(["predict", "--model", str(tmp_path / "junk.npz"), "--input", str(bad),
+                 "--output", str(tmp_path / "o.tsv")]) == 2
+    assert main(["scop", "--alphas", "1,-2", "--output-dir", str(tmp_path),
+                 "--data-dir", str(tmp_path)]) == 2

@@ -417,7 +417,7 @@ class TouchedSetSpectral:
     T: U and the other ends of removed edges — for query-structured data, the rows of the
     queries that U intersects), Lemma 2 of Paper I (eq. 34) gives
 
-        f = (L - Delta + λ K^{-1})^{-1} (b - delta),      Q = (L + λ K^{-1})^{-1} = K (LK + λI)^{-1}
+        f = (L - Delta + λ K^{-1})^{-1} (b - delta),   Q = (L + λ K^{-1})^{-1} = K (LK + λI)^{-1}
         v_T = f_T^full - Q_TT delta_T
         f_U = v_U + Q_UT (I - Delta_TT Q_TT)^{-1} Delta_TT v_T
 
@@ -425,10 +425,10 @@ class TouchedSetSpectral:
     queries held out this is Paper I eq. (33) (leave-query-out). Removed edges never cross
     connected components, so ``Delta N = 0`` and ``N^T delta = 0`` for the component
     indicators N spanning null(L): the 1/λ part of Q along null(L) cancels exactly and the
-    caller drops it from the factorization (otherwise it amplifies rounding like eps/λ^2). Cost per set and λ:
-    O(|T|^2 r + |T|^3) after O(m r t) per λ; ``qblock`` supplies Q_TT from the cached
-    decomposition (dual: ``(K_TT - W_T diag(1/(e+λ)) W_T^T) / λ`` with ``W = K F V_S``;
-    primal: ``(XZ)_T diag(1/(e+λ)) (XZ)_T^T``).
+    caller drops it from the factorization (otherwise it amplifies rounding like eps/λ^2).
+    Cost per set and λ: O(|T|^2 r + |T|^3) after O(m r t) per λ; ``qblock`` supplies
+    ``Q_TT = (F Z)_T diag(1/(e+λ)) (F Z)_T^T`` from the cached eigendecomposition
+    ``F^T L F = Z diag(e) Z^T`` (F = X in the primal, a Cholesky factor of K in the dual).
     """
 
     def __init__(self, qblock, full_pred, n_outputs):

@@ -8,7 +8,8 @@ best (λ, kernel parameters) is chosen and the final model refitted on all data.
 ``cv``: ``"loo"`` leave-one-out; an int k (seeded shuffled k-fold, ``random_state``);
 ``"group"`` leave-one-group-out with ``groups=`` passed to ``fit``; ``"lpo"`` leave-pair-out
 (pairs with different labels; scored by the leave-pair-out error, 1 - the fraction of
-correctly ordered held-out pairs, ties 1/2); or an explicit list of index arrays (possibly overlapping). QueryRankRLSCV also
+correctly ordered held-out pairs, ties 1/2); or an explicit list of index arrays (possibly
+overlapping). QueryRankRLSCV also
 accepts ``"query"`` (leave-query-out, its default); its int k makes folds of whole queries.
 
 ``scoring``: ``None`` (MSE for RLS, ``1 - cindex`` for the rankers, lower is better), a name
@@ -21,7 +22,7 @@ predictions at once, ``"folds"`` averages per-set scores (thesis Sects. 5.3-5.4)
 import itertools
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from learners._validation import check_alphas, check_groups, check_positive_int, validate_data

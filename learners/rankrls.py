@@ -120,7 +120,7 @@ class QueryLaplacian:
 
 
 class PreferenceGraph:
-    """Sparse oriented incidence matrix M (eq. 12), ``N = w * z`` (eq. 13), ``L = M M^T`` (eq. 18)."""
+    """Sparse oriented incidence M (eq. 12), ``N = w * z`` (eq. 13), ``L = M M^T`` (eq. 18)."""
 
     def __init__(self, m, pairs, z, w):
         l = pairs.shape[0]
@@ -193,7 +193,10 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
     def predict(self, X):
         """Scores ``k(X, X_fit) a`` (dual) or ``X w`` (primal); rank by decreasing score."""
         X = self._validate_predict(X)
-        P = dense(X @ self._W) if self.solver_ == "primal" else self._kernel(X, self.X_fit_) @ self._a
+        if self.solver_ == "primal":
+            P = dense(X @ self._W)
+        else:
+            P = self._kernel(X, self.X_fit_) @ self._a
         return P[:, 0] if self._was_1d else P
 
     # -------------------------------------------------------------- path
@@ -202,7 +205,6 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
         check_is_fitted(self)
         got = self._cache.get("path")
         if got is None:
-            X = self.X_fit_
             if self.solver_ == "primal":
                 e, Z = sym_eig(self._gram_of(self.X_fit_), overwrite=True)
                 got = {"e": np.maximum(e, 0.0), "Z": Z, "ZtB": Z.T @ self._rhs_of(self.X_fit_)}
@@ -325,7 +327,8 @@ class _QueryStructuredRankRLS(_RankRLSBase):
         self._ql = QueryLaplacian(codes)
         alpha = float(self.alpha)
         if self.solver_ == "primal":
-            self._set_primal(solve_shifted(self._gram_of(self.X_fit_), self._rhs_of(self.X_fit_), alpha))
+            X = self.X_fit_
+            self._set_primal(solve_shifted(self._gram_of(X), self._rhs_of(X), alpha))
         else:
             K = self._train_kernel()
             ql = self._ql
@@ -387,7 +390,9 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
 
     def holdout_sets(self, sets, alphas=None):
         """Exact predictions for each (possibly overlapping) set from the model trained
-        without it (all pairs touching the set removed). List of (|H|[, t]) / (n_alphas, |H|[, t])."""
+        without it (all pairs touching the set removed).
+
+        Returns a list of arrays (|H|[, t]), or (n_alphas, |H|[, t]) with ``alphas``."""
         check_is_fitted(self)
         sets = check_index_sets(sets, self._Y.shape[0])
         if any(self._Y.shape[0] - len(H) < 2 for H in sets):
@@ -540,10 +545,6 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         res = self._holdout(list(pairs), lams)
         return shape_output(np.stack(res, axis=1), single, self._was_1d)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        return tags
-
 
 _COSTS = ("magnitude", "discrete", "weighted")
 
@@ -613,7 +614,8 @@ class PairwiseRankRLS(_RankRLSBase):
         self._was_1d = was_1d
         alpha = float(self.alpha)
         if self.solver_ == "primal":
-            self._set_primal(solve_shifted(self._gram_of(self.X_fit_), self._rhs_of(self.X_fit_), alpha))
+            X = self.X_fit_
+            self._set_primal(solve_shifted(self._gram_of(X), self._rhs_of(X), alpha))
         else:
             K = self._train_kernel()
             A = np.asarray(self._graph.L @ K)

@@ -12,7 +12,6 @@ Multiple outputs (y with t columns) cost one factorization.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 

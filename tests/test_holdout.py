@@ -137,7 +137,7 @@ def _features(X, solver):
 
 
 def _rank_brute(F, pairs, z, w, lam, train, test):
-    """Retrain on ``train`` with the explicit pairs inside it (least squares, QR), predict ``test``."""
+    """Retrain on ``train`` with the explicit pairs inside it (QR least squares); predict ``test``."""
     keep = np.isin(pairs[:, 0], train) & np.isin(pairs[:, 1], train)
     p, zz, ww = pairs[keep], z[keep], w[keep]
     # the held-out rows must not influence the fit: restrict the feature map to train rows

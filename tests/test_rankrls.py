@@ -8,7 +8,6 @@ K full rank, so comparisons over λ = 2^-15..2^15 are meaningful.
 
 import numpy as np
 import pytest
-import scipy.linalg as sla
 import scipy.sparse as sp
 
 from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS

@@ -7,7 +7,6 @@ through the generic checks; their clone/params behaviour is tested directly belo
 """
 
 import numpy as np
-import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

@@ -22,7 +22,8 @@ orthonormal basis of the null space of ``C_L,:`` (spanned by the columns ``H`` o
 by operation count:
 
 * direct (large folds, e.g. 10-fold CV): downdate ``A = Phi~^T Phi~`` by the hold-out rows,
-  project with ``N`` and eigendecompose — O(|U| r^2 + r^3) per fold, every lambda O(r^2);
+  project with ``N`` and tridiagonalize (:func:`ridge_path_tridiagonal`) — O(|U| r^2 + r^3)
+  per fold, every lambda O(r^2 t);
 * low-rank (small folds, leave-one-out, leave-query-out): Woodbury on the cached
   eigendecomposition of ``A`` with the constraint ``N^T w = 0`` — O(|U| r^2 + r^2 |H|) per
   fold plus O(r (|U|+|H|)^2 + |U|^3) per lambda.
@@ -335,7 +336,9 @@ class ReducedSetRLS(_ReducedSetBase):
     alpha : float, default=1.0
         Regularization parameter lambda.
     kernel, gamma, degree, coef0, kernel_params :
-        Kernel (:func:`learners.kernels.resolve_kernel`).
+        Kernel (:func:`learners.kernels.resolve_kernel`). The default is ``"gaussian"``
+        (``learners.RLS`` defaults to ``"linear"``): a linear kernel supports at most
+        n_features linearly independent basis vectors, beyond which ``K_RR`` is singular.
     n_basis, basis_indices, random_state, jitter :
         Basis vectors and jitter policy (:class:`learners.nystroem.NystroemMap`).
     remove_basis : bool, default=True

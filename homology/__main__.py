@@ -84,6 +84,9 @@ def _add_eval_options(p):
     p.add_argument("--families", default=None,
                    help="comma-separated subset of family ids (default: all 54)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes over families")
+    p.add_argument("--reuse", action="store_true",
+                   help="benchmark: reuse OUTPUT/<config>/results.json when it was made with "
+                        "the same kernel, learner, targets, λ grid and families")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--output-dir", required=True)
 
@@ -191,6 +194,12 @@ def cmd_benchmark(args):
     for name in names:
         _, kname, opts = configs[name]
         t0 = time.perf_counter()
+        old = _reusable(out / name / "results.json", kname, opts, args, families, bench)
+        if old is not None:
+            old["config"] = name
+            all_results.append(old)
+            print(f"{name}: reused {out / name / 'results.json'}", flush=True)
+            continue
         res = scop_experiment(bench, make_kernel(kname, **opts), kname, args.learner,
                               _alphas(args.alphas), args.jobs, families,
                               not args.no_progress, args.targets)
@@ -208,6 +217,27 @@ def cmd_benchmark(args):
                             "seconds": r["seconds"]} for r in all_results]}
     write_report(out, "benchmark", summary, benchmark_markdown(all_results, plots))
     return 0
+
+
+def _reusable(path, kname, opts, args, families, bench):
+    """The stored results at ``path`` if they match this benchmark run, else None."""
+    import json
+
+    from homology.benchmark import make_kernel, kernel_params
+
+    if not args.reuse or not path.exists():
+        return None
+    res = json.loads(path.read_text())
+    wanted = {"kernel": kname, "learner": args.learner,
+              "params": json.loads(json.dumps(kernel_params(make_kernel(kname, **opts)))),
+              "alphas": [float(a) for a in np.sort(_alphas(args.alphas))],
+              "families": list(bench.families if families is None else families)}
+    got = {"kernel": res.get("kernel"), "learner": res.get("learner"),
+           "params": res.get("params"), "alphas": res.get("alphas"),
+           "families": [f["family"] for f in res.get("families", [])]}
+    if args.learner == "rls" and res.get("targets") != args.targets:
+        return None
+    return res if got == wanted else None
 
 
 def cmd_train(args):

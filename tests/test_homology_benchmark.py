@@ -146,3 +146,24 @@ def test_cli_errors(tmp_path, capsys):
                  "--output", str(tmp_path / "o.tsv")]) == 2
     assert main(["scop", "--alphas", "1,-2", "--output-dir", str(tmp_path),
                  "--data-dir", str(tmp_path)]) == 2
+
+
+def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
+    monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
+    out = tmp_path / "bench"
+    args = ["benchmark", "--configs", "spectrum-k3,locality-strict", "--output-dir", str(out),
+            "--no-progress", "--alphas", "0.5,2,8"]
+    assert main(args) == 0
+    summary = json.loads((out / "benchmark.json").read_text())
+    assert [c["config"] for c in summary["configs"]] == ["spectrum-k3", "locality-strict"]
+    table = (out / "benchmark.md").read_text()
+    assert "spectrum k=3 / rls (ours)" in table and "(published)" in table
+
+    def boom(*a, **k):
+        raise AssertionError("recomputed although --reuse was given")
+
+    monkeypatch.setattr("homology.benchmark.scop_experiment", boom)
+    assert main(args + ["--reuse"]) == 0
+    assert json.loads((out / "benchmark.json").read_text()) == summary
+    with pytest.raises(AssertionError, match="recomputed"):  # different grid: no reuse
+        main(args[:-1] + ["0.5,2", "--reuse"])

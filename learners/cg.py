@@ -34,8 +34,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from learners._validation import validate_data
 from learners.errors import InvalidInputError, InvalidParameterError
 
 # --------------------------------------------------------------------------- validation
@@ -60,23 +61,6 @@ def _positive_int(v):
 
 def _optional_positive_int(v):
     return v is None or _positive_int(v)
-
-
-def check_features(X, name="X"):
-    """``X`` as CSR (if sparse) or a 2-D float ndarray; NaN/inf raise InvalidInputError."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be 2-D, got shape {X.shape}")
-        values = X
-    if X.shape[0] == 0:
-        raise InvalidInputError(f"{name} has no rows")
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
 
 
 def check_vector(v, m, name, dtype=np.float64):
@@ -230,11 +214,13 @@ class _CGBase(BaseEstimator):
     def predict(self, X):
         """Scores ``X w (+ intercept)``; O(nnz(X))."""
         check_is_fitted(self, "coef_")
-        X = check_features(X)
-        if X.shape[1] != self.coef_.shape[0]:
-            raise InvalidInputError(f"X has {X.shape[1]} features, the model was fitted "
-                                    f"with {self.coef_.shape[0]}")
+        X = validate_data(self, X, reset=False)
         return np.asarray(X @ self.coef_).ravel() + getattr(self, "intercept_", 0.0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
 class CGRLS(RegressorMixin, _CGBase):
@@ -284,9 +270,9 @@ class CGRLS(RegressorMixin, _CGBase):
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on ``(X, y)``; ``X_val, y_val`` are required iff ``early_stopping``."""
         _check_params(self, self._table)
-        X = check_features(X)
+        X, y = validate_data(self, X, y)
+        y = check_vector(column_or_1d(y, warn=True), X.shape[0], "y")
         m, n = X.shape
-        y = check_vector(y, m, "y")
         if self.fit_intercept:
             center = np.asarray(X.mean(axis=0)).ravel()
             y_mean = y.mean()
@@ -306,7 +292,6 @@ class CGRLS(RegressorMixin, _CGBase):
             self.n_iter_no_change)
         self.coef_ = w
         self.intercept_ = float(y_mean - (center @ w if center is not None else 0.0))
-        self.n_features_in_ = n
         return self
 
 
@@ -369,7 +354,10 @@ class CGRankRLS(_CGBase):
         X_val, y_val, qids_val : optional scored validation data for early stopping.
         """
         _check_params(self, self._table)
-        X = check_features(X)
+        if y is None and pairs is None:
+            raise InvalidInputError(f"{type(self).__name__} requires y to be passed, but the "
+                                    "target y is None (give scores y, or pairs)")
+        X = validate_data(self, X)
         m, n = X.shape
         if (y is None) == (pairs is None):
             raise InvalidInputError("give either scores y (with qids) or pairs, not both")
@@ -386,7 +374,7 @@ class CGRankRLS(_CGBase):
         else:
             if pair_targets is not None:
                 raise InvalidInputError("pair_targets are only used with pairs")
-            y = check_vector(y, m, "y")
+            y = check_vector(column_or_1d(y, warn=True), m, "y")
             qids = np.zeros(m, dtype=np.int64) if qids is None else check_vector(
                 qids, m, "qids", dtype=None)
             middle = query_laplacian(qids, y, self.ties)
@@ -405,7 +393,6 @@ class CGRankRLS(_CGBase):
         w, self.n_iter_, self.validation_loss_, self.converged_ = _solve(
             A, b, self.tol, self._max_iter(n), val_loss, self.n_iter_no_change)
         self.coef_ = w
-        self.n_features_in_ = n
         return self
 
 
@@ -427,9 +414,7 @@ def _validation(estimator, X_val, y_val, qids_val, n):
         raise InvalidInputError("X_val/y_val are only used with early_stopping=True")
     if not given:
         return None
-    X_val = check_features(X_val, "X_val")
-    if X_val.shape[1] != n:
-        raise InvalidInputError(f"X_val has {X_val.shape[1]} features, X has {n}")
+    X_val = validate_data(estimator, X_val, reset=False)
     y_val = check_vector(y_val, X_val.shape[0], "y_val")
     if qids_val is None:
         qids_val = np.zeros(X_val.shape[0], dtype=np.int64)

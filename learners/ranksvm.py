@@ -29,15 +29,14 @@ relative optimality gap. O(1 / (C^-1 ε)) iterations (Smola et al. 2007), each
 O(m log m + nnz(X) + t n).
 """
 
-from numbers import Integral, Real
 
 import numba
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from learners.cg import _check_params, _positive_int, _positive_real, check_features, check_vector
+from learners._validation import validate_data
+from learners.cg import _check_params, _positive_int, _positive_real, check_vector
 from learners.errors import InvalidInputError
 
 # --------------------------------------------------------------------------- counting
@@ -257,17 +256,17 @@ class RankSVM(BaseEstimator):
     def fit(self, X, y, qids=None):
         """Fit on scored data; ``qids`` (None: one global ranking) restricts pairs to queries."""
         _check_params(self, self._table)
-        X = check_features(X)
+        X, y = validate_data(self, X, y)
         m, n = X.shape
-        y = check_vector(y, m, "y")
+        y = check_vector(column_or_1d(y, warn=True), m, "y")
         if qids is not None:
             qids = check_vector(qids, m, "qids", dtype=None)
         structure = QueryStructure(y, qids)
         self.n_pairs_ = structure.n_pairs
-        self.n_features_in_ = n
         if structure.n_pairs == 0:
-            raise InvalidInputError("no query has two examples with different labels: "
-                                    "RankSVM has no pair to learn from")
+            raise InvalidInputError(
+                f"no query has two examples with different labels ({m} sample(s) given): "
+                "RankSVM has no pair to learn from")
         C = float(self.C)
 
         def risk(w):
@@ -322,8 +321,10 @@ class RankSVM(BaseEstimator):
     def predict(self, X):
         """Scores ``X w``; O(nnz(X))."""
         check_is_fitted(self, "coef_")
-        X = check_features(X)
-        if X.shape[1] != self.coef_.shape[0]:
-            raise InvalidInputError(f"X has {X.shape[1]} features, the model was fitted "
-                                    f"with {self.coef_.shape[0]}")
+        X = validate_data(self, X, reset=False)
         return np.asarray(X @ self.coef_).ravel()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from learners.cg import CGRankRLS, CGRLS
 from learners.errors import InvalidInputError, InvalidParameterError
@@ -171,3 +172,8 @@ def test_ill_conditioned_near_duplicate_features(rng, alpha):
     expected = np.linalg.lstsq(A, b, rcond=None)[0]
     model = CGRankRLS(alpha=alpha, tol=1e-15, max_iter=5000).fit(sp.csr_matrix(X), y, qids)
     assert _rel(model.coef_, expected) < 1e-8
+
+
+@parametrize_with_checks([CGRLS(tol=1e-10), CGRankRLS(tol=1e-10)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from scipy.optimize import minimize
 
 from learners.errors import InvalidInputError, InvalidParameterError
@@ -121,7 +122,14 @@ def test_certified_gap_and_conventions(rng):
         RankSVM(C=0).fit(X, y, qids)
     with pytest.raises(InvalidInputError, match="no query"):
         RankSVM().fit(X, np.zeros(100), qids)
-    with pytest.raises(InvalidInputError, match="length"):
+    with pytest.raises(InvalidInputError, match="inconsistent numbers of samples"):
         RankSVM().fit(X, y[:-1], qids)
+    with pytest.raises(InvalidInputError, match="qids must be a vector of length 100"):
+        RankSVM().fit(X, y, qids[:-1])
     with pytest.raises(InvalidInputError, match="NaN"):
         RankSVM().fit(np.where(X > 2, np.nan, X), y, qids)
+
+
+@parametrize_with_checks([RankSVM()])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

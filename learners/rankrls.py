@@ -533,6 +533,15 @@ class QueryRankRLS(_QueryStructuredRankRLS):
             out[:, U] = r
         return shape_output(out, single, self._was_1d)
 
+    def leave_one_out(self, alphas=None):
+        """Exact leave-one-out predictions (each row removed from its query), (m[, t]) or
+        (n_alphas, m[, t]). One hold-out set per row: O(n_q^2 r) each (n_q: its query size)."""
+        check_is_fitted(self)
+        lams, single = check_alphas(alphas, self.alpha)
+        m = self._Y.shape[0]
+        res = self._holdout([np.array([i]) for i in range(m)], lams)
+        return shape_output(np.concatenate(res, axis=1), single, self._was_1d)
+
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t]).
 
@@ -561,7 +570,8 @@ class PairwiseRankRLS(_RankRLSBase):
     Notes
     -----
     M (m x l) is sparse and ``L = M M^T`` costs O(l) (eq. 18). One dual fit: O(m^3) LU of
-    ``L K + λI`` (eq. 19); primal: Cholesky of ``X^T L X + λI`` (eqs. 28-29). Path: one
+    ``L K + λI`` (eq. 19), or, with fewer edges than rows, the symmetric edge-space form
+    ``a = M (M^T K M + λI)^{-1} N`` by Cholesky (O(l^3 + l m^2)); primal: Cholesky of ``X^T L X + λI`` (eqs. 28-29). Path: one
     eigendecomposition of L (for ``L = F F^T``) and one of ``F^T K F``. Hold-out of rows: the
     edges touching them are removed; Woodbury on the touched rows (see
     :class:`learners.holdout.TouchedSetSpectral`).
@@ -618,8 +628,16 @@ class PairwiseRankRLS(_RankRLSBase):
             self._set_primal(solve_shifted(self._gram_of(X), self._rhs_of(X), alpha))
         else:
             K = self._train_kernel()
-            A = np.asarray(self._graph.L @ K)
-            self._set_dual(solve_shifted(A, self._graph.b, alpha, assume_pos=False))
+            G = self._graph
+            if G.M.shape[1] <= G.M.shape[0]:
+                # few edges: symmetric edge-space form a = M (M^T K M + λI)^{-1} N, Cholesky
+                MtK = np.asarray(G.M.T @ K)                  # (l, m)
+                S = np.asarray(G.M.T @ MtK.T)                # M^T K M, (l, l)
+                c = solve_shifted(0.5 * (S + S.T), G.N, alpha)
+                self._set_dual(np.asarray(G.M @ c))
+            else:
+                A = np.asarray(G.L @ K)                      # L K + λI, LU (eq. 17)
+                self._set_dual(solve_shifted(A, G.b, alpha, assume_pos=False))
         return self
 
     def _gram_of(self, F):
@@ -677,7 +695,16 @@ class PairwiseRankRLS(_RankRLSBase):
         check_is_fitted(self)
         return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
+    def leave_one_out(self, alphas=None):
+        """Exact leave-one-out predictions (edges of each row removed), (m[, t])."""
+        check_is_fitted(self)
+        lams, single = check_alphas(alphas, self.alpha)
+        sets = [np.array([i]) for i in range(self._Y.shape[0])]
+        res = self._touched_holdout(sets, lams, self._graph)
+        return shape_output(np.concatenate(res, axis=1), single, self._was_1d)
+
     def leave_pair_out(self, pairs, alphas=None):
+        """Exact leave-pair-out: (n, 2[, t]); one touched-row update per pair."""
         check_is_fitted(self)
         pairs = check_pairs(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)

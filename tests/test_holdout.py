@@ -256,6 +256,11 @@ def test_query_rankrls_sets_splitting_queries_and_pairs(rng, solver, multi):
     F = _features(X, solver)
     pairs, z, w = _all_pairs(y, qids)
     mixed = np.r_[np.flatnonzero(qids == 1), np.flatnonzero(qids == 2)[:1]]  # whole + part
+    loo = model.leave_one_out(alphas=SPLIT_LAMS[::4])
+    for k, lam in enumerate(SPLIT_LAMS[::4]):
+        brute = np.array([_rank_brute(F, pairs, z, w, lam, np.delete(np.arange(m), i), [i])[0]
+                          for i in range(m)])
+        assert _rel(loo[k], brute) < RTOL, lam
     sets = [np.array([9, 0, 5]), np.array([7]), mixed]
     hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
     lp = pairs[:5]
@@ -283,6 +288,11 @@ def test_pairwise_rankrls_holdout(rng, solver):
     hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)
     lpo = model.leave_pair_out(pairs[:3], alphas=SPLIT_LAMS)
     w = np.ones(len(pairs))
+    loo = model.leave_one_out(alphas=SPLIT_LAMS[::4])
+    for k, lam in enumerate(SPLIT_LAMS[::4]):
+        brute = np.array([_rank_brute(F, pairs, mag, w, lam, np.delete(np.arange(m), i), [i])[0]
+                          for i in range(m)])
+        assert _rel(loo[k], brute) < RTOL, lam
     for k, lam in enumerate(SPLIT_LAMS):
         for H, got in zip(sets, hs):
             train = np.setdiff1d(np.arange(m), H)

@@ -114,6 +114,10 @@ def test_pairwise_costs_equal_explicit(rng, cost, solver):
         one = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(X, pairs, mag, wts)
         tol = 1e-8 if lam >= 2.0 ** -10 else 1e-7     # LU of the non-symmetric L K + λI
         assert np.abs(one.predict(X) - ref).max() / np.abs(ref).max() < tol, lam
+        few = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(
+            X, pairs[:15], mag[:15], wts[:15])              # l < m: symmetric edge-space form
+        ref15 = direct_minimizer(F, pairs[:15], z[:15], w[:15], lam, F)
+        assert np.abs(few.predict(X) - ref15).max() / np.abs(ref15).max() < 1e-8, lam
         assert np.abs(path[k] - ref).max() / np.abs(ref).max() < 1e-8, lam
 
 

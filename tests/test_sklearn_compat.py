@@ -19,6 +19,8 @@ _ALPHAS = (0.1, 1.0, 10.0)
     [
         RLS(),
         RLS(kernel="gaussian", gamma=0.5),
+        RLS(kernel="precomputed"),
+        GlobalRankRLS(kernel="precomputed"),
         GlobalRankRLS(),
         GlobalRankRLS(kernel="gaussian", gamma=0.5),
         RLSCV(alphas=_ALPHAS),

@@ -16,7 +16,8 @@ accepts ``"query"`` (leave-query-out, its default); its int k makes folds of who
 (``"mse"``, ``"cindex"``, ``"disagreement"``, ``"auc"``) or a callable
 ``scoring(y_true, y_pred)`` — QueryRankRLSCV calls ``scoring(y_true, y_pred, qids)`` — with
 ``greater_is_better`` telling its direction. ``average``: ``"pooled"`` scores all hold-out
-predictions at once, ``"folds"`` averages per-set scores (thesis Sects. 5.3-5.4).
+predictions at once, ``"folds"`` averages per-set scores (thesis Sects. 5.3-5.4); leave-one-out
+is always scored pooled.
 """
 
 import itertools
@@ -177,9 +178,8 @@ class _FastCVMixin:
         return per
 
     def _cv_predict(self, est, sets, lams):
-        if isinstance(self.cv, str) and self.cv == "loo" and hasattr(est, "leave_one_out"):
-            loo = est.leave_one_out(alphas=lams)
-            return [loo[:, [i]] for i in range(loo.shape[1])]
+        if isinstance(self.cv, str) and self.cv == "loo":
+            return [est.leave_one_out(alphas=lams)]        # one pooled "set" of all rows
         return est.holdout_sets(sets, alphas=lams)
 
     def _kfold(self, m, k):
@@ -193,7 +193,7 @@ class _FastCVMixin:
         cv = self.cv
         if isinstance(cv, str):
             if cv == "loo":
-                return [np.array([i]) for i in range(m)]
+                return [np.arange(m)]           # leave-one-out predictions, scored pooled
             if cv == "group":
                 codes, _ = check_groups(groups, m, "groups")
                 sets = [np.flatnonzero(codes == g) for g in range(codes.max() + 1)]

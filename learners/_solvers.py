@@ -35,21 +35,28 @@ def resolve_solver(solver, kernel_name, n_samples, n_features):
     raise InvalidParameterError(f"solver must be 'auto', 'dual' or 'primal', got {solver!r}")
 
 
-def solve_shifted(A, B, alpha, *, assume_pos=True):
-    """Solve ``(A + diag(alpha)) X = B`` without modifying ``A`` (``alpha`` scalar or vector).
+def solve_shifted(A, B, alpha, *, assume_pos=True, overwrite=False):
+    """Solve ``(A + diag(alpha)) X = B`` (``alpha`` scalar or vector).
 
     Cholesky when ``A + alpha I`` is positive definite (``assume_pos``); if the
     factorization fails (indefinite kernel, numerically singular) fall back to LU.
+    ``A`` is left untouched unless ``overwrite`` (then it is destroyed, saving a copy, and a
+    failed Cholesky raises ``numpy.linalg.LinAlgError`` instead of falling back to LU).
     Cost O(d^3/3 + d^2 t).
     """
-    M = np.array(A, dtype=np.float64, copy=True)
-    M.flat[:: M.shape[0] + 1] += alpha
+    def shifted(src, copy):
+        M = np.array(src, dtype=np.float64, copy=copy)
+        M.flat[:: M.shape[0] + 1] += alpha
+        return M
+    keep = None if overwrite else A
+    M = shifted(A, not overwrite)
     try:
         if assume_pos:
             return sla.solve(M, B, assume_a="pos", overwrite_a=True, check_finite=False)
     except (np.linalg.LinAlgError, sla.LinAlgError, ValueError):
-        M = np.array(A, dtype=np.float64, copy=True)
-        M.flat[:: M.shape[0] + 1] += alpha
+        if keep is None:                    # A destroyed: the caller retries with LU
+            raise np.linalg.LinAlgError("not positive definite") from None
+        M = shifted(keep, True)
     try:
         return sla.solve(M, B, overwrite_a=True, check_finite=False)
     except (np.linalg.LinAlgError, sla.LinAlgError) as exc:

@@ -131,7 +131,11 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._set_primal(W)
         else:
             K = self._train_kernel()
-            self._set_dual(solve_shifted(K, Y, alpha))
+            try:
+                a = solve_shifted(K, Y, alpha, overwrite=K is not X)
+            except np.linalg.LinAlgError:       # indefinite kernel: LU on a fresh matrix
+                a = solve_shifted(self._train_kernel(), Y, alpha, assume_pos=False)
+            self._set_dual(a)
         return self
 
     def _set_primal(self, W):

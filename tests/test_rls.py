@@ -106,3 +106,14 @@ def test_bad_input_raises_typed_errors(rng):
         model.predict(X[:, :2])
     with pytest.raises(InvalidParameterError):
         model.leave_one_out(alphas=[1.0, 0.0])
+
+
+def test_indefinite_callable_kernel_falls_back_to_lu(rng):
+    X, y = _data(rng, 12, 3)
+
+    def sigmoid(A, B):
+        return np.tanh(A @ B.T - 2.0)             # not positive semi-definite
+    model = RLS(alpha=1e-3, kernel=sigmoid).fit(X, y)
+    K = sigmoid(X, X)
+    np.testing.assert_allclose(model.dual_coef_, np.linalg.solve(K + 1e-3 * np.eye(12), y),
+                               rtol=1e-8)

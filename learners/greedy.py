@@ -42,8 +42,9 @@ __all__ = ["GreedyRLS", "GreedyRankRLS", "greedy_forward_selection"]
 
 
 def _segment_sum(P, M):
-    """Sum the rows of ``M`` within each group (``P``: m x q sparse indicator)."""
-    return np.asarray(P.T @ M)
+    """Sum the rows of ``M`` within each group (``P``: m x q sparse indicator; ``None`` for
+    singleton groups in row order, i.e. leave-one-out, where the sum is the identity)."""
+    return M if P is None else np.asarray(P.T @ M)
 
 
 def greedy_forward_selection(X, Y, codes, alpha, k):
@@ -74,7 +75,9 @@ def greedy_forward_selection(X, Y, codes, alpha, k):
     m, n = X.shape
     t = Y.shape[1]
     q = int(codes.max()) + 1
-    P = sp.csr_matrix((np.ones(m), (np.arange(m), codes)), shape=(m, q))
+    singletons = q == m and np.array_equal(codes, np.arange(m))
+    P = None if singletons else sp.csr_matrix((np.ones(m), (np.arange(m), codes)), shape=(m, q))
+    expand = (lambda G: G) if singletons else (lambda G: G[codes])
     C = X / alpha
     a = Y / alpha
     U = X.copy()
@@ -107,10 +110,10 @@ def greedy_forward_selection(X, Y, codes, alpha, k):
         available[b] = False
         # rank-one updates of the caches with feature b
         cb, ub, sb, tb = C[:, b].copy(), U[:, b].copy(), s[b], T[b].copy()
-        tau_b, rho_b = tau[:, b][codes], rho[:, b][codes]
+        tau_b, rho_b = expand(tau[:, b]), expand(rho[:, b])
         v = X.T @ cb                                         # v_i = x_i^T G x_b
-        omega = _segment_sum(P, ub[:, None] * C)[codes]      # u_bq^T C_q, per row
-        ua = _segment_sum(P, ub[:, None] * a)[codes]         # u_bq^T a_q, per row
+        omega = expand(_segment_sum(P, ub[:, None] * C))     # u_bq^T C_q, per row
+        ua = expand(_segment_sum(P, ub[:, None] * a))        # u_bq^T a_q, per row
         U += ub[:, None] * (omega / tau_b[:, None]
                             - np.outer(1.0 + rho_b / tau_b, v) / sb)
         r += ub[:, None] * (ua / tau_b[:, None]

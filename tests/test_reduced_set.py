@@ -194,3 +194,19 @@ def test_validation_and_sklearn_conventions(rng):
         model.holdout(model.basis_indices_)           # every basis vector held out
     c = clone(model).set_params(n_basis=6)
     assert c.get_params()["n_basis"] == 6 and not hasattr(c, "dual_coef_")
+
+
+def test_sparse_and_precomputed_inputs_match_dense(rng):
+    import scipy.sparse as sp
+    X, y = _data(rng, m=25)
+    X[X < 0.3] = 0.0
+    kw = dict(alpha=0.5, n_basis=7, random_state=3)
+    dense = ReducedSetRLS(kernel="gaussian", gamma=GAMMA, **kw).fit(X, y)
+    sparse = ReducedSetRLS(kernel="gaussian", gamma=GAMMA, **kw).fit(sp.csr_matrix(X), y)
+    K = kernel_matrix(X, X, "gaussian", gamma=GAMMA)
+    pre = ReducedSetRLS(kernel="precomputed", **kw).fit(K, y)
+    Xt = rng.standard_normal((4, X.shape[1]))
+    Kt = kernel_matrix(Xt, X, "gaussian", gamma=GAMMA)
+    _close(sparse.predict(sp.csr_matrix(Xt)), dense.predict(Xt))
+    _close(pre.predict(Kt), dense.predict(Xt))
+    _close(pre.leave_one_out(), dense.leave_one_out())

@@ -8,7 +8,7 @@ import pytest
 import learners
 from corpora.svmlight import dump_svmlight
 from learners.__main__ import main
-from learners.letor import MEASURES, load_parts, run_letor, standard_folds
+from learners.letor import MEASURES, RANKSVM_TOL, load_parts, run_letor, standard_folds
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
 from learners.ranksvm import RankSVM
 
@@ -52,7 +52,7 @@ def test_selection_and_test_measures_match_independent_retraining(synthetic_leto
     y = np.concatenate([parts[i].y for i in (2, 3, 4)])
     q = np.concatenate([parts[i].qids for i in (2, 3, 4)])
     val, test = parts[0], parts[1]
-    models = [RankSVM(C=C).fit(X, y, q) for C in Cs]
+    models = [RankSVM(C=C, tol=RANKSVM_TOL, max_iter=5000).fit(X, y, q) for C in Cs]
     val_maps = [mean_average_precision(val.y, m.predict(val.X), val.qids) for m in models]
     best = int(np.argmax(val_maps))
     assert fold["C"] == Cs[best]

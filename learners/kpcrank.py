@@ -172,7 +172,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
     truncation of ``M``'s spectrum is *not* used because it is not Theorem 1.
     """
 
-    def __init__(self, n_components=10, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
+    def __init__(self, n_components=10, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, center=True, max_components=None, cv=5,
                  random_state=None):
         self.n_components = n_components

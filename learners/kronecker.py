@@ -71,7 +71,7 @@ _PREDICT_CHUNK = 1 << 16
 # --------------------------------------------------------------------------- validation
 
 
-def _check_nodes(X, name, kernel):
+def _check_nodes(X, name):
     """Node features (dense or sparse) or, for ``kernel="precomputed"``, a square kernel."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
@@ -293,13 +293,13 @@ class _KronBase(RegressorMixin, BaseEstimator):
         self
         """
         self._kernel_spec_ = self._validate_params()
-        X = _check_nodes(X, "X", self.kernel)
+        X = _check_nodes(X, "X")
         two_domain = X_end is not None
         if two_domain and self.pairwise != "kronecker":
             raise InvalidParameterError(
                 f"pairwise={self.pairwise!r} needs one node set (start and end nodes from the "
                 "same domain); drop X_end")
-        X_end = _check_nodes(X_end, "X_end", self.kernel) if two_domain else X
+        X_end = _check_nodes(X_end, "X_end") if two_domain else X
         m, m_end = X.shape[0], X_end.shape[0]
         if self.kernel == "precomputed":
             for name, K in (("X", X), ("X_end", X_end)):
@@ -359,8 +359,8 @@ class _KronBase(RegressorMixin, BaseEstimator):
         Cost O(t m m' + t t' m') for all pairs; O(t m m' + n m') for an edge list.
         """
         check_is_fitted(self, "dual_coef_")
-        X = _check_nodes(X, "X", self.kernel)
-        X_end = X if X_end is None else _check_nodes(X_end, "X_end", self.kernel)
+        X = _check_nodes(X, "X")
+        X_end = X if X_end is None else _check_nodes(X_end, "X_end")
         train_end = self.X_fit_ if self.X_end_fit_ is None else self.X_end_fit_
         Ks = self._node_kernel(X, self.X_fit_)
         Ke = self._node_kernel(X_end, train_end)

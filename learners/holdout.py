@@ -511,7 +511,9 @@ class QuerySplitSpectral:
         nu  = (E_R^{-1}/λ + H_R G H_R^T)^{-1} H_R G (β_H + H_U^T mu)
         f_U = K_{U,:} D^{1/2} H G (β_H + H_U^T mu - H_R^T nu).
 
-    Cost per set and λ: O(|T|^2 r + |T|^3), T = rows of the touched queries.
+    Cost per λ: O(|T|^2 r) per distinct touched-row set T (rows of the touched queries),
+    then O(|T|^3) per hold-out set; leave-one-out and leave-pair-out inside queries thus
+    cost O(sum_q n_q^2 r) per λ plus O(n_q^3) per row or pair.
     """
 
     def __init__(self, HV, Wf, e, VtB, codes, nq):
@@ -519,35 +521,42 @@ class QuerySplitSpectral:
         self.codes, self.nq = codes, nq
 
     def holdout(self, sets, lams):
+        """Sets sharing the same touched rows T (e.g. all pairs or rows of one query) share
+        the O(|T|^2 r) blocks per λ; each set then costs O(|T|^3)."""
         out = [np.empty((lams.size, len(U), self.VtB.shape[1])) for U in sets]
-        prep = []
-        for U in sets:
+        groups = {}
+        for h, U in enumerate(sets):
             qs = np.unique(self.codes[U])
             T = np.flatnonzero(np.isin(self.codes, qs))
-            R = np.setdiff1d(T, U)
+            inU = np.isin(T, U)
             uq = np.bincount(self.codes[U], minlength=self.nq.size)
-            E = uq[self.codes[R]] / (self.nq[self.codes[R]] - uq[self.codes[R]])
-            prep.append((U, R, E, self.HV[U], self.HV[R], self.Wf[U]))
+            cR = self.codes[T[~inU]]
+            E = uq[cR] / (self.nq[cR] - uq[cR])
+            upos = np.searchsorted(T, U)
+            groups.setdefault(T.tobytes(), (T, []))[1].append((h, upos, np.flatnonzero(~inU), E))
         for k, lam in enumerate(lams):
             d = 1.0 / (self.e + lam)
             dVb = d[:, None] * self.VtB
-            for h, (U, R, E, YU, YR, WU) in enumerate(prep):
-                YUd, YRd, WUd = YU * d, YR * d, WU * d
-                GUU, GRU, GRR = YUd @ YU.T, YRd @ YU.T, YRd @ YR.T
-                gU, gR = YU @ dVb, YR @ dVb
-                fU = WU @ dVb
-                if R.size:
-                    Minner = GRR + np.diag(1.0 / (lam * E))
-                    MiGRU = _solve_small(Minner, GRU)
-                    MigR = _solve_small(Minner, gR)
-                    CAC = GUU - GRU.T @ MiGRU
-                    CAb = gU - GRU.T @ MigR
-                else:
-                    CAC, CAb = GUU, gU
-                mu = -np.linalg.lstsq(CAC, CAb, rcond=None)[0]
-                res = fU + (WUd @ YU.T) @ mu
-                if R.size:
-                    nu = MigR + MiGRU @ mu
-                    res -= (WUd @ YR.T) @ nu
-                out[h][k] = res
+            for T, members in groups.values():
+                YT = self.HV[T]
+                WT = self.Wf[T]
+                GTT = (YT * d) @ YT.T                 # H_T G H_T^T
+                WGT = (WT * d) @ YT.T                 # (K D^{1/2} H G H^T)_TT
+                gT, fT = YT @ dVb, WT @ dVb
+                for h, u, r, E in members:
+                    GUU, GRU, GRR = GTT[np.ix_(u, u)], GTT[np.ix_(r, u)], GTT[np.ix_(r, r)]
+                    gU, gR = gT[u], gT[r]
+                    if r.size:
+                        Minner = GRR + np.diag(1.0 / (lam * E))
+                        MiGRU = _solve_small(Minner, GRU)
+                        MigR = _solve_small(Minner, gR)
+                        CAC = GUU - GRU.T @ MiGRU
+                        CAb = gU - GRU.T @ MigR
+                    else:
+                        CAC, CAb = GUU, gU
+                    mu = -np.linalg.lstsq(CAC, CAb, rcond=None)[0]
+                    res = fT[u] + WGT[np.ix_(u, u)] @ mu
+                    if r.size:
+                        res -= WGT[np.ix_(u, r)] @ (MigR + MiGRU @ mu)
+                    out[h][k] = res
         return out

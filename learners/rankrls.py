@@ -535,7 +535,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
 
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions (each row removed from its query), (m[, t]) or
-        (n_alphas, m[, t]). One hold-out set per row: O(n_q^2 r) each (n_q: its query size)."""
+        (n_alphas, m[, t]). O(n_q^2 m) per query and λ, then O(n_q^3) per row."""
         check_is_fitted(self)
         lams, single = check_alphas(alphas, self.alpha)
         m = self._Y.shape[0]
@@ -545,9 +545,10 @@ class QueryRankRLS(_QueryStructuredRankRLS):
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t]).
 
-        Each pair is a hold-out set (a Python loop over pairs, O(|T|^2 m) each, with |T| the
-        size of the pair's query); the vectorized O(1)-per-pair form exists for the global
-        ranker (:meth:`GlobalRankRLS.leave_pair_out`)."""
+        Each pair is a hold-out set: the blocks of its query are shared by all pairs of the
+        query (O(n_q^2 m) per query and λ), then O(n_q^3) per pair (a loop over pairs); the
+        vectorized O(1)-per-pair form exists for the global ranker
+        (:meth:`GlobalRankRLS.leave_pair_out`)."""
         check_is_fitted(self)
         pairs = check_pairs(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)

@@ -171,23 +171,59 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                         bar.update(1)
     if bar is not None:
         bar.close()
-    out = {}
+    out, final = {}, {}
     if "lg" in rankers:
-        out["lg"] = _summary(y, -lg_rank.astype(float), qids, lg_rank, folds, n_folds)
+        final["lg"] = -lg_rank.astype(float)
+        out["lg"] = _summary(y, final["lg"], qids, lg_rank, folds, n_folds)
     for (r, k, s), sc in scores.items():
         name = f"{r}[{k}]" + (f"+noise{s:g}" if s else "")
         if np.isnan(sc).any():
             out[name] = {"skipped": [c.get("skipped") for c in chosen[(r, k, s)]
                                      if "skipped" in c]}
             continue
+        final[name] = sc
         out[name] = _summary(y, sc, qids, lg_rank, folds, n_folds)
         out[name]["fold_info"] = chosen[(r, k, s)]
         out[name].update(ranker=r, kernel=k, noise=s)
-    return {"rankers": out, "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
+    return {"rankers": out, "comparisons": paired_comparisons(y, final, qids),
+            "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
             "data": {"sentences": int(np.unique(qids).size), "parses": int(y.size),
                      "articles": int(np.unique(arts).size), "folds": n_folds,
                      "max_parses": max_parses, "alphas": [float(a) for a in alphas],
                      "seed": seed, "noise": list(noise), "representation": rep_params}}
+
+
+def paired_comparisons(y, scores, qids):
+    """Wilcoxon signed-rank tests (Paper I §5: threshold 0.05) on per-sentence τ_b.
+
+    Compares every learned ranker with ``lg``, RankRLS with RLS and with all-pairs RankRLS
+    per kernel, and RankRLS across kernels; sentences where τ_b is undefined for either
+    ranker are left out of that comparison.
+    """
+    from scipy.stats import wilcoxon
+
+    taus = {name: kendall_tau_b(y, sc, qids, return_details=True).per_query
+            for name, sc in scores.items()}
+    names = sorted(taus)
+    wanted = [(n, "lg") for n in names if n != "lg" and "lg" in taus]
+    kernels = sorted({n[n.index("[") + 1:n.index("]")] for n in names if "[" in n})
+    for k in kernels:
+        for other in ("rls", "rankrls_all", "kpcrank"):
+            if f"rankrls[{k}]" in taus and f"{other}[{k}]" in taus:
+                wanted.append((f"rankrls[{k}]", f"{other}[{k}]"))
+    rk = [f"rankrls[{k}]" for k in kernels if f"rankrls[{k}]" in taus]
+    wanted += [(a, b) for i, a in enumerate(rk) for b in rk[i + 1:]]
+    out = []
+    for a, b in wanted:
+        ok = np.isfinite(taus[a]) & np.isfinite(taus[b])
+        diff = taus[a][ok] - taus[b][ok]
+        if not np.any(diff != 0):
+            continue
+        test = wilcoxon(taus[a][ok], taus[b][ok])
+        out.append({"a": a, "b": b, "sentences": int(ok.sum()),
+                    "mean_tau_difference": float(diff.mean()),
+                    "wilcoxon_p": float(test.pvalue)})
+    return out
 
 
 def _summary(y, sc, qids, lg_rank, folds, n_folds):

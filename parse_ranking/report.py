@@ -99,6 +99,11 @@ def write_cv_report(output_dir, results, command=None):
                           ["ranker", "τ_b", "disagreement", "top-1 F", "oracle F",
                            "LG first F", "notes"]),
            "", "## Published pattern, checked on these numbers", "", *_claims(results), "",
+           "## Paired Wilcoxon signed-rank tests on per-sentence τ_b", "",
+           markdown_table(results.get("comparisons", []),
+                          ["a", "b", "sentences", "mean_tau_difference", "wilcoxon_p"],
+                          ["ranker a", "ranker b", "sentences", "mean τ_b(a) − τ_b(b)",
+                           "p"], digits=4), "",
            "Timings (s): " + ", ".join(f"{k} {v}" for k, v in
                                        results["timings_seconds"].items()), ""]
     write_json(output_dir / "results.json", results)

@@ -15,8 +15,9 @@ Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
 ``rankrls_20``         relevant pairs with different scores, cost (20) (z = 1, w = 1).
 ``rankrls_22``         relevant pairs with different scores, cost (22) (z = y, w = 1/y).
 ``rankrls_20_all``     all pairs with different scores, cost (20) (explicit graph; refused
-                       when it has more than ``max_pairs`` edges).
-``rankrls_22_all``     all pairs with different scores, cost (22) (same limit).
+                       when it has more than ``max_pairs`` edges; λ by inner 3-fold
+                       sentence-level CV with retraining, see ``_inner_kfold_path``).
+``rankrls_22_all``     all pairs with different scores, cost (22) (same).
 ``rls``                RLS regression on the F scores (learners.RLS).
 ``kpcrank``            KPCRank (learners.kpcrank), components chosen by its query-wise CV.
 =====================  =======================================================================
@@ -126,13 +127,41 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
             keep = mags > 1e-9
             pairs, mags = pairs[keep], mags[keep]
         info["n_pairs"] = int(pairs.shape[0])
-        model = PairwiseRankRLS(kernel="precomputed", cost=cost).fit(K, pairs, mags)
-        P = _assemble(model.holdout_sets(sets, alphas), sets, len(alphas), y.size)
+        if all_pairs:
+            P = _inner_kfold_path(K, y, sets, alphas, cost, max_pairs, seed)
+        else:
+            model = PairwiseRankRLS(kernel="precomputed", cost=cost).fit(K, pairs, mags)
+            P = _assemble(model.holdout_sets(sets, alphas), sets, len(alphas), y.size)
         refit = lambda a: PairwiseRankRLS(alpha=a, kernel="precomputed", cost=cost).fit(
             K, pairs, mags)
     best, errors = _select(P, y, qids, alphas)
     info.update(alpha=float(alphas[best]), inner_disagreement=errors.tolist())
     return refit(float(alphas[best])), info
+
+
+def _inner_kfold_path(K, y, sets, alphas, cost, max_pairs, seed, n_inner=3):
+    """Out-of-fold predictions (n_alphas, m) by sentence-level K-fold with retraining.
+
+    Used for the explicit all-pairs graphs: removing one sentence there removes edges
+    touching *every* row, so the touched-set hold-out shortcut degenerates to O(m^3) per
+    sentence; instead each inner fold is refitted once and its λ path
+    (``predict_path``, one eigendecomposition) serves the whole grid.
+    """
+    from learners.rankrls import PairwiseRankRLS
+
+    order = np.random.default_rng(seed).permutation(len(sets))
+    P = np.empty((len(alphas), y.size))
+    for f in range(n_inner):
+        test = np.concatenate([sets[i] for i in order[f::n_inner]])
+        train = np.setdiff1d(np.arange(y.size), test)
+        pairs, mags = preference_pairs(y[train], None, max_pairs=max_pairs)
+        if cost == "weighted":
+            keep = mags > 1e-9
+            pairs, mags = pairs[keep], mags[keep]
+        model = PairwiseRankRLS(kernel="precomputed", cost=cost).fit(
+            K[np.ix_(train, train)], pairs, mags)
+        P[:, test] = model.predict_path(K[np.ix_(test, train)], alphas)
+    return P
 
 
 def _assemble(results, sets, n_alphas, m):

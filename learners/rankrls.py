@@ -260,7 +260,7 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
                 try:
                     F = np.linalg.cholesky(K)
                 except np.linalg.LinAlgError:
-                    s, V = sym_eig(K, overwrite=K is not self.X_fit_)
+                    s, V = sym_eig(K, overwrite=self._kernel_is_fresh())
                     F = V * np.sqrt(np.maximum(s, 0.0))
             e, Z = sym_eig(self._gram_of(F), overwrite=True)
             if self.solver_ == "dual":
@@ -383,7 +383,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
                 A = dense(X @ Z)
             else:
                 K = self._train_kernel()
-                s, A = sym_eig(K, overwrite=K is not X)
+                s, A = sym_eig(K, overwrite=self._kernel_is_fresh())
             got = GlobalRankSpectral(A, s, self._Y, self.solver_)
             self._cache["global"] = got
         return got

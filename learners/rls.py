@@ -54,6 +54,12 @@ class KernelLearnerMixin:
         """The training kernel matrix (recomputed from ``X_fit_``; free when precomputed)."""
         return self._kernel(self.X_fit_, self.X_fit_)
 
+    def _kernel_is_fresh(self):
+        """True when :meth:`_train_kernel` returns a new array that may be overwritten (the
+        built-in kernels); a precomputed or callable kernel may share the caller's memory."""
+        name = self.kernel_spec_[0]
+        return isinstance(name, str) and name != "precomputed"
+
     def _validate_fit(self, X, y, y_numeric=True):
         check_alpha(self.alpha)
         check_solver(self.solver)
@@ -132,7 +138,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         else:
             K = self._train_kernel()
             try:
-                a = solve_shifted(K, Y, alpha, overwrite=K is not X)
+                a = solve_shifted(K, Y, alpha, overwrite=self._kernel_is_fresh())
             except np.linalg.LinAlgError:       # indefinite kernel: LU on a fresh matrix
                 a = solve_shifted(self._train_kernel(), Y, alpha, assume_pos=False)
             self._set_dual(a)
@@ -170,7 +176,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
                 self._cache["Z"] = Z
             else:
                 K = self._train_kernel()
-                s, A = sym_eig(K, overwrite=K is not X)
+                s, A = sym_eig(K, overwrite=self._kernel_is_fresh())
             spec = RLSSpectral(A, s, self._Y, self.solver_)
             self._cache["rls"] = spec
         return spec

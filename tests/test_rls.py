@@ -117,3 +117,18 @@ def test_indefinite_callable_kernel_falls_back_to_lu(rng):
     K = sigmoid(X, X)
     np.testing.assert_allclose(model.dual_coef_, np.linalg.solve(K + 1e-3 * np.eye(12), y),
                                rtol=1e-8)
+
+
+def test_precomputed_readonly_kernel_is_never_written(rng, tmp_path):
+    """A precomputed kernel (here a read-only memmap) is never overwritten by fit or CV."""
+    X, y = _data(rng, 15, 3)
+    K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    path = tmp_path / "K.npy"
+    np.save(path, K)
+    Km = np.load(path, mmap_mode="r")
+    model = RLS(alpha=0.1, kernel="precomputed").fit(Km, y)
+    model.leave_one_out()
+    model.holdout_sets([np.arange(3)])
+    np.testing.assert_array_equal(np.load(path), K)
+    ref = RLS(alpha=0.1, kernel="gaussian", gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(model.leave_one_out(), ref.leave_one_out(), rtol=1e-10)

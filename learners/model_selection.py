@@ -14,8 +14,9 @@ accepts ``"query"`` (leave-query-out, its default); its int k makes folds of who
 
 ``scoring``: ``None`` (MSE for RLS, ``1 - cindex`` for the rankers, lower is better), a name
 (``"mse"``, ``"cindex"``, ``"disagreement"``, ``"auc"``) or a callable
-``scoring(y_true, y_pred)`` — QueryRankRLSCV calls ``scoring(y_true, y_pred, qids)`` — with
-``greater_is_better`` telling its direction. ``average``: ``"pooled"`` scores all hold-out
+``scoring(y_true, y_pred)`` — called as ``scoring(y_true, y_pred, qids)`` by QueryRankRLSCV
+and by the others when ``fit`` gets ``qids=`` — with ``greater_is_better`` telling its
+direction. ``average``: ``"pooled"`` scores all hold-out
 predictions at once, ``"folds"`` averages per-set scores (thesis Sects. 5.3-5.4); leave-one-out
 is always scored pooled.
 """
@@ -63,7 +64,6 @@ class _FastCVMixin:
     """Shared search loop; subclasses define the estimator and the CV schemes."""
 
     _default_scoring = staticmethod(_mse)
-    _with_qids = False
 
     def _scorer(self):
         if self.scoring is None:
@@ -100,7 +100,7 @@ class _FastCVMixin:
         def call(yy, pp, qq):
             if yy.ndim == 2:
                 return float(np.mean([call(yy[:, j], pp[:, j], qq) for j in range(yy.shape[1])]))
-            return scorer(yy, pp, qq) if self._with_qids else scorer(yy, pp)
+            return scorer(yy, pp, qq) if qq is not None else scorer(yy, pp)
         if self.average == "pooled":
             ys = np.concatenate([y[H] for H in sets])
             ps = np.concatenate(preds_per_set)
@@ -266,9 +266,14 @@ class RLSCV(_FastCVMixin, RegressorMixin, BaseEstimator):
     def _fit_base(self, est, X, y, qids):
         return est.fit(X, y)
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, qids=None):
+        """``groups``: rows of each hold-out group for ``cv="group"``; ``qids``: if given,
+        the scorer is called as ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
         X, y = validate_data(self, X, y)
-        return self._search(X, y, groups=groups)
+        if qids is not None:
+            codes, labels = check_groups(qids, X.shape[0], "qids")
+            qids = labels[codes]
+        return self._search(X, y, groups=groups, qids=qids)
 
 
 class GlobalRankRLSCV(_FastCVMixin, BaseEstimator):
@@ -297,9 +302,14 @@ class GlobalRankRLSCV(_FastCVMixin, BaseEstimator):
     def _fit_base(self, est, X, y, qids):
         return est.fit(X, y)
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, qids=None):
+        """``groups``: rows of each hold-out group for ``cv="group"``; ``qids``: if given,
+        the scorer is called as ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
         X, y = validate_data(self, X, y)
-        return self._search(X, y, groups=groups)
+        if qids is not None:
+            codes, labels = check_groups(qids, X.shape[0], "qids")
+            qids = labels[codes]
+        return self._search(X, y, groups=groups, qids=qids)
 
     def score(self, X, y):
         return self.best_estimator_.score(X, y)
@@ -310,7 +320,6 @@ class QueryRankRLSCV(_FastCVMixin, BaseEstimator):
         "``fit(X, y, qids)``; default cv='query' (leave-query-out, eq. 33).\n" + _COMMON_DOC
     _estimator_class = QueryRankRLS
     _default_scoring = staticmethod(_one_minus_cindex)
-    _with_qids = True
 
     def __init__(self, alphas=DEFAULT_ALPHAS, *, kernel="linear", gamma=None, degree=3,
                  coef0=1.0, kernel_params=None, solver="auto", cv="query", scoring=None,

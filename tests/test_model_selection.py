@@ -98,3 +98,18 @@ def test_query_rankrls_cv_leave_query_out(rng):
     assert np.isfinite(folds.cv_scores_).all()
     with pytest.raises(InvalidInputError):
         QueryRankRLSCV().fit(X, y)
+
+
+def test_rlscv_scoring_with_qids(rng):
+    """RLS regressor selected by a per-query ranking measure (qids passed to the scorer)."""
+    X = rng.normal(size=(30, 3))
+    y = X[:, 0] + 0.3 * rng.normal(size=30)
+    qids = rng.integers(0, 3, size=30)
+    seen = []
+
+    def scorer(t, p, q):
+        seen.append(q.shape)
+        return cindex(t, p, q)
+    cv = RLSCV(alphas=ALPHAS, cv=3, scoring=scorer, greater_is_better=True).fit(X, y, qids=qids)
+    assert seen and all(s == (30,) for s in seen)
+    assert cv.alpha_ == ALPHAS[np.argmax(cv.cv_scores_)]

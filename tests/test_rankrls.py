@@ -179,3 +179,19 @@ def test_pairwise_cost_in_fit_overrides(rng):
     b = PairwiseRankRLS().fit(X, pairs, mag, cost="weighted")
     np.testing.assert_allclose(a.predict(X), b.predict(X))
     assert b.cost_ == "weighted" and b.cost == "magnitude"
+
+
+@pytest.mark.parametrize("solver", ["dual", "primal"])
+def test_pairwise_multiple_outputs_equal_separate_fits(rng, solver):
+    X = rng.normal(size=(16, 3))
+    pairs = rng.integers(0, 16, size=(40, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    mags = rng.random((len(pairs), 2)) + 0.1
+    kw = GK if solver == "dual" else {}
+    both = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs, mags)
+    hb = both.holdout([2, 5], alphas=[0.1, 3.0])
+    for t in range(2):
+        one = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs, mags[:, t])
+        np.testing.assert_allclose(both.predict(X)[:, t], one.predict(X), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(hb[..., t], one.holdout([2, 5], alphas=[0.1, 3.0]),
+                                   rtol=1e-9, atol=1e-12)

@@ -102,6 +102,9 @@ def main(argv=None):
         a, b = a[keep], b[keep]
         upper = y[a] > y[b]
         pairs = np.column_stack([np.where(upper, a, b), np.where(upper, b, a)])
+        del q, a, b, keep, upper
+        print(f"peak RSS after generating {len(pairs):,} pairs: {_peak_rss_mb():.0f} MiB "
+              f"(the pair index array alone: {pairs.nbytes / 2**20:.0f} MiB)")
         pref = CGRankRLS(alpha=args.alpha, tol=args.tol, max_iter=args.max_iter)
         start = time.perf_counter()
         pref.fit(X, pairs=pairs)

@@ -136,9 +136,10 @@ def incidence_matrix(pairs, m):
     Mt.T @ (Mt @ v)`` costs O(l).
     """
     l = len(pairs)
-    rows = np.repeat(np.arange(l), 2)
+    # CSR built directly (two entries per row, already in row order): no COO temporaries
+    indptr = np.arange(0, 2 * l + 1, 2, dtype=np.int64)
     data = np.tile([1.0, -1.0], l)
-    return sp.csr_matrix((data, (rows, pairs.ravel())), shape=(l, m))
+    return sp.csr_matrix((data, pairs.reshape(-1), indptr), shape=(l, m))
 
 
 def _normal_operator(X, middle, alpha, center=None):

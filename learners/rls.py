@@ -123,7 +123,23 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X, y):
-        """Fit by one Cholesky solve. ``X`` may be scipy.sparse (kept sparse)."""
+        """Fit by one Cholesky solve (thesis §2.7).
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse, shape (m, n), or the (m, m) kernel matrix when
+            ``kernel="precomputed"``. Sparse input stays sparse.
+        y : array-like, shape (m,) or (m, t); t outputs cost one factorization.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        InvalidInputError : NaN/inf, mismatched lengths, non-square precomputed kernel.
+        InvalidParameterError : bad alpha, solver or kernel specification.
+        """
         spec, X, y = self._validate_fit(X, y)
         Y, self._was_1d = as_2d_targets(y)
         self.kernel_spec_ = spec
@@ -155,7 +171,16 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         self.__dict__.pop("coef_", None)
 
     def predict(self, X):
-        """Predictions ``k(X, X_fit) a`` (dual) or ``X w`` (primal)."""
+        """Predictions ``k(X, X_fit) a`` (dual) or ``X w`` (primal).
+
+        Parameters
+        ----------
+        X : array-like or sparse, shape (m', n), or the (m', m) test-train kernel matrix.
+
+        Returns
+        -------
+        ndarray, shape (m',) or (m', t)
+        """
         X = self._validate_predict(X)
         if self.solver_ == "primal":
             P = dense(X @ self._W)
@@ -212,12 +237,41 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fast CV
     def leave_one_out(self, alphas=None):
-        """Exact leave-one-out predictions, shape (m[, t]) or (n_alphas, m[, t])."""
+        """Exact leave-one-out predictions ``f_i = y_i - a_i / G_ii`` (residual form) or the
+        equivalent hat form, whichever is accurate for each λ.
+
+        Parameters
+        ----------
+        alphas : sequence of float, optional
+            λ values; adds a leading axis. Default: the fitted ``alpha``, no extra axis.
+
+        Returns
+        -------
+        ndarray, shape (m[, t]) or (n_alphas, m[, t])
+
+        Notes
+        -----
+        One cached eigendecomposition, then O(m r t) per λ.
+        """
         lams, single = check_alphas(alphas, self.alpha)
         return shape_output(self._spectral().loo(lams), single, self._was_1d)
 
     def holdout(self, indices, alphas=None):
-        """Predictions for ``indices`` from the model trained without them (exact)."""
+        """Predictions for ``indices`` from the model trained without them (exact).
+
+        Parameters
+        ----------
+        indices : int array (or boolean mask of length m)
+        alphas : sequence of float, optional
+
+        Returns
+        -------
+        ndarray, shape (|H|[, t]) or (n_alphas, |H|[, t])
+
+        Raises
+        ------
+        InvalidInputError : empty, repeated or out-of-range indices, or all rows held out.
+        """
         check_is_fitted(self)
         H = check_index_set(indices, self._Y.shape[0])
         return self.holdout_sets([H], alphas=alphas)[0]
@@ -226,7 +280,21 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         """Exact hold-out predictions for each of a list of (possibly overlapping) index sets.
 
         k-fold, leave-one-group-out (documents, sentences, queries) and repeated hold-out are
-        all lists of sets. Returns a list of arrays (|H|[, t]) or (n_alphas, |H|[, t]).
+        all lists of sets.
+
+        Parameters
+        ----------
+        sets : list of int arrays
+        alphas : sequence of float, optional
+
+        Returns
+        -------
+        list of ndarray, each (|H|[, t]) or (n_alphas, |H|[, t])
+
+        Notes
+        -----
+        ``f_H = y_H - (G_HH)^{-1} a_H``, ``G = (K + λI)^{-1}``; per set and λ one
+        O(|H|^2 r) syrk and one O(|H|^3) solve.
         """
         check_is_fitted(self)
         sets = check_index_sets(sets, self._Y.shape[0])
@@ -236,7 +304,22 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out: for each pair (i, j) the predictions for i and j of the model
-        trained without both. Returns (n, 2[, t]) or (n_alphas, n, 2[, t]); vectorized."""
+        trained without both.
+
+        Parameters
+        ----------
+        pairs : int array, shape (n, 2)
+        alphas : sequence of float, optional
+
+        Returns
+        -------
+        ndarray, shape (n, 2[, t]) or (n_alphas, n, 2[, t])
+
+        Notes
+        -----
+        Vectorized over pairs: one O(m^2 r) product per λ (when n >= m), then O(t) per
+        pair with closed-form 2 x 2 solves.
+        """
         check_is_fitted(self)
         pairs = check_pairs(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)

@@ -14,14 +14,19 @@ chooses per λ by comparing ``||P y||`` with ``||(I - P) y||``. Both use a thin 
 ``K = A diag(t) A^T``: dual ``A = V`` (eigenvectors of K, t = eigenvalues), primal
 ``A = X Z`` with ``X^T X = Z diag(s) Z^T`` (then t = 1 and P = A diag(1/(s+λ)) A^T).
 
-RankRLS (Paper I Sects. 3.3-3.4):
+RankRLS (Paper I Sects. 3.3-3.4), all checked against explicit-pair retraining:
 
-* leave-query-out / hold-out of whole queries (eq. 33, here in the symmetric form with
-  ``S = L^{1/2} K L^{1/2}``): :class:`SymmetricRankSpectral`;
-* hold-out of arbitrary row sets for the all-pairs (global) ranker, including leave-pair-out
-  (eqs. 34-39 generalised from |U| = 2 to any |U|): :class:`GlobalRankSpectral`.
+* :class:`GlobalRankSpectral` — all-pairs ranker: hold-out of any row sets, leave-one-out
+  and leave-pair-out (eqs. 34-39 generalised from |U| = 2 to any |U|; pairs vectorized);
+* :class:`QueryBlockSpectral` — leave-query-out / hold-out of whole queries (eq. 33, in the
+  symmetric form ``S = L^{1/2} K L^{1/2}``);
+* :class:`QuerySplitSpectral` — query-structured data, sets that split queries (orthonormal
+  within-query basis; no 1/λ terms);
+* :class:`TouchedSetSpectral` — any Laplacian (preference graphs; primal query rankers):
+  Woodbury update on the rows touched by the removed edges.
 
-Costs are stated on each method; none loops in Python over examples or pairs.
+Costs are stated on each class; none loops in Python over examples or pairs, except over
+hold-out sets (and over the pairs of :class:`QuerySplitSpectral` / :class:`TouchedSetSpectral`).
 """
 
 import numpy as np

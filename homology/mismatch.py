@@ -32,6 +32,8 @@ residues; the Gram matrix is one sparse product ``Phi Phi^T``.
 from functools import lru_cache
 from math import comb, factorial
 
+import numpy as np
+
 from homology.kmers import ALPHABET_SIZE, WildcardSpectrumMap, wildcard_sets
 from learners.errors import InvalidParameterError
 
@@ -105,7 +107,8 @@ class MismatchKernel(WildcardSpectrumMap):
 
     def _check_params(self):
         super()._check_params()
-        if not isinstance(self.m, int) or isinstance(self.m, bool) or not 0 <= self.m < self.k:
+        if (not isinstance(self.m, (int, np.integer)) or isinstance(self.m, bool)
+                or not 0 <= self.m < self.k):
             raise InvalidParameterError(f"m must be an integer with 0 <= m < k={self.k}, "
                                         f"got {self.m!r}")
         if self.definition not in DEFINITIONS:

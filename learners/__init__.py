@@ -12,7 +12,17 @@ returns a leading λ axis computed from one cached decomposition):
   ``leave_query_out``), :class:`PairwiseRankRLS` (``fit(X, pairs, magnitudes, weights)``);
 * :class:`RLSCV`, :class:`GlobalRankRLSCV`, :class:`QueryRankRLSCV` — λ and kernel
   parameters chosen by any fast CV scheme and any measure.
+
+Learners at scale and further families (imported on first use, so ``import learners`` stays
+light): reduced-set / Nyström (:class:`ReducedSetRLS`, :class:`ReducedSetGlobalRankRLS`,
+:class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`), conjugate gradient
+(:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, greedy feature selection
+(:class:`GreedyRLS`, :class:`GreedyRankRLS`), :class:`KPCRank`, Kronecker conditional
+ranking (:class:`KronRLS`, :class:`KronRankRLS`) and co-regularization (:class:`CoRLS`,
+:class:`CoRankRLS`).
 """
+
+import importlib
 
 from learners.errors import (
     ChecksumMismatchError,
@@ -51,3 +61,32 @@ __all__ = [
     "kernel_matrix",
     "resolve_kernel",
 ]
+
+
+# name -> module of the learners imported lazily (PEP 562), e.g. RankSVM pulls in numba.
+_LAZY = {
+    "CGRLS": "learners.cg", "CGRankRLS": "learners.cg",
+    "CoRLS": "learners.coreg", "CoRankRLS": "learners.coreg",
+    "GreedyRLS": "learners.greedy", "GreedyRankRLS": "learners.greedy",
+    "KPCRank": "learners.kpcrank",
+    "KronRLS": "learners.kronecker", "KronRankRLS": "learners.kronecker",
+    "NystroemMap": "learners.nystroem",
+    "RankSVM": "learners.ranksvm",
+    "ReducedSetRLS": "learners.reduced_set",
+    "ReducedSetGlobalRankRLS": "learners.reduced_set",
+    "ReducedSetRankRLS": "learners.reduced_set",
+    "ReducedSetQueryRankRLS": "learners.reduced_set",
+}
+__all__ += sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'learners' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,26 @@
+"""The installed distribution: every advertised name resolves, every CLI answers --help."""
+
+import subprocess
+import sys
+
+import pytest
+from sklearn.base import clone
+
+import learners
+
+
+def test_every_exported_learner_resolves_and_clones():
+    for name in learners.__all__:
+        obj = getattr(learners, name)
+        if isinstance(obj, type) and hasattr(obj, "get_params"):
+            assert clone(obj()).get_params() == obj().get_params(), name
+    with pytest.raises(AttributeError):
+        learners.NoSuchLearner  # noqa: B018
+
+
+@pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
+def test_cli_help(package):
+    out = subprocess.run([sys.executable, "-m", package, "--help"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "usage:" in out.stdout

@@ -24,3 +24,13 @@ def test_cli_help(package):
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "usage:" in out.stdout
+
+
+def test_readme_quickstart_runs():
+    """The library quickstart a new user pastes must run as written."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = re.search(r"## Quickstart \(library\)\n\n```python\n(.*?)```", readme, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})

@@ -100,7 +100,8 @@ def write_cv_report(output_dir, results, command=None):
                            "LG first F", "notes"]),
            "", "## Published pattern, checked on these numbers", "", *_claims(results), "",
            "## Paired Wilcoxon signed-rank tests on per-sentence τ_b", "",
-           markdown_table(results.get("comparisons", []),
+           markdown_table([{**c, "wilcoxon_p": f"{c['wilcoxon_p']:.2g}"}
+                           for c in results.get("comparisons", [])],
                           ["a", "b", "sentences", "mean_tau_difference", "wilcoxon_p"],
                           ["ranker a", "ranker b", "sentences", "mean τ_b(a) − τ_b(b)",
                            "p"], digits=4), "",

@@ -42,42 +42,17 @@ needs one eigendecomposition for all p (O(folds · n³) instead of O(folds · p_
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
+from learners._validation import check_groups, validate_data
 from learners.errors import InvalidInputError, InvalidParameterError
-from learners.kernels import kernel_matrix, resolve_kernel
+from learners.kernels import kernel_matrix
 from learners.measures import disagreement_error
+from learners.rls import KernelLearnerMixin
 
 _EIG_RTOL = 1e-12
 _PIVOT_RTOL = 1e-10
-
-
-def _check_X(X, name="X"):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be 2-D, got shape {X.shape}")
-        values = X
-    if X.shape[0] == 0:
-        raise InvalidInputError(f"{name} has no rows")
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
-
-
-def _query_codes(qids, n):
-    if qids is None:
-        return np.zeros(n, dtype=np.int64)
-    qids = np.asarray(qids)
-    if qids.ndim != 1 or len(qids) != n:
-        raise InvalidInputError(f"qids must be a vector of length {n}, got shape {qids.shape}")
-    return np.unique(qids, return_inverse=True)[1].ravel()
 
 
 def _laplacian_apply(codes, V):
@@ -133,7 +108,7 @@ def kpc_path(K_centred, y, codes, max_components=None):
     return np.cumsum(B * z, axis=1), evals
 
 
-class KPCRank(RegressorMixin, BaseEstimator):
+class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     """Kernel principal component ranking (paper 002, Theorem 1).
 
     Parameters
@@ -201,8 +176,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
             raise InvalidParameterError(f"{name}: cv must be an integer >= 2, got {self.cv!r}")
         if not isinstance(self.center, bool):
             raise InvalidParameterError(f"{name}: center must be True or False")
-        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
-                              coef0=self.coef0, kernel_params=self.kernel_params)
+        return self._resolve_kernel()
 
     # -- kernels -------------------------------------------------------------------------
     def _centred_train(self, K):
@@ -216,7 +190,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
         return Kt - Kt.mean(axis=1, keepdims=True)
 
     def _path(self, X, y, codes):
-        name, params = self._kernel_spec_
+        name, params = self.kernel_spec_
         K = kernel_matrix(X, X, name, **params)
         if self.center:
             K, col_mean = self._centred_train(K)
@@ -226,7 +200,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
         return path, evals, col_mean
 
     def _kernel_to_fit(self, X, X_fit, col_mean):
-        name, params = self._kernel_spec_
+        name, params = self.kernel_spec_
         Kt = kernel_matrix(X, X_fit, name, **params)
         return self._centred_test(Kt, col_mean) if col_mean is not None else Kt
 
@@ -242,15 +216,12 @@ class KPCRank(RegressorMixin, BaseEstimator):
         qids : array-like, shape (n,), optional
             Query (instance) ids; default: one query, i.e. all pairs (global ranking).
         """
-        self._kernel_spec_ = self._validate_params()
-        X = _check_X(X)
+        self.kernel_spec_ = self._validate_params()
+        X, y = validate_data(self, X, y, precomputed=self.kernel_spec_[0] == "precomputed")
         n = X.shape[0]
-        y = np.asarray(y, dtype=np.float64)
-        if y.shape != (n,):
+        if y.ndim != 1:
             raise InvalidInputError(f"y must be a vector of length {n}, got shape {y.shape}")
-        if not np.all(np.isfinite(y)):
-            raise InvalidInputError("y contains NaN or infinite values")
-        codes = _query_codes(qids, n)
+        codes = np.zeros(n, dtype=np.intp) if qids is None else check_groups(qids, n)[0]
         if self.n_components == "cv":
             self.cv_errors_ = self._cross_validate(X, y, codes)
             chosen = int(np.argmin(self.cv_errors_)) + 1
@@ -274,7 +245,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
             folds = (rng.permutation(n_q) % self.cv)[codes]
         else:                            # few queries (e.g. global ranking): split examples
             folds = rng.permutation(n) % self.cv
-        precomputed = self._kernel_spec_[0] == "precomputed"
+        precomputed = self.kernel_spec_[0] == "precomputed"
         errors = []
         for f in range(self.cv):
             test, train = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
@@ -290,8 +261,7 @@ class KPCRank(RegressorMixin, BaseEstimator):
 
     def predict(self, X, n_components=None):
         """Scores ``k̂(X, X_fit_) coef`` of the p-component model (default ``n_components_``)."""
-        check_is_fitted(self, "dual_coef_")
-        X = _check_X(X)
+        X = self._validate_predict(X)
         p = self.n_components_ if n_components is None else n_components
         if not (isinstance(p, Integral) and 1 <= p <= self.max_components_):
             raise InvalidParameterError(
@@ -300,6 +270,5 @@ class KPCRank(RegressorMixin, BaseEstimator):
 
     def predict_path(self, X):
         """Scores of every p-component model, shape (t, max_components_); O(t n p)."""
-        check_is_fitted(self, "dual_coef_")
-        X = _check_X(X)
+        X = self._validate_predict(X)
         return self._kernel_to_fit(X, self.X_fit_, self._col_mean_) @ self.coef_path_

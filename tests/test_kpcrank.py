@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 
 from learners.errors import InvalidInputError, InvalidParameterError
@@ -125,10 +126,14 @@ def test_cv_choice_and_validation(data):
         KPCRank(n_components=10_000).fit(X, y, qids)
     bad = y.copy()
     bad[0] = np.inf
-    with pytest.raises(InvalidInputError, match="NaN or infinite"):
+    with pytest.raises(InvalidInputError, match="(?i)infinity|NaN"):
         KPCRank().fit(X, bad, qids)
     with pytest.raises(InvalidInputError, match="qids"):
         KPCRank().fit(X, y, qids[:5])
+    with pytest.raises(InvalidInputError, match="features"):
+        KPCRank(n_components=1).fit(X, y, qids).predict(X[:, :1])
+    sparse = KPCRank(n_components=2).fit(sp.csr_matrix(X), y, qids).predict(sp.csr_matrix(X))
+    np.testing.assert_allclose(sparse, KPCRank(n_components=2).fit(X, y, qids).predict(X))
 
 
 def test_precomputed_equals_gaussian(data):

@@ -181,13 +181,14 @@ def test_early_stopping_limits_iterations(nodes, rng):
         KronRankRLS(alpha=0.0, solver="cg").fit(X, y, edges=edges)
 
 
+@pytest.mark.parametrize("kernel,params", [("gaussian", {"gamma": 0.5}), ("linear", {})])
 @pytest.mark.parametrize("alpha", ALPHAS)
-def test_leave_one_edge_out_equals_retraining(rng, alpha):
+def test_leave_one_edge_out_equals_retraining(rng, alpha, kernel, params):
     X = rng.normal(size=(4, 2))
     Y = rng.normal(size=(4, 4))
-    model = KronRLS(alpha=alpha, kernel="gaussian", gamma=0.5).fit(X, Y)
+    model = KronRLS(alpha=alpha, kernel=kernel, **params).fit(X, Y)
     loo = model.leave_one_out()
-    K = kernel_matrix(X, X, "gaussian", gamma=0.5)
+    K = kernel_matrix(X, X, kernel, **params)
     E, y = all_pairs(4), Y.ravel()
     G = explicit_edge_kernel(K, K, E, E, "kronecker")
     expected = np.empty(len(y))
@@ -231,3 +232,29 @@ def test_validation_and_sklearn_conventions(nodes, rng):
     clone_ = clone(model)
     assert clone_.get_params() == model.get_params()
     assert not hasattr(clone_, "dual_coef_")
+
+
+@pytest.mark.parametrize("estimator", [KronRLS, KronRankRLS])
+def test_predict_path_equals_refits(nodes, rng, estimator):
+    X, Xt = nodes
+    Y = rng.normal(size=(7, 7))
+    alphas = [2.0 ** -12, 2.0 ** -2, 1.0, 2.0 ** 9]
+    model = estimator(alpha=1.0, kernel="gaussian", gamma=0.4).fit(X, Y)
+    path = model.predict_path(Xt, alphas)
+    te = np.array([[0, 1], [3, 2], [1, 1]])
+    path_e = model.predict_path(Xt, alphas, edges=te)
+    for k, a in enumerate(alphas):
+        ref = estimator(alpha=a, kernel="gaussian", gamma=0.4).fit(X, Y)
+        assert_close(path[k], ref.predict(Xt))
+        assert_close(path_e[k], ref.predict(Xt, edges=te))
+    with pytest.raises(InvalidParameterError, match="closed form"):
+        estimator(alpha=1.0, solver="cg").fit(X, Y).predict_path(Xt, alphas)
+
+
+def test_leave_one_out_path_equals_single_alpha_fits(rng):
+    X = rng.normal(size=(6, 2))
+    Y = rng.normal(size=(6, 6))
+    alphas = [2.0 ** -15, 2.0 ** -3, 2.0 ** 4, 2.0 ** 15]
+    path = KronRLS(alpha=1.0, kernel="linear").fit(X, Y).leave_one_out(alphas)
+    for k, a in enumerate(alphas):
+        assert_close(path[k], KronRLS(alpha=a, kernel="linear").fit(X, Y).leave_one_out())

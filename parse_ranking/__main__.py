@@ -121,8 +121,9 @@ def _run_cv(args):
                              max_parses=args.max_parses, noise=tuple(args.noise),
                              rep_params=_rep_params(args), max_pairs=args.max_pairs,
                              progress=not args.no_progress, threads=args.threads)
-    command = "python -m parse_ranking " + " ".join(sys.argv[1:]) if argv_is_cli() else None
-    path = write_cv_report(args.output_dir, results, command)
+    if argv_is_cli():
+        results["data"]["command"] = "python -m parse_ranking " + " ".join(sys.argv[1:])
+    path = write_cv_report(args.output_dir, results)
     for name, res in results["rankers"].items():
         if "skipped" in res:
             print(f"{name:32s} skipped")

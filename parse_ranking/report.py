@@ -87,6 +87,7 @@ def write_cv_report(output_dir, results, command=None):
     output_dir = Path(output_dir)
     rows = results_rows(results)
     d = results["data"]
+    command = command or d.get("command")
     md = ["# Parse ranking: Link Grammar parses of CRAFT sentences", ""]
     if command:
         md += ["Command:", "", "```", command, "```", ""]

@@ -334,7 +334,10 @@ class _QueryStructuredRankRLS(_RankRLSBase):
             ql = self._ql
             CKC = ql.center(ql.center(K).T)
             CKC = 0.5 * (CKC + CKC.T)
-            self._set_dual(solve_shifted(CKC, ql.center(Y), alpha / ql.d))
+            # In exact arithmetic the solution lies in range(C); rounding leaves a
+            # per-query constant of size eps*||K||*||a||/(alpha/d) that k(x, X) would turn
+            # into large score errors when alpha is small, so project it out (O(m)).
+            self._set_dual(ql.center(solve_shifted(CKC, ql.center(Y), alpha / ql.d)))
         return self
 
     def _gram_of(self, F):

@@ -195,3 +195,26 @@ def test_pairwise_multiple_outputs_equal_separate_fits(rng, solver):
         np.testing.assert_allclose(both.predict(X)[:, t], one.predict(X), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(hb[..., t], one.holdout([2, 5], alphas=[0.1, 3.0]),
                                    rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("use_queries", [False, True])
+def test_single_fit_stable_on_ill_conditioned_kernel(use_queries):
+    """cond(K) ~ 1e20 and alpha = 2^-15: the Cholesky fit must agree with the eigen path.
+
+    Regression test: rounding left a per-query constant in the dual coefficients that the
+    kernel turned into score errors of the size of the scores themselves.
+    """
+    from learners import QueryRankRLS
+
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(-4, 4, size=(300, 1)), axis=0)
+    y = np.sinc(x[:, 0]) + 0.5 * rng.normal(size=300)
+    xt = rng.uniform(-4, 4, size=(200, 1))
+    alpha = 2.0 ** -15
+    if use_queries:
+        qids = rng.integers(0, 5, size=300)
+        model = QueryRankRLS(alpha=alpha, kernel="gaussian", gamma=0.1).fit(x, y, qids)
+    else:
+        model = GlobalRankRLS(alpha=alpha, kernel="gaussian", gamma=0.1).fit(x, y)
+    direct, path = model.predict(xt), model.predict_path(xt, [alpha])[0]
+    assert np.abs(direct - path).max() <= 1e-5 * np.abs(path).max()

@@ -25,6 +25,7 @@ from corpora.datadir import require_file
 from corpora.ppi_xml import read_corpus
 from learners.errors import KernelrankError
 from ppi import report
+from ppi.extract import add_extract_parser, run_extract
 from ppi.evaluation import (ALPHAS, LEARNERS, cross_corpus, cross_validate, learning_curve,
                             select_parameters)
 from ppi.features import PairFeaturizer, kernel
@@ -96,6 +97,7 @@ def build_parser():
     p.add_argument("--output-dir", default="ppi-predictions")
     p.add_argument("--blas-threads", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
+    add_extract_parser(sub)
     return parser
 
 
@@ -275,7 +277,8 @@ def run_predict(args):
 
 
 COMMANDS = {"cv": run_cv, "cross-corpus": run_cross, "learning-curve": run_curves,
-            "benchmark": run_benchmark, "train": run_train, "predict": run_predict}
+            "benchmark": run_benchmark, "train": run_train, "predict": run_predict,
+            "extract": run_extract}
 
 
 def main(argv=None):

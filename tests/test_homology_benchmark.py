@@ -167,3 +167,18 @@ def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
     assert json.loads((out / "benchmark.json").read_text()) == summary
     with pytest.raises(AssertionError, match="recomputed"):  # different grid: no reuse
         main(args[:-1] + ["0.5,2", "--reuse"])
+
+
+def test_roc50_selection(small):
+    K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
+    split = small.split("7.3.5.2")
+    alphas = 2.0 ** np.arange(-4, 5)
+    res = evaluate_family(K, split, "rls", alphas, select="roc50")
+    tr = split.train
+    model = RLS(kernel="precomputed").fit(K[np.ix_(tr, tr)], training_targets(split.y_train))
+    loo = model.leave_one_out(alphas)
+    best = [roc50(split.y_train, p) for p in loo]
+    assert res["loo_roc50"] == max(best)
+    assert res["alpha"] == alphas[np.flatnonzero(np.array(best) == max(best)).max()]
+    with pytest.raises(InvalidParameterError, match="select"):
+        select_alpha(split.y_train, loo, alphas, "map")

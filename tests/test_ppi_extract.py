@@ -1,0 +1,386 @@
+"""ppi on raw text: lexicon tagger (vs brute force), spaCy parsing into the learning-format
+sentence structure, and ``python -m ppi extract`` end to end on real LLL sentences written
+out as PubTator and PubMed XML (one record per candidate pair, offsets, Dask, resume after
+a kill)."""
+
+import io
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from corpora.text_input import Mention, TextDocument, write_pubmed_xml, write_pubtator
+from learners.errors import CorpusFormatError, InvalidParameterError
+from ppi.mentions import DictionaryTagger, build_lexicon, document_mentions, normalize_name
+
+
+# ----------------------------------------------------------------------------- tagger
+def _brute_force_tag(names, text, min_length=2):
+    """Every (start, end) on word boundaries whose normalized text is a name; then
+    left-to-right longest non-overlapping choice."""
+    keys = {normalize_name(n) for n in names if len(normalize_name(n)) >= min_length}
+    ignored = set("-\u2010\u2011\u2012\u2013\u2014\u2212 \t\n\r\u00a0")
+    out, i = [], 0
+    while i < len(text):
+        best = -1
+        if text[i] not in ignored and (i == 0 or not text[i - 1].isalnum()):
+            for end in range(i + 1, len(text) + 1):
+                if text[end - 1] in ignored or (end < len(text) and text[end].isalnum()):
+                    continue
+                if normalize_name(text[i:end]) in keys:
+                    best = end
+        if best > 0:
+            out.append((i, best))
+            i = best
+        else:
+            i += 1
+    return out
+
+
+def test_tagger_normalization_examples():
+    t = DictionaryTagger(["IL-2", "IL-2 receptor", "p53"])
+    text = "il2, IL 2 and Il\u20112 bind the IL-2-receptor; IL-22 and p53s do not; xp53 neither."
+    got = [(m.text, m.start) for m in t.tag(text)]
+    assert got == [("il2", 0), ("IL 2", 5), ("Il\u20112", 14), ("IL-2-receptor", 28)]
+
+
+def test_tagger_equals_brute_force(rng):
+    alphabet = list("ab1-  .")
+    for _ in range(200):
+        names = ["".join(rng.choice(alphabet[:4], size=rng.integers(1, 5)))
+                 for _ in range(rng.integers(1, 6))]
+        if all(len(normalize_name(n)) < 2 for n in names):
+            continue
+        text = "".join(rng.choice(alphabet, size=rng.integers(0, 40)))
+        got = [(m.start, m.end) for m in DictionaryTagger(names).tag(text)]
+        assert got == _brute_force_tag(names, text), (names, text)
+
+
+def test_tagger_errors_and_given_annotations(tmp_path):
+    with pytest.raises(InvalidParameterError):
+        DictionaryTagger(["a", "-"])
+    doc = TextDocument("d", "KinC", [Mention(0, 4, "KinC")])
+    assert document_mentions(doc) == doc.mentions
+    with pytest.raises(CorpusFormatError, match="lexicon"):
+        document_mentions(TextDocument("d", "KinC"))
+    lex = tmp_path / "lex.txt"
+    lex.write_text("# comment\nKinC\n\n", encoding="utf-8")
+    assert [m.text for m in DictionaryTagger(lexicon=lex).tag("a KinC b")] == ["KinC"]
+
+
+def _lll(data_dir):
+    path = data_dir / "ppi" / "LLL-learning-format.xml.gz"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    return path
+
+
+def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
+    from corpora.ppi_xml import read_corpus
+    path = _lll(data_dir)
+    names = build_lexicon([path], tmp_path / "lexicon.txt")
+    assert (tmp_path / "lexicon.txt").read_text(encoding="utf-8").split("\n")[:-1] == names
+    tagger = DictionaryTagger(lexicon=tmp_path / "lexicon.txt")
+    n = missed = 0
+    for s in read_corpus(path).sentences():
+        found = tagger.tag(s.text)
+        for e in s.entities:
+            if len(e.offsets) != 1:
+                continue
+            n += 1
+            a, b = e.offsets[0]
+            missed += not any(m.start <= a and b < m.end for m in found)
+    # a gold name is missed only where a longer lexicon name overlaps it or it is glued to
+    # a letter/digit (no word boundary)
+    assert n > 200 and missed / n < 0.05
+
+
+# ----------------------------------------------------------------------------- spaCy
+@pytest.fixture(scope="module")
+def nlp():
+    pytest.importorskip("spacy", reason="spaCy not installed (pip install 'kernelrank[text]')")
+    from ppi.spacy_parse import SpacyModelError, load_spacy
+    try:
+        return load_spacy()
+    except SpacyModelError as exc:
+        pytest.skip(str(exc))
+
+
+def test_missing_model_error_names_it():
+    pytest.importorskip("spacy")
+    from ppi.spacy_parse import SpacyModelError, load_spacy
+    with pytest.raises(SpacyModelError, match="no_such_model_xyz.*spacy download"):
+        load_spacy("no_such_model_xyz")
+
+
+def test_parse_documents_structure(nlp):
+    from ppi.graphs import entity_tokens, sentence_graphs
+    from ppi.spacy_parse import parse_documents
+    text = ("KinC and KinD were responsible for Spo0A~P production in  the\ncell. "
+            "The KinC-dependent IL-2R. binding of X. Y.")
+    spots = [("KinC", 0), ("KinD", 0), ("Spo0A~P", 0), ("KinC", 10), ("IL-2R.", 0)]
+    ms = [Mention(text.index(n, at), text.index(n, at) + len(n), n) for n, at in spots]
+    # "IL-2R." ends where spaCy ends a sentence: the sentence must stay whole
+    assert [text[m.start:m.end] for m in ms] == [m.text for m in ms]
+    parsed = parse_documents(nlp, [TextDocument("d", text, ms)], lambda d: d.mentions)
+    covered = []
+    for p in parsed:
+        s = p.sentence
+        assert text[p.doc_start:p.doc_start + len(s.text)] == s.text
+        tokens, deps = s.analysis("split_parse")
+        for t in tokens:
+            (a, b), = t.offsets
+            assert s.text[a:b + 1] == t.text and t.text.strip() == t.text and t.pos
+        ids = {t.id for t in tokens}
+        assert all(d.t1 in ids and d.t2 in ids and d.t1 != d.t2 for d in deps)
+        # every mention is exactly a run of whole tokens (tokens split at mention edges)
+        for e, toks in entity_tokens(tokens, s.entities).items():
+            ent = next(x for x in s.entities if x.id == e)
+            (a, b), = ent.offsets
+            assert toks and tokens[toks[0]].offsets[0][0] == a
+            assert tokens[toks[-1]].offsets[0][1] == b
+            covered.append((p.doc_start + a, p.doc_start + b + 1))
+        k = len(s.entities)
+        assert len(s.pairs) == k * (k - 1) // 2
+        assert len(sentence_graphs(s)) == len(s.pairs)
+    assert sorted(covered) == [(m.start, m.end) for m in ms]
+    # the mention crossing a sentence break kept its sentence whole
+    assert any("IL-2R. binding" in p.sentence.text for p in parsed)
+
+
+def test_reparse_round_trips_through_learning_xml(nlp, data_dir, tmp_path):
+    from corpora.ppi_xml import Corpus, read_corpus, write_corpus
+    from ppi.spacy_parse import reparse_corpus
+    corpus = read_corpus(_lll(data_dir))
+    small = Corpus(corpus.source, corpus.documents[:5], corpus.attrs)
+    new = reparse_corpus(small, nlp)
+    write_corpus(new, tmp_path / "x.xml.gz")
+    back = read_corpus(tmp_path / "x.xml.gz")
+    for s0, s1, s2 in zip(small.sentences(), new.sentences(), back.sentences()):
+        assert (s0.id, s0.text, s0.entities, s0.pairs) == (s2.id, s2.text, s2.entities, s2.pairs)
+        t1, d1 = s1.analysis("split_parse")
+        t2, d2 = s2.analysis("split_parse")
+        assert t1 == t2 and d1 == d2
+
+
+# ----------------------------------------------------------------------------- end to end
+@pytest.fixture(scope="module")
+def lll_model(data_dir, tmp_path_factory):
+    from ppi.__main__ import main
+    _lll(data_dir)
+    d = tmp_path_factory.mktemp("model")
+    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
+                 str(d / "m"), "--output-dir", str(d / "report"), "--quiet"]) == 0
+    return d / "m"
+
+
+def _abstracts(data_dir, n_docs=6, copies=1):
+    """Real LLL documents as abstracts: sentences joined by one space, the first sentence
+    as the title, gold entities (single-span) as mentions."""
+    from corpora.ppi_xml import iter_documents
+    docs = []
+    for _, _, doc in iter_documents(_lll(data_dir)):
+        if len(docs) == n_docs:
+            break
+        parts, ms, pos = [], [], 0
+        for s in doc.sentences:
+            for e in s.entities:
+                if len(e.offsets) == 1:
+                    a, b = e.offsets[0]
+                    ms.append(Mention(pos + a, pos + b + 1, s.text[a:b + 1], "Gene"))
+            parts.append(s.text)
+            pos += len(s.text) + 1
+        text = " ".join(parts)
+        title_end = len(doc.sentences[0].text) if len(parts) > 1 else None
+        docs.append(TextDocument(doc.id, text, sorted(set(ms), key=lambda m: (m.start, m.end)),
+                                 title_end=title_end))
+    return [TextDocument(f"{d.id}.{c}" if copies > 1 else d.id, d.text, d.mentions,
+                         title_end=d.title_end) for c in range(copies) for d in docs]
+
+
+def _write_pubtator(docs, path):
+    buf = io.StringIO()
+    write_pubtator(docs, buf)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+def _records(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _extract(*args):
+    from ppi.__main__ import main
+    return main(["extract", "--quiet", *map(str, args)])
+
+
+def test_extract_pubtator_one_record_per_pair(nlp, data_dir, lll_model, tmp_path):
+    docs = _abstracts(data_dir)
+    src = _write_pubtator(docs, tmp_path / "in.pubtator")
+    out = tmp_path / "out.jsonl"
+    assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
+                    out, "--workers", 0, "--chunk-size", 2) == 0
+    recs = _records(out)
+    by_doc = {d.id: d for d in docs}
+    seen = set()
+    per_sentence = {}
+    for r in recs:
+        assert {"doc_id", "sentence", "e1", "e2", "score", "interaction"} <= set(r)
+        d = by_doc[r["doc_id"]]
+        s0 = r["sentence_start"]
+        assert d.text[s0:s0 + len(r["sentence"])] == r["sentence"]
+        for e in (r["e1"], r["e2"]):
+            assert r["sentence"][e["start"]:e["end"]] == e["text"]
+            assert d.text[e["doc_start"]:e["doc_end"]] == e["text"]
+        key = (r["doc_id"], r["e1"]["doc_start"], r["e1"]["doc_end"], r["e2"]["doc_start"],
+               r["e2"]["doc_end"])
+        assert key not in seen
+        seen.add(key)
+        assert r["interaction"] == (r["score"] > json.loads(
+            (lll_model / "model.json").read_text())["threshold"])
+        per_sentence.setdefault((r["doc_id"], r["sentence_id"]), (s0, len(r["sentence"])))
+    # exactly the pairs of the given mentions that share an output sentence
+    expected = set()
+    for (doc_id, _), (s0, n) in per_sentence.items():
+        inside = [m for m in by_doc[doc_id].mentions if s0 <= m.start and m.end <= s0 + n]
+        for m1, m2 in itertools.combinations(inside, 2):
+            expected.add((doc_id, m1.start, m1.end, m2.start, m2.end))
+    assert seen == expected
+    summary = json.loads((tmp_path / "out.jsonl.summary.json").read_text())
+    assert summary["pairs"] == len(recs) and summary["documents"] == len(docs)
+    assert len(recs) >= 10
+
+
+def test_extract_pubmed_xml_with_lexicon_and_tsv(nlp, data_dir, lll_model, tmp_path):
+    docs = _abstracts(data_dir, n_docs=4)
+    src = tmp_path / "in.xml"
+    with open(src, "wb") as handle:
+        write_pubmed_xml(docs, handle)
+    lex = tmp_path / "lex.txt"
+    build_lexicon([_lll(data_dir)], lex)
+    out = tmp_path / "out.tsv"
+    assert _extract("--model", lll_model, "--input", src, "--format", "pubmed-xml",
+                    "--output", out, "--lexicon", lex, "--workers", 0) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    from ppi.extract import TSV_COLUMNS
+    assert lines[0].split("\t") == list(TSV_COLUMNS)
+    texts = {d.id: d.text for d in docs}
+    tagged = set()
+    for line in lines[1:]:
+        row = dict(zip(TSV_COLUMNS, line.split("\t")))
+        s0 = int(row["sentence_start"])
+        for e in ("e1", "e2"):
+            a, b = s0 + int(row[f"{e}_start"]), s0 + int(row[f"{e}_end"])
+            assert texts[row["doc_id"]][a:b] == row[f"{e}_text"]
+            tagged.add((row["doc_id"], a, b))
+    gold = {(d.id, m.start, m.end) for d in docs for m in d.mentions}
+    assert len(gold & tagged) > 0.8 * len(gold)
+
+
+def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, tmp_path):
+    pytest.importorskip("distributed")
+    src = _write_pubtator(_abstracts(data_dir, n_docs=4), tmp_path / "in.pubtator")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
+                    a, "--workers", 0, "--chunk-size", 1) == 0
+    assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
+                    b, "--workers", 1, "--chunk-size", 1) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_extract_learning_xml_scores_match_model_on_same_structure(nlp, data_dir, lll_model,
+                                                                   tmp_path):
+    """learning-xml input: the file's pairs with gold labels; scores equal the saved model's
+    decision function on the same spaCy-reparsed corpus (no hidden state in extract)."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.model import PPIModel
+    from ppi.spacy_parse import reparse_corpus
+    out = tmp_path / "out.jsonl"
+    assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
+                    "--output", out, "--workers", 0, "--chunk-size", 7) == 0
+    recs = _records(out)
+    corpus = reparse_corpus(read_corpus(_lll(data_dir)), nlp)
+    data, s = PPIModel.load(lll_model).decision_function(corpus)
+    assert len(recs) == len(data) == 330
+    ref = dict(zip(data.pair_ids, s))
+    labels = {p.id: p.interaction for x in corpus.sentences() for p in x.pairs}
+    ids = [(r["sentence_id"], r["e1"]["id"], r["e2"]["id"]) for r in recs]
+    pair_of = {(x.id, p.e1, p.e2): p.id for x in corpus.sentences() for p in x.pairs}
+    got = np.array([r["score"] for r in recs])
+    want = np.array([ref[pair_of[i]] for i in ids])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert [r["label"] for r in recs] == [labels[pair_of[i]] for i in ids]
+
+
+def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model, tmp_path):
+    from ppi.extract import extract
+    src = _write_pubtator(_abstracts(data_dir, n_docs=5), tmp_path / "in.pubtator")
+    ref = tmp_path / "ref.jsonl"
+    extract(src, lll_model, ref, "pubtator", chunk_size=1, workers=0, progress=False)
+    out = tmp_path / "out.jsonl"
+    part = extract(src, lll_model, out, "pubtator", chunk_size=1, workers=0, progress=False,
+                   max_chunks=2)
+    assert part["stopped_after_chunks"] == 2 and not out.exists()
+    parts = tmp_path / "out.jsonl.parts"
+    # what a kill in the middle of chunk 2 leaves: its counts, a half-written temp file
+    (parts / "chunk-000002.counts.json").write_text('{"documents": 1}')
+    (parts / ".chunk-000002.jsonl.abc.tmp").write_text('{"doc_id": "half')
+    with pytest.raises(InvalidParameterError, match="chunk_size"):
+        extract(src, lll_model, out, "pubtator", chunk_size=2, workers=0, progress=False)
+    summary = extract(src, lll_model, out, "pubtator", chunk_size=1, workers=0, progress=False)
+    assert summary["resumed_chunks"] == 2 and summary["computed_chunks"] == 3
+    assert out.read_bytes() == ref.read_bytes() and not parts.exists()
+    assert summary["pairs"] == len(_records(ref))
+    with pytest.raises(InvalidParameterError, match="overwrite"):
+        extract(src, lll_model, out, "pubtator", chunk_size=1, workers=0, progress=False)
+
+
+@pytest.mark.slow
+def test_resume_after_sigkill(nlp, data_dir, lll_model, tmp_path):
+    docs = _abstracts(data_dir, n_docs=6, copies=4)
+    src = _write_pubtator(docs, tmp_path / "in.pubtator")
+    out = tmp_path / "out.jsonl"
+    cmd = [sys.executable, "-m", "ppi", "extract", "--quiet", "--model", str(lll_model),
+           "--input", str(src), "--format", "pubtator", "--output", str(out),
+           "--workers", "0", "--chunk-size", "1"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path)
+    parts = tmp_path / "out.jsonl.parts"
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if len(list(parts.glob("chunk-*.jsonl"))) >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not out.exists() and parts.is_dir()
+    assert 3 <= len(list(parts.glob("chunk-*.jsonl"))) < len(docs)
+    assert subprocess.run(cmd, cwd=tmp_path).returncode == 0
+    ref = tmp_path / "ref.jsonl"
+    assert subprocess.run(cmd[:cmd.index("--output") + 1] + [str(ref)] + cmd[cmd.index(
+        "--output") + 2:], cwd=tmp_path).returncode == 0
+    assert out.read_bytes() == ref.read_bytes()
+    recs = _records(out)
+    keys = [(r["doc_id"], r["e1"]["id"], r["e2"]["id"]) for r in recs]
+    assert len(keys) == len(set(keys)) and {r["doc_id"] for r in recs} <= {d.id for d in docs}
+
+
+def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, capsys):
+    src = tmp_path / "a.txt"
+    src.write_text("KinC binds KinD.", encoding="utf-8")
+    lex = tmp_path / "lex.txt"
+    lex.write_text("KinC\nKinD\n", encoding="utf-8")
+    code = _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
+                    tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0, "--spacy-model",
+                    "no_such_model_xyz")
+    assert code == 2 and "no_such_model_xyz" in capsys.readouterr().err
+    assert _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
+                    tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0) == 0
+    (r,) = _records(tmp_path / "o.jsonl")
+    assert (r["e1"]["text"], r["e2"]["text"], r["doc_id"]) == ("KinC", "KinD", "a:1")

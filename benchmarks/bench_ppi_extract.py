@@ -1,0 +1,219 @@
+"""``ppi extract`` at scale, measured in ONE run: throughput with 1 and 2 local Dask workers,
+peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
+
+``throughput``
+    The benchmark sentences (by default all five corpora: 3,763 sentences) as PubTator
+    abstracts — each benchmark document's sentences joined by one space, gold entities as
+    the annotations — extracted with a model trained by ``python -m ppi train`` (LLL) on a
+    local Dask cluster of 1 and of 2 workers.  Reports sentences/s and pairs/s of each and
+    the ratio (2 workers / 1 worker).  Wall-clock on a shared machine: read the ratio, not
+    the absolute numbers, and rerun when the machine is quiet.
+``memory``
+    Peak RSS (``getrusage`` of a fresh child process running ``ppi extract --workers 0``,
+    i.e. reader + parser + scorer + writer in one process) on 1× and 10× the input (the
+    10× input repeats the documents with new ids).  Flat memory = streaming works.
+``shift``
+    Re-parse the benchmark corpora with spaCy (gold entities and pair labels kept; written in
+    learning format with :func:`corpora.ppi_xml.write_corpus`), rerun ``python -m ppi cv``
+    (10-fold document-level CV) on them and on the provided Charniak–Lease/split parses;
+    AUC and F side by side.
+
+Usage::
+
+    python -m benchmarks.bench_ppi_extract throughput [--corpora ...] [--workdir W]
+    python -m benchmarks.bench_ppi_extract memory [--corpora LLL HPRD50]
+    python -m benchmarks.bench_ppi_extract shift [--corpora LLL HPRD50 IEPA]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from corpora.atomic import atomic_open, write_json
+from corpora.datadir import resolve_data_dir
+from corpora.ppi_xml import iter_documents
+from corpora.text_input import Mention, TextDocument, write_pubtator
+
+ALL = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
+
+
+def corpus_file(data_dir, name):
+    return Path(data_dir) / "ppi" / f"{name}-learning-format.xml.gz"
+
+
+def abstracts(data_dir, names, copies=1):
+    """Benchmark documents as PubTator abstracts (streamed), ``copies`` times."""
+    for c in range(copies):
+        for name in names:
+            for _, _, doc in iter_documents(corpus_file(data_dir, name)):
+                parts, ms, pos = [], set(), 0
+                for s in doc.sentences:
+                    for e in s.entities:
+                        if len(e.offsets) == 1:
+                            a, b = e.offsets[0]
+                            if s.text[a:b + 1].strip():
+                                ms.add(Mention(pos + a, pos + b + 1, s.text[a:b + 1], "Gene"))
+                    parts.append(s.text)
+                    pos += len(s.text) + 1
+                text = " ".join(parts)
+                if not text.strip():
+                    continue
+                did = doc.id if copies == 1 else f"{doc.id}.copy{c}"
+                title_end = len(parts[0]) if len(parts) > 1 else None
+                yield TextDocument(did.replace("|", "_"), text.replace("\n", " "),
+                                   sorted(ms, key=lambda m: (m.start, m.end)),
+                                   title_end=title_end)
+
+
+def write_input(data_dir, names, path, copies=1):
+    n_docs = n_sent = 0
+    with atomic_open(path) as handle:
+        for d in abstracts(data_dir, names, copies):
+            write_pubtator([d], handle)
+            n_docs += 1
+    for c in range(copies):
+        for name in names:
+            for _, _, doc in iter_documents(corpus_file(data_dir, name)):
+                n_sent += len(doc.sentences)
+    return n_docs, n_sent
+
+
+def train_model(data_dir, workdir):
+    model = workdir / "model-LLL"
+    if not (model / "model.json").exists():
+        subprocess.run([sys.executable, "-m", "ppi", "train", "--corpus", "LLL", "--data-dir",
+                        str(data_dir), "--model", str(model), "--output-dir",
+                        str(workdir / "train-report"), "--quiet"], check=True)
+    return model
+
+
+_CHILD = ("import resource, sys\n"
+          "from ppi.__main__ import main\n"
+          "rc = main(sys.argv[1:])\n"
+          "print('PEAK_RSS_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+          "sys.exit(rc)\n")
+
+
+def run_extract(model, src, out, workers, extra=()):
+    """Run ``ppi extract`` in a fresh child; (summary, wall seconds, peak RSS MiB of the
+    child process itself — the whole pipeline when ``workers == 0``)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _CHILD, "extract", "--quiet", "--model",
+                           str(model), "--input", str(src), "--format", "pubtator", "--output",
+                           str(out), "--workers", str(workers), "--overwrite", *extra],
+                          check=True, stdout=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    peak = [int(line.split()[1]) for line in proc.stdout.splitlines()
+            if line.startswith("PEAK_RSS_KIB")][0] / 1024.0
+    summary = json.loads(Path(str(out) + ".summary.json").read_text())
+    return summary, wall, peak
+
+
+def throughput(args, data_dir, workdir):
+    model = train_model(data_dir, workdir)
+    src = workdir / "bench.pubtator"
+    n_docs, n_sent = write_input(data_dir, args.corpora, src)
+    print(f"input: {n_docs} documents, {n_sent} benchmark sentences ({', '.join(args.corpora)})")
+    rows = []
+    for w in args.workers:
+        s, wall, _ = run_extract(model, src, workdir / f"out-{w}w.jsonl", w,
+                                 ("--chunk-size", str(args.chunk_size)))
+        row = {"workers": w, "documents": s["documents"], "sentences": s["sentences"],
+               "pairs": s["pairs"], "extract_seconds": s["seconds"], "wall_seconds": wall,
+               "sentences_per_second": s["sentences"] / s["seconds"],
+               "pairs_per_second": s["pairs"] / s["seconds"]}
+        rows.append(row)
+        print(f"{w} worker(s): {s['sentences']} spaCy sentences, {s['pairs']} pairs in "
+              f"{s['seconds']:.1f} s (process wall {wall:.1f} s) → "
+              f"{row['sentences_per_second']:.1f} sentences/s, "
+              f"{row['pairs_per_second']:.1f} pairs/s")
+    res = {"rows": rows, "corpora": args.corpora, "cpu_count": os.cpu_count(),
+           "load_average": os.getloadavg()}
+    if len(rows) >= 2:
+        res["ratio_pairs_per_second"] = rows[-1]["pairs_per_second"] / rows[0]["pairs_per_second"]
+        print(f"ratio {rows[-1]['workers']} / {rows[0]['workers']} workers: "
+              f"{res['ratio_pairs_per_second']:.2f}× (load average {os.getloadavg()[0]:.1f})")
+    return res
+
+
+def memory(args, data_dir, workdir):
+    model = train_model(data_dir, workdir)
+    rows = []
+    for copies in (1, 10):
+        src = workdir / f"mem-{copies}x.pubtator"
+        n_docs, n_sent = write_input(data_dir, args.corpora, src, copies)
+        s, wall, peak = run_extract(model, src, workdir / f"mem-{copies}x.jsonl", 0,
+                                    ("--chunk-size", str(args.chunk_size)))
+        rows.append({"copies": copies, "documents": n_docs, "benchmark_sentences": n_sent,
+                     "pairs": s["pairs"], "input_mib": src.stat().st_size / 2**20,
+                     "output_mib": (workdir / f"mem-{copies}x.jsonl").stat().st_size / 2**20,
+                     "peak_rss_mib": peak, "seconds": s["seconds"]})
+        print(f"{copies:>2}× input: {n_docs} documents, {s['pairs']} pairs, input "
+              f"{rows[-1]['input_mib']:.1f} MiB → peak RSS {peak:.0f} MiB ({s['seconds']:.0f} s)")
+    return {"rows": rows, "corpora": args.corpora,
+            "rss_ratio_10x_over_1x": rows[1]["peak_rss_mib"] / rows[0]["peak_rss_mib"]}
+
+
+def shift(args, data_dir, workdir):
+    from corpora.ppi_xml import read_corpus, write_corpus
+    from ppi.spacy_parse import load_spacy, reparse_corpus
+    nlp = load_spacy(args.spacy_model)
+    reparsed = workdir / "spacy-data"
+    rows = []
+    for name in args.corpora:
+        target = corpus_file(reparsed, name)
+        if not target.exists():
+            t0 = time.perf_counter()
+            write_corpus(reparse_corpus(read_corpus(corpus_file(data_dir, name)), nlp), target)
+            print(f"{name}: re-parsed with spaCy in {time.perf_counter() - t0:.0f} s")
+        row = {"corpus": name}
+        for label, ddir in (("provided", data_dir), ("spacy", reparsed)):
+            out = workdir / "shift" / f"{name}-{label}"
+            subprocess.run([sys.executable, "-m", "ppi", "cv", "--corpus", name, "--data-dir",
+                            str(ddir), "--output-dir", str(out), "--quiet"], check=True)
+            r = json.loads((out / "results.json").read_text())
+            row[f"{label}_auc"], row[f"{label}_f1"] = _auc_f(r)
+        rows.append(row)
+        print(f"{name}: provided split parse AUC {row['provided_auc']:.3f} F "
+              f"{row['provided_f1']:.3f} | spaCy AUC {row['spacy_auc']:.3f} F "
+              f"{row['spacy_f1']:.3f}")
+    return {"rows": rows, "spacy_model": args.spacy_model}
+
+
+def _auc_f(r):
+    """(AUC, F) of a ``ppi cv`` results.json: the means over the folds."""
+    return float(r["auc"]), float(r["f1"])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("mode", choices=("throughput", "memory", "shift"))
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--workdir", default="bench-ppi-extract")
+    p.add_argument("--corpora", nargs="+", default=None)
+    p.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    p.add_argument("--chunk-size", type=int, default=50)
+    p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--output", default=None, help="JSON results (default: workdir/MODE.json)")
+    args = p.parse_args(argv)
+    data_dir = resolve_data_dir(args.data_dir)
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    if args.corpora is None:
+        args.corpora = {"throughput": list(ALL), "memory": ["LLL", "HPRD50"],
+                        "shift": ["LLL", "HPRD50"]}[args.mode]
+    res = {"throughput": throughput, "memory": memory, "shift": shift}[args.mode](
+        args, data_dir, workdir)
+    res["command"] = " ".join(sys.argv)
+    write_json(args.output or workdir / f"{args.mode}.json", res)
+
+
+if __name__ == "__main__":
+    main()

@@ -95,13 +95,15 @@ def _entity_record(e, s, doc_start):
 
 
 def _records(parsed, scores, threshold, with_labels):
-    """Record dicts of the pairs of the parsed sentences, in order."""
+    """Record dicts of the pairs of the parsed sentences, in order (``scores``: one per
+    pair, in the same order — by position, so repeated ids cannot mix scores up)."""
     out = []
+    scores = iter(scores)
     for p in parsed:
         s = p.sentence
         ents = {e.id: e for e in s.entities}
         for pair in s.pairs:
-            score = float(scores[pair.id])
+            score = float(next(scores))
             r = {"doc_id": p.doc_id, "sentence_id": s.id, "sentence": s.text,
                  "sentence_start": p.doc_start,
                  "e1": _entity_record(ents[pair.e1], s, p.doc_start),
@@ -153,12 +155,13 @@ def process_chunk(docs, resources, output_format="jsonl"):
     order = {d.id: k for k, d in enumerate(docs)}
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
-    scores = {}
+    scores = []
     if with_pairs:
         corpus = Corpus("extract", [Document(f"c{k}", [p.sentence])
                                     for k, p in enumerate(with_pairs)])
-        data, s = resources.model.decision_function(corpus)
-        scores = dict(zip(data.pair_ids, s))
+        data, scores = resources.model.decision_function(corpus)
+        # the featurizer keeps corpus order: document → sentence → pair
+        assert len(scores) == sum(len(p.sentence.pairs) for p in with_pairs)
     records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}

@@ -384,3 +384,23 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
                     tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0) == 0
     (r,) = _records(tmp_path / "o.jsonl")
     assert (r["e1"]["text"], r["e2"]["text"], r["doc_id"]) == ("KinC", "KinD", "a:1")
+
+
+def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model, tmp_path):
+    from ppi.extract import extract
+    a, b = _abstracts(data_dir, n_docs=2)
+    same = [TextDocument("1", d.text, d.mentions, title_end=d.title_end) for d in (a, b)]
+    both = _write_pubtator(same, tmp_path / "both.pubtator")
+    extract(both, lll_model, tmp_path / "both.jsonl", "pubtator", chunk_size=2, workers=0,
+            progress=False)
+    alone = []
+    for k, d in enumerate(same):
+        src = _write_pubtator([d], tmp_path / f"{k}.pubtator")
+        extract(src, lll_model, tmp_path / f"{k}.jsonl", "pubtator", workers=0, progress=False)
+        alone += _records(tmp_path / f"{k}.jsonl")
+    got = _records(tmp_path / "both.jsonl")
+    assert len(got) == len(alone) > 0
+    assert [(r["sentence"], r["e1"], r["e2"]) for r in got] == \
+        [(r["sentence"], r["e1"], r["e2"]) for r in alone]
+    np.testing.assert_allclose([r["score"] for r in got], [r["score"] for r in alone],
+                               rtol=1e-12, atol=1e-12)

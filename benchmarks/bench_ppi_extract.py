@@ -164,17 +164,20 @@ def shift(args, data_dir, workdir):
     from corpora.ppi_xml import read_corpus, write_corpus
     from ppi.spacy_parse import load_spacy, reparse_corpus
     nlp = load_spacy(args.spacy_model)
-    reparsed = workdir / "spacy-data"
+    collapse = not args.no_collapse
+    reparsed = workdir / ("spacy-data" if collapse else "spacy-data-nocollapse")
     rows = []
     for name in args.corpora:
         target = corpus_file(reparsed, name)
         if not target.exists():
             t0 = time.perf_counter()
-            write_corpus(reparse_corpus(read_corpus(corpus_file(data_dir, name)), nlp), target)
+            write_corpus(reparse_corpus(read_corpus(corpus_file(data_dir, name)), nlp,
+                                        collapse=collapse), target)
             print(f"{name}: re-parsed with spaCy in {time.perf_counter() - t0:.0f} s")
         row = {"corpus": name}
         for label, ddir in (("provided", data_dir), ("spacy", reparsed)):
-            out = workdir / "shift" / f"{name}-{label}"
+            out = workdir / "shift" / f"{name}-{label}" if label == "provided" else \
+                reparsed.with_name(reparsed.name + "-cv") / name
             subprocess.run([sys.executable, "-m", "ppi", "cv", "--corpus", name, "--data-dir",
                             str(ddir), "--output-dir", str(out), "--quiet"], check=True)
             r = json.loads((out / "results.json").read_text())
@@ -183,7 +186,7 @@ def shift(args, data_dir, workdir):
         print(f"{name}: provided split parse AUC {row['provided_auc']:.3f} F "
               f"{row['provided_f1']:.3f} | spaCy AUC {row['spacy_auc']:.3f} F "
               f"{row['spacy_f1']:.3f}")
-    return {"rows": rows, "spacy_model": args.spacy_model}
+    return {"rows": rows, "spacy_model": args.spacy_model, "collapse": collapse}
 
 
 def _auc_f(r):
@@ -201,6 +204,8 @@ def main(argv=None):
     p.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     p.add_argument("--chunk-size", type=int, default=50)
     p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--no-collapse", action="store_true",
+                   help="shift: keep spaCy's labels (no collapsed-Stanford rewriting)")
     p.add_argument("--output", default=None, help="JSON results (default: workdir/MODE.json)")
     args = p.parse_args(argv)
     data_dir = resolve_data_dir(args.data_dir)
@@ -212,7 +217,8 @@ def main(argv=None):
     res = {"throughput": throughput, "memory": memory, "shift": shift}[args.mode](
         args, data_dir, workdir)
     res["command"] = " ".join(sys.argv)
-    write_json(args.output or workdir / f"{args.mode}.json", res)
+    suffix = "-nocollapse" if args.mode == "shift" and args.no_collapse else ""
+    write_json(args.output or workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json", res)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ inside a previous one is dropped).  Names whose normalized key is shorter than
 Matching walks a character trie from each word start, so tagging costs
 O(text length × longest name) in the worst case and usually far less.
 
-:func:`build_lexicon` collects the entity names of training corpora (learning-format XML).
+:func:`build_lexicon` collects the entity names of training corpora (learning-format XML);
+command line: ``python -m ppi.mentions [--data-dir D] --corpora AIMed BioInfer ... --output
+lexicon.txt`` (or ``--input FILE ...`` for other learning-format files).
 :func:`document_mentions` returns a document's given annotations when it has them, else
 the tagger's, and raises a clear error when it has neither.
 """
@@ -42,8 +44,9 @@ def read_lexicon(path):
     """Names of a lexicon file (one per line; blank and ``#`` lines skipped)."""
     path = Path(path)
     if not path.is_file():
-        raise DataNotFoundError(f"lexicon {path} does not exist; build one with "
-                                "`python -m ppi lexicon` or ppi.mentions.build_lexicon")
+        raise DataNotFoundError(f"lexicon {path} does not exist; build one from training "
+                                "corpora with `python -m ppi.mentions --corpora LLL ... "
+                                "--output lexicon.txt`")
     names = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
@@ -149,3 +152,37 @@ def build_lexicon(corpus_paths, output=None, min_length=2):
     if output is not None:
         write_text(output, "".join(n + "\n" for n in names))
     return names
+
+
+def main(argv=None):
+    """``python -m ppi.mentions``: build a lexicon file from learning-format corpora."""
+    import argparse
+    import sys
+
+    from corpora.datadir import require_file
+    from learners.errors import KernelrankError
+    p = argparse.ArgumentParser(prog="python -m ppi.mentions",
+                                description="Build a protein-name lexicon (one name per line) "
+                                            "from the entities of learning-format corpora.")
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--corpora", nargs="*", default=[],
+                   help="benchmark corpus names (<data-dir>/ppi/<NAME>-learning-format.xml.gz)")
+    p.add_argument("--input", nargs="*", default=[], help="other learning-format XML files")
+    p.add_argument("--min-length", type=int, default=2)
+    p.add_argument("--output", required=True)
+    args = p.parse_args(argv)
+    try:
+        paths = [require_file(args.data_dir, f"ppi/{n}-learning-format.xml.gz", "ppi")
+                 for n in args.corpora] + list(args.input)
+        if not paths:
+            raise InvalidParameterError("give --corpora and/or --input")
+        names = build_lexicon(paths, args.output, args.min_length)
+    except KernelrankError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(names)} names written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

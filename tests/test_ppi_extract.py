@@ -86,6 +86,11 @@ def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
     path = _lll(data_dir)
     names = build_lexicon([path], tmp_path / "lexicon.txt")
     assert (tmp_path / "lexicon.txt").read_text(encoding="utf-8").split("\n")[:-1] == names
+    from ppi.mentions import main as lexicon_main
+    assert lexicon_main(["--data-dir", str(data_dir), "--corpora", "LLL", "--output",
+                         str(tmp_path / "cli.txt")]) == 0
+    assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "lexicon.txt").read_bytes()
+    assert lexicon_main(["--output", str(tmp_path / "none.txt")]) == 2
     tagger = DictionaryTagger(lexicon=tmp_path / "lexicon.txt")
     n = missed = 0
     for s in read_corpus(path).sentences():

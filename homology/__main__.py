@@ -18,8 +18,8 @@ from learners.errors import InvalidParameterError, KernelrankError
 
 # (name, kernel, kernel options) of `python -m homology benchmark`
 BENCHMARK_CONFIGS = [
-    ("spectrum-k3", "spectrum", {"k": 3}),
     ("mismatch-k5-m1", "mismatch", {"k": 5, "m": 1}),
+    ("spectrum-k3", "spectrum", {"k": 3}),
     ("locality-sensitive", "locality", {"mode": "sensitive", "half_width": 3, "theta": 2.0}),
     ("locality-insensitive", "locality", {"mode": "insensitive", "half_width": 3}),
     ("locality-strict", "locality", {"mode": "strict", "half_width": 3}),

@@ -84,14 +84,47 @@ def scop_markdown(results, plots=()):
     return "\n".join(lines) + "\n"
 
 
+def paired_rows(results_list, baseline=0):
+    """Per-family paired comparison of each result with ``results_list[baseline]`` on their
+    common families: wins/losses in ROC and ROC50 and the two-sided Wilcoxon signed-rank
+    p-value (``scipy.stats.wilcoxon``; None when all differences are zero)."""
+    from scipy.stats import wilcoxon
+
+    base = {f["family"]: f for f in results_list[baseline]["families"]}
+    rows = []
+    for i, r in enumerate(results_list):
+        if i == baseline:
+            continue
+        common = [f for f in r["families"] if f["family"] in base]
+        row = {"method": describe(r), "baseline": describe(results_list[baseline]),
+               "n": len(common)}
+        for key in ("roc", "roc50"):
+            d = np.array([f[key] - base[f["family"]][key] for f in common])
+            row[f"{key}_mean_diff"] = float(d.mean()) if len(d) else None
+            row[f"{key}_wins"] = f"{int((d > 0).sum())}/{int((d < 0).sum())}"
+            row[f"{key}_p"] = (f"{wilcoxon(d).pvalue:.2g}" if np.any(d != 0) and len(d) > 1
+                               else None)
+        rows.append(row)
+    return rows
+
+
 def benchmark_markdown(results_list, plots=()):
     lines = ["# SCOP 1.53 remote homology: kernel comparison", "",
              "Mean ROC area and ROC50 over the families; λ chosen on each family's training "
-             "part only (leave-one-out ROC area). Published rows: SVM results from the "
-             "literature on the same 54 families.", "",
+             "part only (" + "; ".join(sorted({r["selection"] for r in results_list}))
+             + "). Published rows: SVM results from the literature on the same 54 "
+             "families.", "",
              markdown_table(comparison_rows(results_list),
                             ["method", "roc", "roc50", "n", "seconds"],
                             ["method", "mean ROC", "mean ROC50", "families", "time (s)"]), ""]
+    if len(results_list) > 1:
+        lines += [f"Paired per-family comparison with {describe(results_list[0])} "
+                  "(wins/losses; two-sided Wilcoxon signed-rank p-value):", "",
+                  markdown_table(paired_rows(results_list),
+                                 ["method", "n", "roc_mean_diff", "roc_wins", "roc_p",
+                                  "roc50_mean_diff", "roc50_wins", "roc50_p"],
+                                 ["method", "families", "Δ ROC", "ROC wins/losses", "p",
+                                  "Δ ROC50", "ROC50 wins/losses", "p"]), ""]
     for p in plots:
         lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
     return "\n".join(lines) + "\n"

@@ -182,3 +182,21 @@ def test_roc50_selection(small):
     assert res["alpha"] == alphas[np.flatnonzero(np.array(best) == max(best)).max()]
     with pytest.raises(InvalidParameterError, match="select"):
         select_alpha(split.y_train, loo, alphas, "map")
+
+
+def test_paired_rows():
+    from homology.report import paired_rows
+
+    def res(name, rocs):
+        return {"kernel": name, "learner": "rls", "params": {},
+                "families": [{"family": f"f{i}", "roc": r, "roc50": r / 2}
+                             for i, r in enumerate(rocs)]}
+
+    base = res("a", [0.5, 0.6, 0.7, 0.8, 0.9, 0.95])
+    other = res("b", [0.6, 0.5, 0.8, 0.9, 0.95, 0.99])
+    row = paired_rows([base, other])[0]
+    assert row["n"] == 6 and row["roc_wins"] == "5/1"
+    d = np.array([f["roc"] for f in other["families"]]) - [f["roc"] for f in base["families"]]
+    assert row["roc_mean_diff"] == pytest.approx(d.mean())
+    from scipy.stats import wilcoxon
+    assert row["roc_p"] == f"{wilcoxon(d).pvalue:.2g}"

@@ -88,7 +88,8 @@ def _add_eval_options(p):
     p.add_argument("--jobs", type=int, default=1, help="worker processes over families")
     p.add_argument("--reuse", action="store_true",
                    help="benchmark: reuse OUTPUT/<config>/results.json when it was made with "
-                        "the same kernel, learner, targets, λ grid and families")
+                        "the same kernel, learner, targets, λ grid and selection, for all "
+                        "requested families (extra stored families are left out)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--output-dir", required=True)
 
@@ -235,14 +236,22 @@ def _reusable(path, kname, opts, args, families, bench):
               "alphas": [float(a) for a in np.sort(_alphas(args.alphas))],
               "families": list(bench.families if families is None else families)}
     got = {"kernel": res.get("kernel"), "learner": res.get("learner"),
-           "params": res.get("params"), "alphas": res.get("alphas"),
-           "families": [f["family"] for f in res.get("families", [])]}
+           "params": res.get("params"), "alphas": res.get("alphas")}
     if args.learner == "rls" and res.get("targets") != args.targets:
         return None
     if not res.get("selection", "").startswith(
             "leave-one-out ROC50" if args.select == "roc50" else "leave-one-out ROC area"):
         return None
-    return res if got == wanted else None
+    stored = {f["family"]: f for f in res.get("families", [])}
+    families = wanted.pop("families")
+    if got != wanted or not set(families) <= set(stored):
+        return None
+    # stored results of more families: keep the requested ones (each family is independent)
+    res["families"] = [stored[f] for f in families]
+    res["n_families"] = len(families)
+    res["mean_roc"] = float(np.mean([f["roc"] for f in res["families"]]))
+    res["mean_roc50"] = float(np.mean([f["roc50"] for f in res["families"]]))
+    return res
 
 
 def cmd_train(args):

@@ -200,3 +200,29 @@ def test_paired_rows():
     assert row["roc_mean_diff"] == pytest.approx(d.mean())
     from scipy.stats import wilcoxon
     assert row["roc_p"] == f"{wilcoxon(d).pvalue:.2g}"
+
+
+def test_reuse_restricts_to_requested_families(tmp_path, monkeypatch):
+    from homology.__main__ import build_parser, _reusable
+    from homology.benchmark import DEFAULT_ALPHAS, kernel_params
+
+    class B:
+        families = ("a", "b", "c")
+
+    stored = {"kernel": "spectrum", "learner": "rls", "targets": "balanced",
+              "selection": "leave-one-out ROC area on the training part",
+              "params": json.loads(json.dumps(kernel_params(make_kernel("spectrum", k=3)))),
+              "alphas": [float(a) for a in np.sort(DEFAULT_ALPHAS)],
+              "families": [{"family": f, "roc": r, "roc50": r / 2}
+                           for f, r in zip("abc", (0.6, 0.8, 1.0))]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(stored))
+    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse"])
+    got = _reusable(path, "spectrum", {"k": 3}, args, ["c", "a"], B)
+    assert [f["family"] for f in got["families"]] == ["c", "a"]
+    assert got["mean_roc"] == pytest.approx(0.8) and got["n_families"] == 2
+    assert _reusable(path, "spectrum", {"k": 3}, args, ["a", "z"], B) is None
+    assert _reusable(path, "spectrum", {"k": 4}, args, ["a"], B) is None
+    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse",
+                                      "--select", "roc50"])
+    assert _reusable(path, "spectrum", {"k": 3}, args, ["a"], B) is None

@@ -12,7 +12,7 @@ import sys
 
 from corpora.datadir import ENV_VAR, resolve_data_dir
 from corpora.fetch import fetch, load_manifest, verify
-from learners.errors import KernelrankError
+from learners.cli import run_subcommand
 
 
 def build_parser():
@@ -35,39 +35,34 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
+    return run_subcommand(build_parser(), argv, _run)
+
+
+def _run(args):
+    manifest = load_manifest()
+    if args.command == "list":
+        root = resolve_data_dir()
+        for name, entry in manifest.items():
+            print(f"{name:10s} {len(entry['files']):3d} files  {entry['description']}"
+                  f"  [{entry['licence']}]")
+        print(f"data directory: {root}")
         return 0
-    try:
-        manifest = load_manifest()
-        if args.command == "list":
-            root = resolve_data_dir()
-            for name, entry in manifest.items():
-                print(f"{name:10s} {len(entry['files']):3d} files  {entry['description']}"
-                      f"  [{entry['licence']}]")
-            print(f"data directory: {root}")
-            return 0
-        names = sorted(manifest) if "all" in args.datasets else args.datasets
-        bad = 0
-        for name in names:
-            if args.command == "fetch":
-                got = fetch(name, args.data_dir, force=args.force, manifest=manifest,
-                            progress=not args.no_progress)
-                print(f"{name}: downloaded {len(got)} file(s); all verified")
-            else:
-                status = verify(name, args.data_dir, manifest=manifest)
-                for store, state in status.items():
-                    if state != "ok":
-                        bad += 1
-                        print(f"{state:8s} {store}")
-                ok = sum(s == "ok" for s in status.values())
-                print(f"{name}: {ok}/{len(status)} files ok")
-        return 1 if bad else 0
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    names = sorted(manifest) if "all" in args.datasets else args.datasets
+    bad = 0
+    for name in names:
+        if args.command == "fetch":
+            got = fetch(name, args.data_dir, force=args.force, manifest=manifest,
+                        progress=not args.no_progress)
+            print(f"{name}: downloaded {len(got)} file(s); all verified")
+        else:
+            status = verify(name, args.data_dir, manifest=manifest)
+            for store, state in status.items():
+                if state != "ok":
+                    bad += 1
+                    print(f"{state:8s} {store}")
+            ok = sum(s == "ok" for s in status.values())
+            print(f"{name}: {ok}/{len(status)} files ok")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

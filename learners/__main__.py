@@ -12,7 +12,7 @@ import argparse
 import shlex
 import sys
 
-from learners.errors import KernelrankError
+from learners.cli import run_subcommand
 from learners.letor import add_letor_parser
 
 # (module-level registration functions; add new subcommands here)
@@ -29,17 +29,8 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
     argv_text = "python -m learners " + shlex.join(sys.argv[1:] if argv is None else argv)
-    try:
-        return args.handler(args, argv_text)
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_subcommand(build_parser(), argv, lambda args: args.handler(args, argv_text))
 
 
 if __name__ == "__main__":

@@ -132,6 +132,23 @@ def format_records(records, output_format):
 
 
 # ----------------------------------------------------------------------------- one chunk
+SCORE_BATCH = 256
+
+
+def _pair_batches(parsed, size):
+    """Consecutive groups of parsed sentences holding about ``size`` pairs (a sentence is
+    never split)."""
+    batch, n = [], 0
+    for p in parsed:
+        batch.append(p)
+        n += len(p.sentence.pairs)
+        if n >= size:
+            yield batch
+            batch, n = [], 0
+    if batch:
+        yield batch
+
+
 def process_chunk(docs, resources, output_format="jsonl"):
     """Parse and score one chunk of :class:`corpora.text_input.TextDocument` objects.
 
@@ -156,12 +173,16 @@ def process_chunk(docs, resources, output_format="jsonl"):
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
     scores = []
-    if with_pairs:
+    # featurize at most ~SCORE_BATCH pairs at a time: the all-paths entries of a batch are
+    # held in memory together (≈ 0.5 MB per pair), so peak memory is bounded by the batch,
+    # not by the chunk size
+    for batch in _pair_batches(with_pairs, SCORE_BATCH):
         corpus = Corpus("extract", [Document(f"c{k}", [p.sentence])
-                                    for k, p in enumerate(with_pairs)])
-        data, scores = resources.model.decision_function(corpus)
+                                    for k, p in enumerate(batch)])
+        data, s = resources.model.decision_function(corpus)
         # the featurizer keeps corpus order: document → sentence → pair
-        assert len(scores) == sum(len(p.sentence.pairs) for p in with_pairs)
+        assert len(s) == sum(len(p.sentence.pairs) for p in batch)
+        scores.extend(s.tolist())
     records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}

@@ -346,7 +346,7 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
             if scheduler is None:
                 n = workers or os.cpu_count() or 1
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
                 client = Client(cluster)
             else:
                 client = Client(scheduler)

@@ -297,6 +297,16 @@ def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, 
     assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
                     b, "--workers", 1, "--chunk-size", 1) == 0
     assert a.read_bytes() == b.read_bytes()
+    # an existing cluster given by its address (--scheduler)
+    from distributed import LocalCluster
+    from ppi.extract import extract
+    c = tmp_path / "c.jsonl"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as cluster:
+        summary = extract(src, lll_model, c, "pubtator", chunk_size=1,
+                          scheduler=cluster.scheduler_address, progress=False)
+    assert summary["scheduler"] == cluster.scheduler_address
+    assert a.read_bytes() == c.read_bytes()
 
 
 def test_extract_learning_xml_scores_match_model_on_same_structure(nlp, data_dir, lll_model,

@@ -12,7 +12,7 @@
 import argparse
 import sys
 
-from learners.errors import KernelrankError
+from learners.cli import run_subcommand
 
 
 def _add_build(sub):
@@ -224,16 +224,7 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return COMMANDS[args.command][1](args)
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command][1](args))
 
 
 if __name__ == "__main__":

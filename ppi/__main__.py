@@ -51,8 +51,10 @@ def _common(p):
                    help="G = max_kl L W Lᵀ terms (errata, published) or G = L W Lᵀ (paper)")
     p.add_argument("--parse", choices=("split_parse", "split", "Charniak-Lease"),
                    default="split_parse", help="dependency analysis to use")
-    p.add_argument("--order", choices=("text", "pair"), default="text",
-                   help="PROT1 = first protein in the text, or the pair's e1 (published code)")
+    p.add_argument("--order", choices=("pair", "text"), default="pair",
+                   help="pair (default, the published code): PROT1 = the pair's e1, position "
+                        "tags relative to e1/e2; text: PROT1 = first protein in the sentence, "
+                        "tokens between the proteins tagged 'middle' (better cross-corpus)")
     p.add_argument("--learner", choices=LEARNERS, default="reduced_set",
                    help="reduced_set (default; Paper V's sparse RLS: ≤ --n-basis random basis "
                         "vectors, identical to full RLS when the training set is not larger) "

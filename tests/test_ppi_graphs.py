@@ -83,7 +83,7 @@ def test_all_shortest_paths_are_marked():
 
 def test_pair_order_text_vs_published_code():
     s = make_sentence((("e1", "e0"),))                  # e1 = KinD comes after KinC
-    dep, lin = pair_graphs(s, s.pairs[0])
+    dep, lin = pair_graphs(s, s.pairs[0], settings=GraphSettings(order="text"))
     assert dep.labels[0][0] == "sp_PROT1" and lin.labels[1][0] == "M_activates"
     dep, lin = pair_graphs(s, s.pairs[0], settings=GraphSettings(order="pair"))
     assert dep.labels[2][0] == "sp_PROT1" and dep.labels[0][0] == "sp_PROT2"

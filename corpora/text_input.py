@@ -35,7 +35,6 @@ because the stream cannot be resynchronised).
 from __future__ import annotations
 
 import gzip
-import io
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -93,11 +92,18 @@ class ReadStats:
 
 
 def _open_text(path):
-    path = Path(path)
-    with open(path, "rb") as handle:
-        magic = handle.read(2)
-    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    """Binary handle (gzip detected); :func:`_lines` decodes it line by line."""
+    return _open_binary(path)
+
+
+def _lines(handle, path):
+    """``(line number, decoded line)`` pairs; undecodable bytes → CorpusFormatError."""
+    for lineno, raw in enumerate(handle, 1):
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
+                                    line=lineno) from None
 
 
 def _open_binary(path):
@@ -130,18 +136,20 @@ def read_text(path, *, one_document=False, skip_bad=False, stats=None):
     if path.is_dir():
         for f in sorted(path.glob("*.txt")):
             with _open_text(f) as handle:
-                text = handle.read()
+                text = "".join(line for _, line in _lines(handle, f))
             stats.documents += 1
             yield TextDocument(f.stem, text, position=f"{f}")
         return
     with _open_text(path) as handle:
         if one_document:
             stats.documents += 1
-            yield TextDocument(path.name.split(".")[0], handle.read(), position=f"{path}")
+            yield TextDocument(path.name.split(".")[0],
+                               "".join(line for _, line in _lines(handle, path)),
+                               position=f"{path}")
             return
         block, first = [], None
         stem = path.name.split(".")[0]
-        for lineno, line in enumerate(handle, 1):
+        for lineno, line in _lines(handle, path):
             if line.strip():
                 if first is None:
                     first = lineno
@@ -226,7 +234,7 @@ def read_pubtator(path, *, skip_bad=False, stats=None):
     stats = stats if stats is not None else ReadStats()
     with _open_text(path) as handle:
         lines = []
-        for lineno, line in enumerate(handle, 1):
+        for lineno, line in _lines(handle, path):
             line = line.rstrip("\r\n")
             if line.strip():
                 lines.append((lineno, line))

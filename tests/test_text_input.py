@@ -165,3 +165,15 @@ def test_learning_xml_keeps_sentences_entities_pairs(data_dir):
     assert len(docs) == ref["documents"]
     assert sum(len(d.sentences) for d in docs) == ref["sentences"]
     assert sum(len(s.pairs) for d in docs for s in d.sentences) == ref["pairs"]
+
+
+def test_undecodable_bytes_are_a_format_error(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"fine line\n\ncaf\xe9 line\n")
+    with pytest.raises(CorpusFormatError, match="UTF-8") as err:
+        list(read_documents(path, "text"))
+    assert err.value.line == 3
+    path.write_bytes(b"1|t|A title.\n1|a|caf\xe9.\n")
+    with pytest.raises(CorpusFormatError, match="UTF-8") as err:
+        list(read_documents(path, "pubtator"))
+    assert err.value.line == 2

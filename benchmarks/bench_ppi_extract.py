@@ -179,14 +179,16 @@ def shift(args, data_dir, workdir):
             out = workdir / "shift" / f"{name}-{label}" if label == "provided" else \
                 reparsed.with_name(reparsed.name + "-cv") / name
             subprocess.run([sys.executable, "-m", "ppi", "cv", "--corpus", name, "--data-dir",
-                            str(ddir), "--output-dir", str(out), "--quiet"], check=True)
+                            str(ddir), "--output-dir", str(out), "--order", args.order,
+                            "--quiet"], check=True)
             r = json.loads((out / "results.json").read_text())
             row[f"{label}_auc"], row[f"{label}_f1"] = _auc_f(r)
         rows.append(row)
         print(f"{name}: provided split parse AUC {row['provided_auc']:.3f} F "
               f"{row['provided_f1']:.3f} | spaCy AUC {row['spacy_auc']:.3f} F "
               f"{row['spacy_f1']:.3f}")
-    return {"rows": rows, "spacy_model": args.spacy_model, "collapse": collapse}
+    return {"rows": rows, "spacy_model": args.spacy_model, "collapse": collapse,
+            "order": args.order}
 
 
 def _auc_f(r):
@@ -204,6 +206,8 @@ def main(argv=None):
     p.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     p.add_argument("--chunk-size", type=int, default=50)
     p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--order", choices=("text", "pair"), default="text",
+                   help="shift: pair orientation passed to `ppi cv` (same for both parses)")
     p.add_argument("--no-collapse", action="store_true",
                    help="shift: keep spaCy's labels (no collapsed-Stanford rewriting)")
     p.add_argument("--output", default=None, help="JSON results (default: workdir/MODE.json)")

@@ -309,6 +309,10 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
         raise InvalidParameterError(f"unknown input format {format!r}; choose one of "
                                     f"{', '.join(FORMATS)}")
     output_format = _output_format(output, output_format)
+    if format in ("text", "pubmed-xml") and lexicon is None:
+        raise InvalidParameterError(f"--format {format} carries no protein annotations; give "
+                                    "--lexicon (build one with `python -m ppi.mentions`) or "
+                                    "use PubTator input with your tagger's annotations")
     m = PPIModel.load(model)
     tagger = DictionaryTagger(lexicon=lexicon) if lexicon is not None else None
     load_spacy(spacy_model)                      # fail early, here, if it is not installed

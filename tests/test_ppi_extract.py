@@ -396,6 +396,9 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
                     "no_such_model_xyz")
     assert code == 2 and "no_such_model_xyz" in capsys.readouterr().err
     assert _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
+                    tmp_path / "o.jsonl", "--workers", 0) == 2
+    assert "--lexicon" in capsys.readouterr().err
+    assert _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
                     tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0) == 0
     (r,) = _records(tmp_path / "o.jsonl")
     assert (r["e1"]["text"], r["e2"]["text"], r["doc_id"]) == ("KinC", "KinD", "a:1")

@@ -3,9 +3,10 @@ evaluation criteria"; thesis §5.5 "Data dependencies").
 
 Pairs from one sentence share almost all of their context, so the pairs of a document are
 never split between folds (:func:`document_folds`).  Folds are stratified: documents are
-dealt, largest number of positive pairs first, to the fold that has the fewest positives
-so far (then the fewest pairs), ties broken by a hash of (seed, document id) — the
-assignment depends only on the ids, the labels and the seed, not on the file order.
+dealt, largest first, to the fold whose larger share (of all positive pairs, of all
+pairs) stays smallest, so that both the number of pairs and the number of positives are
+balanced; ties are broken by a hash of (seed, document id) — the assignment depends only on
+the ids, the labels and the seed, not on the file order.
 
 :func:`pair_folds` — random folds over pairs — exists only to reproduce the *leaky*
 protocol criticized in Paper V and thesis §5.5; results made with it must say so.
@@ -51,12 +52,17 @@ def document_folds(document_ids, y, n_folds=10, seed=0):
         raise InvalidInputError(f"{len(names)} documents cannot fill {n_folds} folds")
     pos = np.bincount(inverse, weights=(y > 0).astype(float), minlength=len(names))
     size = np.bincount(inverse, minlength=len(names))
-    order = sorted(range(len(names)), key=lambda d: (-pos[d], -size[d], _key(seed, names[d])))
+    tot_pos, tot_size = max(pos.sum(), 1.0), float(size.sum())
+    order = sorted(range(len(names)), key=lambda d: (
+        -max(pos[d] / tot_pos, size[d] / tot_size), _key(seed, names[d])))
     fold_pos = np.zeros(n_folds)
     fold_size = np.zeros(n_folds)
     doc_fold = np.empty(len(names), dtype=np.int64)
     for d in order:
-        f = min(range(n_folds), key=lambda k: (fold_pos[k], fold_size[k], k))
+        # the fold whose share of positives and of pairs stays smallest (both balanced)
+        f = min(range(n_folds), key=lambda k: (
+            max((fold_pos[k] + pos[d]) / tot_pos, (fold_size[k] + size[d]) / tot_size),
+            fold_pos[k] / tot_pos + fold_size[k] / tot_size, k))
         doc_fold[d] = f
         fold_pos[f] += pos[d]
         fold_size[f] += size[d]

@@ -40,6 +40,9 @@ def test_stratified_by_positives(rng):
     pos = np.array([np.sum(y[fold == k] > 0) for k in range(10)])
     max_doc_pos = max(np.sum(y[docs == d] > 0) for d in np.unique(docs))
     assert pos.max() - pos.min() <= max_doc_pos
+    size = np.bincount(fold)                      # pairs are balanced too
+    max_doc_size = max(np.sum(docs == d) for d in np.unique(docs))
+    assert size.max() - size.min() <= 2 * max_doc_size
 
 
 def test_sets_and_leave_one_group_out(rng):

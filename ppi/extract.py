@@ -50,6 +50,7 @@ pairs/s.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -132,19 +133,31 @@ def format_records(records, output_format):
 
 
 # ----------------------------------------------------------------------------- one chunk
-SCORE_BATCH = 256
+#: work budget of one featurization batch, in (pair-graph vertices)² summed over its pairs:
+#: the all-paths entries of a batch are held in memory together and grow with the square
+#: of the graph size, so batches are cut by this budget (≈ 256 pairs of 30-token sentences;
+#: a long sentence's pairs are split over several batches)
+SCORE_BUDGET = 256 * 60 ** 2
 
 
-def _pair_batches(parsed, size):
-    """Consecutive groups of parsed sentences holding about ``size`` pairs (a sentence is
-    never split)."""
-    batch, n = [], 0
+def _pair_batches(parsed, budget=None):
+    """Consecutive groups of sentences (copies holding a slice of the pairs when a sentence
+    is too costly) whose pairs cost at most ``budget``; pairs stay in their order."""
+    budget = SCORE_BUDGET if budget is None else budget
+    batch, cost = [], 0
     for p in parsed:
-        batch.append(p)
-        n += len(p.sentence.pairs)
-        if n >= size:
-            yield batch
-            batch, n = [], 0
+        s = p.sentence
+        n_tokens = max(len(t.tokens) for t in s.tokenizations.values())
+        per_pair = (2 * n_tokens) ** 2          # tokens + dependencies ≈ 2 n vertices
+        step = max(1, budget // per_pair)
+        for i in range(0, len(s.pairs), step):
+            part = dataclasses.replace(s, pairs=s.pairs[i:i + step])
+            c = per_pair * len(part.pairs)
+            if batch and cost + c > budget:
+                yield batch
+                batch, cost = [], 0
+            batch.append(part)
+            cost += c
     if batch:
         yield batch
 
@@ -173,15 +186,13 @@ def process_chunk(docs, resources, output_format="jsonl"):
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
     scores = []
-    # featurize at most ~SCORE_BATCH pairs at a time: the all-paths entries of a batch are
-    # held in memory together (≈ 0.5 MB per pair), so peak memory is bounded by the batch,
-    # not by the chunk size
-    for batch in _pair_batches(with_pairs, SCORE_BATCH):
-        corpus = Corpus("extract", [Document(f"c{k}", [p.sentence])
-                                    for k, p in enumerate(batch)])
+    # featurize in batches of bounded cost (SCORE_BUDGET): peak memory is bounded by the
+    # batch, not by the chunk size or the longest sentence's number of pairs
+    for batch in _pair_batches(with_pairs):
+        corpus = Corpus("extract", [Document(f"c{k}", [s]) for k, s in enumerate(batch)])
         data, s = resources.model.decision_function(corpus)
         # the featurizer keeps corpus order: document → sentence → pair
-        assert len(s) == sum(len(p.sentence.pairs) for p in batch)
+        assert len(s) == sum(len(x.pairs) for x in batch)
         scores.extend(s.tolist())
     records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),

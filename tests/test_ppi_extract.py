@@ -422,3 +422,24 @@ def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model, t
         [(r["sentence"], r["e1"], r["e2"]) for r in alone]
     np.testing.assert_allclose([r["score"] for r in got], [r["score"] for r in alone],
                                rtol=1e-12, atol=1e-12)
+
+
+def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_model,
+                                                           monkeypatch):
+    """Long sentences' pairs are split over batches (SCORE_BUDGET): same scores as one
+    batch per chunk."""
+    import ppi.extract as ex
+    from ppi.model import PPIModel
+    docs = _abstracts(data_dir, n_docs=6)
+    res = ex.ExtractionResources(PPIModel.load(lll_model))
+    monkeypatch.setattr(ex, "SCORE_BUDGET", 10 ** 12)
+    whole, _ = ex.process_chunk(docs, res)
+    monkeypatch.setattr(ex, "SCORE_BUDGET", 1)         # one pair per batch
+    single, counts = ex.process_chunk(docs, res)
+    a = [json.loads(x) for x in whole.splitlines()]
+    b = [json.loads(x) for x in single.splitlines()]
+    assert len(a) == len(b) == counts["pairs"] > 0
+    assert [(r["sentence_id"], r["e1"], r["e2"]) for r in a] == \
+        [(r["sentence_id"], r["e1"], r["e2"]) for r in b]
+    np.testing.assert_allclose([r["score"] for r in a], [r["score"] for r in b], rtol=1e-12,
+                               atol=1e-12)

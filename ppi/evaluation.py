@@ -268,6 +268,8 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
         # smallest whole-document prefix with ≥ target pairs
         cut_rank = rank[min(target, len(pool)) - 1]
         train = pool[rank <= cut_rank]
+        if points and points[-1]["n_train"] == len(train):
+            continue                          # same whole-document prefix as before
         yt = data.y[train]
         if len(np.unique(yt)) < 2 or len(np.unique(doc_of[train])) < 2:
             continue

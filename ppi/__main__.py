@@ -23,7 +23,7 @@ import numpy as np
 
 from corpora.datadir import require_file
 from corpora.ppi_xml import read_corpus
-from learners.errors import KernelrankError
+from learners.cli import run_subcommand
 from ppi import report
 from ppi.extract import add_extract_parser, run_extract
 from ppi.evaluation import (ALPHAS, LEARNERS, cross_corpus, cross_validate, learning_curve,
@@ -284,21 +284,17 @@ COMMANDS = {"cv": run_cv, "cross-corpus": run_cross, "learning-curve": run_curve
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    return run_subcommand(build_parser(), argv, _run)
+
+
+def _run(args):
     from threadpoolctl import threadpool_limits
-    try:
-        if getattr(args, "quiet", False):
-            import ppi.evaluation
-            ppi.evaluation.PROGRESS = False
-        with threadpool_limits(max(1, args.blas_threads)):
-            COMMANDS[args.command](args)
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+
+    if getattr(args, "quiet", False):
+        import ppi.evaluation
+        ppi.evaluation.PROGRESS = False
+    with threadpool_limits(max(1, args.blas_threads)):
+        COMMANDS[args.command](args)
     return 0
 
 

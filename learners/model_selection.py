@@ -242,7 +242,23 @@ _COMMON_DOC = """
 """
 
 
-class RLSCV(_FastCVMixin, RegressorMixin, BaseEstimator):
+class _UngroupedCVMixin(_FastCVMixin):
+    """``fit(X, y, groups=None, qids=None)`` for learners whose own fit takes no groups."""
+
+    def _fit_base(self, est, X, y, qids):
+        return est.fit(X, y)
+
+    def fit(self, X, y, groups=None, qids=None):
+        """``groups``: rows of each hold-out group for ``cv="group"``; ``qids``: if given,
+        the scorer is called as ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
+        X, y = validate_data(self, X, y)
+        if qids is not None:
+            codes, labels = check_groups(qids, X.shape[0], "qids")
+            qids = labels[codes]
+        return self._search(X, y, groups=groups, qids=qids)
+
+
+class RLSCV(_UngroupedCVMixin, RegressorMixin, BaseEstimator):
     __doc__ = "RLS with λ (and kernel parameters) chosen by exact fast CV.\n" + _COMMON_DOC
     _estimator_class = RLS
 
@@ -263,20 +279,8 @@ class RLSCV(_FastCVMixin, RegressorMixin, BaseEstimator):
         self.average = average
         self.random_state = random_state
 
-    def _fit_base(self, est, X, y, qids):
-        return est.fit(X, y)
 
-    def fit(self, X, y, groups=None, qids=None):
-        """``groups``: rows of each hold-out group for ``cv="group"``; ``qids``: if given,
-        the scorer is called as ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
-        X, y = validate_data(self, X, y)
-        if qids is not None:
-            codes, labels = check_groups(qids, X.shape[0], "qids")
-            qids = labels[codes]
-        return self._search(X, y, groups=groups, qids=qids)
-
-
-class GlobalRankRLSCV(_FastCVMixin, BaseEstimator):
+class GlobalRankRLSCV(_UngroupedCVMixin, BaseEstimator):
     __doc__ = "GlobalRankRLS with λ (and kernel parameters) chosen by exact fast CV.\n" \
         + _COMMON_DOC
     _estimator_class = GlobalRankRLS
@@ -298,18 +302,6 @@ class GlobalRankRLSCV(_FastCVMixin, BaseEstimator):
         self.param_grid = param_grid
         self.average = average
         self.random_state = random_state
-
-    def _fit_base(self, est, X, y, qids):
-        return est.fit(X, y)
-
-    def fit(self, X, y, groups=None, qids=None):
-        """``groups``: rows of each hold-out group for ``cv="group"``; ``qids``: if given,
-        the scorer is called as ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
-        X, y = validate_data(self, X, y)
-        if qids is not None:
-            codes, labels = check_groups(qids, X.shape[0], "qids")
-            qids = labels[codes]
-        return self._search(X, y, groups=groups, qids=qids)
 
     def score(self, X, y):
         return self.best_estimator_.score(X, y)

@@ -180,24 +180,9 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
         self.solver_ = resolve_solver(self.solver, spec[0], X.shape[0], X.shape[1])
         return Y
 
-    def _set_primal(self, W):
-        self._W = W
-        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
-        self.__dict__.pop("dual_coef_", None)
-
-    def _set_dual(self, a):
-        self._a = a
-        self.dual_coef_ = a[:, 0] if self._was_1d else a
-        self.__dict__.pop("coef_", None)
-
     def predict(self, X):
         """Scores ``k(X, X_fit) a`` (dual) or ``X w`` (primal); rank by decreasing score."""
-        X = self._validate_predict(X)
-        if self.solver_ == "primal":
-            P = dense(X @ self._W)
-        else:
-            P = self._kernel(X, self.X_fit_) @ self._a
-        return P[:, 0] if self._was_1d else P
+        return self._scores(X)
 
     # -------------------------------------------------------------- path
     def _path_spectral(self):

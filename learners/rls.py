@@ -42,6 +42,25 @@ def shape_output(out, single_alpha, was_1d):
 class KernelLearnerMixin:
     """Kernel handling shared by RLS and the RankRLS learners (not public)."""
 
+    def _set_primal(self, W):
+        self._W = W
+        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
+        self.__dict__.pop("dual_coef_", None)
+
+    def _set_dual(self, a):
+        self._a = a
+        self.dual_coef_ = a[:, 0] if self._was_1d else a
+        self.__dict__.pop("coef_", None)
+
+    def _scores(self, X):
+        """``k(X, X_fit) a`` (dual) or ``X w`` (primal), shaped like the training targets."""
+        X = self._validate_predict(X)
+        if self.solver_ == "primal":
+            P = dense(X @ self._W)
+        else:
+            P = self._kernel(X, self.X_fit_) @ self._a
+        return P[:, 0] if self._was_1d else P
+
     def _resolve_kernel(self):
         return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
                               coef0=self.coef0, kernel_params=self.kernel_params)
@@ -160,16 +179,6 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._set_dual(a)
         return self
 
-    def _set_primal(self, W):
-        self._W = W
-        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
-        self.__dict__.pop("dual_coef_", None)
-
-    def _set_dual(self, a):
-        self._a = a
-        self.dual_coef_ = a[:, 0] if self._was_1d else a
-        self.__dict__.pop("coef_", None)
-
     def predict(self, X):
         """Predictions ``k(X, X_fit) a`` (dual) or ``X w`` (primal).
 
@@ -181,12 +190,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         -------
         ndarray, shape (m',) or (m', t)
         """
-        X = self._validate_predict(X)
-        if self.solver_ == "primal":
-            P = dense(X @ self._W)
-        else:
-            P = self._kernel(X, self.X_fit_) @ self._a
-        return P[:, 0] if self._was_1d else P
+        return self._scores(X)
 
     # ------------------------------------------------------------------ spectral cache
     def _spectral(self):

@@ -187,8 +187,12 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     def _fit_eig(self):
         if "fit_eig" not in self._cache:
             A, _ = self._fit_system()
-            s, V = sym_eig(A)
-            self._cache["fit_eig"] = (np.maximum(s, 0.0), V)
+            if A is self._cache["A"]:              # RLS, query RankRLS: the CV base itself
+                s, V, _ = self._base_eig()
+            else:
+                s, V = sym_eig(A)
+                s = np.maximum(s, 0.0)
+            self._cache["fit_eig"] = (s, V)
         return self._cache["fit_eig"]
 
     # ------------------------------------------------------------- hold-out engine
@@ -214,29 +218,31 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
                 "be left (use more basis vectors or smaller hold-out sets)")
         return posH
 
-    def _downdate(self, U):
+    def _downdate(self, U, rows):
         """Fold system ``beta A - B^T S B``, ``beta c - B^T S Y_B`` with signs ``S = diag(sg)``.
 
-        RLS: the hold-out rows are removed (``beta = 1``, ``B = Phi_U``, all signs +1).
-        Returns ``(beta, B, Y_B, sg)``.
+        ``rows`` holds the row sources (``Phi``, ``Phit``, ``sphi``) in the original
+        coordinates or in the eigenbasis of ``A`` (:meth:`_rotated`); ``B`` is linear in
+        them. RLS: the hold-out rows are removed (``beta = 1``, ``B = Phi_U``, all signs +1).
+        Returns ``(beta, B, Y_B, sg, b_is_u)``; ``b_is_u`` says ``B`` equals the rows ``U``.
         """
-        B = self._cache["Phit"][U]
-        return 1.0, B, self._cache["Yt"][U], np.ones(B.shape[0])
+        cc = self._cache
+        return (1.0, rows["Phit"][U], cc["Yt"][U], np.ones(U.size),
+                cc["Phit"] is cc["Phi"])
 
     def _holdout_predictions(self, U, alphas):
         """Predictions for rows ``U`` from the model trained without them, (n_alphas, |U|, t)."""
         cache = self._cache
-        Phi = cache["Phi"]
-        r = Phi.shape[1]
+        r = cache["Phi"].shape[1]
         posH = self._removed_positions(U)
-        beta, B, YB, sg = self._downdate(U)
+        beta, B, YB, sg, _ = self._downdate(U, cache)
         k, h = B.shape[0], posH.size
-        N = self._null_basis(posH)
-        PU = Phi[U]
-        lowrank_cost = len(alphas) * (r * (k + h) ** 2 + k ** 3) + (k + h) * r * r
+        p = U.size + k + h
+        lowrank_cost = len(alphas) * r * p ** 2 + k ** 3
         if lowrank_cost < 3 * r ** 3:
-            return self._holdout_lowrank(PU, beta, B, YB, sg, N, alphas)
-        return self._holdout_direct(PU, beta, B, YB, sg, N, alphas)
+            return self._holdout_lowrank(U, posH, alphas)
+        N = self._null_basis(posH)
+        return self._holdout_direct(cache["Phi"][U], beta, B, YB, sg, N, alphas)
 
     def _holdout_direct(self, PU, beta, B, YB, sg, N, alphas):
         SB = sg[:, None] * B
@@ -257,33 +263,70 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._cache["base_eig"] = (np.maximum(s, 0.0), V, V.T @ self._cache["c"])
         return self._cache["base_eig"]
 
-    def _holdout_lowrank(self, PU, beta, B, YB, sg, N, alphas):
-        """Woodbury: ``(P - B^T S B)^-1`` with ``P = beta A + a I`` restricted to
-        ``N^T w = 0``; the fold weights are ``w0 - M B^T (S - B M B^T)^-1 (Y_B - B w0)``."""
-        s, V, z = self._base_eig()
-        Psi, PsiU, Nt = B @ V, PU @ V, V.T @ N
-        k, h = Psi.shape[0], Nt.shape[1]
-        out = []
-        for a in alphas:
-            d = 1.0 / (beta * s + a)
-            dN = d[:, None] * Nt
-            if h:
-                NdN = Nt.T @ dN
-                cho = sla.cho_factor(NdN, lower=True, check_finite=False)
+    def _rotated(self):
+        """Row sources in the eigenbasis of ``A = V diag(s) V^T`` and the removable
+        directions: ``Phi V``, ``Phit V``, ``sphi V`` and ``Nt = V^T C^-1`` with unit
+        columns (column j: the direction removed with basis vector j). O(m r^2 + r^3), once."""
+        cc = self._cache
+        if "rotated" not in cc:
+            _, V, _ = self._base_eig()
+            rows = {"Phi": cc["Phi"] @ V}
+            rows["Phit"] = rows["Phi"] if cc.get("Phit") is cc["Phi"] else (
+                cc["Phit"] @ V if "Phit" in cc else None)
+            if "sphi" in cc:
+                rows["sphi"] = cc["sphi"] @ V
+            if self.remove_basis:
+                C = self.nystroem_.cholesky_
+                # V^T C^-1 = (C^-T V)^T: one triangular solve with r right-hand sides
+                Nt = sla.solve_triangular(C, V, lower=True, trans="T", check_finite=False).T
+                Nt /= np.linalg.norm(Nt, axis=0)
+                rows["Nt"] = Nt
+            cc["rotated"] = rows
+        return cc["rotated"]
 
-            def Mapply(X, d=d, dN=dN):   # constrained inverse of (beta A + a I), N^T w = 0
-                DX = d[:, None] * X
-                if h:
-                    DX -= dN @ sla.cho_solve(cho, Nt.T @ DX, check_finite=False)
-                return DX
+    def _holdout_lowrank(self, U, posH, alphas, max_bytes=64 * 2 ** 20):
+        """Woodbury in the eigenbasis of ``A``, batched over lambda.
 
-            w = Mapply(beta * z)
-            MB = Mapply(Psi.T)
-            Hm = Psi @ MB
-            F = Psi @ w
-            corr = np.linalg.solve(np.diag(sg) - Hm, YB - F)
-            out.append(PsiU @ (w - MB @ corr))
-        return np.stack(out)
+        With ``D_a = (beta diag(s) + a I)^-1`` and the constraint ``N^T w = 0`` (removed basis
+        vectors), every quantity is a block of ``G_a = X^T D_a X`` for
+        ``X = [Psi_U^T, B^T, N, beta z]`` corrected by ``N``:
+        ``G^ = G - G_{:,N} G_NN^-1 G_{N,:}``; the fold predictions are
+        ``G^_{U,z} - G^_{U,B} (S - G^_{B,B})^-1 (Y_B - G^_{B,z})``.
+        O(n_alphas r p^2 + n_alphas p^3), p = |U| + |B| + |H| + t; no r x r work per set.
+        """
+        s, _, z = self._base_eig()
+        rows = self._rotated()
+        beta, B, YB, sg, b_is_u = self._downdate(U, rows)
+        PU = rows["Phi"][U]
+        Nt = rows["Nt"][:, posH] if posH.size else np.zeros((s.size, 0))
+        if posH.size:
+            Nt, _ = np.linalg.qr(Nt)
+        u, k, h, t = PU.shape[0], B.shape[0], Nt.shape[1], z.shape[1]
+        blocks = [PU.T] + ([] if b_is_u else [B.T]) + [Nt, beta * z]
+        X = np.hstack(blocks)                                        # (r, p)
+        XT = np.ascontiguousarray(X.T)
+        p = X.shape[1]
+        iu = np.arange(u)
+        ib = iu if b_is_u else np.arange(u, u + k)
+        o = u if b_is_u else u + k
+        ih, iz = np.arange(o, o + h), np.arange(o + h, o + h + t)
+        alphas = np.asarray(alphas, dtype=float)
+        D = 1.0 / (beta * s[None, :] + alphas[:, None])                 # (n, r)
+        chunk = max(1, int(max_bytes // (8 * p * s.size)))
+        G = np.empty((alphas.size, p, p))
+        XD = np.empty((min(chunk, alphas.size), p, s.size))
+        for i in range(0, alphas.size, chunk):
+            Dc = D[i:i + chunk]
+            XDc = np.multiply(XT[None, :, :], Dc[:, None, :], out=XD[:Dc.shape[0]])
+            G[i:i + chunk] = (XDc.reshape(-1, s.size) @ X).reshape(Dc.shape[0], p, p)
+        if h:
+            GhA = G[:, ih, :]                                           # (n, h, p)
+            G = G - np.swapaxes(GhA, 1, 2) @ np.linalg.solve(G[:, ih][:, :, ih], GhA)
+        Hm = G[:, ib][:, :, ib]
+        F = G[:, ib][:, :, iz]
+        rhs = YB[None, :, :] - F
+        corr = np.linalg.solve(np.diag(sg)[None] - Hm, rhs)
+        return G[:, iu][:, :, iz] - G[:, iu][:, :, ib] @ corr
 
     def _predictions_over_sets(self, sets, alphas):
         check_is_fitted(self, "dual_coef_")
@@ -377,13 +420,11 @@ class ReducedSetRLS(_ReducedSetBase):
         s, V, z = self._base_eig()
         R = self.basis_indices_
         if "loo" not in cache:
-            Psi = cache["Phi"] @ V                       # (m, r) rows in the eigenbasis
+            rows = self._rotated()
+            Psi = rows["Phi"]                            # (m, r) rows in the eigenbasis
             extra = None
             if self.remove_basis:
-                C = self.nystroem_.cholesky_
-                Ninv = sla.solve_triangular(C, np.eye(C.shape[0]), lower=True)  # C^-1
-                Ninv /= np.linalg.norm(Ninv, axis=0)
-                Nt = V.T @ Ninv                          # column j: direction removed with R[j]
+                Nt = rows["Nt"]                          # column j: direction removed with R[j]
                 extra = (Nt, Psi[R] * Nt.T, (Nt * Nt).T)
             cache["loo"] = (Psi, Psi * Psi, extra)
         Psi, Psi2, extra = cache["loo"]
@@ -433,18 +474,18 @@ class ReducedSetGlobalRankRLS(_ReducedSetBase):
             cc["c_fit"] = m * cc["c"] - np.outer(cc["sphi"], cc["sy"])
         return cc["A_fit"], cc["c_fit"]
 
-    def _downdate(self, U):
+    def _downdate(self, U, rows):
         """Training part Ubar: ``|Ubar| A_Ubar - s s^T`` = ``beta A - B^T B`` with
         ``B = [sqrt(beta) Phi_U; s_Ubar^T]``, ``beta = |Ubar|``."""
         cc = self._cache
-        Phi, Y = cc["Phi"], cc["Y"]
+        Phi, Y = rows["Phi"], cc["Y"]
         beta = float(cc["m"] - U.size)
-        s_tr = cc["sphi"] - Phi[U].sum(axis=0)
+        s_tr = rows["sphi"] - Phi[U].sum(axis=0)
         y_tr = cc["sy"] - Y[U].sum(axis=0)
         rb = np.sqrt(beta)
         B = np.vstack([rb * Phi[U], s_tr[None, :]])
         YB = np.vstack([rb * Y[U], y_tr[None, :]])
-        return beta, B, YB, np.ones(B.shape[0])
+        return beta, B, YB, np.ones(B.shape[0]), False
 
     def leave_one_out(self, alphas=None):
         """Leave-one-out predictions (all pairs touching the row removed, basis vector too).
@@ -499,20 +540,20 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
         Y_mean /= n_q[:, None]
         return scale * (Phi - Phi_mean[codes]), scale * (Y - Y_mean[codes])
 
-    def _downdate(self, U):
+    def _downdate(self, U, rows):
         """Remove the scaled, centred rows of every query that ``U`` touches (sign +1) and add
         back the rows of those queries that stay in training, centred and scaled with their
         remaining size (sign -1). Whole queries: only removals (Paper I eq. 33 analogue)."""
         cc = self._cache
         codes = self._qcodes
         touched = np.flatnonzero(np.isin(codes, np.unique(codes[U])))
-        B_out, Y_out = cc["Phit"][touched], cc["Yt"][touched]
+        B_out, Y_out = rows["Phit"][touched], cc["Yt"][touched]
         rest = np.setdiff1d(touched, U, assume_unique=True)
         if rest.size == 0:
-            return 1.0, B_out, Y_out, np.ones(touched.size)
-        B_in, Y_in = self._transform_rows(cc["Phi"][rest], cc["Y"][rest], codes[rest])
+            return 1.0, B_out, Y_out, np.ones(touched.size), False
+        B_in, Y_in = self._transform_rows(rows["Phi"][rest], cc["Y"][rest], codes[rest])
         return (1.0, np.vstack([B_out, B_in]), np.vstack([Y_out, Y_in]),
-                np.concatenate([np.ones(touched.size), -np.ones(rest.size)]))
+                np.concatenate([np.ones(touched.size), -np.ones(rest.size)]), False)
 
     def leave_query_out(self, alphas=None):
         """Predictions for every row from the model trained without its query.

@@ -15,6 +15,7 @@ $KERNELRANK_DATA). Every command writes JSON + Markdown (+ PNG) to --output-dir.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,9 +45,8 @@ def _common(p):
     p.add_argument("--seed", type=int, default=0, help="fold tie-breaking, basis vectors")
     p.add_argument("--jobs", type=int, default=1,
                    help="run folds / corpora in parallel in a local Dask cluster (threads)")
-    p.add_argument("--blas-threads", type=int, default=1,
-                   help="BLAS threads per job (default 1: on a shared machine multithreaded "
-                        "BLAS on small matrices is much slower)")
+    p.add_argument("--blas-threads", type=int, default=None,
+                   help="BLAS threads per job (default: the machine's cores divided by --jobs)")
     p.add_argument("--variant", choices=("max", "sum"), default="max",
                    help="G = max_kl L W Lᵀ terms (errata, published) or G = L W Lᵀ (paper)")
     p.add_argument("--parse", choices=("split_parse", "split", "Charniak-Lease"),
@@ -97,7 +97,8 @@ def build_parser():
     p.add_argument("--input", required=True, help="a learning-format XML file (gz or plain)")
     p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
     p.add_argument("--output-dir", default="ppi-predictions")
-    p.add_argument("--blas-threads", type=int, default=1)
+    p.add_argument("--blas-threads", type=int, default=None,
+                   help="BLAS threads (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true")
     add_extract_parser(sub)
     return parser
@@ -293,7 +294,10 @@ def _run(args):
     if getattr(args, "quiet", False):
         import ppi.evaluation
         ppi.evaluation.PROGRESS = False
-    with threadpool_limits(max(1, args.blas_threads)):
+    threads = args.blas_threads
+    if threads is None:
+        threads = (os.cpu_count() or 1) // max(1, getattr(args, "jobs", 1) or 1)
+    with threadpool_limits(max(1, threads)):
         COMMANDS[args.command](args)
     return 0
 

@@ -210,3 +210,16 @@ def test_sparse_and_precomputed_inputs_match_dense(rng):
     _close(sparse.predict(sp.csr_matrix(Xt)), dense.predict(Xt))
     _close(pre.predict(Kt), dense.predict(Xt))
     _close(pre.leave_one_out(), dense.leave_one_out())
+
+
+def test_lowrank_route_is_independent_of_lambda_batching(rng):
+    """The low-rank route evaluates all λ in batches bounded by memory; batch size 1 must
+    give the same predictions as one batch."""
+    X, y = _data(rng, m=30)
+    model = ReducedSetQueryRankRLS(gamma=GAMMA, n_basis=10, random_state=1).fit(
+        X, y, qids=np.repeat(np.arange(6), 5))
+    U = np.array([0, 1, 2, 3, 4, 11])
+    posH = model._removed_positions(U)
+    whole = model._holdout_lowrank(U, posH, ALPHAS)
+    one_by_one = model._holdout_lowrank(U, posH, ALPHAS, max_bytes=1)
+    _close(one_by_one, whole, 1e-12)

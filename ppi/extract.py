@@ -6,19 +6,28 @@ POS, dependencies (:mod:`ppi.spacy_parse`) → the learning-format sentence stru
 pair graphs and all-paths features (:mod:`ppi.graphs`, :mod:`ppi.features`) → score
 ``f(x) = x·w`` and decision ``f(x) > threshold`` of the saved model (:mod:`ppi.model`).
 
+Learning-format input (``--format learning-xml``) already carries sentences, entities,
+pairs and parses: by default its **own analysis** — the one the model was trained on
+(``parse`` of the model, e.g. ``split_parse`` or ``Charniak-Lease``) — is scored as it is,
+without spaCy, so the scores are exactly those of ``python -m ppi predict`` on the same
+file and model.  ``--reparse`` replaces the file's analyses by spaCy's (the parser-shift
+setting).  A sentence without the model's parse stops the run with an error naming it and
+suggesting ``--reparse``.
+
 Output
 ------
 One record per candidate pair (every unordered pair of distinct mentions of a sentence; for
 learning-format input, the file's pairs), in input order.  JSONL (default, or ``--output``
 ending in ``.jsonl``)::
 
-    {"doc_id", "sentence_id", "sentence", "sentence_start", "e1", "e2", "score",
-     "interaction"[, "label"]}
+    {"doc_id", "sentence_id", "pair_id", "sentence", "sentence_start", "e1", "e2",
+     "score", "interaction"[, "label"]}
 
 ``e1``/``e2`` are ``{"id", "text", "type", "start", "end"}`` with ``start``/``end``
 character offsets into ``sentence`` (0-based, **exclusive** end: ``sentence[start:end] ==
 text``), ``"spans"`` for discontinuous entities, and ``doc_start``/``doc_end`` (offsets into
-the document text = title + " " + abstract) when known.  ``sentence_start`` is the
+the document text = title + " " + abstract) when known.  ``pair_id`` is the file's pair id
+(learning-format input) or ``<sentence_id>.p<n>`` (raw text).  ``sentence_start`` is the
 sentence's offset in the document (None for pre-split learning-format input), ``label`` the
 gold label of learning-format input.  TSV (``--output`` ending in ``.tsv`` or
 ``--output-format tsv``) has a header line and the columns of :data:`TSV_COLUMNS`; tabs and
@@ -61,25 +70,31 @@ from pathlib import Path
 
 from corpora.atomic import atomic_open, write_json
 from corpora.text_input import FORMATS, ReadStats, read_documents
-from learners.errors import InvalidParameterError
+from learners.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = ["add_extract_parser", "run_extract", "extract", "process_chunk", "TSV_COLUMNS",
            "ExtractionResources"]
 
-TSV_COLUMNS = ("doc_id", "sentence_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
+TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
                "sentence")
 _OUTPUT_FORMATS = ("jsonl", "tsv")
 
 
 class ExtractionResources:
-    """What every worker needs, broadcast once: the model, the tagger, the parser settings."""
+    """What every worker needs, broadcast once: the model, the tagger, the parser settings.
 
-    def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True):
+    ``reparse``: re-analyse pre-split (learning-format) sentences with spaCy instead of
+    scoring the parse they carry.
+    """
+
+    def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True,
+                 reparse=False):
         self.model = model
         self.tagger = tagger
         self.spacy_model = spacy_model
         self.collapse = collapse
+        self.reparse = reparse
 
 
 # ----------------------------------------------------------------------------- records
@@ -105,7 +120,8 @@ def _records(parsed, scores, threshold, with_labels):
         ents = {e.id: e for e in s.entities}
         for pair in s.pairs:
             score = float(next(scores))
-            r = {"doc_id": p.doc_id, "sentence_id": s.id, "sentence": s.text,
+            r = {"doc_id": p.doc_id, "sentence_id": s.id, "pair_id": pair.id,
+                 "sentence": s.text,
                  "sentence_start": p.doc_start,
                  "e1": _entity_record(ents[pair.e1], s, p.doc_start),
                  "e2": _entity_record(ents[pair.e2], s, p.doc_start),
@@ -120,7 +136,7 @@ def _tsv_line(r):
     def clean(x):
         return "" if x is None else str(x).replace("\t", " ").replace("\n", " ").replace("\r", " ")
     e1, e2 = r["e1"], r["e2"]
-    row = (r["doc_id"], r["sentence_id"], e1["id"], e1["text"], e1["start"], e1["end"], e2["id"],
+    row = (r["doc_id"], r["sentence_id"], r["pair_id"], e1["id"], e1["text"], e1["start"], e1["end"], e2["id"],
            e2["text"], e2["start"], e2["end"], repr(r["score"]), r["interaction"],
            r["sentence_start"], r["sentence"])
     return "\t".join(clean(x) for x in row) + "\n"
@@ -166,21 +182,28 @@ def process_chunk(docs, resources, output_format="jsonl"):
     """Parse and score one chunk of :class:`corpora.text_input.TextDocument` objects.
 
     Returns ``(text, counts)``: the chunk's output lines and ``{"documents", "sentences",
-    "pairs", "predicted_positive"}``.  Runs on a Dask worker (spaCy is loaded once per
-    worker process).
+    "pairs", "predicted_positive"}``.  Runs on a Dask worker (spaCy, when needed, is loaded
+    once per worker process).  Pre-split sentences keep their own parse unless
+    ``resources.reparse`` (module docstring).
     """
     from corpora.ppi_xml import Corpus, Document
     from ppi.mentions import document_mentions
     from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
 
-    nlp = load_spacy(resources.spacy_model)
     parse = resources.model.featurizer.parse
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
+    nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
     parsed = parse_documents(nlp, raw, lambda d: document_mentions(d, resources.tagger), parse,
                              resources.collapse) if raw else []
     for d in presplit:
-        for s in reparse_sentences(nlp, d.sentences, parse, resources.collapse):
+        if resources.reparse:
+            sentences = reparse_sentences(nlp, d.sentences, parse, resources.collapse)
+        else:
+            sentences = d.sentences
+            for s in sentences:
+                _require_parse(s, parse, d)
+        for s in sentences:
             parsed.append(ParsedSentence(d.id, s, None, []))
     order = {d.id: k for k, d in enumerate(docs)}
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
@@ -198,6 +221,26 @@ def process_chunk(docs, resources, output_format="jsonl"):
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}
     return format_records(records, output_format), counts
+
+
+def _require_parse(sentence, parse, doc):
+    """The model's parse (and its tokenization) must be in a pre-split sentence that has
+    pairs to score; else a CorpusFormatError naming the file, document and sentence."""
+    from corpora.ppi_xml import resolve_parse_name
+    if not sentence.pairs:
+        return
+    name = resolve_parse_name(parse)
+    p = sentence.parses.get(name)
+    if p is None:
+        problem = f"no parse {name!r} (has {sorted(sentence.parses) or 'none'})"
+    elif p.tokenizer not in sentence.tokenizations:
+        problem = f"parse {name!r} refers to tokenization {p.tokenizer!r}, which is absent"
+    else:
+        return
+    raise CorpusFormatError(
+        f"document {doc.id!r}, sentence {sentence.id!r}: {problem}; the model was trained on "
+        f"parse {name!r} — pass --reparse to parse the file with spaCy instead",
+        path=doc.position or None, record=sentence.id)
 
 
 # ----------------------------------------------------------------------------- driver
@@ -280,7 +323,7 @@ class _Parts:
 
 
 def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
-                 output_format, skip_bad, one_document):
+                 output_format, skip_bad, one_document, reparse):
     input = Path(input)
     st = input.stat()
     return {"input": str(input.resolve()), "input_size": st.st_size,
@@ -289,7 +332,7 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
             "model_sha256": _sha256(Path(model_dir) / "weights.npz"),
             "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
-            "skip_bad": skip_bad, "one_document": one_document}
+            "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse}
 
 
 def _output_format(output, output_format):
@@ -303,11 +346,12 @@ def _output_format(output, output_format):
 def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
             collapse=True, chunk_size=100, output_format=None, skip_bad=False,
             one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
-            max_chunks=None):
+            max_chunks=None, reparse=False):
     """Run the extraction (module docstring); returns the summary dict.
 
-    ``max_chunks`` stops after that many newly computed chunks without assembling the
-    output (to test and demonstrate resuming).
+    ``reparse`` (learning-xml input only): parse the file's sentences with spaCy instead of
+    using their own analysis.  ``max_chunks`` stops after that many newly computed chunks
+    without assembling the output (to test and demonstrate resuming).
     """
     from ppi.mentions import DictionaryTagger
     from ppi.model import PPIModel
@@ -324,16 +368,22 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
         raise InvalidParameterError(f"--format {format} carries no protein annotations; give "
                                     "--lexicon (build one with `python -m ppi.mentions`) or "
                                     "use PubTator input with your tagger's annotations")
+    if reparse and format != "learning-xml":
+        raise InvalidParameterError(f"--reparse applies to --format learning-xml only (the "
+                                    f"{format} input is always parsed with spaCy)")
     m = PPIModel.load(model)
     tagger = DictionaryTagger(lexicon=lexicon) if lexicon is not None else None
-    load_spacy(spacy_model)                      # fail early, here, if it is not installed
-    resources = ExtractionResources(m, tagger, spacy_model, collapse)
+    uses_spacy = format != "learning-xml" or reparse
+    if uses_spacy:
+        load_spacy(spacy_model)                  # fail early, here, if it is not installed
+    resources = ExtractionResources(m, tagger, spacy_model, collapse, reparse)
     parts = _Parts(output, output_format)
     stats = ReadStats()
     docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
                           **({"one_document": True} if one_document else {}))
     done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size, spacy_model,
-                                    collapse, output_format, skip_bad, one_document), overwrite)
+                                    collapse, output_format, skip_bad, one_document, reparse),
+                       overwrite)
     bar = _Progress(progress)
     n_chunks = 0
     new = 0
@@ -405,7 +455,10 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
                "skipped_examples": stats.errors[:10], "sentences": totals.get("sentences", 0),
                "pairs": totals.get("pairs", 0),
                "predicted_positive": totals.get("predicted_positive", 0),
-               "threshold": m.threshold, "spacy_model": spacy_model, "collapse": collapse,
+               "threshold": m.threshold,
+               "parser": (f"spaCy {spacy_model}" if uses_spacy
+                          else f"the input's own parse {m.featurizer.parse!r}"),
+               "spacy_model": spacy_model if uses_spacy else None, "collapse": collapse,
                "scheduler": scheduler or ("in-process" if workers == 0 else
                                           f"local cluster, {workers or os.cpu_count()} workers"),
                "seconds": seconds}
@@ -449,6 +502,9 @@ def add_extract_parser(sub):
     p.add_argument("--lexicon", default=None,
                    help="protein names, one per line, for input without mention annotations")
     p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
+    p.add_argument("--reparse", action="store_true",
+                   help="--format learning-xml: parse the sentences with spaCy instead of "
+                        "scoring the parse the file carries (the model's --parse)")
     p.add_argument("--no-collapse", action="store_true",
                    help="keep spaCy's dependency labels (no collapsed-Stanford rewriting)")
     p.add_argument("--chunk-size", type=int, default=100, help="documents per chunk")
@@ -477,13 +533,14 @@ def run_extract(args):
                       chunk_size=args.chunk_size, output_format=args.output_format,
                       skip_bad=args.skip_bad, one_document=args.one_document,
                       workers=args.workers, scheduler=args.scheduler,
-                      overwrite=args.overwrite, progress=not args.quiet)
+                      overwrite=args.overwrite, progress=not args.quiet,
+                      reparse=args.reparse)
     out = Path(args.output)
     report_dir = Path(args.output_dir) if args.output_dir else out.parent
     md = ["# PPI extraction", "",
           f"`{summary['input']}` ({summary['format']}) → `{summary['output']}` with model "
-          f"`{summary['model']}` (threshold {summary['threshold']:.4g}), spaCy "
-          f"`{summary['spacy_model']}`, {summary['scheduler']}.", "",
+          f"`{summary['model']}` (threshold {summary['threshold']:.4g}), parsed with "
+          f"{summary['parser']}, {summary['scheduler']}.", "",
           f"- documents: {summary['documents']} (skipped malformed records: "
           f"{summary['skipped_records']})",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",

@@ -309,16 +309,78 @@ def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, 
     assert a.read_bytes() == c.read_bytes()
 
 
-def test_extract_learning_xml_scores_match_model_on_same_structure(nlp, data_dir, lll_model,
-                                                                   tmp_path):
-    """learning-xml input: the file's pairs with gold labels; scores equal the saved model's
-    decision function on the same spaCy-reparsed corpus (no hidden state in extract)."""
+def test_extract_learning_xml_uses_the_files_parse_like_ppi_predict(data_dir, lll_model,
+                                                                    tmp_path):
+    """learning-xml input without --reparse: the file's own parse is scored (no spaCy — a
+    missing spaCy model does not matter), pair for pair the scores of `ppi predict`."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    out = tmp_path / "out.jsonl"
+    assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
+                    "--output", out, "--workers", 0, "--chunk-size", 7, "--spacy-model",
+                    "no_such_model_xyz") == 0
+    recs = _records(out)
+    summary = json.loads((tmp_path / "out.jsonl.summary.json").read_text())
+    assert summary["spacy_model"] is None and "split_parse" in summary["parser"]
+    assert main(["predict", "--input", str(_lll(data_dir)), "--model", str(lll_model),
+                 "--output-dir", str(tmp_path / "pred"), "--quiet"]) == 0
+    rows = [line.split("\t") for line in
+            (tmp_path / "pred" / "predictions.tsv").read_text().splitlines()[1:]]
+    # the CLI's predictions.tsv (scores printed to 6 significant digits), by pair id
+    assert [r["pair_id"] for r in recs] == [r[0] for r in rows]
+    np.testing.assert_allclose([r["score"] for r in recs], [float(r[4]) for r in rows],
+                               rtol=1e-5, atol=1e-9)
+    assert [r["label"] for r in recs] == [r[3] == "1" for r in rows]
+    # and the same decision function in full precision
+    corpus = read_corpus(_lll(data_dir))
+    data, s = PPIModel.load(lll_model).decision_function(corpus)
+    assert list(data.pair_ids) == [r["pair_id"] for r in recs] and len(recs) == 330
+    np.testing.assert_allclose([r["score"] for r in recs], s, rtol=1e-12, atol=1e-12)
+    threshold = PPIModel.load(lll_model).threshold
+    assert [r["interaction"] for r in recs] == list(s > threshold)
+    for r in recs:
+        for e in (r["e1"], r["e2"]):
+            if "spans" not in e:
+                assert r["sentence"][e["start"]:e["end"]] == e["text"]
+
+
+def test_extract_learning_xml_without_the_models_parse_stops(data_dir, lll_model, tmp_path,
+                                                             capsys):
+    """A sentence lacking the model's parse is an error naming it and --reparse; --reparse
+    is refused for raw-text formats."""
+    from corpora.ppi_xml import Corpus, iter_documents, write_corpus
+    docs = []
+    for _, _, doc in iter_documents(_lll(data_dir)):
+        docs.append(doc)
+        if len(docs) == 3:
+            break
+    bad = docs[1].sentences[0]
+    assert bad.pairs
+    docs[1].sentences[0] = type(bad)(bad.id, bad.text, bad.entities, bad.pairs, {}, {}, bad.attrs)
+    write_corpus(Corpus("LLL", docs), tmp_path / "noparse.xml")
+    code = _extract("--model", lll_model, "--input", tmp_path / "noparse.xml", "--format",
+                    "learning-xml", "--output", tmp_path / "o.jsonl", "--workers", 0)
+    err = capsys.readouterr().err
+    assert code == 2 and bad.id in err and "--reparse" in err and "noparse.xml" in err
+    src = tmp_path / "a.txt"
+    src.write_text("KinC binds KinD.", encoding="utf-8")
+    assert _extract("--model", lll_model, "--input", src, "--format", "text", "--lexicon",
+                    src, "--output", tmp_path / "t.jsonl", "--workers", 0, "--reparse") == 2
+    assert "--reparse" in capsys.readouterr().err
+
+
+def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
+        nlp, data_dir, lll_model, tmp_path):
+    """learning-xml input with --reparse: the file's pairs with gold labels; scores equal
+    the saved model's decision function on the same spaCy-reparsed corpus (no hidden state
+    in extract)."""
     from corpora.ppi_xml import read_corpus
     from ppi.model import PPIModel
     from ppi.spacy_parse import reparse_corpus
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
-                    "--output", out, "--workers", 0, "--chunk-size", 7) == 0
+                    "--output", out, "--workers", 0, "--chunk-size", 7, "--reparse") == 0
     recs = _records(out)
     corpus = reparse_corpus(read_corpus(_lll(data_dir)), nlp)
     data, s = PPIModel.load(lll_model).decision_function(corpus)

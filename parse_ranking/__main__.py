@@ -94,7 +94,43 @@ def _add_cv(sub):
                    help="σ of Gaussian noise added to training scores; repeatable")
     p.add_argument("--max-pairs", type=int, default=2_000_000,
                    help="refuse explicit preference graphs larger than this")
+    p.add_argument("--labelled-fraction", type=float, default=1.0,
+                   help="share of the training sentences whose scores every ranker sees "
+                   "(the rest are unlabelled data for corankrls; default 1)")
+    _add_coreg(p)
     p.add_argument("--no-progress", action="store_true")
+
+
+def _add_coreg(p):
+    from parse_ranking.coreg import (DEFAULT_CO_ALPHAS, DEFAULT_MUS, DEFAULT_N_BASIS,
+                                     DEFAULT_VIEWS)
+    from parse_ranking.representations import REPRESENTATIONS
+    g = p.add_argument_group("corankrls (sparse co-regularized RankRLS)")
+    g.add_argument("--coreg-views", default=",".join(DEFAULT_VIEWS),
+                   help="comma-separated views, from: " + ", ".join(REPRESENTATIONS))
+    g.add_argument("--coreg-alphas", default=",".join(f"{a:g}" for a in DEFAULT_CO_ALPHAS),
+                   help="α grid (shared by the views)")
+    g.add_argument("--coreg-mus", default=",".join(f"{m:g}" for m in DEFAULT_MUS),
+                   help="co-regularisation μ grid (0 = independent views)")
+    g.add_argument("--coreg-basis", type=int, default=DEFAULT_N_BASIS,
+                   help="basis size r of the sparse variant (0 = all rows, exact)")
+    g.add_argument("--coreg-inner-folds", type=int, default=3)
+    g.add_argument("--coreg-no-extra-parses", action="store_true",
+                   help="do not use the training sentences' parses beyond --max-parses "
+                   "as unlabelled data")
+
+
+def _coreg_args(args):
+    from learners.errors import InvalidParameterError
+    mus = [float(v) for v in args.coreg_mus.split(",") if v.strip()]
+    if not mus or min(mus) < 0:
+        raise InvalidParameterError("--coreg-mus must be non-negative numbers")
+    if args.coreg_basis < 0 or args.coreg_inner_folds < 2:
+        raise InvalidParameterError("--coreg-basis must be >= 0 and --coreg-inner-folds >= 2")
+    return {"views": tuple(v.strip() for v in args.coreg_views.split(",") if v.strip()),
+            "alphas": _alphas(args.coreg_alphas), "mus": mus,
+            "n_basis": args.coreg_basis or None, "n_inner": args.coreg_inner_folds,
+            "extra_parses": not args.coreg_no_extra_parses}
 
 
 def _select(records, args):
@@ -120,7 +156,9 @@ def _run_cv(args):
                              n_folds=args.folds, alphas=_alphas(args.alphas), seed=args.seed,
                              max_parses=args.max_parses, noise=tuple(args.noise),
                              rep_params=_rep_params(args), max_pairs=args.max_pairs,
-                             progress=not args.no_progress, threads=args.threads)
+                             progress=not args.no_progress, threads=args.threads,
+                             coreg=_coreg_args(args),
+                             labelled_fraction=args.labelled_fraction)
     if argv_is_cli():
         results["data"]["command"] = "python -m parse_ranking " + " ".join(sys.argv[1:])
     path = write_cv_report(args.output_dir, results)

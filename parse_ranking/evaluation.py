@@ -17,6 +17,14 @@ sentences (:mod:`learners.measures`; never re-implemented):
 * ``top1_f`` — gold F of the parse the ranker puts first (ties in predicted scores broken
   by LG's order); ``oracle_f`` — F of the best parse; ``lg_first_f`` — F of LG's first.
 
+Co-regularized RankRLS (``"corankrls"``, :mod:`parse_ranking.coreg`) is a multi-view,
+semi-supervised ranker: it is fitted once per fold on the views ``coreg["views"]`` (not per
+kernel; result key ``corankrls[<view>+<view>]``), with unlabelled parses from the training
+part only — the training sentences' linkages beyond ``max_parses`` and, with
+``labelled_fraction < 1``, every parse of the training sentences whose scores are hidden.
+``labelled_fraction`` (seeded, per sentence, per fold) applies to *all* learned rankers:
+the supervised ones are trained on the labelled training sentences only.
+
 Optional label noise (paper 002 §6.1): Gaussian noise with standard deviation σ is added to
 the *training* scores only (test scores stay clean), one draw per (σ, fold) from ``seed``.
 """
@@ -31,7 +39,8 @@ from learners.measures import disagreement_error, kendall_tau_b
 from parse_ranking.ranking import DEFAULT_ALPHAS, RANKERS, fit_ranker
 from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation
 
-__all__ = ["flatten", "article_folds", "ranking_measures", "cross_validate"]
+__all__ = ["flatten", "extra_parses", "article_folds", "ranking_measures", "cross_validate",
+           "labelled_split"]
 
 
 def flatten(records, max_parses=None):
@@ -54,6 +63,38 @@ def flatten(records, max_parses=None):
     if not items:
         raise InvalidInputError("no sentence with at least two distinct parse scores")
     return items, np.asarray(y), np.asarray(qids), np.asarray(arts), np.asarray(ranks)
+
+
+def extra_parses(records, max_parses, qids):
+    """Unscored rows: parses beyond LG's first ``max_parses`` of the sentences in ``qids``.
+
+    Returns ``(items, qids, articles)``; the F-scores of these parses are never returned.
+    """
+    keep = set(np.asarray(qids).tolist())
+    items, q, arts = [], [], []
+    if not max_parses:
+        return items, np.asarray(q), np.asarray(arts)
+    for rec in records:
+        if rec["id"] not in keep:
+            continue
+        for p in rec["parses"][max_parses:]:
+            items.append((p, rec["text"]))
+            q.append(rec["id"])
+            arts.append(rec["article"])
+    return items, np.asarray(q), np.asarray(arts)
+
+
+def labelled_split(qids, rows, fraction, rng):
+    """``(labelled, unlabelled)`` row subsets of ``rows``: a random ``fraction`` of their
+    sentences (at least 2) keep their scores; the others' rows are unlabelled."""
+    if fraction >= 1.0:
+        return rows, rows[:0]
+    if not 0.0 < fraction < 1.0:
+        raise InvalidParameterError(f"labelled_fraction must be in (0, 1], got {fraction}")
+    sent = np.unique(qids[rows])
+    n_lab = max(2, int(round(fraction * sent.size)))
+    lab = np.isin(qids[rows], rng.permutation(sent)[:n_lab])
+    return rows[lab], rows[~lab]
 
 
 def article_folds(articles, n_folds, seed=0):
@@ -97,17 +138,19 @@ def ranking_measures(y, scores, qids, lg_rank):
             "n_sentences": int(np.unique(qids).size), "n_parses": int(y.size)}
 
 
-def _features(kind, items_tr, items_te, rep_params):
+def _features(kind, items_tr, items_te, rep_params, items_u=None):
+    """Sparse rows of training, test (and unlabelled) parses; vocabulary from training."""
     rep = ParseRepresentation(kind, **rep_params)
     X_tr = rep.fit_transform(items_tr)
     X_te = rep.transform(items_te)
-    return gram_matrix(X_tr), gram_matrix(X_te, X_tr)
+    X_u = rep.transform(items_u) if items_u else None
+    return X_tr, X_te, X_u
 
 
 def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", "rls"),
                    n_folds=5, alphas=DEFAULT_ALPHAS, seed=0, max_parses=None,
                    noise=(), rep_params=None, max_pairs=2_000_000, progress=True,
-                   threads=1):
+                   threads=1, coreg=None, labelled_fraction=1.0):
     """Article-level CV (module docstring). Returns the results dict written by ``cv``.
 
     ``results["rankers"]`` has one entry per ranker and kernel (``"rankrls[locality]"``;
@@ -116,15 +159,43 @@ def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", 
     ``"<ranker>[<kernel>]+noise<σ>"`` are added for every learned ranker. ``threads`` caps
     the BLAS threads (on a shared, loaded machine one thread is many times faster than
     an oversubscribed pool).
+
+    ``coreg``: options of the ``corankrls`` ranker — ``views`` (default
+    :data:`parse_ranking.coreg.DEFAULT_VIEWS`), ``alphas``, ``mus``, ``n_basis``,
+    ``n_inner``, ``extra_parses`` (bool, default True: use the training sentences' parses
+    beyond ``max_parses`` as unlabelled data); see :func:`parse_ranking.coreg.fit_corankrls`.
+    ``labelled_fraction``: share of the training sentences whose scores the rankers see.
     """
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=int(threads)):
         return _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses,
-                               noise, rep_params, max_pairs, progress)
+                               noise, rep_params, max_pairs, progress, dict(coreg or {}),
+                               float(labelled_fraction))
+
+
+def _coreg_options(coreg):
+    from parse_ranking import coreg as co
+    opts = {"views": tuple(co.DEFAULT_VIEWS), "alphas": co.DEFAULT_CO_ALPHAS,
+            "mus": co.DEFAULT_MUS, "n_basis": co.DEFAULT_N_BASIS, "n_inner": 3,
+            "extra_parses": True}
+    unknown = set(coreg) - set(opts)
+    if unknown:
+        raise InvalidParameterError(f"unknown corankrls options {sorted(unknown)}; choose "
+                                    f"from {sorted(opts)}")
+    opts.update(coreg)
+    opts["views"] = tuple(opts["views"])
+    if len(opts["views"]) < 2 or len(set(opts["views"])) != len(opts["views"]):
+        raise InvalidParameterError(f"corankrls needs two or more distinct views, got "
+                                    f"{opts['views']}")
+    for v in opts["views"]:
+        if v not in REPRESENTATIONS:
+            raise InvalidParameterError(f"unknown corankrls view {v!r}; choose from "
+                                        f"{REPRESENTATIONS}")
+    return opts
 
 
 def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses, noise,
-                    rep_params, max_pairs, progress):
+                    rep_params, max_pairs, progress, coreg, labelled_fraction):
     for k in kernels:
         if k not in REPRESENTATIONS:
             raise InvalidParameterError(f"unknown kernel {k!r}; choose from {REPRESENTATIONS}")
@@ -134,24 +205,39 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
     rep_params = dict(rep_params or {})
     items, y, qids, arts, lg_rank = flatten(records, max_parses)
     folds = article_folds(arts, n_folds, seed)
-    learned = [r for r in rankers if r != "lg"]
+    use_co = "corankrls" in rankers
+    co = _coreg_options(coreg) if use_co else None
+    co_name = "+".join(co["views"]) if use_co else None
+    if use_co and co["extra_parses"]:
+        x_items, x_qids, _ = extra_parses(records, max_parses, qids)
+    else:
+        x_items, x_qids = [], np.asarray([])
+    learned = [r for r in rankers if r not in ("lg", "corankrls")]
     settings = [(r, k, s) for k in kernels for r in learned for s in (0.0, *noise)]
+    if use_co:
+        settings += [("corankrls", co_name, s) for s in (0.0, *noise)]
     scores = {key: np.full(y.size, np.nan) for key in settings}
     chosen = {key: [] for key in settings}
     timings = {}
     rng = np.random.default_rng(seed)
+    split_rng = np.random.default_rng([seed, 1])
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=n_folds * len(kernels) * max(len(learned) * (1 + len(noise)), 1),
+        bar = tqdm(total=n_folds * (1 + len(noise)) * (len(kernels) * len(learned) + use_co),
                    desc="parse_ranking cv", unit="fit")
     for f in range(n_folds):
-        te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
+        te, tr_all = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
+        tr, tr_hidden = labelled_split(qids, tr_all, labelled_fraction, split_rng)
         noisy = {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}
         for k in kernels:
+            if not learned:
+                break
             t0 = time.perf_counter()
-            K_tr, K_te = _features(k, [items[i] for i in tr], [items[i] for i in te],
-                                   rep_params)
+            X_tr, X_te, _ = _features(k, [items[i] for i in tr], [items[i] for i in te],
+                                      rep_params)
+            K_tr, K_te = gram_matrix(X_tr), gram_matrix(X_te, X_tr)
+            del X_tr, X_te
             timings[f"features+gram[{k}]"] = timings.get(f"features+gram[{k}]", 0.0) + \
                 time.perf_counter() - t0
             for r in learned:
@@ -169,6 +255,10 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                     timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
                     if bar is not None:
                         bar.update(1)
+        if use_co:
+            _fold_corankrls(items, y, qids, arts, tr, tr_hidden, te, x_items, x_qids, co,
+                            co_name, noisy, noise, rep_params, seed, scores, chosen, timings,
+                            bar)
     if bar is not None:
         bar.close()
     out, final = {}, {}
@@ -185,19 +275,63 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         out[name] = _summary(y, sc, qids, lg_rank, folds, n_folds)
         out[name]["fold_info"] = chosen[(r, k, s)]
         out[name].update(ranker=r, kernel=k, noise=s)
+    data = {"sentences": int(np.unique(qids).size), "parses": int(y.size),
+            "articles": int(np.unique(arts).size), "folds": n_folds,
+            "max_parses": max_parses, "alphas": [float(a) for a in alphas],
+            "seed": seed, "noise": list(noise), "representation": rep_params,
+            "labelled_fraction": labelled_fraction}
+    if use_co:
+        data["corankrls"] = {k: (list(v) if isinstance(v, (tuple, list)) else v)
+                             for k, v in co.items()}
+        data["corankrls"]["alphas"] = [float(a) for a in co["alphas"]]
+        data["corankrls"]["mus"] = [float(m) for m in co["mus"]]
+        data["corankrls"]["extra_parses_available"] = int(len(x_items))
     return {"rankers": out, "comparisons": paired_comparisons(y, final, qids),
             "timings_seconds": {k: round(v, 2) for k, v in timings.items()},
-            "data": {"sentences": int(np.unique(qids).size), "parses": int(y.size),
-                     "articles": int(np.unique(arts).size), "folds": n_folds,
-                     "max_parses": max_parses, "alphas": [float(a) for a in alphas],
-                     "seed": seed, "noise": list(noise), "representation": rep_params}}
+            "data": data}
+
+
+def _fold_corankrls(items, y, qids, arts, tr, tr_hidden, te, x_items, x_qids, co, co_name,
+                    noisy, noise, rep_params, seed, scores, chosen, timings, bar):
+    """One outer fold of ``corankrls``: views fitted on the labelled training parses;
+    unlabelled = training sentences' extra parses + the hidden training sentences."""
+    from parse_ranking.coreg import fit_corankrls
+
+    t0 = time.perf_counter()
+    train_q = np.unique(qids[np.concatenate([tr, tr_hidden])])
+    x_rows = np.flatnonzero(np.isin(x_qids, train_q)) if len(x_items) else np.zeros(0, int)
+    u_items = [items[i] for i in tr_hidden] + [x_items[i] for i in x_rows]
+    u_qids = np.concatenate([qids[tr_hidden], np.asarray(x_qids)[x_rows]]) \
+        if u_items else None
+    Xl, Xt, Xu = [], [], []
+    for v in co["views"]:
+        a, b, c = _features(v, [items[i] for i in tr], [items[i] for i in te], rep_params,
+                            u_items)
+        Xl.append(a), Xt.append(b), Xu.append(c)
+    if not u_items:
+        Xu = None
+    opts = {k: co[k] for k in ("alphas", "mus", "n_basis", "n_inner")}
+    for s in (0.0, *noise):
+        y_fit = y[tr] if s == 0.0 else noisy[s]
+        try:
+            model, info = fit_corankrls(Xl, y_fit, qids[tr], arts[tr], Xu, u_qids,
+                                        seed=seed, **opts)
+            scores[("corankrls", co_name, s)][te] = model.predict(Xt)
+        except InvalidInputError as exc:
+            info = {"skipped": str(exc)}
+        chosen[("corankrls", co_name, s)].append(info)
+        if bar is not None:
+            bar.update(1)
+    key = f"corankrls[{co_name}]"
+    timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
 
 
 def paired_comparisons(y, scores, qids):
     """Wilcoxon signed-rank tests (Paper I §5: threshold 0.05) on per-sentence τ_b.
 
     Compares every learned ranker with ``lg``, RankRLS with RLS and with all-pairs RankRLS
-    per kernel, and RankRLS across kernels; sentences where τ_b is undefined for either
+    per kernel, RankRLS across kernels, and co-regularized RankRLS with RankRLS on each of
+    its views; sentences where τ_b is undefined for either
     ranker are left out of that comparison.
     """
     from scipy.stats import wilcoxon
@@ -211,6 +345,11 @@ def paired_comparisons(y, scores, qids):
         for other in ("rls", "rankrls_all", "kpcrank"):
             if f"rankrls[{k}]" in taus and f"{other}[{k}]" in taus:
                 wanted.append((f"rankrls[{k}]", f"{other}[{k}]"))
+    for n in names:
+        if n.startswith("corankrls[") and "+noise" not in n:
+            for v in n[n.index("[") + 1:n.index("]")].split("+"):
+                if f"rankrls[{v}]" in taus:
+                    wanted.append((n, f"rankrls[{v}]"))
     rk = [f"rankrls[{k}]" for k in kernels if f"rankrls[{k}]" in taus]
     wanted += [(a, b) for i, a in enumerate(rk) for b in rk[i + 1:]]
     out = []

@@ -20,6 +20,9 @@ Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
 ``rankrls_22_all``     all pairs with different scores, cost (22) (same).
 ``rls``                RLS regression on the F scores (learners.RLS).
 ``kpcrank``            KPCRank (learners.kpcrank), components chosen by its query-wise CV.
+``corankrls``          sparse co-regularized RankRLS (learners.coreg, semi-supervised, two
+                       views of explicit features — not a precomputed kernel): fitted by
+                       :func:`parse_ranking.coreg.fit_corankrls`, not by :func:`fit_ranker`.
 =====================  =======================================================================
 
 All learners take the precomputed kernel matrix (``kernel="precomputed"``).
@@ -34,7 +37,7 @@ __all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "preference_pairs",
            "fit_ranker", "query_sets"]
 
 RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
-           "rankrls_22_all", "rls", "kpcrank")
+           "rankrls_22_all", "rls", "kpcrank", "corankrls")
 LEARNED_RANKERS = tuple(r for r in RANKERS if r != "lg")
 DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-8, 17, 2))
 
@@ -96,6 +99,9 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
     from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
     from learners.rls import RLS
 
+    if name == "corankrls":
+        raise InvalidParameterError("corankrls is multi-view and semi-supervised: fit it with "
+                                    "parse_ranking.coreg.fit_corankrls on feature views")
     if name not in LEARNED_RANKERS:
         raise InvalidParameterError(f"unknown ranker {name!r}; choose from {LEARNED_RANKERS}")
     y = np.asarray(y, dtype=float)

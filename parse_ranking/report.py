@@ -23,7 +23,8 @@ def results_rows(results):
                 s for s in res["skipped"] if s)})
             continue
         info = res.get("fold_info") or []
-        params = [str(i.get("alpha", i.get("n_components", ""))) for i in info]
+        params = [str(i.get("alpha", i.get("n_components", ""))) +
+                  (f"/μ {i['mu']:g}" if "mu" in i else "") for i in info]
         rows.append({"ranker": name, "kendall_tau_b": res["kendall_tau_b"],
                      "disagreement": res["disagreement"], "top1_f": res["top1_f"],
                      "oracle_f": res["oracle_f"], "lg_first_f": res["lg_first_f"],
@@ -50,6 +51,15 @@ def _claims(results):
             ok = a["disagreement"] <= b["disagreement"]
             out.append(f"- RankRLS vs RLS [{kernel}]: disagreement {a['disagreement']:.3f} vs "
                        f"{b['disagreement']:.3f} ({'RankRLS ≤ RLS' if ok else 'RankRLS > RLS'})")
+    for name, res in rk.items():
+        if res.get("ranker") != "corankrls" or "skipped" in res or res.get("noise"):
+            continue
+        for view in res["kernel"].split("+"):
+            b = rk.get(f"rankrls[{view}]")
+            if b and "skipped" not in b:
+                out.append(f"- {name} vs rankrls[{view}]: τ_b {res['kendall_tau_b']:.3f} vs "
+                           f"{b['kendall_tau_b']:.3f}, disagreement {res['disagreement']:.3f}"
+                           f" vs {b['disagreement']:.3f}")
     a, b = rk.get("rankrls[locality]"), rk.get("rankrls[bag_of_links]")
     if a and b and "skipped" not in a and "skipped" not in b:
         out.append(f"- locality vs bag of links (RankRLS): τ_b {a['kendall_tau_b']:.3f} vs "
@@ -82,6 +92,26 @@ def _plot(results, path):
     plt.close(fig)
 
 
+def _coreg_sentence(d):
+    parts = []
+    if d.get("labelled_fraction", 1.0) < 1.0:
+        parts.append(f" Every ranker saw the scores of {d['labelled_fraction']:g} of the "
+                     "training sentences (seeded per fold).")
+    co = d.get("corankrls")
+    if co:
+        unl = ["the training sentences' parses beyond the first "
+               f"{d['max_parses']}"] if co.get("extra_parses") else []
+        if d.get("labelled_fraction", 1.0) < 1.0:
+            unl.append("the hidden training sentences' parses")
+        parts.append(
+            f" corankrls: views {' + '.join(co['views'])} (linear kernels), basis r = "
+            f"{co['n_basis']}, unlabelled = {' and '.join(unl) or 'none'} (never the test "
+            f"fold); (α, μ) by inner {co['n_inner']}-fold article-level CV over α ∈ "
+            f"{{{', '.join(f'{a:g}' for a in co['alphas'])}}}, μ ∈ "
+            f"{{{', '.join(f'{m:g}' for m in co['mus'])}}}.")
+    return "".join(parts)
+
+
 def write_cv_report(output_dir, results, command=None):
     """Write ``results.json``, ``report.md`` and ``results.png`` into ``output_dir``."""
     output_dir = Path(output_dir)
@@ -94,7 +124,8 @@ def write_cv_report(output_dir, results, command=None):
     md += [f"{d['sentences']} sentences ({d['parses']} parses, ≤ {d['max_parses']} per "
            f"sentence) from {d['articles']} articles; {d['folds']}-fold article-level CV; "
            f"λ by inner leave-query-out over {len(d['alphas'])} values "
-           f"({min(d['alphas']):g}…{max(d['alphas']):g}); seed {d['seed']}.", "",
+           f"({min(d['alphas']):g}…{max(d['alphas']):g}); seed {d['seed']}."
+           + _coreg_sentence(d), "",
            markdown_table(rows, ["ranker", "kendall_tau_b", "disagreement", "top1_f",
                                  "oracle_f", "lg_first_f", "note"],
                           ["ranker", "τ_b", "disagreement", "top-1 F", "oracle F",

@@ -1,0 +1,129 @@
+"""Sparse co-regularized RankRLS as a parse ranker (semi-supervised, two views).
+
+Paper VI / thesis ../shared/papers/003 §2.3.3 (Tsivtsivadze et al. 2008, "Learning
+preferences with co-regularized least squares"): one RankRLS predictor per *view* of a
+parse, trained on the scored (labelled) parses and made to agree on unscored (unlabelled)
+parses; the ranker scores a parse by the average of the view predictors. The learner is
+:class:`learners.coreg.CoRankRLS` (closed form, sparse basis); this module only builds the
+views, the unlabelled set and the hyper-parameter search.
+
+* **Views**: representations of :mod:`parse_ranking.representations` with the linear
+  kernel on their explicit unit-norm sparse features (default ``links_words`` and
+  ``locality``: the lexical and the sequential view of the same linkage). Each view's
+  vocabulary is fitted on the *labelled* training parses only; unlabelled and test parses
+  are mapped into it (:meth:`ParseRepresentation.transform`).
+* **Unlabelled data** (never the test fold; their F-scores are never read), as built by
+  :func:`parse_ranking.evaluation.cross_validate`:
+
+  - ``extra parses``: the linkages of the *training* sentences beyond the first
+    ``max_parses`` (LG ranks ``max_parses+1 …`` in the data set), which no supervised
+    ranker sees;
+  - with ``labelled_fraction < 1``: every parse of the training sentences whose scores
+    are hidden from all rankers (the supervised ones simply do not see these sentences).
+
+  Disagreement is measured on score differences inside each unlabelled sentence
+  (``qids_unlabelled``), which ignores per-sentence offsets irrelevant for ranking.
+* **Sparse variant**: ``n_basis`` basis parses drawn at random (``seed``) from labelled +
+  unlabelled training parses, the same for both views; cost O(M³r³ + M²r²(n + m)) per fit
+  (:mod:`learners.coreg`).
+* **Hyper-parameters** (one α for all views, and μ ≥ 0; μ = 0 in the grid lets the search
+  fall back to independent per-view RankRLS averaged): chosen by inner *article-level*
+  K-fold on the labelled training sentences (sentence-level when there are fewer articles
+  than inner folds), refitting :class:`CoRankRLS` for every grid point and inner fold,
+  minimising the query-averaged disagreement error (Paper I eq. 1) like the other rankers
+  of :mod:`parse_ranking.ranking`. The unlabelled set is the same in every inner fit. The
+  winner is refitted on all labelled training sentences. Grid cost: ``len(alphas) ·
+  len(mus) · (inner_folds + 1)`` fits (CoRankRLS has no closed-form CV or λ path yet).
+"""
+
+import numpy as np
+
+from learners.errors import InvalidInputError, InvalidParameterError
+from learners.measures import disagreement_error
+
+__all__ = ["DEFAULT_VIEWS", "DEFAULT_MUS", "DEFAULT_CO_ALPHAS", "DEFAULT_N_BASIS",
+           "fit_corankrls", "inner_folds"]
+
+DEFAULT_VIEWS = ("links_words", "locality")
+DEFAULT_MUS = (0.0, 0.1, 1.0, 10.0)
+DEFAULT_CO_ALPHAS = tuple(2.0 ** np.arange(-6, 4, 3))
+DEFAULT_N_BASIS = 500
+
+
+def inner_folds(qids, articles, n_folds, seed):
+    """Inner fold id per labelled row: by article when there are ≥ ``n_folds`` articles,
+    else by sentence (rows of one sentence always share a fold)."""
+    from parse_ranking.evaluation import article_folds
+
+    groups = articles if np.unique(articles).size >= n_folds else qids
+    if np.unique(groups).size < n_folds:
+        raise InvalidInputError(f"corankrls: {np.unique(groups).size} labelled sentences, "
+                                f"fewer than the {n_folds} inner folds")
+    return article_folds(groups, n_folds, seed)
+
+
+def _make(alpha, mu, n_basis, seed):
+    from learners.coreg import CoRankRLS
+
+    return CoRankRLS(alpha=float(alpha), mu=float(mu), n_basis=n_basis, random_state=seed)
+
+
+def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None, *,
+                  alphas=DEFAULT_CO_ALPHAS, mus=DEFAULT_MUS, n_basis=DEFAULT_N_BASIS,
+                  n_inner=3, seed=0):
+    """Fit the co-regularized parse ranker with (α, μ) chosen by inner article-level CV.
+
+    Parameters
+    ----------
+    X_views : list of M sparse matrices (m, d_v)
+        Labelled training parses in every view.
+    y, qids, articles : arrays (m,)
+        Gold F, sentence id and article id of every labelled row.
+    U_views : list of M sparse matrices (n, d_v), optional
+        Unlabelled parses (same views); ``qids_unlabelled`` their sentence ids.
+    alphas, mus : sequences
+        Grid of the regulariser α (shared by the views) and co-regularisation weight μ.
+    n_basis : int or None
+        Basis size r of the sparse variant (None: all m + n rows, the exact solution).
+
+    Returns
+    -------
+    model : fitted :class:`learners.coreg.CoRankRLS`; ``model.predict(views)`` scores rows.
+    info : dict with the chosen ``alpha``, ``mu``, the inner error grid, sizes.
+    """
+    y = np.asarray(y, dtype=float)
+    qids = np.asarray(qids)
+    articles = np.asarray(articles)
+    alphas = [float(a) for a in alphas]
+    mus = [float(m) for m in mus]
+    if not alphas or not mus or min(alphas) <= 0 or min(mus) < 0:
+        raise InvalidParameterError("corankrls: alphas must be positive and mus ≥ 0 "
+                                    f"(got {alphas}, {mus})")
+    if len(X_views) < 2:
+        raise InvalidParameterError("corankrls needs at least two views")
+    unl = U_views is not None and U_views[0].shape[0] > 0
+    folds = inner_folds(qids, articles, n_inner, seed)
+    errors = np.zeros((len(alphas), len(mus)))
+    P = np.empty((len(alphas), len(mus), y.size))
+    for f in range(n_inner):
+        te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
+        Xtr = [X[tr] for X in X_views]
+        Xte = [X[te] for X in X_views]
+        for i, a in enumerate(alphas):
+            for j, mu in enumerate(mus):
+                model = _make(a, mu, n_basis, seed).fit(
+                    Xtr, y[tr], qids[tr], U_views if unl else None,
+                    qids_unlabelled=qids_unlabelled if unl else None)
+                P[i, j, te] = model.predict(Xte)
+    for i in range(len(alphas)):
+        for j in range(len(mus)):
+            errors[i, j] = disagreement_error(y, P[i, j], qids)
+    # ties: the first in (α ascending as given, μ ascending as given) order
+    i, j = np.unravel_index(int(np.argmin(errors)), errors.shape)
+    model = _make(alphas[i], mus[j], n_basis, seed).fit(
+        list(X_views), y, qids, U_views if unl else None,
+        qids_unlabelled=qids_unlabelled if unl else None)
+    info = {"alpha": alphas[i], "mu": mus[j], "n_basis": int(len(model.basis_indices_)),
+            "n_labelled": int(y.size), "n_unlabelled": int(U_views[0].shape[0]) if unl else 0,
+            "inner_folds": n_inner, "inner_disagreement": errors.tolist()}
+    return model, info

@@ -85,7 +85,7 @@ def _add_eval_options(p):
                    help="leave-one-out measure that chooses λ on the training part")
     p.add_argument("--families", default=None,
                    help="comma-separated subset of family ids (default: all 54)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes over families")
+    p.add_argument("--jobs", type=int, default=1, help="families evaluated at once on a local Dask cluster (threads; BLAS threads are split between them)")
     p.add_argument("--reuse", action="store_true",
                    help="benchmark: reuse OUTPUT/<config>/results.json when it was made with "
                         "the same kernel, learner, targets, λ grid and selection, for all "

@@ -32,7 +32,6 @@ O(m^3); O(m^2) per λ for leave-one-out and prediction.
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -43,6 +42,7 @@ from homology.spectrum import SpectrumKernel
 from homology.sums import SumKernel
 from learners.errors import InvalidParameterError
 from learners.measures import auc, roc50
+from learners.parallel import map_tasks
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -169,45 +169,18 @@ def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="bal
     }
 
 
-_SHARED = {}
-
-
-def _worker(args):
-    family, learner, alphas, targets, select = args
-    from threadpoolctl import threadpool_limits
-
-    bench, K = _SHARED["bench"], _SHARED["K"]
-    with threadpool_limits(1):
-        return evaluate_family(K, bench.split(family), learner, alphas, targets, select)
-
-
 def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, families=None,
                  progress=True, targets="balanced", select="roc"):
-    """Evaluate every family (or ``families``); ``jobs > 1`` forks worker processes that
-    share ``K`` copy-on-write (one BLAS thread each)."""
+    """Evaluate every family (or ``families``); ``jobs > 1`` runs families on a local Dask
+    cluster of threads sharing ``K`` (LAPACK releases the GIL), BLAS threads split between
+    them (:func:`learners.parallel.map_tasks`)."""
     families = list(bench.families if families is None else families)
-    from tqdm import tqdm
+    alphas = tuple(alphas)
 
-    bar = tqdm(total=len(families), desc=f"families ({learner})", disable=not progress)
-    results = []
-    if jobs <= 1:
-        for f in families:
-            results.append(evaluate_family(K, bench.split(f), learner, alphas, targets,
-                                           select))
-            bar.update()
-    else:
-        import multiprocessing
+    def one(family):
+        return evaluate_family(K, bench.split(family), learner, alphas, targets, select)
 
-        _SHARED.update(bench=bench, K=K)
-        ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            for res in pool.map(_worker, [(f, learner, tuple(alphas), targets, select)
-                                           for f in families]):
-                results.append(res)
-                bar.update()
-        _SHARED.clear()
-    bar.close()
-    return results
+    return map_tasks(one, families, jobs=jobs, desc=f"families ({learner})", progress=progress)
 
 
 def scop_experiment(bench, kernel, kernel_name, learner="rls", alphas=DEFAULT_ALPHAS,

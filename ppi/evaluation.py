@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from learners.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import auc, averaged, best_f_threshold, precision_recall_f1
+from learners.parallel import map_tasks
 from learners.rls import RLS
 from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
 
@@ -123,14 +124,8 @@ def _fold_task(K, data, train, test, alphas, learner, n_basis, seed):
 
 
 def _run_tasks(tasks, jobs, desc):
-    """Run zero-argument callables, in a local Dask cluster when jobs > 1."""
-    if jobs and jobs > 1:
-        from dask.distributed import Client, LocalCluster
-        with LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
-            futures = [client.submit(t, pure=False) for t in tasks]
-            return [f.result() for f in tqdm(futures, desc=desc, leave=False, disable=not PROGRESS)]
-    return [t() for t in tqdm(tasks, desc=desc, leave=False, disable=not PROGRESS)]
+    """Run zero-argument callables (folds, corpora), on a local Dask cluster when jobs > 1."""
+    return map_tasks(lambda task: task(), tasks, jobs=jobs, desc=desc, progress=PROGRESS)
 
 
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=4000,

@@ -25,6 +25,10 @@ Formats (``FORMATS``)
     The learning-format XML of :mod:`corpora.ppi_xml`; documents keep their sentences, gold
     entities and candidate pairs (``TextDocument.sentences``).
 
+Writers: :func:`write_pubtator` and :func:`write_pubmed_xml`; benchmark (learning-format)
+documents become :class:`TextDocument` objects with :func:`learning_to_text_document`,
+which deals explicitly with what PubTator cannot express (discontinuous entities, see there).
+
 Malformed records raise :class:`learners.errors.CorpusFormatError` naming the file, the
 line (or record number) and the record id.  With ``skip_bad=True`` a malformed record is
 skipped and counted in a :class:`ReadStats` instead (text, PubTator, PubMed records;
@@ -44,7 +48,8 @@ from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParamet
 
 __all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents",
            "read_text", "read_pubmed_xml", "read_pubtator", "read_learning_xml",
-           "write_pubtator", "write_pubmed_xml"]
+           "write_pubtator", "write_pubmed_xml", "ConversionStats",
+           "learning_to_text_document", "DISCONTINUOUS_POLICIES"]
 
 FORMATS = ("text", "pubmed-xml", "pubtator", "learning-xml")
 
@@ -252,13 +257,37 @@ def read_pubtator(path, *, skip_bad=False, stats=None):
                 yield doc
 
 
+def _check_writable(d):
+    """What a PubTator record cannot hold raises InvalidParameterError (never a broken file)."""
+    if not d.id or any(c in d.id for c in "|\t\n\r"):
+        raise InvalidParameterError(f"document id {d.id!r}: a PubTator id must be non-empty "
+                                    "without '|', tabs or line breaks")
+    if "\n" in d.text or "\r" in d.text:
+        raise InvalidParameterError(f"document {d.id}: the text contains a line break, which a "
+                                    "PubTator text line cannot hold; replace it by a space")
+    for m in d.mentions or ():
+        if not (0 <= m.start < m.end <= len(d.text)) or d.text[m.start:m.end] != m.text:
+            raise InvalidParameterError(f"document {d.id}: mention {m.start}-{m.end} {m.text!r} "
+                                        "does not match the text at its offsets")
+        for field_ in (m.text, m.type or "", m.id or ""):
+            if any(c in field_ for c in "\t\n\r"):
+                raise InvalidParameterError(f"document {d.id}: mention {m.start}-{m.end} has a "
+                                            f"tab or line break in {field_!r}")
+
+
 def write_pubtator(docs, handle):
     """Write :class:`TextDocument` objects (text = title + " " + abstract) as PubTator.
 
     The title is ``text[:title_end]`` (the whole text when ``title_end`` is None); the
-    character after it must be the one space that separates it from the abstract.
+    character after it must be the one space that separates it from the abstract.  What a
+    PubTator record cannot hold — an id with ``|``, tab or line break, a line break in the
+    text, a mention that does not match the text — raises
+    :class:`learners.errors.InvalidParameterError` before anything of that document is
+    written.  (A :class:`Mention` is one contiguous span; for discontinuous benchmark
+    entities see :func:`learning_to_text_document`.)
     """
     for d in docs:
+        _check_writable(d)
         n = _title_length(d)
         handle.write(f"{d.id}|t|{d.text[:n]}\n")
         if n < len(d.text):
@@ -351,6 +380,106 @@ def write_pubmed_xml(docs, handle):
 
 
 # ----------------------------------------------------------------------------- learning XML
+#: what :func:`learning_to_text_document` does with a discontinuous entity
+DISCONTINUOUS_POLICIES = ("error", "drop")
+
+
+@dataclass
+class ConversionStats:
+    """Counts of :func:`learning_to_text_document` calls: what PubTator could not carry.
+
+    ``discontinuous``: entities dropped (policy ``drop``); ``merged``: entities with the same
+    single span as an earlier entity of their sentence, written as that one mention;
+    ``pairs_lost`` / ``positive_pairs_lost``: gold candidate pairs that raw-text extraction
+    cannot produce from the output (an entity dropped, or both entities merged into one
+    mention); ``examples``: the first 10 dropped entities.
+    """
+
+    documents: int = 0
+    entities: int = 0
+    mentions: int = 0
+    discontinuous: int = 0
+    merged: int = 0
+    pairs: int = 0
+    pairs_lost: int = 0
+    positive_pairs_lost: int = 0
+    examples: list = field(default_factory=list)
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in ("documents", "entities", "mentions",
+                                              "discontinuous", "merged", "pairs", "pairs_lost",
+                                              "positive_pairs_lost", "examples")}
+
+
+def learning_to_text_document(doc, *, discontinuous="error", stats=None, default_type="Gene"):
+    """A learning-format :class:`corpora.ppi_xml.Document` as an abstract with mentions.
+
+    The text is the document's sentences joined by one space (the first sentence is the
+    title when there are several); every single-span entity becomes a :class:`Mention` in
+    document coordinates (type: the entity's, else ``default_type``).  Entities with the
+    same span become one mention (counted as ``merged``).
+
+    PubTator (and :class:`Mention`) has **no discontinuous spans**, so an entity with
+    several fragments — BioInfer has 122, e.g. "muscle … actin" in "muscle and brain
+    actin" — cannot be written faithfully.  Writing each fragment as a mention would invent
+    protein mentions ("muscle") and candidate pairs the gold standard never labelled, and
+    the covering span would swallow other entities, so neither is offered:
+
+    ``discontinuous="error"`` (default)
+        raise :class:`learners.errors.CorpusFormatError` naming the document, sentence and
+        entity;
+    ``discontinuous="drop"``
+        leave the entity out and count it in ``stats`` (:class:`ConversionStats`), with the
+        gold pairs that thereby cannot be produced — callers report these counts.
+
+    Returns the :class:`TextDocument` (``mentions`` sorted by offsets).  O(entities + pairs).
+    """
+    if discontinuous not in DISCONTINUOUS_POLICIES:
+        raise InvalidParameterError(f"discontinuous={discontinuous!r}; choose one of "
+                                    f"{', '.join(DISCONTINUOUS_POLICIES)}")
+    stats = stats if stats is not None else ConversionStats()
+    parts, mentions, where, pos = [], {}, {}, 0
+    for s in doc.sentences:
+        for e in s.entities:
+            stats.entities += 1
+            if len(e.offsets) != 1:
+                if discontinuous == "error":
+                    raise CorpusFormatError(
+                        f"entity {e.id} {e.text!r} is discontinuous (spans "
+                        f"{', '.join(f'{a}-{b}' for a, b in e.offsets)}); PubTator has no "
+                        "discontinuous spans — use discontinuous='drop' to leave it out "
+                        "(counted)", record=f"{doc.id}/{s.id}")
+                stats.discontinuous += 1
+                if len(stats.examples) < 10:
+                    stats.examples.append(f"{s.id}: {e.id} {e.text!r} {list(e.offsets)}")
+                where[(s.id, e.id)] = None
+                continue
+            a, b = e.offsets[0]
+            text = s.text[a:b + 1]
+            if not text.strip() or b >= len(s.text):
+                raise CorpusFormatError(f"entity {e.id} at {a}-{b} reads {text!r} (empty or "
+                                        "outside the sentence)", record=f"{doc.id}/{s.id}")
+            key = (pos + a, pos + b + 1)
+            if key in mentions:
+                stats.merged += 1
+            else:
+                mentions[key] = Mention(key[0], key[1], text, e.type or default_type)
+            where[(s.id, e.id)] = key
+        for p in s.pairs:
+            stats.pairs += 1
+            k1, k2 = where.get((s.id, p.e1)), where.get((s.id, p.e2))
+            if k1 is None or k2 is None or k1 == k2:
+                stats.pairs_lost += 1
+                stats.positive_pairs_lost += bool(p.interaction)
+        parts.append(s.text)
+        pos += len(s.text) + 1
+    stats.documents += 1
+    stats.mentions += len(mentions)
+    title_end = len(parts[0]) if len(parts) > 1 else None
+    return TextDocument(doc.id, " ".join(parts), [mentions[k] for k in sorted(mentions)],
+                        title_end=title_end)
+
+
 def read_learning_xml(path, *, skip_bad=False, stats=None):
     """Documents of a learning-format XML file with their sentences, entities and pairs."""
     from corpora.ppi_xml import iter_documents

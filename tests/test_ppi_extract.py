@@ -187,24 +187,14 @@ def lll_model(data_dir, tmp_path_factory):
 
 def _abstracts(data_dir, n_docs=6, copies=1):
     """Real LLL documents as abstracts: sentences joined by one space, the first sentence
-    as the title, gold entities (single-span) as mentions."""
+    as the title, gold entities as mentions (LLL has no discontinuous entity)."""
     from corpora.ppi_xml import iter_documents
+    from corpora.text_input import learning_to_text_document
     docs = []
     for _, _, doc in iter_documents(_lll(data_dir)):
         if len(docs) == n_docs:
             break
-        parts, ms, pos = [], [], 0
-        for s in doc.sentences:
-            for e in s.entities:
-                if len(e.offsets) == 1:
-                    a, b = e.offsets[0]
-                    ms.append(Mention(pos + a, pos + b + 1, s.text[a:b + 1], "Gene"))
-            parts.append(s.text)
-            pos += len(s.text) + 1
-        text = " ".join(parts)
-        title_end = len(doc.sentences[0].text) if len(parts) > 1 else None
-        docs.append(TextDocument(doc.id, text, sorted(set(ms), key=lambda m: (m.start, m.end)),
-                                 title_end=title_end))
+        docs.append(learning_to_text_document(doc))
     return [TextDocument(f"{d.id}.{c}" if copies > 1 else d.id, d.text, d.mentions,
                          title_end=d.title_end) for c in range(copies) for d in docs]
 

@@ -177,3 +177,92 @@ def test_undecodable_bytes_are_a_format_error(tmp_path):
     with pytest.raises(CorpusFormatError, match="UTF-8") as err:
         list(read_documents(path, "pubtator"))
     assert err.value.line == 2
+
+
+# ----------------------------------------------------------------------------- benchmark → PubTator
+def _doc_with_discontinuous():
+    from corpora.ppi_xml import Document, Entity, Pair, Sentence
+    s0 = "Birch profilin binds muscle and brain actin."
+    s1 = "NRP1 binds NRP1 here."
+    ents0 = [Entity("d.s0.e0", ((6, 13),), "profilin", "protein"),
+             Entity("d.s0.e1", ((21, 26), (38, 42)), "muscle actin", "protein"),
+             Entity("d.s0.e2", ((32, 42),), "brain actin", "protein")]
+    ents1 = [Entity("d.s1.e0", ((0, 3),), "NRP1", "protein"),
+             Entity("d.s1.e1", ((0, 3),), "NRP1", None),          # same span as e0
+             Entity("d.s1.e2", ((11, 14),), "NRP1", None)]
+    pairs0 = [Pair("d.s0.p0", "d.s0.e0", "d.s0.e1", True),
+              Pair("d.s0.p1", "d.s0.e0", "d.s0.e2", True),
+              Pair("d.s0.p2", "d.s0.e1", "d.s0.e2", False)]
+    pairs1 = [Pair("d.s1.p0", "d.s1.e0", "d.s1.e1", False),
+              Pair("d.s1.p1", "d.s1.e0", "d.s1.e2", True),
+              Pair("d.s1.p2", "d.s1.e1", "d.s1.e2", False)]
+    return Document("d", [Sentence("d.s0", s0, ents0, pairs0),
+                          Sentence("d.s1", s1, ents1, pairs1)])
+
+
+def test_discontinuous_entities_raise_by_default_and_are_counted_when_dropped(tmp_path):
+    from corpora.text_input import ConversionStats, learning_to_text_document
+    doc = _doc_with_discontinuous()
+    with pytest.raises(CorpusFormatError, match="d.s0.e1.*discontinuous.*drop") as err:
+        learning_to_text_document(doc)
+    assert "d.s0" in str(err.value)
+    with pytest.raises(InvalidParameterError, match="fragments"):
+        learning_to_text_document(doc, discontinuous="fragments")
+    stats = ConversionStats()
+    d = learning_to_text_document(doc, discontinuous="drop", stats=stats)
+    assert d.text == doc.sentences[0].text + " " + doc.sentences[1].text
+    assert d.title_end == len(doc.sentences[0].text)
+    off = len(doc.sentences[0].text) + 1
+    assert [(m.start, m.end, m.text, m.type) for m in d.mentions] == [
+        (6, 14, "profilin", "protein"), (32, 43, "brain actin", "protein"),
+        (off, off + 4, "NRP1", "protein"), (off + 11, off + 15, "NRP1", "Gene")]
+    # lost: p0 and p2 (the dropped "muscle actin"), s1.p0 (both ends merged into one mention)
+    assert (stats.entities, stats.mentions, stats.discontinuous, stats.merged) == (6, 4, 1, 1)
+    assert (stats.pairs, stats.pairs_lost, stats.positive_pairs_lost) == (6, 3, 1)
+    assert stats.examples == ["d.s0: d.s0.e1 'muscle actin' [(21, 26), (38, 42)]"]
+    # what is written reads back unchanged
+    path = _pubtator(tmp_path, [d])
+    (back,) = read_documents(path, "pubtator")
+    assert (back.text, back.mentions, back.title_end) == (d.text, d.mentions, d.title_end)
+
+
+def test_write_pubtator_refuses_what_it_cannot_hold():
+    bad = [TextDocument("1|2", "KinC.", []),
+           TextDocument("1", "two\nlines", []),
+           TextDocument("1", "KinC binds KinD.", [Mention(0, 4, "KinD")]),
+           TextDocument("1", "KinC binds KinD.", [Mention(0, 4, "KinC", "Ge\tne")])]
+    good = io.StringIO()
+    write_pubtator([DOCS[0]], good)
+    for d in bad:
+        buf = io.StringIO()
+        with pytest.raises(InvalidParameterError, match="document"):
+            write_pubtator([DOCS[0], d], buf)
+        # the good document before it is complete, nothing of the bad one is written
+        assert buf.getvalue() == good.getvalue()
+
+
+def test_bioinfer_discontinuous_entities_counted(data_dir, tmp_path):
+    """BioInfer has discontinuous entities: every one is counted (not silently lost), the
+    lost pairs are exactly those touching one, and the rest round-trips through PubTator."""
+    from corpora.ppi_xml import iter_documents
+    from corpora.text_input import ConversionStats, learning_to_text_document
+    path = data_dir / "ppi" / "BioInfer-learning-format.xml.gz"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    stats = ConversionStats()
+    docs, n_disc, lost, n_single = [], 0, 0, 0
+    for _, _, doc in iter_documents(path):
+        docs.append(learning_to_text_document(doc, discontinuous="drop", stats=stats))
+        for s in doc.sentences:
+            disc = {e.id for e in s.entities if len(e.offsets) > 1}
+            spans = {e.id: e.offsets for e in s.entities}
+            n_disc += len(disc)
+            n_single += len(s.entities) - len(disc)
+            lost += sum(p.e1 in disc or p.e2 in disc or spans[p.e1] == spans[p.e2]
+                        for p in s.pairs)
+    assert stats.discontinuous == n_disc > 0 and stats.pairs_lost == lost > 0
+    assert stats.mentions + stats.merged == n_single
+    written = [d for d in docs if d.text.strip()]
+    got = list(read_documents(_pubtator(tmp_path, written), "pubtator"))
+    assert [(d.id, d.text, d.mentions) for d in got] == \
+        [(d.id, d.text, d.mentions) for d in written]

@@ -178,13 +178,15 @@ def argv_is_cli():
 
 
 def _add_train(sub):
-    from parse_ranking.model import SAVEABLE_RANKERS
+    from parse_ranking.model import SAVEABLE_KERNELS, SAVEABLE_RANKERS
     p = sub.add_parser("train", help="fit one ranker on a data set and save it (no pickle)")
     _add_common_learning(p)
     p.add_argument("--output-model", required=True, help="path stem: writes .json and .npz")
-    p.add_argument("--kernel", default="locality",
-                   choices=("bag_of_links", "links_words", "locality"))
+    p.add_argument("--kernel", default="locality", choices=SAVEABLE_KERNELS,
+                   help="representation of the single-kernel rankers (corankrls uses "
+                   "--coreg-views)")
     p.add_argument("--ranker", default="rankrls", choices=SAVEABLE_RANKERS)
+    _add_coreg(p)
 
 
 def _run_train(args):
@@ -193,9 +195,13 @@ def _run_train(args):
     records = _select(load_dataset(args.data), args)
     meta = train_model(records, args.output_model, kernel=args.kernel, ranker=args.ranker,
                        alphas=_alphas(args.alphas), max_parses=args.max_parses,
-                       rep_params=_rep_params(args), threads=args.threads)
-    print(f"trained {meta['ranker']}[{meta['kernel']}] on {meta['n_sentences']} sentences "
-          f"({meta['n_parses']} parses), alpha {meta['fit_info'].get('alpha')}")
+                       rep_params=_rep_params(args), threads=args.threads,
+                       coreg=_coreg_args(args), seed=args.seed)
+    kernels = "+".join(v["kernel"] for v in meta["views"])
+    mu = meta["fit_info"].get("mu")
+    print(f"trained {meta['ranker']}[{kernels}] on {meta['n_sentences']} sentences "
+          f"({meta['n_parses']} parses), alpha {meta['fit_info'].get('alpha')}"
+          + (f", mu {mu}" if mu is not None else ""))
     return 0
 
 

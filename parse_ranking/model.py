@@ -1,9 +1,25 @@
 """Train a parse ranker on a built data set, save it without pickle, rerank new sentences.
 
-A saved model is two files: ``<model>.json`` (ranker, λ, representation parameters and
-vocabulary, LG options) and ``<model>.npz`` (the primal weight vector). Every supported
-kernel is linear in explicit sparse features, so the dual solution ``a`` of a kernel model
-collapses to ``w = Xᵀ a`` and scoring a new parse is one sparse dot product.
+A saved model is two files (format ``kernelrank.parse_ranking.model/2``):
+
+``<model>.json`` (UTF-8 JSON)::
+
+    {"format": "kernelrank.parse_ranking.model/2", "ranker": "rankrls" | ... | "corankrls",
+     "views": [{"kernel": "locality" | "bag_of_links" | "links_words" | "graph",
+                "representation": {fitted state, see representation_state}}, ...],
+     "combine": "mean", "fit_info": {...}, "n_sentences": .., "n_parses": ..,
+     "lg_options": {...}}
+
+``<model>.npz`` (NumPy, ``allow_pickle=False``): ``w0, w1, …``, the primal weight vector of
+each view over that view's feature columns.
+
+Every supported kernel is linear in explicit sparse features (the graph kernel's all-paths
+features included, :mod:`learners.all_paths`), so the dual solution ``a`` of a kernel
+model collapses to ``w = Xᵀ a`` and scoring a new parse is one sparse dot product per view;
+the score is the mean over the views (one view for the single-kernel rankers; the
+co-regularized ranker averages its view predictors, :mod:`learners.coreg`, whose basis
+rows play the role of ``X``). Version-1 files (single view: top-level ``kernel``,
+``representation`` and ``w``) are still read.
 """
 
 import json
@@ -13,57 +29,133 @@ import numpy as np
 
 from corpora.atomic import atomic_open, write_json
 from learners.all_paths import gram_matrix
-from learners.errors import DataNotFoundError, InvalidParameterError
-from parse_ranking.evaluation import flatten
+from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,
                                            representation_state)
 
-__all__ = ["train_model", "load_model", "rank_sentence", "SAVEABLE_RANKERS"]
+__all__ = ["train_model", "load_model", "score_parses", "rank_sentence", "SAVEABLE_RANKERS",
+           "SAVEABLE_KERNELS", "FORMAT"]
 
-SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls")
-FORMAT = "kernelrank.parse_ranking.model/1"
+SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls")
+SAVEABLE_KERNELS = ("bag_of_links", "links_words", "locality", "graph")
+FORMAT = "kernelrank.parse_ranking.model/2"
+_FORMAT_V1 = "kernelrank.parse_ranking.model/1"
 
 
 def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DEFAULT_ALPHAS,
-                max_parses=None, rep_params=None, lg_options=None, threads=1):
-    """Fit ``ranker`` on all ``records`` (λ by leave-query-out) and save it at ``path``."""
+                max_parses=None, rep_params=None, lg_options=None, threads=1, coreg=None,
+                seed=0):
+    """Fit ``ranker`` on all ``records`` and save it at ``path`` (``.json`` + ``.npz``).
+
+    Single-kernel rankers: λ by leave-query-out (:func:`parse_ranking.ranking.fit_ranker`).
+    ``corankrls``: views ``coreg["views"]`` (default links_words + locality), unlabelled
+    data = the parses beyond ``max_parses`` (needs ``max_parses``), (α, μ) by inner
+    article-level CV (:func:`parse_ranking.coreg.fit_corankrls`; other ``coreg`` keys:
+    ``alphas``, ``mus``, ``n_basis``, ``n_inner``). Returns the saved metadata.
+    """
     from threadpoolctl import threadpool_limits
 
     if ranker not in SAVEABLE_RANKERS:
         raise InvalidParameterError(f"ranker {ranker!r} cannot be saved; choose from "
                                     f"{SAVEABLE_RANKERS}")
-    items, y, qids, _, _ = flatten(records, max_parses)
-    rep = ParseRepresentation(kernel, **(rep_params or {}))
-    state_check = None
+    items, y, qids, arts, _ = flatten(records, max_parses)
+    rep_params = dict(rep_params or {})
     with threadpool_limits(limits=int(threads)):
-        X = rep.fit_transform(items)
-        state_check = representation_state(rep)  # fail before the expensive fit
-        model, info = fit_ranker(ranker, gram_matrix(X), y, qids, alphas)
-    w = np.asarray(X.T @ model.dual_coef_).ravel()
+        if ranker == "corankrls":
+            views, weights, info = _train_corankrls(records, items, y, qids, arts, max_parses,
+                                                    rep_params, dict(coreg or {}), seed)
+        else:
+            if kernel not in SAVEABLE_KERNELS:
+                raise InvalidParameterError(f"kernel {kernel!r}: choose from "
+                                            f"{SAVEABLE_KERNELS}")
+            rep = ParseRepresentation(kernel, **rep_params)
+            X = rep.fit_transform(items)
+            state = representation_state(rep)   # fail before the expensive fit
+            model, info = fit_ranker(ranker, gram_matrix(X), y, qids, alphas, seed=seed)
+            views = [{"kernel": kernel, "representation": state}]
+            weights = [np.asarray(X.T @ model.dual_coef_).ravel()]
     path = Path(path)
-    meta = {"format": FORMAT, "ranker": ranker, "kernel": kernel, "fit_info": info,
-            "n_sentences": int(np.unique(qids).size), "n_parses": int(y.size),
-            "representation": state_check, "lg_options": lg_options or {}}
+    meta = {"format": FORMAT, "ranker": ranker, "views": views, "combine": "mean",
+            "fit_info": info, "n_sentences": int(np.unique(qids).size),
+            "n_parses": int(y.size), "lg_options": lg_options or {}}
     write_json(path.with_suffix(".json"), meta)
     with atomic_open(path.with_suffix(".npz"), "wb") as handle:
-        np.savez(handle, w=w)
+        np.savez(handle, **{f"w{v}": w for v, w in enumerate(weights)})
     return meta
 
 
+def _train_corankrls(records, items, y, qids, arts, max_parses, rep_params, coreg, seed):
+    from parse_ranking.coreg import DEFAULT_VIEWS, fit_corankrls
+
+    kinds = tuple(coreg.pop("views", DEFAULT_VIEWS))
+    use_extra = coreg.pop("extra_parses", True)
+    for k in kinds:
+        if k not in SAVEABLE_KERNELS:
+            raise InvalidParameterError(f"corankrls view {k!r}: choose from {SAVEABLE_KERNELS}")
+    x_items, x_qids, _ = extra_parses(records, max_parses, qids) if use_extra \
+        else ([], None, None)
+    reps, X, U = [], [], []
+    for k in kinds:
+        rep = ParseRepresentation(k, **rep_params)
+        X.append(rep.fit_transform(items))
+        U.append(rep.transform(x_items) if x_items else None)
+        reps.append(rep)
+    states = [representation_state(r) for r in reps]
+    model, info = fit_corankrls(X, y, qids, arts, U if x_items else None,
+                                x_qids if x_items else None, seed=seed, **coreg)
+    # f_v(x) = k_v(x, B_v) a_v = x · (B_vᵀ a_v) for the linear kernel of every view
+    weights = [np.asarray(B.T @ a).ravel() for B, a in zip(model.basis_views_,
+                                                            model.dual_coef_)]
+    views = [{"kernel": k, "representation": s} for k, s in zip(kinds, states)]
+    return views, weights, info
+
+
 def load_model(path):
-    """``(meta, representation, w)`` of a model saved by :func:`train_model`."""
+    """``(meta, views, weights)`` of a saved model: ``views`` the fitted
+    :class:`ParseRepresentation` of every view, ``weights`` their primal weight vectors."""
     path = Path(path)
     js, npz = path.with_suffix(".json"), path.with_suffix(".npz")
     if not js.is_file() or not npz.is_file():
         raise DataNotFoundError(f"model files {js} and {npz} are needed; train one with "
                                 "`python -m parse_ranking train`")
-    meta = json.loads(js.read_text())
-    if meta.get("format") != FORMAT:
-        raise InvalidParameterError(f"{js} is not a parse ranking model ({FORMAT})")
+    try:
+        meta = json.loads(js.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CorpusFormatError(f"not JSON: {exc.msg}", path=js) from None
+    fmt = meta.get("format") if isinstance(meta, dict) else None
+    if fmt not in (FORMAT, _FORMAT_V1):
+        raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT} or "
+                                f"{_FORMAT_V1})", path=js)
     with np.load(npz, allow_pickle=False) as data:
-        w = data["w"]
-    return meta, representation_from_state(meta["representation"]), w
+        arrays = {k: data[k] for k in data.files}
+    if fmt == _FORMAT_V1:
+        meta = dict(meta, views=[{"kernel": meta["kernel"],
+                                  "representation": meta["representation"]}],
+                    combine="mean")
+        arrays = {"w0": arrays["w"]}
+    views, weights = [], []
+    for v, view in enumerate(meta["views"]):
+        rep = representation_from_state(view["representation"])
+        w = arrays.get(f"w{v}")
+        if w is None:
+            raise CorpusFormatError(f"weights w{v} of view {v} missing", path=npz)
+        views.append(rep)
+        weights.append(np.asarray(w, dtype=float))
+    return meta, views, weights
+
+
+def score_parses(views, weights, items):
+    """Scores of ``(parse, text)`` items: mean over the views of ``features · w``."""
+    out = np.zeros(len(items))
+    for rep, w in zip(views, weights):
+        X = rep.transform(items)
+        if X.shape[1] != w.size:
+            raise CorpusFormatError(f"a view has {X.shape[1]} feature columns but {w.size} "
+                                    "weights; the model files do not belong together")
+        out += np.asarray(X @ w).ravel()
+    return out / len(views)
 
 
 def rank_sentence(path, sentence, max_parses=20, parser=None):
@@ -75,7 +167,7 @@ def rank_sentence(path, sentence, max_parses=20, parser=None):
     from parse_ranking.linkgrammar import LinkGrammarParser
     from parse_ranking.representations import parse_words
 
-    meta, rep, w = load_model(path)
+    meta, views, weights = load_model(path)
     opts = dict(meta.get("lg_options") or {})
     opts["max_parses"] = max_parses
     parser = parser or LinkGrammarParser(**{k: v for k, v in opts.items()
@@ -87,8 +179,7 @@ def rank_sentence(path, sentence, max_parses=20, parser=None):
     parses = [{"lg_rank": r, "words": [list(x) for x in lk.words],
                "links": [list(x) for x in lk.links], "cost": list(lk.cost)}
               for r, lk in enumerate(result.linkages)]
-    X = rep.transform([(p, sentence) for p in parses])
-    scores = np.asarray(X @ w).ravel()
+    scores = score_parses(views, weights, [(p, sentence) for p in parses])
     order = np.lexsort((np.arange(len(parses)), -scores))
     out = []
     for i in order:

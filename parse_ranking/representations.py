@@ -169,9 +169,11 @@ class ParseRepresentation:
 def representation_state(rep):
     """JSON-serialisable state of a fitted :class:`ParseRepresentation` (no pickle).
 
-    Supported for ``bag_of_links``, ``links_words`` and ``locality``; the graph
-    representation's vocabulary lives inside :class:`learners.all_paths.AllPathsVectorizer`
-    and is not exported.
+    ``bag_of_links``/``links_words``: the feature → column vocabulary; ``locality``: the
+    symbol ids, sorted feature-pair codes and the offset factor ``R``; ``graph``: the vertex
+    label list of :class:`learners.all_paths.AllPathsVectorizer` (a label's id is its
+    position) and its sorted label-pair codes ``i·2^32 + j`` (the columns). Codes are
+    JSON integers; Python's ``json`` reads them back exactly (no float rounding).
     """
     state = {"params": rep.get_params()}
     if rep.kind in ("bag_of_links", "links_words"):
@@ -181,9 +183,13 @@ def representation_state(rep):
         state["symbols"] = {str(k): int(i) for k, i in v.symbols_.items()}
         state["pair_codes"] = [int(c) for c in v.pair_codes_]
         state["R"] = v.R_.tolist()
+    elif rep.kind == "graph":
+        v = rep.vec_
+        state["labels"] = [str(x) for x in v.labels_]
+        state["pair_codes"] = [int(c) for c in v.pair_codes_]
     else:
         raise InvalidParameterError(f"saving the {rep.kind!r} representation is not supported; "
-                                    "use bag_of_links, links_words or locality")
+                                    f"use one of {REPRESENTATIONS}")
     return state
 
 
@@ -203,6 +209,16 @@ def representation_from_state(state):
         vec.symbols_ = dict(state["symbols"])
         vec.pair_codes_ = np.asarray(state["pair_codes"], dtype=np.int64)
         vec.R_ = np.asarray(state["R"], dtype=float)
+        rep.vec_ = vec
+    elif rep.kind == "graph":
+        vec = AllPathsVectorizer(variant=rep.variant, normalize=rep.normalize,
+                                 on_divergence="scale")
+        vec.labels_ = list(state["labels"])
+        codes = np.asarray(state["pair_codes"], dtype=np.int64)
+        if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):
+            raise InvalidParameterError("graph representation state: pair_codes must be "
+                                        "strictly increasing (sorted vocabulary columns)")
+        vec.pair_codes_ = codes
         rep.vec_ = vec
     else:
         raise InvalidParameterError(f"cannot restore representation {rep.kind!r}")

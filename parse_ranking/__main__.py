@@ -2,9 +2,11 @@
 
 * ``build``: Link Grammar linkages of CRAFT sentences scored against the gold trees (JSONL).
 * ``cv``: article-level cross-validation of the rankers (RankRLS variants, RLS, Link
-  Grammar's own order, KPCRank when available) with λ chosen by inner leave-query-out;
+  Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``) with λ chosen by
+  inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
   writes ``results.json``, ``report.md`` and ``results.png``.
-* ``benchmark``: timings (build, locality Gram) printed and written as JSON.
+* ``benchmark``: timings (build, locality Gram; with ``--rankers`` one timed CV, e.g. of
+  ``corankrls``, with its measures) printed and written as JSON (+ results.json, report.md).
 * ``train``: fit one ranker on a built data set and save it (JSON + NPZ, no pickle).
 * ``rank``: rerank a new sentence's linkages with a saved model.
 """
@@ -226,7 +228,9 @@ def _run_rank(args):
 
 
 def _add_benchmark(sub):
-    p = sub.add_parser("benchmark", help="time the build and the locality Gram matrix")
+    from parse_ranking.representations import REPRESENTATIONS
+    p = sub.add_parser("benchmark", help="time the build, the locality Gram matrix and "
+                       "(with --rankers) one CV of the rankers")
     p.add_argument("--treebank", default=None, help="CoNLL-U folder (times the build)")
     p.add_argument("--data", default=None, help="built JSONL (times the Gram matrices)")
     p.add_argument("--sentences", type=int, default=1000)
@@ -237,19 +241,38 @@ def _add_benchmark(sub):
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--output-dir", default=None)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rankers", default=None,
+                   help="also time one CV of these comma-separated rankers (e.g. "
+                   "lg,rankrls,corankrls) on --data; writes results.json + report.md")
+    p.add_argument("--cv-kernel", action="append", choices=REPRESENTATIONS,
+                   help="kernels of that CV (default locality)")
+    p.add_argument("--folds", type=int, default=3)
+    p.add_argument("--max-parses", type=int, default=5)
+    p.add_argument("--max-sentences", type=int, default=None)
+    _add_coreg(p)
 
 
 def _run_benchmark(args):
     import json
     from corpora.atomic import write_json
     from parse_ranking.benchmark import run_benchmark
+    from parse_ranking.report import write_cv_report
+    rankers = tuple(r.strip() for r in args.rankers.split(",")) if args.rankers else None
     out = run_benchmark(args.treebank, args.data, sentences=args.sentences, jobs=args.jobs,
                         gram_parses=args.gram_parses,
                         kernels=tuple(args.kernel or ["locality"]), seed=args.seed,
-                        threads=args.threads)
+                        threads=args.threads, rankers=rankers,
+                        cv_kernels=tuple(args.cv_kernel or ["locality"]), folds=args.folds,
+                        max_parses=args.max_parses, max_sentences=args.max_sentences,
+                        coreg=_coreg_args(args))
+    results = out.pop("cv_results", None)
     print(json.dumps(out, indent=2))
     if args.output_dir:
         write_json(f"{args.output_dir}/benchmark.json", out)
+        if results is not None:
+            results["data"]["command"] = "python -m parse_ranking " + " ".join(sys.argv[1:]) \
+                if argv_is_cli() else None
+            write_cv_report(args.output_dir, results)
     return 0
 
 

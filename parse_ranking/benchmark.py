@@ -1,5 +1,7 @@
 """Timings of the parse ranking pipeline (targets: building 1,000 sentences in under 10
-minutes on 2 cores; the locality Gram matrix of 20,000 parses in under 2 minutes).
+minutes on 2 cores; the locality Gram matrix of 20,000 parses in under 2 minutes), and
+optionally one timed article-level CV of chosen rankers (``rankers``, e.g. including the
+co-regularized ``corankrls``) with its measures and per-ranker seconds.
 
 Timings are printed and written as JSON; nothing here asserts a time (tests never do).
 """
@@ -26,11 +28,38 @@ def _gram_blocks(X, block=2000, dtype=np.float32):
 
 
 def run_benchmark(treebank=None, data=None, *, sentences=1000, jobs=2, gram_parses=20000,
-                  kernels=("locality",), seed=0, threads=2):
-    """Time the build of ``sentences`` sentences and the Gram matrix of ``gram_parses``."""
+                  kernels=("locality",), seed=0, threads=2, rankers=None,
+                  cv_kernels=("locality",), folds=3, max_parses=5, max_sentences=None,
+                  coreg=None):
+    """Time the build of ``sentences`` sentences and the Gram matrix of ``gram_parses``.
+
+    With ``rankers`` (and ``data``): also one :func:`parse_ranking.evaluation.cross_validate`
+    run over ``cv_kernels``; ``out["cv"]`` holds wall and CPU seconds, per-ranker seconds
+    and measures, and ``out["cv_results"]`` the full results (for ``write_cv_report``).
+    """
     from threadpoolctl import threadpool_limits
 
     out = {}
+    if rankers and data is not None:
+        from parse_ranking.evaluation import cross_validate
+        records = load_dataset(data)
+        if max_sentences is not None and max_sentences < len(records):
+            keep = np.sort(np.random.default_rng(seed).permutation(len(records))
+                           [:max_sentences])
+            records = [records[i] for i in keep]
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = cross_validate(records, kernels=tuple(cv_kernels), rankers=tuple(rankers),
+                             n_folds=folds, seed=seed, max_parses=max_parses, progress=False,
+                             threads=threads, coreg=coreg)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        keys = ("kendall_tau_b", "disagreement", "top1_f", "oracle_f", "lg_first_f")
+        out["cv"] = {"folds": folds, "max_parses": max_parses,
+                     "sentences": res["data"]["sentences"], "parses": res["data"]["parses"],
+                     "wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
+                     "seconds_by_step": res["timings_seconds"],
+                     "rankers": {name: {k: r[k] for k in keys if k in r}
+                                 for name, r in res["rankers"].items()}}
+        out["cv_results"] = res
     if treebank is not None:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()

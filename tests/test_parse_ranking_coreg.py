@@ -183,3 +183,20 @@ def test_cli_cv_corankrls(records, tmp_path):
     assert "corankrls[bag_of_links+locality]" in report and "μ ∈ {0, 1}" in report
     assert main(["cv", "--data", str(data), "--output-dir", str(out), "--rankers",
                  "corankrls", "--coreg-views", "locality", "--no-progress"]) == 2
+
+
+def test_cli_benchmark_reports_corankrls(records, tmp_path, capsys):
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "bench"
+    assert main(["benchmark", "--data", str(data), "--gram-parses", "50", "--rankers",
+                 "lg,rankrls,corankrls", "--folds", "2", "--threads", "1",
+                 "--coreg-alphas", "1", "--coreg-mus", "0,1", "--coreg-basis", "20",
+                 "--output-dir", str(out)]) == 0
+    bench = json.loads((out / "benchmark.json").read_text())
+    entry = bench["cv"]["rankers"]["corankrls[links_words+locality]"]
+    assert {"kendall_tau_b", "disagreement", "top1_f", "oracle_f"} <= set(entry)
+    assert bench["cv"]["cpu_seconds"] > 0 and "gram[locality]" in bench
+    results = json.loads((out / "results.json").read_text())
+    assert results["rankers"]["corankrls[links_words+locality]"]["kendall_tau_b"] == \
+        entry["kendall_tau_b"]

@@ -16,6 +16,8 @@ Modules (one concept each):
   (all-paths graph kernel of :mod:`learners.all_paths`);
 * :mod:`parse_ranking.ranking`, :mod:`parse_ranking.evaluation` — rankers with λ by
   leave-query-out (learners from :mod:`learners`), article-level CV and measures;
+* :mod:`parse_ranking.coreg` — sparse co-regularized RankRLS (``corankrls``: two views,
+  unscored parses as unlabelled data, (α, μ) by inner article-level CV);
 * :mod:`parse_ranking.report`, :mod:`parse_ranking.model`, :mod:`parse_ranking.benchmark`;
 * ``python -m parse_ranking {build,cv,train,rank,benchmark}``.
 

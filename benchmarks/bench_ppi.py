@@ -9,7 +9,9 @@
 3. learning cost of ONE outer CV fold per corpus: full RLS (eigendecomposition of the
    m_train × m_train kernel, then all λ and all leave-one-document-out predictions) against
    reduced-set RLS with ≤ 4000 random basis vectors (Paper V's learner); the 10-fold CV
-   time is extrapolated ×10;
+   time is extrapolated ×10; and, for the reduced-set learner, the fast leave-one-document-
+   out (low-rank update of one eigendecomposition, held-out basis vectors removed) against
+   explicit refitting without each document, per document, with the largest difference;
 4. BLAS threads: one eigendecomposition of an LLL-sized kernel with 1 and 2 threads (on a
    machine shared by several processes, multithreaded BLAS on small matrices can be much
    slower — the reason for the CLI's ``--blas-threads 1`` default).
@@ -86,7 +88,38 @@ def bench_corpus(path, name, n_sample=300, do_learn=True):
         res[f"{learner}_fold_seconds"] = t
         res[f"{learner}_cv_seconds_extrapolated"] = 10 * t
         res[f"{learner}_inner_f1"] = choice["f1"]
+        if learner == "reduced_set":
+            res.update(_explicit_lodo(model, Kt, data.y[train], data.document_ids[train]))
     return res
+
+
+def _explicit_lodo(model, Kt, y, docs, n_docs=3):
+    """Leave-one-document-out by explicit refitting (basis vectors of the document removed)
+    for ``n_docs`` documents, against the fast hold-out of the fitted ``model``: seconds
+    per document both ways, the extrapolation to all documents, and the largest difference
+    of the predictions over the λ grid."""
+    from learners.reduced_set import ReducedSetRLS
+
+    names = np.unique(docs.astype(str))
+    chosen = np.random.default_rng(0).choice(names, size=min(n_docs, names.size), replace=False)
+    sets = [np.flatnonzero(docs.astype(str) == d) for d in chosen]
+    fast, t_fast = timed(model.holdout_sets, sets, alphas=list(ALPHAS))
+    t_slow, diff = 0.0, 0.0
+    R = model.basis_indices_
+    for U, P in zip(sets, fast):
+        tr = np.setdiff1d(np.arange(len(y)), U)
+        basis = np.searchsorted(tr, np.setdiff1d(R, U))
+        t0 = time.perf_counter()
+        ref = ReducedSetRLS(kernel="precomputed", basis_indices=basis,
+                            jitter=model.nystroem_.jitter_).fit(Kt[np.ix_(tr, tr)], y[tr])
+        expected = ref.predict_path(Kt[np.ix_(U, tr)], list(ALPHAS))
+        t_slow += time.perf_counter() - t0
+        diff = max(diff, float(np.abs(P - expected).max() / max(1.0, np.abs(expected).max())))
+    per_fast, per_slow = t_fast / len(sets), t_slow / len(sets)
+    return {"lodo_documents": int(names.size), "lodo_fast_seconds_per_document": per_fast,
+            "lodo_explicit_seconds_per_document": per_slow,
+            "lodo_explicit_seconds_extrapolated": per_slow * names.size,
+            "lodo_speedup": per_slow / per_fast, "lodo_max_relative_diff": diff}
 
 
 def main(argv=None):
@@ -112,7 +145,12 @@ def main(argv=None):
                   f"{r['inverse_speedup']:.1f}x, gram {r['gram_seconds']:.1f} s"
                   + (f" ({r['gram_speedup']:.1f}x vs sparse)" if "gram_speedup" in r else "")
                   + "".join(f", {k} {r[k]:.1f} s" for k in
-                            ("rls_fold_seconds", "reduced_set_fold_seconds") if k in r),
+                            ("rls_fold_seconds", "reduced_set_fold_seconds") if k in r)
+                  + (f"; leave-one-document-out over {r['lodo_documents']} documents: fast "
+                     f"{r['lodo_fast_seconds_per_document'] * 1e3:.0f} ms/document vs explicit "
+                     f"refitting {r['lodo_explicit_seconds_per_document']:.1f} s/document "
+                     f"({r['lodo_speedup']:.0f}x, max rel. diff "
+                     f"{r['lodo_max_relative_diff']:.1e})" if "lodo_speedup" in r else ""),
                   flush=True)
     # 4. BLAS threads on a small eigendecomposition
     rng = np.random.default_rng(0)

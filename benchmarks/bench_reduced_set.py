@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from corpora.datadir import resolve_data_dir
+from learners.cli import exit_code
 from learners.errors import KernelrankError
 from learners.reduced_set import ReducedSetRLS
 from learners.report import markdown_table, write_report
@@ -199,32 +200,31 @@ def main(argv=None):
     if args.blas_threads is not None:
         from threadpoolctl import threadpool_limits
         threadpool_limits(args.blas_threads)
-    try:
-        results = {"start": _load(), "blas_threads": args.blas_threads, "cpus": os.cpu_count()}
-        md = ["# Reduced-set RLS benchmark\n"]
-        if not args.skip_scale:
-            results["scale"] = s = bench_scale(args)
-            md.append(f"Scale: m={s['m']}, r={s['r']}: one training {s['fit_s']:.1f} s, "
-                      f"10-fold CV x {s['n_lambdas']} lambdas (basis removed) {s['cv_s']:.1f} s, "
-                      f"ratio {s['ratio']:.2f}.\n")
-        if not args.skip_fig1:
-            kinds = ("letor", "synthetic") if args.fig1_data == "both" else (args.fig1_data,)
-            for kind in kinds:
-                res, table = bench_fig1(args, kind)
-                if res is None:
-                    continue
-                results[f"fig1_{kind}"] = res
-                md.append(f"\nPaper III Fig. 1 effect — {res['source']}, m={res['m']}, "
-                          f"r={res['r']}, gamma={res['gamma']}:\n\n{table}")
-        results["end"] = _load()
-        md.append(f"\n{results['start']} (start), {results['end']} (end).\n")
-        if args.output_dir:
-            for path in write_report(args.output_dir, "bench_reduced_set", results, "".join(md)):
-                print(f"wrote {path}")
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return exit_code(_run, args)
+
+
+def _run(args):
+    results = {"start": _load(), "blas_threads": args.blas_threads, "cpus": os.cpu_count()}
+    md = ["# Reduced-set RLS benchmark\n"]
+    if not args.skip_scale:
+        results["scale"] = s = bench_scale(args)
+        md.append(f"Scale: m={s['m']}, r={s['r']}: one training {s['fit_s']:.1f} s, "
+                  f"10-fold CV x {s['n_lambdas']} lambdas (basis removed) {s['cv_s']:.1f} s, "
+                  f"ratio {s['ratio']:.2f}.\n")
+    if not args.skip_fig1:
+        kinds = ("letor", "synthetic") if args.fig1_data == "both" else (args.fig1_data,)
+        for kind in kinds:
+            res, table = bench_fig1(args, kind)
+            if res is None:
+                continue
+            results[f"fig1_{kind}"] = res
+            md.append(f"\nPaper III Fig. 1 effect — {res['source']}, m={res['m']}, "
+                      f"r={res['r']}, gamma={res['gamma']}:\n\n{table}")
+    results["end"] = _load()
+    md.append(f"\n{results['start']} (start), {results['end']} (end).\n")
+    if args.output_dir:
+        for path in write_report(args.output_dir, "bench_reduced_set", results, "".join(md)):
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from tqdm import tqdm
 from corpora.datadir import require_file, resolve_data_dir
 from corpora.svmlight import load_svmlight
 from learners.coreg import CoRankRLS
-from learners.errors import KernelrankError
+from learners.cli import exit_code
 from learners.measures import disagreement_error, mean_average_precision, ndcg_at_k
 from learners.rankrls import QueryRankRLS
 from learners.report import markdown_table, write_report
@@ -54,7 +54,7 @@ METHODS = ["RankRLS", "CoRankRLS mu=0", "CoRankRLS"]
 def load_parts(data_dir):
     parts = []
     for k in range(1, 6):
-        path = require_file(data_dir, f"letor/OHSUMED/Fold{k}.test.txt.gz", "LETOR 3.0 OHSUMED")
+        path = require_file(data_dir, f"letor/OHSUMED/Fold{k}.test.txt.gz", "letor")
         d = load_svmlight(path, n_features=45, dense=True)
         parts.append((d.X, d.y, d.qids))
     return parts
@@ -125,42 +125,41 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", default="results/coreg_letor")
     args = parser.parse_args(argv)
-    try:
-        parts = load_parts(resolve_data_dir(args.data_dir))
-        rng = np.random.default_rng(args.seed)
-        start = time.perf_counter()
-        rows, results = [], {}
-        for n_lab in args.labelled_queries:
-            runs = []
-            jobs = [(k, r) for k in range(5) for r in range(args.repetitions)]
-            for k, _ in tqdm(jobs, desc=f"{n_lab} labelled queries", file=sys.stderr):
-                with threadpool_limits(1):   # a shared machine: one BLAS thread is fastest
-                    runs.append(run_fold(parts, k, n_lab, rng, args.n_unlabelled,
-                                         args.n_basis))
-            results[str(n_lab)] = runs
-            for meth in METHODS:
-                row = {"labelled queries": n_lab, "method": meth}
-                for meas in ("MAP", "NDCG@10", "disagreement"):
-                    vals = np.array([r[meth][meas] for r in runs])
-                    row[meas] = float(vals.mean())
-                    row[meas + " sem"] = float(vals.std(ddof=1) / np.sqrt(len(vals)))
-                rows.append(row)
-        elapsed = time.perf_counter() - start
-        cols = ["labelled queries", "method", "MAP", "MAP sem", "NDCG@10", "NDCG@10 sem",
-                "disagreement", "disagreement sem"]
-        md = ["# Co-regularised RankRLS on LETOR 3.0 OHSUMED (003 §2.3.3)\n",
-              f"Views: features 1-25 | 26-45; {args.n_unlabelled} unlabelled documents, "
-              f"{args.n_basis} basis vectors per view; mean over 5 folds x "
-              f"{args.repetitions} draws (seed {args.seed}); {elapsed:.0f} s.\n",
-              markdown_table(rows, cols, digits=4)]
-        write_report(args.output_dir, "coreg_letor", {"args": vars(args), "elapsed_s": elapsed,
-                                                      "rows": rows, "runs": results},
-                     "\n".join(md))
-        print("\n".join(md))
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return exit_code(_run, args)
+
+
+def _run(args):
+    parts = load_parts(resolve_data_dir(args.data_dir))
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    rows, results = [], {}
+    for n_lab in args.labelled_queries:
+        runs = []
+        jobs = [(k, r) for k in range(5) for r in range(args.repetitions)]
+        for k, _ in tqdm(jobs, desc=f"{n_lab} labelled queries", file=sys.stderr):
+            with threadpool_limits(1):   # a shared machine: one BLAS thread is fastest
+                runs.append(run_fold(parts, k, n_lab, rng, args.n_unlabelled,
+                                     args.n_basis))
+        results[str(n_lab)] = runs
+        for meth in METHODS:
+            row = {"labelled queries": n_lab, "method": meth}
+            for meas in ("MAP", "NDCG@10", "disagreement"):
+                vals = np.array([r[meth][meas] for r in runs])
+                row[meas] = float(vals.mean())
+                row[meas + " sem"] = float(vals.std(ddof=1) / np.sqrt(len(vals)))
+            rows.append(row)
+    elapsed = time.perf_counter() - start
+    cols = ["labelled queries", "method", "MAP", "MAP sem", "NDCG@10", "NDCG@10 sem",
+            "disagreement", "disagreement sem"]
+    md = ["# Co-regularised RankRLS on LETOR 3.0 OHSUMED (003 §2.3.3)\n",
+          f"Views: features 1-25 | 26-45; {args.n_unlabelled} unlabelled documents, "
+          f"{args.n_basis} basis vectors per view; mean over 5 folds x "
+          f"{args.repetitions} draws (seed {args.seed}); {elapsed:.0f} s.\n",
+          markdown_table(rows, cols, digits=4)]
+    write_report(args.output_dir, "coreg_letor", {"args": vars(args), "elapsed_s": elapsed,
+                                                  "rows": rows, "runs": results},
+                 "\n".join(md))
+    print("\n".join(md))
 
 
 if __name__ == "__main__":

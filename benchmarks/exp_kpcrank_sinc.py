@@ -36,7 +36,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from learners.errors import KernelrankError
+from learners.cli import exit_code
 from learners.kpcrank import KPCRank
 from learners.measures import disagreement_error
 from learners.rankrls import GlobalRankRLS
@@ -117,40 +117,39 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output-dir", default="results/kpcrank_sinc")
     args = parser.parse_args(argv)
-    try:
-        rng = np.random.default_rng(args.seed)
-        start = time.perf_counter()
-        rows, results = [], {}
-        for sigma in args.sigmas:
-            with threadpool_limits(1):      # small matrices: BLAS threads only add overhead
-                runs = [run_once(rng, sigma, args.n_train, args.gammas)
-                        for _ in tqdm(range(args.repetitions), desc=f"sigma={sigma}",
-                                      file=sys.stderr)]
-            row = {"sigma": sigma}
-            for m in METHODS:
-                vals = np.array([r[m] for r in runs])
-                row[m] = float(vals.mean())
-                row[m + " sem"] = float(vals.std(ddof=1) / np.sqrt(len(vals)))
-            row["KPCRank p (median)"] = float(np.median([r["KPCRank_p"] for r in runs]))
-            results[str(sigma)] = {"runs": runs, **row}
-            rows.append(row)
-        elapsed = time.perf_counter() - start
-        cols = ["sigma"] + [c for m in METHODS for c in (m, m + " sem")] + ["KPCRank p (median)"]
-        md = ["# KPCRank vs RankRLS vs RLS on noisy sinc data (002 §6.2)\n",
-              f"Normalised test disagreement error, mean over {args.repetitions} repetitions "
-              f"(seed {args.seed}, {args.n_train} training points, 338 test points); "
-              f"{elapsed:.0f} s.\n",
-              markdown_table(rows, cols, digits=4),
-              "\nPaper 002: KPCRank 0.025 vs probabilistic pairwise regression 0.035 on sinc "
-              "(noise level not stated); parse ranking (Table 1): KPCRank best at σ = 0.5 "
-              "and 1.0, RLS/RankRLS best without noise.\n"]
-        write_report(args.output_dir, "kpcrank_sinc", {"args": vars(args), "elapsed_s": elapsed,
-                                                       "results": results}, "\n".join(md))
-        print("\n".join(md))
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return exit_code(_run, args)
+
+
+def _run(args):
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    rows, results = [], {}
+    for sigma in args.sigmas:
+        with threadpool_limits(1):      # small matrices: BLAS threads only add overhead
+            runs = [run_once(rng, sigma, args.n_train, args.gammas)
+                    for _ in tqdm(range(args.repetitions), desc=f"sigma={sigma}",
+                                  file=sys.stderr)]
+        row = {"sigma": sigma}
+        for m in METHODS:
+            vals = np.array([r[m] for r in runs])
+            row[m] = float(vals.mean())
+            row[m + " sem"] = float(vals.std(ddof=1) / np.sqrt(len(vals)))
+        row["KPCRank p (median)"] = float(np.median([r["KPCRank_p"] for r in runs]))
+        results[str(sigma)] = {"runs": runs, **row}
+        rows.append(row)
+    elapsed = time.perf_counter() - start
+    cols = ["sigma"] + [c for m in METHODS for c in (m, m + " sem")] + ["KPCRank p (median)"]
+    md = ["# KPCRank vs RankRLS vs RLS on noisy sinc data (002 §6.2)\n",
+          f"Normalised test disagreement error, mean over {args.repetitions} repetitions "
+          f"(seed {args.seed}, {args.n_train} training points, 338 test points); "
+          f"{elapsed:.0f} s.\n",
+          markdown_table(rows, cols, digits=4),
+          "\nPaper 002: KPCRank 0.025 vs probabilistic pairwise regression 0.035 on sinc "
+          "(noise level not stated); parse ranking (Table 1): KPCRank best at σ = 0.5 "
+          "and 1.0, RLS/RankRLS best without noise.\n"]
+    write_report(args.output_dir, "kpcrank_sinc", {"args": vars(args), "elapsed_s": elapsed,
+                                                   "results": results}, "\n".join(md))
+    print("\n".join(md))
 
 
 if __name__ == "__main__":

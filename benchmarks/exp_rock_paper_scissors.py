@@ -43,7 +43,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from learners.errors import KernelrankError
+from learners.cli import exit_code
 from learners.kronecker import KronRankRLS, KronRLS
 from learners.measures import disagreement_error
 from learners.ranksvm import RankSVM
@@ -135,37 +135,36 @@ def main(argv=None):
                         help="RankSVM C (large C = small regularisation)")
     parser.add_argument("--output-dir", default="results/rock_paper_scissors")
     args = parser.parse_args(argv)
-    try:
-        rng = np.random.default_rng(args.seed)
-        start = time.perf_counter()
-        rows, results = [], {}
-        for variant, w in VARIANTS.items():
-            with threadpool_limits(1):      # tiny matrices: BLAS threads only add overhead
-                runs = [run_once(w, rng, args.alpha, args.svm_C)
-                        for _ in tqdm(range(args.repetitions), desc=variant, file=sys.stderr)]
-            means = {m: float(np.mean([r[m] for r in runs])) for m in METHODS}
-            sems = {m: float(np.std([r[m] for r in runs], ddof=1) / np.sqrt(len(runs)))
-                    for m in METHODS}
-            results[variant] = {"mean": means, "sem": sems}
-            rows.append({"variant": variant, **means})
-        elapsed = time.perf_counter() - start
-        md = ["# Rock-paper-scissors conditional ranking (004 §6.1)\n",
-              f"Mean test ranking loss over {args.repetitions} repetitions "
-              f"(seed {args.seed}, λ = {args.alpha:g}, RankSVM C = {args.svm_C:g}); "
-              f"{elapsed:.0f} s.\n",
-              markdown_table(rows, ["variant"] + METHODS, digits=5),
-              "\nPaper 004 Table 1 (row labels 2-3 lost in our copy):\n",
-              markdown_table([{"variant": k, **dict(zip(METHODS, v))}
-                              for k, v in PAPER_TABLE1.items()], ["variant"] + METHODS,
-                             digits=5)]
-        payload = {"args": vars(args), "elapsed_s": elapsed, "results": results,
-                   "paper_table1": PAPER_TABLE1}
-        write_report(args.output_dir, "rock_paper_scissors", payload, "\n".join(md))
-        print("\n".join(md))
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return exit_code(_run, args)
+
+
+def _run(args):
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    rows, results = [], {}
+    for variant, w in VARIANTS.items():
+        with threadpool_limits(1):      # tiny matrices: BLAS threads only add overhead
+            runs = [run_once(w, rng, args.alpha, args.svm_C)
+                    for _ in tqdm(range(args.repetitions), desc=variant, file=sys.stderr)]
+        means = {m: float(np.mean([r[m] for r in runs])) for m in METHODS}
+        sems = {m: float(np.std([r[m] for r in runs], ddof=1) / np.sqrt(len(runs)))
+                for m in METHODS}
+        results[variant] = {"mean": means, "sem": sems}
+        rows.append({"variant": variant, **means})
+    elapsed = time.perf_counter() - start
+    md = ["# Rock-paper-scissors conditional ranking (004 §6.1)\n",
+          f"Mean test ranking loss over {args.repetitions} repetitions "
+          f"(seed {args.seed}, λ = {args.alpha:g}, RankSVM C = {args.svm_C:g}); "
+          f"{elapsed:.0f} s.\n",
+          markdown_table(rows, ["variant"] + METHODS, digits=5),
+          "\nPaper 004 Table 1 (row labels 2-3 lost in our copy):\n",
+          markdown_table([{"variant": k, **dict(zip(METHODS, v))}
+                          for k, v in PAPER_TABLE1.items()], ["variant"] + METHODS,
+                         digits=5)]
+    payload = {"args": vars(args), "elapsed_s": elapsed, "results": results,
+               "paper_table1": PAPER_TABLE1}
+    write_report(args.output_dir, "rock_paper_scissors", payload, "\n".join(md))
+    print("\n".join(md))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from learners.errors import InvalidParameterError, KernelrankError
+from learners.cli import run_subcommand
+from learners.errors import InvalidParameterError
 
 # (name, kernel, kernel options) of `python -m homology benchmark`
 BENCHMARK_CONFIGS = [
@@ -291,16 +292,7 @@ COMMANDS = {"scop": cmd_scop, "benchmark": cmd_benchmark, "train": cmd_train,
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return COMMANDS[args.command](args)
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command](args))
 
 
 if __name__ == "__main__":

@@ -26,8 +26,15 @@ def run_subcommand(parser, argv, run):
     if getattr(args, "command", None) is None:
         parser.print_help()
         return 0
+    return exit_code(run, args)
+
+
+def exit_code(run, *args):
+    """Call ``run(*args)`` and return a process exit code: its return value (None = 0), or 2
+    after printing ``error: <message>`` to stderr when it raises a
+    :class:`~learners.errors.KernelrankError`. For scripts without subcommands."""
     try:
-        code = run(args)
+        code = run(*args)
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -396,16 +396,12 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
 
     client = cluster = None
     try:
-        if workers == 0 and scheduler is None:
-            for k, batch in enumerate(_batched(docs, chunk_size)):
-                n_chunks = k + 1
-                if k in done:
-                    resumed += 1
-                    continue
-                if max_chunks is not None and new >= max_chunks:
-                    return {"stopped_after_chunks": new, "resumed_chunks": resumed}
+        if workers == 0 and scheduler is None:       # this process, one chunk at a time
+            def submit(k, batch):
                 finish(k, process_chunk(batch, resources, output_format))
-                new += 1
+
+            def drain(block_until):
+                pass
         else:
             from distributed import Client, LocalCluster, wait
             if scheduler is None:
@@ -425,20 +421,23 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
                     for f in finished:
                         finish(inflight.pop(f), f.result())
 
-            for k, batch in enumerate(_batched(docs, chunk_size)):
-                n_chunks = k + 1
-                if k in done:
-                    resumed += 1
-                    continue
-                if max_chunks is not None and new >= max_chunks:
-                    drain(0)
-                    return {"stopped_after_chunks": new, "resumed_chunks": resumed}
+            def submit(k, batch):
                 f = client.submit(process_chunk, batch, shared, output_format, pure=False,
                                   key=f"extract-chunk-{k}-{os.getpid()}-{time.time_ns()}")
                 inflight[f] = k
-                new += 1
                 drain(2 * n_workers - 1)
-            drain(0)
+
+        for k, batch in enumerate(_batched(docs, chunk_size)):
+            n_chunks = k + 1
+            if k in done:
+                resumed += 1
+                continue
+            if max_chunks is not None and new >= max_chunks:
+                drain(0)
+                return {"stopped_after_chunks": new, "resumed_chunks": resumed}
+            submit(k, batch)
+            new += 1
+        drain(0)
     finally:
         bar.close()
         if client is not None:

@@ -36,6 +36,15 @@ def _limited(fn, blas_threads):
     return run
 
 
+def _gather(client, task, items, bar):
+    from dask.distributed import as_completed
+
+    futures = [client.submit(task, it, pure=False) for it in items]
+    for _ in as_completed(futures):
+        bar.update()
+    return [f.result() for f in futures]
+
+
 def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_threads=None,
               desc=None, progress=True):
     """``[fn(item) for item in items]``, in parallel when ``jobs > 1`` or ``scheduler``.
@@ -67,7 +76,7 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
                 out.append(task(it))
                 bar.update()
             return out
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
 
         cluster = None
         if scheduler is None:
@@ -82,11 +91,14 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
                 n = jobs if scheduler is None else max(
                     1, sum(w.get("nthreads", 1) for w in
                            client.scheduler_info()["workers"].values()))
-                task = _limited(fn, blas_threads or default_blas_threads(n))
-                futures = [client.submit(task, it, pure=False) for it in items]
-                for _ in as_completed(futures):
-                    bar.update()
-                return [f.result() for f in futures]
+                threads = blas_threads or default_blas_threads(n)
+                if scheduler is None and not processes:
+                    # worker threads share this process's BLAS: limit it once for the whole
+                    # run (a per-task limit would be undone by whichever task ends first)
+                    from threadpoolctl import threadpool_limits
+                    with threadpool_limits(threads):
+                        return _gather(client, fn, items, bar)
+                return _gather(client, _limited(fn, threads), items, bar)
         finally:
             if cluster is not None:
                 cluster.close()

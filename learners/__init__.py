@@ -16,7 +16,8 @@ returns a leading λ axis computed from one cached decomposition):
 Learners at scale and further families (imported on first use, so ``import learners`` stays
 light): reduced-set / Nyström (:class:`ReducedSetRLS`, :class:`ReducedSetGlobalRankRLS`,
 :class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`), conjugate gradient
-(:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, greedy feature selection
+(:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel squared-hinge
+:class:`L2SVM` (RLS on its active set), greedy feature selection
 (:class:`GreedyRLS`, :class:`GreedyRankRLS`), :class:`KPCRank`, Kronecker conditional
 ranking (:class:`KronRLS`, :class:`KronRankRLS`) and co-regularization (:class:`CoRLS`,
 :class:`CoRankRLS`).
@@ -69,6 +70,7 @@ _LAZY = {
     "CoRLS": "learners.coreg", "CoRankRLS": "learners.coreg",
     "GreedyRLS": "learners.greedy", "GreedyRankRLS": "learners.greedy",
     "KPCRank": "learners.kpcrank",
+    "L2SVM": "learners.l2svm",
     "KronRLS": "learners.kronecker", "KronRankRLS": "learners.kronecker",
     "NystroemMap": "learners.nystroem",
     "RankSVM": "learners.ranksvm",

@@ -1,6 +1,7 @@
 """scikit-learn estimator checks on the learners (get_params/clone/fit/predict conventions).
 
-All checks pass without exceptions for RLS, GlobalRankRLS and the CV variants (the rankers
+All checks pass without exceptions for RLS, GlobalRankRLS, the CV variants and the binary
+classifier L2SVM (tagged ``multi_class=False``, so the multi-class checks are skipped) (the rankers
 are not tagged as regressors, so regression-accuracy checks do not run on them).
 QueryRankRLS / QueryRankRLSCV / PairwiseRankRLS need qids or pairs in ``fit`` and cannot go
 through the generic checks; their clone/params behaviour is tested directly below.
@@ -10,7 +11,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from learners import RLS, RLSCV, GlobalRankRLS, GlobalRankRLSCV, QueryRankRLS
+from learners import RLS, RLSCV, GlobalRankRLS, GlobalRankRLSCV, L2SVM, QueryRankRLS
 
 _ALPHAS = (0.1, 1.0, 10.0)
 
@@ -25,6 +26,9 @@ _ALPHAS = (0.1, 1.0, 10.0)
         GlobalRankRLS(kernel="gaussian", gamma=0.5),
         RLSCV(alphas=_ALPHAS),
         GlobalRankRLSCV(alphas=_ALPHAS, cv=3),
+        L2SVM(),
+        L2SVM(kernel="gaussian", gamma=0.5, class_weight="balanced"),
+        L2SVM(kernel="precomputed"),
     ],
 )
 def test_sklearn_checks(estimator, check):

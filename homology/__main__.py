@@ -77,11 +77,15 @@ def _add_common(p, data=True):
 
 
 def _add_eval_options(p):
-    p.add_argument("--learner", choices=("rls", "rankrls"), default="rls")
+    p.add_argument("--learner", choices=("l2svm", "rls", "rankrls"), default="l2svm",
+                   help="l2svm (default: squared-hinge SVM solved as RLS on its active set, "
+                        "class-balanced), rls (class-balanced targets) or rankrls "
+                        "(bipartite RankRLS)")
     p.add_argument("--targets", choices=("balanced", "pm1"), default="balanced",
                    help="RLS regression targets (class-balanced or ±1)")
     p.add_argument("--alphas", default=None,
-                   help="comma-separated λ grid (default 2^-10..2^8)")
+                   help="comma-separated λ grid (default 2^-10..2^8; l2svm 2^-8..2^2 "
+                        "in steps of 4)")
     p.add_argument("--select", choices=("roc", "roc50"), default="roc",
                    help="leave-one-out measure that chooses λ on the training part")
     p.add_argument("--families", default=None,
@@ -117,6 +121,10 @@ def build_parser():
     p.add_argument("--negatives", required=True, help="FASTA of non-members")
     p.add_argument("--model", required=True, help="output model file (.npz, no pickle)")
     p.add_argument("--alphas", default=None, help="comma-separated λ grid")
+    p.add_argument("--learner", choices=("l2svm", "rls"), default="l2svm",
+                   help="class-balanced squared-hinge SVM (default) or class-balanced RLS")
+    p.add_argument("--select", choices=("roc", "roc50"), default="roc",
+                   help="leave-one-out measure that chooses λ")
     _add_kernel_options(p)
     _add_common(p, data=False)
 
@@ -128,11 +136,11 @@ def build_parser():
     return parser
 
 
-def _alphas(text):
-    from homology.benchmark import DEFAULT_ALPHAS
+def _alphas(text, learner="rls"):
+    from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS
 
     if text is None:
-        return DEFAULT_ALPHAS
+        return L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
     try:
         vals = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
@@ -168,8 +176,9 @@ def cmd_scop(args):
     bench = load_scop(args.data_dir)
     opts = _kernel_options(args)
     kernel = make_kernel(args.kernel, **opts)
-    results = scop_experiment(bench, kernel, args.kernel, args.learner, _alphas(args.alphas),
-                              args.jobs, _families(bench, args.families),
+    results = scop_experiment(bench, kernel, args.kernel, args.learner,
+                              _alphas(args.alphas, args.learner), args.jobs,
+                              _families(bench, args.families),
                               not args.no_progress, args.targets, select=args.select)
     results["kernel_options"] = opts
     out = Path(args.output_dir)
@@ -205,7 +214,7 @@ def cmd_benchmark(args):
             print(f"{name}: reused {out / name / 'results.json'}", flush=True)
             continue
         res = scop_experiment(bench, make_kernel(kname, **opts), kname, args.learner,
-                              _alphas(args.alphas), args.jobs, families,
+                              _alphas(args.alphas, args.learner), args.jobs, families,
                               not args.no_progress, args.targets, select=args.select)
         res["kernel_options"] = opts
         res["config"] = name
@@ -234,7 +243,7 @@ def _reusable(path, kname, opts, args, families, bench):
     res = json.loads(path.read_text())
     wanted = {"kernel": kname, "learner": args.learner,
               "params": json.loads(json.dumps(kernel_params(make_kernel(kname, **opts)))),
-              "alphas": [float(a) for a in np.sort(_alphas(args.alphas))],
+              "alphas": [float(a) for a in np.sort(_alphas(args.alphas, args.learner))],
               "families": list(bench.families if families is None else families)}
     got = {"kernel": res.get("kernel"), "learner": res.get("learner"),
            "params": res.get("params"), "alphas": res.get("alphas")}
@@ -263,11 +272,14 @@ def cmd_train(args):
     from homology.model import save_model, train_model
 
     model = train_model(read_fasta(args.positives), read_fasta(args.negatives), args.kernel,
-                        _kernel_options(args), _alphas(args.alphas))
+                        _kernel_options(args), _alphas(args.alphas, args.learner),
+                        args.learner, args.select)
     save_model(args.model, model)
     meta = model["meta"]
-    print(f"trained on {meta['n_positive']} positives / {meta['n_negative']} negatives, "
-          f"λ={meta['alpha']:g}, leave-one-out ROC {meta['loo_roc']:.3f} → {args.model}")
+    print(f"{args.learner} trained on {meta['n_positive']} positives / "
+          f"{meta['n_negative']} negatives, λ={meta['alpha']:g}, leave-one-out "
+          f"{'ROC' if args.select == 'roc' else 'ROC50'} {meta['loo_score']:.3f} → "
+          f"{args.model}")
     return 0
 
 

@@ -1,21 +1,25 @@
 """Train a homology detector on a user's own family and score new sequences with it.
 
 ``train``: positives and negatives (FASTA) → normalized kernel between the training
-sequences → RLS on class-balanced targets (as in :mod:`homology.benchmark`), λ chosen by the
-leave-one-out ROC area on the training data → model file.
+sequences → the class-balanced L2-SVM (default) or RLS on class-balanced targets, as in
+:mod:`homology.benchmark` → λ chosen by the leave-one-out ROC area (or ROC50) on the
+training data → model file.
 
 Model file format (no pickle): one NumPy ``.npz`` archive (``np.load(allow_pickle=False)``)
 with the arrays
 
 * ``meta`` — a 0-d unicode array holding JSON: ``format`` ("kernelrank-homology-model"),
-  ``version`` (1), ``kernel`` (CLI name), ``kernel_options`` (the keyword arguments of
-  :func:`homology.benchmark.make_kernel`), ``alpha``, ``loo_roc``, ``n_positive``,
-  ``n_negative``;
+  ``version`` (2), ``kernel`` (CLI name), ``kernel_options`` (the keyword arguments of
+  :func:`homology.benchmark.make_kernel`), ``learner`` ("l2svm" or "rls"), ``alpha``,
+  ``selection`` ("roc" or "roc50"), ``loo_score`` (its best leave-one-out value),
+  ``intercept``, ``n_positive``, ``n_negative``;
 * ``train_ids``, ``train_sequences`` — unicode arrays of the training sequences;
 * ``dual_coef`` — float64, one coefficient per training sequence: the score of x is
-  ``sum_i dual_coef[i] k(x, train_i)``;
+  ``sum_i dual_coef[i] k(x, train_i) + intercept``;
 * ``feature_mean``, ``feature_scale`` — the protein-feature standardization (present only
   when the kernel uses protein features).
+
+Version 1 files (RLS only, no intercept, ``loo_roc``) still load.
 """
 
 import json
@@ -23,13 +27,19 @@ import json
 import numpy as np
 
 from corpora.atomic import atomic_open
-from homology.benchmark import DEFAULT_ALPHAS, make_kernel, select_alpha, training_targets
+from homology.benchmark import (
+    DEFAULT_ALPHAS,
+    L2SVM_ALPHAS,
+    make_kernel,
+    make_learner,
+    select_alpha,
+    training_targets,
+)
 from homology.features import ProteinFeatures
 from homology.sums import SumKernel
-from learners.errors import CorpusFormatError, InvalidInputError
-from learners.rls import RLS
+from learners.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
 
-FORMAT, VERSION = "kernelrank-homology-model", 1
+FORMAT, VERSION = "kernelrank-homology-model", 2
 
 
 def _feature_part(kernel):
@@ -42,9 +52,13 @@ def _feature_part(kernel):
     return None
 
 
-def train_model(positives, negatives, kernel_name, kernel_options, alphas=DEFAULT_ALPHAS):
+def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
+                learner="l2svm", select="roc"):
     """Fit a detector from lists of :class:`corpora.fasta.ProteinRecord`. Returns a dict
-    (the content of the model file)."""
+    (the content of the model file). ``alphas`` defaults to the learner's grid of
+    :mod:`homology.benchmark`."""
+    if learner not in ("l2svm", "rls"):
+        raise InvalidParameterError(f"learner must be 'l2svm' or 'rls', got {learner!r}")
     if len(positives) < 2 or len(negatives) < 2:
         raise InvalidInputError(
             f"need at least 2 positive and 2 negative sequences, got {len(positives)} and "
@@ -58,13 +72,23 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=DEFAUL
     y = np.r_[np.ones(len(positives)), -np.ones(len(negatives))]
     kernel = make_kernel(kernel_name, **kernel_options)
     K = kernel.fit(seqs).gram(seqs)
+    if alphas is None:
+        alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
     alphas = np.sort(np.asarray(alphas, dtype=float))
-    model = RLS(alpha=alphas[0], kernel="precomputed").fit(K, training_targets(y))
-    alpha, loo = select_alpha(y, model.leave_one_out(alphas), alphas)
-    coef = model.regularization_path([alpha])[0]
+    if learner == "l2svm":
+        model = make_learner(learner, alphas[-1]).fit(K, y)
+    else:
+        model = make_learner(learner, alphas[0]).fit(K, training_targets(y))
+    alpha, loo = select_alpha(y, model.leave_one_out(alphas), alphas, select)
+    if learner == "l2svm":
+        fitted = model.set_params(alpha=alpha).fit(K, y)
+        coef, intercept = fitted.dual_coef_, fitted.intercept_
+    else:
+        coef, intercept = model.regularization_path([alpha])[0], 0.0
     out = {"meta": {"format": FORMAT, "version": VERSION, "kernel": kernel_name,
-                    "kernel_options": kernel_options, "alpha": alpha,
-                    "loo_roc": float(loo.max()), "n_positive": len(positives),
+                    "kernel_options": kernel_options, "learner": learner, "alpha": alpha,
+                    "selection": select, "loo_score": float(loo.max()),
+                    "intercept": float(intercept), "n_positive": len(positives),
                     "n_negative": len(negatives)},
            "train_ids": ids, "train_sequences": seqs, "dual_coef": coef}
     feats = _feature_part(kernel)
@@ -92,16 +116,19 @@ def load_model(path):
         meta = json.loads(str(model["meta"]))
     except (OSError, ValueError, KeyError) as exc:
         raise CorpusFormatError(f"not a kernelrank homology model ({exc})", path=path) from None
-    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+    if meta.get("format") != FORMAT or meta.get("version") not in (1, VERSION):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
                                 f"{meta.get('version')!r}", path=path)
+    if meta["version"] == 1:  # RLS without intercept
+        meta = {**meta, "learner": "rls", "intercept": 0.0, "selection": "roc",
+                "loo_score": meta.get("loo_roc")}
     model["meta"] = meta
     return model
 
 
 def predict_scores(model, sequences):
-    """Scores ``sum_i dual_coef[i] k(x, train_i)`` of ``sequences`` (higher = more likely
-    a family member)."""
+    """Scores ``sum_i dual_coef[i] k(x, train_i) + intercept`` of ``sequences`` (higher =
+    more likely a family member)."""
     meta = model["meta"]
     kernel = make_kernel(meta["kernel"], **meta["kernel_options"])
     train = [str(s) for s in model["train_sequences"]]
@@ -109,4 +136,4 @@ def predict_scores(model, sequences):
     if feats is not None:
         feats.fit(train[:1])  # sets feature names; the stored standardization replaces it
         feats.mean_, feats.scale_ = model["feature_mean"], model["feature_scale"]
-    return kernel.gram(list(sequences), train) @ model["dual_coef"]
+    return kernel.gram(list(sequences), train) @ model["dual_coef"] + meta["intercept"]

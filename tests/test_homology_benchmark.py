@@ -14,6 +14,7 @@ from homology.benchmark import (evaluate_family, make_kernel, run_families, sele
 from homology.model import load_model, predict_scores
 from learners.errors import InvalidParameterError
 from learners.measures import auc, roc50
+from learners.l2svm import L2SVM
 from learners.rls import RLS
 
 
@@ -75,7 +76,7 @@ def test_test_labels_never_used_for_selection(small):
     split = small.split("7.3.5.2")
     flipped = FamilySplit(split.family, split.train, split.y_train, split.test,
                           -split.y_test)
-    for learner in ("rls", "rankrls"):
+    for learner in ("rls", "rankrls", "l2svm"):
         a = evaluate_family(K, split, learner)
         b = evaluate_family(K, flipped, learner)
         assert a["alpha"] == b["alpha"] and a["roc"] == pytest.approx(1 - b["roc"])
@@ -103,7 +104,8 @@ def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
     assert (out / "roc50_families.png").stat().st_size > 1000
 
 
-def test_train_predict_round_trip(small, tmp_path):
+@pytest.mark.parametrize("learner", ["l2svm", "rls"])
+def test_train_predict_round_trip(small, tmp_path, learner):
     split = small.split("7.3.5.2")
     pos = [(small.ids[i], small.sequences[i]) for i in split.train[split.y_train > 0]]
     neg = [(small.ids[i], small.sequences[i]) for i in split.train[split.y_train < 0]]
@@ -114,7 +116,8 @@ def test_train_predict_round_trip(small, tmp_path):
     model_path = tmp_path / "model.npz"
     assert main(["train", "--positives", str(tmp_path / "pos.fa"), "--negatives",
                  str(tmp_path / "neg.fa"), "--model", str(model_path), "--kernel",
-                 "spectrum+features", "--groups", "aa,physchem", "--weight", "0.3"]) == 0
+                 "spectrum+features", "--groups", "aa,physchem", "--weight", "0.3",
+                 "--learner", learner]) == 0
     with np.load(model_path, allow_pickle=False) as data:  # no pickle needed
         assert set(data.files) >= {"meta", "dual_coef", "train_sequences"}
     assert main(["predict", "--model", str(model_path), "--input", str(tmp_path / "test.fa"),
@@ -122,14 +125,21 @@ def test_train_predict_round_trip(small, tmp_path):
     lines = (tmp_path / "scores.tsv").read_text().splitlines()
     assert lines[0] == "id\tscore" and len(lines) == len(test) + 1
     got = np.array([float(line.split("\t")[1]) for line in lines[1:]])
-    # the same scores computed directly: kernel sum fitted on the training sequences + RLS
+    # the same scores computed directly: kernel sum fitted on the training sequences + the
+    # learner fitted at the stored λ
     model = load_model(model_path)
+    assert model["meta"]["learner"] == learner
     seqs = [s for _, s in pos + neg]
     kern = make_kernel("spectrum+features", groups=("aa", "physchem"), weight=0.3)
     K = kern.fit(seqs).gram(seqs)
     y = np.r_[np.ones(len(pos)), -np.ones(len(neg))]
-    rls = RLS(alpha=model["meta"]["alpha"], kernel="precomputed").fit(K, training_targets(y))
-    direct = rls.predict(kern.gram([s for _, s in test], seqs))
+    Kt = kern.gram([s for _, s in test], seqs)
+    lam = model["meta"]["alpha"]
+    if learner == "rls":
+        direct = RLS(alpha=lam, kernel="precomputed").fit(K, training_targets(y)).predict(Kt)
+    else:
+        direct = L2SVM(alpha=lam, kernel="precomputed", class_weight="balanced").fit(
+            K, y).decision_function(Kt)
     np.testing.assert_allclose(got, direct, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(predict_scores(model, [s for _, s in test]), direct, rtol=1e-8)
     assert auc(split.y_test, got) > 0.8
@@ -157,7 +167,7 @@ def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
     summary = json.loads((out / "benchmark.json").read_text())
     assert [c["config"] for c in summary["configs"]] == ["spectrum-k3", "locality-strict"]
     table = (out / "benchmark.md").read_text()
-    assert "spectrum k=3 / rls (ours)" in table and "(published)" in table
+    assert "spectrum k=3 / l2svm (ours)" in table and "(published)" in table  # default
 
     def boom(*a, **k):
         raise AssertionError("recomputed although --reuse was given")
@@ -217,12 +227,45 @@ def test_reuse_restricts_to_requested_families(tmp_path, monkeypatch):
                            for f, r in zip("abc", (0.6, 0.8, 1.0))]}
     path = tmp_path / "results.json"
     path.write_text(json.dumps(stored))
-    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse"])
+    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse",
+                                      "--learner", "rls"])
     got = _reusable(path, "spectrum", {"k": 3}, args, ["c", "a"], B)
     assert [f["family"] for f in got["families"]] == ["c", "a"]
     assert got["mean_roc"] == pytest.approx(0.8) and got["n_families"] == 2
     assert _reusable(path, "spectrum", {"k": 3}, args, ["a", "z"], B) is None
     assert _reusable(path, "spectrum", {"k": 4}, args, ["a"], B) is None
     args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse",
-                                      "--select", "roc50"])
+                                      "--learner", "rls", "--select", "roc50"])
     assert _reusable(path, "spectrum", {"k": 3}, args, ["a"], B) is None
+
+
+def test_l2svm_family_evaluation_matches_direct_fit(small):
+    """λ by the L2-SVM's leave-one-out ROC on the training part, then the test scores of a
+    fresh fit at that λ (class-balanced costs, intercept)."""
+    K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
+    split = small.split("7.3.5.2")
+    alphas = 2.0 ** np.arange(-6, 3, 2)
+    res = evaluate_family(K, split, "l2svm", alphas)
+    tr, te = split.train, split.test
+    loo = [L2SVM(alpha=a, kernel="precomputed", class_weight="balanced")
+           .fit(K[np.ix_(tr, tr)], split.y_train).leave_one_out() for a in alphas]
+    alpha, _ = select_alpha(split.y_train, loo, alphas)
+    assert res["alpha"] == alpha
+    model = L2SVM(alpha=alpha, kernel="precomputed", class_weight="balanced")
+    scores = model.fit(K[np.ix_(tr, tr)], split.y_train).decision_function(K[np.ix_(te, tr)])
+    assert res["roc"] == pytest.approx(auc(split.y_test, scores), abs=1e-12)
+    assert res["roc50"] == pytest.approx(roc50(split.y_test, scores), abs=1e-12)
+
+
+def test_version_1_model_still_loads(tmp_path):
+    meta = {"format": "kernelrank-homology-model", "version": 1, "kernel": "spectrum",
+            "kernel_options": {"k": 2}, "alpha": 1.0, "loo_roc": 0.9, "n_positive": 1,
+            "n_negative": 1}
+    path = tmp_path / "v1.npz"
+    np.savez(path, meta=np.array(json.dumps(meta)), train_ids=np.array(["a", "b"]),
+             train_sequences=np.array(["ACDE", "KLMN"]), dual_coef=np.array([1.0, -1.0]))
+    model = load_model(path)
+    assert model["meta"]["learner"] == "rls" and model["meta"]["intercept"] == 0.0
+    kern = make_kernel("spectrum", k=2)
+    K = kern.fit(["ACDE", "KLMN"]).gram(["ACDF"], ["ACDE", "KLMN"])
+    np.testing.assert_allclose(predict_scores(model, ["ACDF"]), K @ [1.0, -1.0])

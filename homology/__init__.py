@@ -12,7 +12,8 @@ where the feature space allows, so linear learners and the fast CV of ``learners
 * :class:`ProteinFeatures` — standardized Biopython ``ProteinAnalysis`` features;
 * :class:`SumKernel` — weighted sums of the above.
 
-Evaluation on the SCOP 1.53 benchmark (:mod:`homology.benchmark`), reports
+Evaluation on the SCOP 1.53 benchmark (:mod:`homology.benchmark`; learners: the
+class-balanced L2-SVM of :mod:`learners.l2svm` by default, RLS, bipartite RankRLS), reports
 (:mod:`homology.report`), user models (:mod:`homology.model`), and the command line
 ``python -m homology {scop, benchmark, train, predict}``.
 """

@@ -1,4 +1,4 @@
-"""Remote protein homology detection with string kernels and RLS / RankRLS.
+"""Remote protein homology detection with string kernels and the L2-SVM, RLS or RankRLS.
 
 Commands:
   scop       one kernel on the SCOP 1.53 benchmark (54 families) → results.json + report

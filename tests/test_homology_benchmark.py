@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from corpora.fasta import read_fasta, write_fasta
+from corpora.fasta import write_fasta
 from corpora.scop import FamilySplit, ScopBenchmark, load_scop
 from homology.__main__ import main
 from homology.benchmark import (evaluate_family, make_kernel, run_families, select_alpha,

@@ -381,8 +381,10 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
     stats = ReadStats()
     docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
                           **({"one_document": True} if one_document else {}))
-    done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size, spacy_model,
-                                    collapse, output_format, skip_bad, one_document, reparse),
+    # the spaCy model is part of the run's identity only when it parses something
+    done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
+                                    spacy_model if uses_spacy else None, collapse,
+                                    output_format, skip_bad, one_document, reparse),
                        overwrite)
     bar = _Progress(progress)
     n_chunks = 0

@@ -408,6 +408,22 @@ def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model
         extract(src, lll_model, out, "pubtator", chunk_size=1, workers=0, progress=False)
 
 
+def test_learning_xml_resume_ignores_the_unused_spacy_model(data_dir, lll_model, tmp_path):
+    """Without --reparse a learning-xml run never parses, so resuming it with another
+    --spacy-model continues the same run (with --reparse the model is part of its identity)."""
+    from ppi.extract import extract
+    ref = tmp_path / "ref.jsonl"
+    extract(_lll(data_dir), lll_model, ref, "learning-xml", chunk_size=20, workers=0,
+            progress=False)
+    out = tmp_path / "out.jsonl"
+    part = extract(_lll(data_dir), lll_model, out, "learning-xml", chunk_size=20, workers=0,
+                   progress=False, max_chunks=1)
+    assert part["stopped_after_chunks"] == 1
+    summary = extract(_lll(data_dir), lll_model, out, "learning-xml", chunk_size=20,
+                      workers=0, progress=False, spacy_model="another_model")
+    assert summary["resumed_chunks"] == 1 and out.read_bytes() == ref.read_bytes()
+
+
 @pytest.mark.slow
 def test_resume_after_sigkill(nlp, data_dir, lll_model, tmp_path):
     docs = _abstracts(data_dir, n_docs=6, copies=2)

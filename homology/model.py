@@ -81,8 +81,7 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
         model = make_learner(learner, alphas[0]).fit(K, training_targets(y))
     alpha, loo = select_alpha(y, model.leave_one_out(alphas), alphas, select)
     if learner == "l2svm":
-        fitted = model.set_params(alpha=alpha).fit(K, y)
-        coef, intercept = fitted.dual_coef_, fitted.intercept_
+        (coef,), (intercept,) = model.regularization_path([alpha])
     else:
         coef, intercept = model.regularization_path([alpha])[0], 0.0
     out = {"meta": {"format": FORMAT, "version": VERSION, "kernel": kernel_name,

@@ -216,7 +216,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     Complexity O(s m^2 + Σ |S_t|^3 / 3) for s Newton steps; :meth:`leave_one_out` and
-    :meth:`decision_path` over a λ grid warm-start each λ from the previous one.
+    :meth:`decision_path` and :meth:`regularization_path` over a λ grid warm-start each λ from the previous one.
     """
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
@@ -280,6 +280,16 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     # ------------------------------------------------------------------ λ path, LOO
+    def regularization_path(self, alphas):
+        """``(dual_coefs, intercepts)`` of the optimum at every λ in ``alphas``: arrays
+        (n_alphas, m) and (n_alphas,), from the cached / warm-started path."""
+        check_is_fitted(self)
+        alphas, _ = check_alphas(alphas, self.alpha)
+        coefs, intercepts = np.empty((len(alphas), len(self._y))), np.empty(len(alphas))
+        for j, a in self._path_order(alphas):
+            coefs[j], intercepts[j] = self._solve(a)[:2]
+        return coefs, intercepts
+
     def decision_path(self, X, alphas):
         """Decision values for every λ in ``alphas``: array (n_alphas, m'). The kernel
         between X and the training data is computed once."""

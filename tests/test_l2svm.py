@@ -97,8 +97,11 @@ def test_path_and_warm_starts_equal_single_fits(rng):
     model = L2SVM(kernel="gaussian", gamma=0.3).fit(X, y)
     path = model.decision_path(Xt, ALPHAS)
     loo = model.leave_one_out(ALPHAS)
+    coefs, intercepts = model.regularization_path(ALPHAS)
     for j, a in enumerate(ALPHAS):
         single = L2SVM(alpha=a, kernel="gaussian", gamma=0.3).fit(X, y)
+        np.testing.assert_allclose(coefs[j], single.dual_coef_, rtol=1e-8, atol=1e-10)
+        assert intercepts[j] == pytest.approx(single.intercept_, rel=1e-8, abs=1e-10)
         np.testing.assert_allclose(path[j], single.decision_function(Xt), rtol=1e-8,
                                    atol=1e-10)
         np.testing.assert_allclose(loo[j], single.leave_one_out(), rtol=1e-8, atol=1e-10)

@@ -215,8 +215,9 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Complexity O(s m^2 + Σ |S_t|^3 / 3) for s Newton steps; :meth:`leave_one_out` and
-    :meth:`decision_path` and :meth:`regularization_path` over a λ grid warm-start each λ from the previous one.
+    Complexity O(s m^2 + Σ |S_t|^3 / 3) for s Newton steps. :meth:`leave_one_out`,
+    :meth:`decision_path` and :meth:`regularization_path` over a λ grid solve each λ once
+    (cached), from the largest down, each warm-started from the nearest solved λ.
     """
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,

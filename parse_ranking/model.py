@@ -1,24 +1,27 @@
 """Train a parse ranker on a built data set, save it without pickle, rerank new sentences.
 
-A saved model is two files (format ``kernelrank.parse_ranking.model/2``):
+A saved model is two files (format ``kernelrank.parse_ranking.model/3``):
 
 ``<model>.json`` (UTF-8 JSON)::
 
-    {"format": "kernelrank.parse_ranking.model/2", "ranker": "rankrls" | ... | "corankrls",
+    {"format": "kernelrank.parse_ranking.model/3", "ranker": "rankrls" | ... | "corankrls",
      "views": [{"kernel": "locality" | "bag_of_links" | "links_words" | "graph",
                 "representation": {fitted state, see representation_state}}, ...],
      "combine": "mean", "fit_info": {...}, "n_sentences": .., "n_parses": ..,
      "lg_options": {...}}
 
-``<model>.npz`` (NumPy, ``allow_pickle=False``): ``w0, w1, …``, the primal weight vector of
-each view over that view's feature columns.
+``<model>.npz`` (NumPy, compressed, ``allow_pickle=False``): ``w0, w1, …``, the primal
+weight vector of each view over that view's feature columns, and ``codes0, codes1, …``
+(int64), the sorted feature-pair codes of the views that have them (locality and graph
+kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
 Every supported kernel is linear in explicit sparse features (the graph kernel's all-paths
 features included, :mod:`learners.all_paths`), so the dual solution ``a`` of a kernel
 model collapses to ``w = Xᵀ a`` and scoring a new parse is one sparse dot product per view;
 the score is the mean over the views (one view for the single-kernel rankers; the
 co-regularized ranker averages its view predictors, :mod:`learners.coreg`, whose basis
-rows play the role of ``X``). Version-1 files (single view: top-level ``kernel``,
+rows play the role of ``X``). Version-2 files (pair codes as JSON integers inside
+``representation``) and version-1 files (single view: top-level ``kernel``,
 ``representation`` and ``w``) are still read.
 """
 
@@ -40,7 +43,8 @@ __all__ = ["train_model", "load_model", "score_parses", "rank_sentence", "SAVEAB
 
 SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls")
 SAVEABLE_KERNELS = ("bag_of_links", "links_words", "locality", "graph")
-FORMAT = "kernelrank.parse_ranking.model/2"
+FORMAT = "kernelrank.parse_ranking.model/3"
+_FORMAT_V2 = "kernelrank.parse_ranking.model/2"
 _FORMAT_V1 = "kernelrank.parse_ranking.model/1"
 
 
@@ -77,12 +81,17 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
             views = [{"kernel": kernel, "representation": state}]
             weights = [np.asarray(X.T @ model.dual_coef_).ravel()]
     path = Path(path)
+    arrays = {f"w{v}": w for v, w in enumerate(weights)}
+    for v, view in enumerate(views):
+        codes = view["representation"].pop("pair_codes", None)
+        if codes is not None:
+            arrays[f"codes{v}"] = np.asarray(codes, dtype=np.int64)
     meta = {"format": FORMAT, "ranker": ranker, "views": views, "combine": "mean",
             "fit_info": info, "n_sentences": int(np.unique(qids).size),
             "n_parses": int(y.size), "lg_options": lg_options or {}}
     write_json(path.with_suffix(".json"), meta)
     with atomic_open(path.with_suffix(".npz"), "wb") as handle:
-        np.savez(handle, **{f"w{v}": w for v, w in enumerate(weights)})
+        np.savez_compressed(handle, **arrays)
     return meta
 
 
@@ -125,9 +134,9 @@ def load_model(path):
     except json.JSONDecodeError as exc:
         raise CorpusFormatError(f"not JSON: {exc.msg}", path=js) from None
     fmt = meta.get("format") if isinstance(meta, dict) else None
-    if fmt not in (FORMAT, _FORMAT_V1):
-        raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT} or "
-                                f"{_FORMAT_V1})", path=js)
+    if fmt not in (FORMAT, _FORMAT_V2, _FORMAT_V1):
+        raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT}, "
+                                f"{_FORMAT_V2} or {_FORMAT_V1})", path=js)
     with np.load(npz, allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
     if fmt == _FORMAT_V1:
@@ -137,7 +146,10 @@ def load_model(path):
         arrays = {"w0": arrays["w"]}
     views, weights = [], []
     for v, view in enumerate(meta["views"]):
-        rep = representation_from_state(view["representation"])
+        state = view["representation"]
+        if f"codes{v}" in arrays:                 # version 3: pair codes in the npz
+            state = dict(state, pair_codes=arrays[f"codes{v}"])
+        rep = representation_from_state(state)
         w = arrays.get(f"w{v}")
         if w is None:
             raise CorpusFormatError(f"weights w{v} of view {v} missing", path=npz)

@@ -47,7 +47,11 @@ def test_round_trip_scores_equal_the_in_memory_model(data, tmp_path, kernel, ran
     on_disk = json.loads((tmp_path / "m.json").read_text())
     assert on_disk["views"][0]["kernel"] == kernel and meta["fit_info"]["alpha"] == info["alpha"]
     with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
-        assert z.files == ["w0"]
+        coded = kernel in ("graph", "locality")   # sorted pair codes live in the npz
+        assert sorted(z.files) == (["codes0", "w0"] if coded else ["w0"])
+        if coded:
+            assert z["codes0"].dtype == np.int64 and np.all(np.diff(z["codes0"]) > 0)
+    assert "pair_codes" not in on_disk["views"][0]["representation"]
     _, views, weights = load_model(tmp_path / "m")
     got = score_parses(views, weights, items)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 * np.abs(expected).max())
@@ -89,14 +93,33 @@ def test_version_1_files_still_load(data, tmp_path):
     records, items, _ = data
     train_model(records, tmp_path / "m", kernel="locality", alphas=ALPHAS, max_parses=6)
     meta, views, weights = load_model(tmp_path / "m")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:   # v1 kept codes in JSON
+        codes = [int(c) for c in z["codes0"]]
     v1 = {"format": "kernelrank.parse_ranking.model/1", "ranker": meta["ranker"],
           "kernel": "locality", "fit_info": meta["fit_info"],
-          "representation": meta["views"][0]["representation"]}
+          "representation": dict(meta["views"][0]["representation"], pair_codes=codes)}
     (tmp_path / "old.json").write_text(json.dumps(v1))
     np.savez(tmp_path / "old.npz", w=weights[0])
     _, views1, weights1 = load_model(tmp_path / "old")
     np.testing.assert_allclose(score_parses(views1, weights1, items),
                                score_parses(views, weights, items))
+
+
+@pytest.mark.parametrize("kernel", ["graph", "locality"])
+def test_version_2_files_with_json_pair_codes_still_load(data, tmp_path, kernel):
+    records, items, _ = data
+    train_model(records, tmp_path / "m", kernel=kernel, alphas=ALPHAS, max_parses=6)
+    meta, views, weights = load_model(tmp_path / "m")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as z:
+        codes = z["codes0"]
+    v2 = json.loads((tmp_path / "m.json").read_text())
+    v2["format"] = "kernelrank.parse_ranking.model/2"
+    v2["views"][0]["representation"]["pair_codes"] = [int(c) for c in codes]
+    (tmp_path / "old.json").write_text(json.dumps(v2))
+    np.savez(tmp_path / "old.npz", w0=weights[0])
+    _, views2, weights2 = load_model(tmp_path / "old")
+    np.testing.assert_array_equal(score_parses(views2, weights2, items),
+                                  score_parses(views, weights, items))
 
 
 def test_bad_model_files_are_typed_errors(data, tmp_path):
@@ -105,7 +128,7 @@ def test_bad_model_files_are_typed_errors(data, tmp_path):
         load_model(tmp_path / "missing")
     train_model(records, tmp_path / "m", kernel="graph", alphas=ALPHAS, max_parses=6)
     text = (tmp_path / "m.json").read_text()
-    (tmp_path / "m.json").write_text(text.replace("model/2", "model/9"))
+    (tmp_path / "m.json").write_text(text.replace("model/3", "model/9"))
     with pytest.raises(CorpusFormatError, match="unsupported model format"):
         load_model(tmp_path / "m")
     (tmp_path / "m.json").write_text("{not json")

@@ -39,6 +39,8 @@ formed. ``H`` is symmetric PSD; a null space can only come from ``K_vᴮ`` (dire
 ``a_v = T_v β_v`` with ``T_v T_vᵀ = (K_vᴮ)⁺``, where it is positive definite (α_v > 0).
 
 Prediction: the average of the view predictors, ``f(x) = (1/M) Σ_v f_v(x)`` (Brefeld et al.);
+:meth:`CoRLS.predict_path` gives it for a whole (α, μ) grid from one fit (the (α, μ)-free
+parts of the system are kept), one O(M³r³) solve per grid point;
 :meth:`predict_views` returns each ``f_v``.
 
 API: ``X_views`` is a list of M arrays (one per view, same rows = same examples);
@@ -123,11 +125,14 @@ def _empirical_map(KB):
     return Q[:, keep] / np.sqrt(evals[keep])
 
 
-def coreg_solve(KL, KU, KB, y, codes_L, codes_U, alphas, mu):
-    """Dual coefficients (list per view) of the co-regularised system H a = c (module doc).
+def coreg_system(KL, KU, KB, y, codes_L, codes_U):
+    """The parts of the co-regularised system that do not depend on (α, μ).
 
-    Solved in the empirical-kernel-map coordinates ``a_v = T_v β_v`` (``T_v T_vᵀ = K_vᴮ⁺``), in
-    which ``α_v K_vᴮ`` becomes ``α_v I`` and H is positive definite; O(M r³) extra.
+    In the empirical-kernel-map coordinates ``a_v = T_v β_v`` (``T_v T_vᵀ = K_vᴮ⁺``) the
+    system of the module docstring is ``(A + ⊕_v α_v I + μ C) β = c`` with
+    ``A = ⊕_v P_vᴸᵀ L P_vᴸ`` and ``C = M · ⊕_v P_vᵁᵀ L_U P_vᵁ − 𝒫ᵁᵀ L_U 𝒫ᵁ``
+    (``P_v = K_v T_v``). Returns ``(T, offsets, A, C, c)``; ``C`` is None without
+    unlabelled rows or with one view. O(M r³ + M r² m + M² r² n).
     """
     M = len(KL)
     T = [_empirical_map(K) for K in KB]
@@ -135,22 +140,42 @@ def coreg_solve(KL, KU, KB, y, codes_L, codes_U, alphas, mu):
     PU = [K @ t for K, t in zip(KU, T)]
     sizes = [t.shape[1] for t in T]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    H = np.zeros((offsets[-1], offsets[-1]))
+    A = np.zeros((offsets[-1], offsets[-1]))
     c = np.zeros(offsets[-1])
     Ly = _laplacian_apply(codes_L, y)
     for v in range(M):
         s = slice(offsets[v], offsets[v + 1])
-        H[s, s] = PL[v].T @ _laplacian_apply(codes_L, PL[v]) + alphas[v] * np.eye(sizes[v])
+        A[s, s] = PL[v].T @ _laplacian_apply(codes_L, PL[v])
         c[s] = PL[v].T @ Ly
-    if M > 1 and mu > 0 and PU[0].shape[0] > 0:
+    C = None
+    if M > 1 and PU[0].shape[0] > 0:
         U = np.hstack(PU)
         G = U.T @ _laplacian_apply(codes_U, U)
-        H -= mu * G
+        C = -G
         for v in range(M):
             s = slice(offsets[v], offsets[v + 1])
-            H[s, s] += mu * M * G[s, s]
+            C[s, s] += M * G[s, s]
+    return T, offsets, A, C, c
+
+
+def coreg_solve_system(system, alphas, mu):
+    """Dual coefficients (list per view) for per-view ``alphas`` and ``mu`` from
+    :func:`coreg_system`: one Cholesky solve of the positive definite system, O(M³ r³)."""
+    T, offsets, A, C, c = system
+    H = A.copy()
+    for v in range(len(T)):
+        idx = np.arange(offsets[v], offsets[v + 1])
+        H[idx, idx] += alphas[v]
+    if C is not None and mu > 0:
+        H += mu * C
     beta = scipy.linalg.solve((H + H.T) / 2, c, assume_a="pos")
-    return [T[v] @ beta[offsets[v]:offsets[v + 1]] for v in range(M)]
+    return [T[v] @ beta[offsets[v]:offsets[v + 1]] for v in range(len(T))]
+
+
+def coreg_solve(KL, KU, KB, y, codes_L, codes_U, alphas, mu):
+    """Dual coefficients (list per view) of the co-regularised system H a = c (module doc),
+    solved in the empirical-kernel-map coordinates where H is positive definite."""
+    return coreg_solve_system(coreg_system(KL, KU, KB, y, codes_L, codes_U), alphas, mu)
 
 
 class CoRLS(RegressorMixin, BaseEstimator):
@@ -268,7 +293,9 @@ class CoRLS(RegressorMixin, BaseEstimator):
                       else np.zeros((0, len(basis))))
             KB.append(kernel_matrix(XB, XB, name, **params))
             basis_views.append(XB)
-        self.dual_coef_ = coreg_solve(KL, KU, KB, y, codes_L, codes_U, alphas, float(self.mu))
+        # the (α, μ)-free parts are kept for predict_path (a grid without refitting)
+        self._system = coreg_system(KL, KU, KB, y, codes_L, codes_U)
+        self.dual_coef_ = coreg_solve_system(self._system, alphas, float(self.mu))
         self.basis_views_ = basis_views
         self.basis_indices_ = basis
         self._specs_ = specs
@@ -300,6 +327,31 @@ class CoRLS(RegressorMixin, BaseEstimator):
     def predict(self, X_views):
         """Average of the view predictors, shape (t,)."""
         return self.predict_views(X_views).mean(axis=1)
+
+    def predict_path(self, X_views, alphas, mus):
+        """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
+        the same data and basis: array (len(alphas), len(mus), t). α is shared by the views.
+
+        The kernels, empirical maps and co-regularisation products of :meth:`fit` are
+        reused (:func:`coreg_system`); each grid point costs one O(M³ r³) solve instead of a
+        whole fit, O(M³r³ + M²r²(n + m)).
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas = np.asarray(alphas, dtype=float).ravel()
+        mus = np.asarray(mus, dtype=float).ravel()
+        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
+            raise InvalidParameterError(f"alphas must be positive numbers, got {alphas!r}")
+        if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
+            raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
+        X_views = _check_views(X_views, self.n_views_, "X_views")
+        KX = [kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
+              for v, (name, params) in enumerate(self._specs_)]
+        out = np.empty((alphas.size, mus.size, KX[0].shape[0]))
+        for i, a in enumerate(alphas):
+            for j, mu in enumerate(mus):
+                coefs = coreg_solve_system(self._system, [a] * self.n_views_, mu)
+                out[i, j] = sum(K @ d for K, d in zip(KX, coefs)) / self.n_views_
+        return out
 
 
 class CoRankRLS(CoRLS):

@@ -109,12 +109,11 @@ def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None
         te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
         Xtr = [X[tr] for X in X_views]
         Xte = [X[te] for X in X_views]
-        for i, a in enumerate(alphas):
-            for j, mu in enumerate(mus):
-                model = _make(a, mu, n_basis, seed).fit(
-                    Xtr, y[tr], qids[tr], U_views if unl else None,
-                    qids_unlabelled=qids_unlabelled if unl else None)
-                P[i, j, te] = model.predict(Xte)
+        # one fit per inner fold; every (α, μ) reuses its kernels and products
+        model = _make(alphas[0], mus[0], n_basis, seed).fit(
+            Xtr, y[tr], qids[tr], U_views if unl else None,
+            qids_unlabelled=qids_unlabelled if unl else None)
+        P[:, :, te] = model.predict_path(Xte, alphas, mus)
     for i in range(len(alphas)):
         for j in range(len(mus)):
             errors[i, j] = disagreement_error(y, P[i, j], qids)

@@ -189,3 +189,29 @@ def test_validation_and_conventions(views):
     assert c.get_params() == model.get_params()
     # no unlabelled data: views are independent
     CoRLS().fit(Xl, y)
+
+
+@pytest.mark.parametrize("estimator", ["corls", "corankrls"])
+def test_predict_path_equals_refitting_every_grid_point(views, rng, estimator):
+    """The (α, μ) grid from one fit's cached system = a fresh fit at every grid point,
+    over α = 1e-6 … 1e6 (ill-conditioned at the small end) and μ = 0 … 100."""
+    from learners.coreg import CoRankRLS, CoRLS
+
+    parts, y = views
+    X, U, Xt = ([p[k] for p in parts[:2]] for k in range(3))
+    alphas, mus = (1e-6, 1e-2, 1.0, 1e3, 1e6), (0.0, 0.1, 100.0)
+    kw = dict(n_basis=20, random_state=1, views=[{"kernel": "gaussian", "gamma": 0.5}] * 2)
+    if estimator == "corls":
+        make = lambda a, mu: CoRLS(alpha=a, mu=mu, **kw)  # noqa: E731
+        fit = lambda est: est.fit(X, y, U)  # noqa: E731
+    else:
+        qids = rng.integers(0, 3, len(y))
+        uq = rng.integers(0, 3, U[0].shape[0])
+        make = lambda a, mu: CoRankRLS(alpha=a, mu=mu, **kw)  # noqa: E731
+        fit = lambda est: est.fit(X, y, qids, U, qids_unlabelled=uq)  # noqa: E731
+    path = fit(make(1.0, 1.0)).predict_path(Xt, alphas, mus)
+    for i, a in enumerate(alphas):
+        for j, mu in enumerate(mus):
+            ref = fit(make(a, mu)).predict(Xt)
+            np.testing.assert_allclose(path[i, j], ref, rtol=1e-8,
+                                       atol=1e-10 * max(np.abs(ref).max(), 1e-300))

@@ -18,7 +18,8 @@ and the method alternates "solve RLS on S" and "recompute S". Each step is follo
 exact line search on the convex piecewise-quadratic J (bisection on its derivative), which
 makes J decrease monotonically; the iteration stops when a full step leaves S unchanged —
 then the gradient is exactly zero, i.e. the returned (β, b) is the optimum, not an
-approximation. In practice 2-5 steps (finite convergence: Keerthi & DeCoste 2005, Thm 1).
+approximation. A few steps in practice (3-7 per λ on the SCOP families; finite convergence:
+Keerthi & DeCoste 2005, Thm 1).
 
 Why it is here: on ranking tasks with few positives among many negatives (remote homology,
 :mod:`homology.benchmark`), the squared loss of RLS / RankRLS also pulls the far-away,

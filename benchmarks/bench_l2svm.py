@@ -4,7 +4,7 @@ explicit retraining and against scikit-learn's SVC (libsvm, hinge loss) as the p
 Measures in ONE run on the same machine, for each of ``--families`` (mismatch(5,1) Gram of
 all 4,352 sequences computed once):
 
-1. ours: :class:`learners.l2svm.L2SVM` (class-balanced) over the λ grid of
+1. ours: :class:`learners.l2svm.L2SVM` (class-balanced, as in :mod:`homology.benchmark`) over the λ grid of
    :mod:`homology.benchmark` — fit, the whole path and the leave-one-out of every λ;
 2. explicit leave-one-out: ``--retrain`` random training examples refitted without
    themselves at every λ; time per refit extrapolated to the m refits per λ; the largest
@@ -29,9 +29,8 @@ from sklearn.svm import SVC
 
 from corpora.atomic import write_json
 from corpora.scop import load_scop
-from homology.benchmark import L2SVM_ALPHAS, make_kernel, full_gram
+from homology.benchmark import L2SVM_ALPHAS, full_gram, make_kernel, make_learner
 from learners.cli import exit_code
-from learners.l2svm import L2SVM
 from learners.measures import auc, roc50
 
 
@@ -40,7 +39,7 @@ def one_family(K, split, alphas, n_retrain, rng):
     Ktr, Kte = K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
     y, m = split.y_train, len(tr)
     t0 = time.perf_counter()
-    model = L2SVM(alpha=alphas[-1], kernel="precomputed", class_weight="balanced").fit(Ktr, y)
+    model = make_learner("l2svm", alphas[-1]).fit(Ktr, y)   # as homology.benchmark
     loo = model.leave_one_out(alphas)
     path = model.decision_path(Kte, alphas)
     ours_s = time.perf_counter() - t0

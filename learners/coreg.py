@@ -57,6 +57,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from learners._validation import check_alphas
 from learners.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix, resolve_kernel
 
@@ -170,12 +171,6 @@ def coreg_solve_system(system, alphas, mu):
         H += mu * C
     beta = scipy.linalg.solve((H + H.T) / 2, c, assume_a="pos")
     return [T[v] @ beta[offsets[v]:offsets[v + 1]] for v in range(len(T))]
-
-
-def coreg_solve(KL, KU, KB, y, codes_L, codes_U, alphas, mu):
-    """Dual coefficients (list per view) of the co-regularised system H a = c (module doc),
-    solved in the empirical-kernel-map coordinates where H is positive definite."""
-    return coreg_solve_system(coreg_system(KL, KU, KB, y, codes_L, codes_U), alphas, mu)
 
 
 class CoRLS(RegressorMixin, BaseEstimator):
@@ -337,10 +332,8 @@ class CoRLS(RegressorMixin, BaseEstimator):
         whole fit, O(M³r³ + M²r²(n + m)).
         """
         check_is_fitted(self, "dual_coef_")
-        alphas = np.asarray(alphas, dtype=float).ravel()
+        alphas, _ = check_alphas(alphas, self.alpha)
         mus = np.asarray(mus, dtype=float).ravel()
-        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
-            raise InvalidParameterError(f"alphas must be positive numbers, got {alphas!r}")
         if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
             raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
         X_views = _check_views(X_views, self.n_views_, "X_views")

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.kernel_ridge import KernelRidge
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from learners.kernels import kernel_matrix
 
 GAMMA = 1e-3

@@ -18,7 +18,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from learners.coreg import CoRankRLS
 
 

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from corpora.scop import load_scop
 from homology.kmers import kmer_windows
 from homology.locality import LocalityKernel

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from learners.kernels import kernel_matrix
 from learners.kronecker import KronRankRLS, KronRLS
 from learners.measures import disagreement_error

@@ -27,10 +27,10 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.svm import SVC
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from corpora.scop import load_scop
 from homology.benchmark import L2SVM_ALPHAS, full_gram, make_kernel, make_learner
-from learners.cli import exit_code
+from kernelrank.cli import exit_code
 from learners.measures import auc, roc50
 
 

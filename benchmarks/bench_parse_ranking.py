@@ -43,7 +43,7 @@ def main(argv=None):
             val["ratio_to_target_120s"] = round(val["total_seconds"] / 120, 3)
     print(json.dumps(out, indent=2))
     if args.output_dir:
-        from corpora.atomic import write_json
+        from kernelrank.atomic import write_json
         write_json(f"{args.output_dir}/benchmark.json", out)
     return 0
 

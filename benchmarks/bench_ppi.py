@@ -31,8 +31,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from corpora.atomic import write_json
-from corpora.datadir import resolve_data_dir
+from kernelrank.atomic import write_json
+from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import read_corpus
 from learners.all_paths import all_paths_matrix, gram_matrix
 from ppi.evaluation import ALPHAS, select_parameters

@@ -38,8 +38,8 @@ import sys
 import time
 from pathlib import Path
 
-from corpora.atomic import atomic_open, write_json
-from corpora.datadir import resolve_data_dir
+from kernelrank.atomic import atomic_open, write_json
+from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import iter_documents
 from corpora.text_input import ConversionStats, learning_to_text_document, write_pubtator
 

@@ -28,11 +28,11 @@ import time
 
 import numpy as np
 
-from corpora.datadir import resolve_data_dir
-from learners.cli import exit_code
-from learners.errors import KernelrankError
+from kernelrank.datadir import resolve_data_dir
+from kernelrank.cli import exit_code
+from kernelrank.errors import KernelrankError
 from learners.reduced_set import ReducedSetRLS
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 
 GRID = 2.0 ** np.arange(-15, 16)           # 31 values
 FIG1_GRID = 10.0 ** np.arange(-9, 10)      # Paper III Sect. 4.1

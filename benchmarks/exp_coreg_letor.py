@@ -37,13 +37,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from corpora.datadir import require_file, resolve_data_dir
+from kernelrank.datadir import require_file, resolve_data_dir
 from corpora.svmlight import load_svmlight
 from learners.coreg import CoRankRLS
-from learners.cli import exit_code
+from kernelrank.cli import exit_code
 from learners.measures import disagreement_error, mean_average_precision, ndcg_at_k
 from learners.rankrls import QueryRankRLS
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 
 ALPHAS = 2.0 ** np.array([-8, -5, -2, 1, 4])
 MUS = [0.01, 0.1, 1.0, 10.0]

@@ -36,11 +36,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from learners.cli import exit_code
+from kernelrank.cli import exit_code
 from learners.kpcrank import KPCRank
 from learners.measures import disagreement_error
 from learners.rankrls import GlobalRankRLS
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 from learners.rls import RLS
 
 ALPHAS = 2.0 ** np.arange(-15, 16)

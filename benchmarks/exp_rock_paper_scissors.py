@@ -43,11 +43,11 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from learners.cli import exit_code
+from kernelrank.cli import exit_code
 from learners.kronecker import KronRankRLS, KronRLS
 from learners.measures import disagreement_error
 from learners.ranksvm import RankSVM
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 
 LOW = 0.5
 VARIANTS = {"w1": 1.0, "w10": 10.0, "w100": 100.0}

@@ -5,10 +5,10 @@
 * :mod:`corpora.fasta`, :mod:`corpora.scop` — FASTA and the SCOP 1.53 benchmark;
 * :mod:`corpora.conllu` — CoNLL-U gold dependency trees (CRAFT);
 * :mod:`corpora.fetch` — checksum-verified download (``python -m corpora fetch``);
-* :mod:`corpora.datadir`, :mod:`corpora.atomic` — where data lives, atomic output.
+* :mod:`kernelrank.datadir`, :mod:`kernelrank.atomic` — where data lives, atomic output.
 """
 
-from corpora.datadir import resolve_data_dir
+from kernelrank.datadir import resolve_data_dir
 from corpora.svmlight import dump_svmlight, load_svmlight
 
 __all__ = ["dump_svmlight", "load_svmlight", "resolve_data_dir"]

@@ -10,9 +10,9 @@ Examples::
 import argparse
 import sys
 
-from corpora.datadir import ENV_VAR, resolve_data_dir
+from kernelrank.datadir import ENV_VAR, resolve_data_dir
 from corpora.fetch import fetch, load_manifest, verify
-from learners.cli import run_subcommand
+from kernelrank.cli import run_subcommand
 
 
 def build_parser():

@@ -11,7 +11,7 @@ Besides the tree, :func:`token_offsets` recovers each word's character span in t
 ``# text`` line (CoNLL-U gives none): forms are located left to right in the text,
 skipping whitespace only, so the spans are exact or the sentence is reported.
 
-Every malformed line raises :class:`~learners.errors.CorpusFormatError` naming the file
+Every malformed line raises :class:`~kernelrank.errors.CorpusFormatError` naming the file
 and the line. Cost: O(file size).
 """
 
@@ -20,7 +20,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from learners.errors import CorpusFormatError
+from kernelrank.errors import CorpusFormatError
 
 __all__ = ["Token", "MultiwordToken", "ConlluSentence", "read_conllu", "iter_conllu",
            "token_offsets"]

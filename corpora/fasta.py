@@ -17,8 +17,8 @@ from Bio.SeqIO import FastaIO
 from Bio.Seq import Seq
 from Bio.SeqRecord import SeqRecord
 
-from corpora.atomic import atomic_open
-from learners.errors import CorpusFormatError, DataNotFoundError
+from kernelrank.atomic import atomic_open
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 STANDARD_AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 AMBIGUOUS_AMINO_ACIDS = "BZJUOX"

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from corpora.atomic import atomic_open
-from corpora.datadir import resolve_data_dir
-from learners.errors import ChecksumMismatchError, DataNotFoundError, InvalidParameterError
+from kernelrank.atomic import atomic_open
+from kernelrank.datadir import resolve_data_dir
+from kernelrank.errors import ChecksumMismatchError, DataNotFoundError, InvalidParameterError
 
 _CHUNK = 1 << 20
 

@@ -13,7 +13,7 @@ Two variants of the same document → sentence → entity/pair structure are und
 In memory every offset is a tuple of ``(start, end)`` spans with an *inclusive* end, whatever
 the file variant.  Files are streamed with :func:`xml.etree.ElementTree.iterparse`, one
 ``document`` at a time (:func:`iter_documents`).  Malformed input raises
-:class:`learners.errors.CorpusFormatError` naming the file and the document/sentence id.
+:class:`kernelrank.errors.CorpusFormatError` naming the file and the document/sentence id.
 :func:`write_corpus` writes either variant; reading what it wrote gives an equal corpus.
 """
 
@@ -25,8 +25,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.atomic import atomic_open
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.atomic import atomic_open
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = [
     "Token", "Dependency", "Tokenization", "Parse", "Entity", "Pair", "Sentence", "Document",

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.datadir import require_file
+from kernelrank.datadir import require_file
 from corpora.fasta import read_fasta
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 FASTA_NAME = "scop153/scop.1.53.1e-25.fasta"
 MEMBERSHIP_NAME = "scop153/all_seq_fam_membership.txt"
@@ -111,7 +111,7 @@ def read_membership(path):
 
 
 def load_scop(data_dir=None):
-    """Load the SCOP 1.53 benchmark from ``<data_dir>/scop153/`` (see :mod:`corpora.datadir`).
+    """Load the SCOP 1.53 benchmark from ``<data_dir>/scop153/`` (see :mod:`kernelrank.datadir`).
 
     The rows follow the order of the FASTA file; every FASTA id must have exactly one
     membership row and vice versa (otherwise :class:`CorpusFormatError`).

@@ -11,7 +11,7 @@ written transparently.
 
 The reader streams the file line by line (no whole-file string split) and accumulates
 CSR arrays, so memory is O(nnz). Every malformed line raises
-:class:`~learners.errors.CorpusFormatError` naming the file and the line number.
+:class:`~kernelrank.errors.CorpusFormatError` naming the file and the line number.
 Cost: O(file size).
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from corpora.atomic import atomic_open
-from learners.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
+from kernelrank.atomic import atomic_open
+from kernelrank.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
 
 SvmlightData = namedtuple("SvmlightData", ["X", "y", "qids", "comments"])
 SvmlightData.__doc__ = """Parsed SVMlight file.

@@ -29,7 +29,7 @@ Writers: :func:`write_pubtator` and :func:`write_pubmed_xml`; benchmark (learnin
 documents become :class:`TextDocument` objects with :func:`learning_to_text_document`,
 which deals explicitly with what PubTator cannot express (discontinuous entities, see there).
 
-Malformed records raise :class:`learners.errors.CorpusFormatError` naming the file, the
+Malformed records raise :class:`kernelrank.errors.CorpusFormatError` naming the file, the
 line (or record number) and the record id.  With ``skip_bad=True`` a malformed record is
 skipped and counted in a :class:`ReadStats` instead (text, PubTator, PubMed records;
 XML that is not well-formed, and any error in learning-format XML, always stops the run
@@ -44,7 +44,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
 __all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents",
            "read_text", "read_pubmed_xml", "read_pubtator", "read_learning_xml",
@@ -282,7 +282,7 @@ def write_pubtator(docs, handle):
     character after it must be the one space that separates it from the abstract.  What a
     PubTator record cannot hold — an id with ``|``, tab or line break, a line break in the
     text, a mention that does not match the text — raises
-    :class:`learners.errors.InvalidParameterError` before anything of that document is
+    :class:`kernelrank.errors.InvalidParameterError` before anything of that document is
     written.  (A :class:`Mention` is one contiguous span; for discontinuous benchmark
     entities see :func:`learning_to_text_document`.)
     """
@@ -426,7 +426,7 @@ def learning_to_text_document(doc, *, discontinuous="error", stats=None, default
     the covering span would swallow other entities, so neither is offered:
 
     ``discontinuous="error"`` (default)
-        raise :class:`learners.errors.CorpusFormatError` naming the document, sentence and
+        raise :class:`kernelrank.errors.CorpusFormatError` naming the document, sentence and
         entity;
     ``discontinuous="drop"``
         leave the entity out and count it in ``stats`` (:class:`ConversionStats`), with the

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from learners.cli import run_subcommand
-from learners.errors import InvalidParameterError
+from kernelrank.cli import run_subcommand
+from kernelrank.errors import InvalidParameterError
 
 # (name, kernel, kernel options) of `python -m homology benchmark`
 BENCHMARK_CONFIGS = [
@@ -162,7 +162,7 @@ def _families(bench, text):
 
 def _write_scop(out, results):
     from homology.report import cumulative_plot, scop_markdown
-    from learners.report import write_report
+    from kernelrank.report import write_report
 
     plots = [cumulative_plot([results], out / "roc50_families.png", "roc50"),
              cumulative_plot([results], out / "roc_families.png", "roc")]
@@ -193,7 +193,7 @@ def cmd_benchmark(args):
     from corpora.scop import load_scop
     from homology.benchmark import make_kernel, scop_experiment
     from homology.report import benchmark_markdown, cumulative_plot
-    from learners.report import write_report
+    from kernelrank.report import write_report
 
     names = [c for c in args.configs.split(",") if c]
     configs = {c[0]: c for c in BENCHMARK_CONFIGS}
@@ -284,7 +284,7 @@ def cmd_train(args):
 
 
 def cmd_predict(args):
-    from corpora.atomic import atomic_open
+    from kernelrank.atomic import atomic_open
     from corpora.fasta import read_fasta
     from homology.model import load_model, predict_scores
 

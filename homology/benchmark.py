@@ -47,9 +47,9 @@ from homology.locality import LocalityKernel
 from homology.mismatch import MismatchKernel
 from homology.spectrum import SpectrumKernel
 from homology.sums import SumKernel
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, roc50
-from learners.parallel import map_tasks
+from kernelrank.parallel import map_tasks
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -191,7 +191,7 @@ def run_families(bench, K, learner="rls", alphas=DEFAULT_ALPHAS, jobs=1, familie
                  progress=True, targets="balanced", select="roc"):
     """Evaluate every family (or ``families``); ``jobs > 1`` runs families on a local Dask
     cluster of threads sharing ``K`` (LAPACK releases the GIL), BLAS threads split between
-    them (:func:`learners.parallel.map_tasks`)."""
+    them (:func:`kernelrank.parallel.map_tasks`)."""
     families = list(bench.families if families is None else families)
     alphas = tuple(alphas)
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from homology.kmers import ALPHABET, ALPHABET_SIZE, _inverse_sqrt, as_sequences, encode
 from homology.locality import offset_pair_counts
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from learners.kernels import kernel_matrix, resolve_kernel
 
 GROUPS = ("aa", "dipeptide", "physchem")

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.fasta import PROTEIN_ALPHABET, STANDARD_AMINO_ACIDS
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 ALPHABET = STANDARD_AMINO_ACIDS
 ALPHABET_SIZE = len(ALPHABET)

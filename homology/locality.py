@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from homology.kmers import ALPHABET_SIZE, UNKNOWN, _inverse_sqrt, as_sequences, encode
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 
 MODES = ("insensitive", "sensitive", "strict")
 

@@ -35,7 +35,7 @@ from math import comb, factorial
 import numpy as np
 
 from homology.kmers import ALPHABET_SIZE, WildcardSpectrumMap, wildcard_sets
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 
 DEFINITIONS = ("neighbourhood", "thesis")
 

@@ -26,7 +26,7 @@ import json
 
 import numpy as np
 
-from corpora.atomic import atomic_open
+from kernelrank.atomic import atomic_open
 from homology.benchmark import (
     DEFAULT_ALPHAS,
     L2SVM_ALPHAS,
@@ -37,7 +37,7 @@ from homology.benchmark import (
 )
 from homology.features import ProteinFeatures
 from homology.sums import SumKernel
-from learners.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
 
 FORMAT, VERSION = "kernelrank-homology-model", 2
 

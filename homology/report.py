@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.atomic import save_figure
+from kernelrank.atomic import save_figure
 from homology.benchmark import PUBLISHED
-from learners.report import markdown_table
+from kernelrank.report import markdown_table
 
 
 def describe(results):

@@ -10,7 +10,7 @@ leave-one-out still apply. Use normalized parts so that the weights are comparab
 import numpy as np
 import scipy.sparse as sp
 
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 
 
 class SumKernel:

@@ -25,7 +25,7 @@ ranking (:class:`KronRLS`, :class:`KronRankRLS`) and co-regularization (:class:`
 
 import importlib
 
-from learners.errors import (
+from kernelrank.errors import (  # re-exported: learners.KernelrankError etc.
     ChecksumMismatchError,
     CorpusFormatError,
     DataNotFoundError,

@@ -12,8 +12,8 @@ import argparse
 import shlex
 import sys
 
-from learners.cli import run_subcommand
-from learners.letor import add_letor_parser
+from kernelrank.cli import run_subcommand
+from letor.protocol import add_letor_parser
 
 # (module-level registration functions; add new subcommands here)
 COMMANDS = [add_letor_parser]

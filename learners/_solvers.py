@@ -13,7 +13,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 
 def resolve_solver(solver, kernel_name, n_samples, n_features):

@@ -1,6 +1,6 @@
 """Input checks shared by RLS, RankRLS and their cross-validation shortcuts.
 
-Every check raises a typed error from :mod:`learners.errors` (``InvalidInputError`` for data,
+Every check raises a typed error from :mod:`kernelrank.errors` (``InvalidInputError`` for data,
 ``InvalidParameterError`` for hyper-parameters) whose message names the offending argument
 and says what to do. Nothing is silently dropped or repaired.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from learners.errors import InvalidInputError, InvalidParameterError, KernelrankError
+from kernelrank.errors import InvalidInputError, InvalidParameterError, KernelrankError
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from scipy.linalg.lapack import dtrtri
 from threadpoolctl import threadpool_limits
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["LabelledGraph", "all_paths_matrix", "spectral_radius", "topological_order", "label_pair_entries",
            "aggregate_label_pairs", "graph_features", "AllPathsVectorizer", "gram_matrix"]

@@ -58,7 +58,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from learners._validation import check_alphas
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix, resolve_kernel
 
 _SPEC_KEYS = {"kernel", "gamma", "degree", "coef0", "kernel_params"}

@@ -36,7 +36,7 @@ from learners._validation import (
     check_positive_int,
     validate_data,
 )
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "greedy_forward_selection"]
 

@@ -32,7 +32,7 @@ hold-out sets (and over the pairs of :class:`QuerySplitSpectral` / :class:`Touch
 import numpy as np
 import scipy.linalg as sla
 
-from learners.errors import InvalidInputError
+from kernelrank.errors import InvalidInputError
 
 _PAIR_CHUNK = 1 << 16
 

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}

@@ -46,7 +46,7 @@ from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from learners._validation import check_groups, validate_data
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
 from learners.measures import disagreement_error
 from learners.rls import KernelLearnerMixin

@@ -62,7 +62,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix, resolve_kernel
 
 PAIRWISE_KERNELS = ("kronecker", "symmetric", "reciprocal")

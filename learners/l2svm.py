@@ -50,7 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from learners._validation import check_alpha, check_alphas, check_positive_int, validate_data
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.rls import KernelLearnerMixin
 
 

@@ -21,9 +21,9 @@ the m x m pair matrix or loops over pairs in Python. Query-wise measures are com
 all queries at once with grouped sorting, never with a Python loop over queries.
 
 Conventions shared by all functions: labels and scores are 1-d finite arrays of equal
-length (otherwise :class:`~learners.errors.InvalidInputError`); a measure that is undefined
+length (otherwise :class:`~kernelrank.errors.InvalidInputError`); a measure that is undefined
 for the given labels (one class for AUC, no pair with different labels, ...) raises
-:class:`~learners.errors.UndefinedMeasureError`; query identifiers ``qids`` are passed
+:class:`~kernelrank.errors.UndefinedMeasureError`; query identifiers ``qids`` are passed
 explicitly and never inferred from row order. Per-query results are returned in the order
 of ``numpy.unique(qids)``.
 """
@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import rankdata
 
-from learners.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
+from kernelrank.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
 
 __all__ = [
     "Averaged",

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from learners._validation import check_alphas, check_groups, check_positive_int, validate_data
-from learners.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
+from kernelrank.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
 from learners.rankrls import GlobalRankRLS, QueryRankRLS
 from learners.rls import RLS
 

@@ -36,7 +36,7 @@ from learners._validation import (
     check_pairs,
     validate_data,
 )
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.holdout import (
     GlobalRankSpectral,
     QueryBlockSpectral,

@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from learners._validation import validate_data
 from learners.cg import _check_params, _positive_int, _positive_real, check_vector
-from learners.errors import InvalidInputError
+from kernelrank.errors import InvalidInputError
 
 # --------------------------------------------------------------------------- counting
 

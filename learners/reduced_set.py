@@ -48,7 +48,7 @@ from learners._validation import (
     check_pairs,
     validate_data,
 )
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.nystroem import NystroemMap
 from learners.rls import KernelLearnerMixin, shape_output
 

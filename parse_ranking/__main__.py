@@ -14,7 +14,7 @@
 import argparse
 import sys
 
-from learners.cli import run_subcommand
+from kernelrank.cli import run_subcommand
 
 
 def _add_build(sub):
@@ -52,7 +52,7 @@ def _run_build(args):
 
 
 def _alphas(text):
-    from learners.errors import InvalidParameterError
+    from kernelrank.errors import InvalidParameterError
     try:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
@@ -123,7 +123,7 @@ def _add_coreg(p):
 
 
 def _coreg_args(args):
-    from learners.errors import InvalidParameterError
+    from kernelrank.errors import InvalidParameterError
     mus = [float(v) for v in args.coreg_mus.split(",") if v.strip()]
     if not mus or min(mus) < 0:
         raise InvalidParameterError("--coreg-mus must be non-negative numbers")
@@ -254,7 +254,7 @@ def _add_benchmark(sub):
 
 def _run_benchmark(args):
     import json
-    from corpora.atomic import write_json
+    from kernelrank.atomic import write_json
     from parse_ranking.benchmark import run_benchmark
     from parse_ranking.report import write_cv_report
     rankers = tuple(r.strip() for r in args.rankers.split(",")) if args.rankers else None

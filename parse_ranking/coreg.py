@@ -38,7 +38,7 @@ views, the unlabelled set and the hyper-parameter search.
 
 import numpy as np
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error
 
 __all__ = ["DEFAULT_VIEWS", "DEFAULT_MUS", "DEFAULT_CO_ALPHAS", "DEFAULT_N_BASIS",

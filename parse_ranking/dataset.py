@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.atomic import write_json
+from kernelrank.atomic import write_json
 from corpora.conllu import iter_conllu, token_offsets
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.alignment import align_words, is_punctuation
 from parse_ranking.scoring import f_score, gold_edges, linkage_edges
 

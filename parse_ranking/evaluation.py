@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from learners.all_paths import gram_matrix
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error, kendall_tau_b
 from parse_ranking.ranking import DEFAULT_ALPHAS, RANKERS, fit_ranker
 from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation

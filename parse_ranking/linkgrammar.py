@@ -25,7 +25,7 @@ import ctypes.util
 import threading
 from dataclasses import dataclass
 
-from learners.errors import InvalidParameterError, KernelrankError
+from kernelrank.errors import InvalidParameterError, KernelrankError
 
 __all__ = ["LinkGrammarNotFoundError", "LinkGrammarParser", "LGLinkage", "LGParse",
            "is_available", "library_version", "APT_PACKAGES"]

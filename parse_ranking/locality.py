@@ -41,7 +41,7 @@ Parameters used by ``parse_ranking`` (documented in its CLI): ``window=2``, ``th
 import numpy as np
 import scipy.sparse as sp
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["LocalityConvolutionVectorizer", "locality_kernel_naive", "offset_weights",
            "MATCHING"]

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.atomic import atomic_open, write_json
+from kernelrank.atomic import atomic_open, write_json
 from learners.all_paths import gram_matrix
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,

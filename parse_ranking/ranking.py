@@ -30,7 +30,7 @@ All learners take the precomputed kernel matrix (``kernel="precomputed"``).
 
 import numpy as np
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error
 
 __all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "preference_pairs",

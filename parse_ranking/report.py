@@ -8,8 +8,8 @@ Tsivtsivadze et al. 2005: τ_b 0.18 → 0.42 over the LG heuristics on BioInfer)
 
 from pathlib import Path
 
-from corpora.atomic import save_figure, write_json, write_text
-from learners.report import markdown_table
+from kernelrank.atomic import save_figure, write_json, write_text
+from kernelrank.report import markdown_table
 
 __all__ = ["results_rows", "write_cv_report"]
 

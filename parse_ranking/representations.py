@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 
 from learners.all_paths import AllPathsVectorizer, LabelledGraph
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from parse_ranking.locality import LocalityConvolutionVectorizer
 
 __all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.datadir import require_file
+from kernelrank.datadir import require_file
 from corpora.ppi_xml import read_corpus
-from learners.cli import run_subcommand
+from kernelrank.cli import run_subcommand
 from ppi import report
 from ppi.extract import add_extract_parser, run_extract
 from ppi.evaluation import (ALPHAS, LEARNERS, N_BASIS, cross_corpus, cross_validate,
@@ -132,7 +132,7 @@ def _strip(r):
 
 
 def _write_predictions(path, data, scores, fold=None):
-    from corpora.atomic import write_text
+    from kernelrank.atomic import write_text
     lines = ["pair_id\tdocument_id\tfold\tlabel\tscore"]
     for i in range(len(data)):
         f = "" if fold is None else str(int(fold[i]))

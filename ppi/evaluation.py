@@ -28,9 +28,9 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
-from learners.errors import InvalidParameterError, UndefinedMeasureError
+from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import auc, averaged, best_f_threshold, precision_recall_f1
-from learners.parallel import map_tasks
+from kernelrank.parallel import map_tasks
 from learners.rls import RLS
 from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
 

@@ -68,9 +68,9 @@ import sys
 import time
 from pathlib import Path
 
-from corpora.atomic import atomic_open, write_json
+from kernelrank.atomic import atomic_open, write_json
 from corpora.text_input import FORMATS, ReadStats, read_documents
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = ["add_extract_parser", "run_extract", "extract", "process_chunk", "TSV_COLUMNS",
            "ExtractionResources"]
@@ -528,7 +528,7 @@ def add_extract_parser(sub):
 
 
 def run_extract(args):
-    from learners.report import write_report
+    from kernelrank.report import write_report
     summary = extract(args.input, args.model, args.output, args.format, lexicon=args.lexicon,
                       spacy_model=args.spacy_model, collapse=not args.no_collapse,
                       chunk_size=args.chunk_size, output_format=args.output_format,

@@ -18,7 +18,7 @@ import hashlib
 
 import numpy as np
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["document_folds", "pair_folds", "folds_to_sets", "leave_one_group_out_sets"]
 

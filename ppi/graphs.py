@@ -35,7 +35,7 @@ import networkx as nx
 import numpy as np
 
 from learners.all_paths import LabelledGraph
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = ["GraphSettings", "pair_graphs", "sentence_graphs", "entity_tokens"]
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpora.atomic import write_text
+from kernelrank.atomic import write_text
 from corpora.text_input import Mention
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
 __all__ = ["normalize_name", "DictionaryTagger", "build_lexicon", "read_lexicon",
            "document_mentions"]
@@ -159,8 +159,8 @@ def main(argv=None):
     import argparse
     import sys
 
-    from corpora.datadir import require_file
-    from learners.errors import KernelrankError
+    from kernelrank.datadir import require_file
+    from kernelrank.errors import KernelrankError
     p = argparse.ArgumentParser(prog="python -m ppi.mentions",
                                 description="Build a protein-name lexicon (one name per line) "
                                             "from the entities of learning-format corpora.")

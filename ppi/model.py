@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.atomic import atomic_open, write_json
-from learners.errors import CorpusFormatError, DataNotFoundError
+from kernelrank.atomic import atomic_open, write_json
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
 

@@ -1,14 +1,14 @@
 """Reports of the PPI experiments: our numbers beside Paper V's (Tables 1–5, Figure 3), as
-JSON + Markdown + PNG plots (written atomically via :mod:`learners.report`/:mod:`corpora.atomic`).
+JSON + Markdown + PNG plots (written atomically via :mod:`kernelrank.report`/:mod:`kernelrank.atomic`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from corpora.atomic import save_figure
+from kernelrank.atomic import save_figure
 from learners.measures import roc_curve
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 
 CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 

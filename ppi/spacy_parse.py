@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, Sentence,
                              Token, Tokenization, resolve_parse_name)
-from learners.errors import DataNotFoundError
+from kernelrank.errors import DataNotFoundError
 
 __all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "ParsedSentence",
            "parse_documents", "reparse_sentences", "reparse_corpus", "TOKENIZER_OF"]

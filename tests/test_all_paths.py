@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from learners.all_paths import (AllPathsVectorizer, LabelledGraph, all_paths_matrix,
                                 graph_features, gram_matrix, spectral_radius,
                                 topological_order)
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 LABELS = list("abcdefg")
 

@@ -10,7 +10,7 @@ from sklearn.linear_model import Ridge
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from learners.cg import CGRankRLS, CGRLS
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 ALPHAS = [2.0 ** -15, 2.0 ** -5, 1.0, 2.0 ** 5, 2.0 ** 15]
 

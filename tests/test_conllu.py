@@ -5,7 +5,7 @@ import gzip
 import pytest
 
 from corpora.conllu import iter_conllu, read_conllu, token_offsets
-from learners.errors import CorpusFormatError
+from kernelrank.errors import CorpusFormatError
 
 SAMPLE = """# newdoc id = doc7
 # sent_id = s1

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.kernel_ridge import KernelRidge
 
 from learners.coreg import CoRankRLS, CoRLS
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 ALPHAS = [2.0 ** -15, 2.0 ** -4, 1.0, 2.0 ** 5, 2.0 ** 15]
 POLY = {"kernel": "polynomial", "degree": 2, "gamma": 0.5, "coef0": 1.0}

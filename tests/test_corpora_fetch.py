@@ -8,7 +8,7 @@ import pytest
 
 from corpora.__main__ import main as corpora_main
 from corpora.fetch import content_sha256, fetch, load_manifest, verify
-from learners.errors import ChecksumMismatchError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import ChecksumMismatchError, DataNotFoundError, InvalidParameterError
 
 
 def _manifest(tmp_path, payload, *, source_gzip, sha=None):

@@ -5,7 +5,7 @@ import gzip
 import pytest
 
 from corpora.fasta import ProteinRecord, read_fasta, write_fasta
-from learners.errors import CorpusFormatError, DataNotFoundError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 
 def test_round_trip_and_uppercase(tmp_path):

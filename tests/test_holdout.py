@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from learners import RLS
-from learners.errors import InvalidInputError
+from kernelrank.errors import InvalidInputError
 
 LAMS = 2.0 ** np.arange(-15, 16, 2)
 RTOL = 1e-8

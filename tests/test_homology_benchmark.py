@@ -12,7 +12,7 @@ from homology.__main__ import main
 from homology.benchmark import (evaluate_family, make_kernel, run_families, select_alpha,
                                 training_targets)
 from homology.model import load_model, predict_scores
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, roc50
 from learners.l2svm import L2SVM
 from learners.rls import RLS

@@ -9,7 +9,7 @@ from homology.kmers import ALPHABET
 from homology.mismatch import MismatchKernel
 from homology.spectrum import SpectrumKernel
 from homology.sums import SumKernel
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 
 def _proteins(rng, n, lo=12, hi=40):

@@ -5,7 +5,7 @@ import pytest
 
 from homology.kmers import ALPHABET
 from homology.locality import LocalityKernel
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 
 
 def _proteins(rng, n, hi=20):

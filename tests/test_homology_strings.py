@@ -9,7 +9,7 @@ import pytest
 from homology.kmers import ALPHABET, kmer_windows
 from homology.mismatch import MismatchKernel, neighbourhood_overlap, wildcard_weights
 from homology.spectrum import SpectrumKernel
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 
 def _random_proteins(rng, n, lo=1, hi=25, ambiguous=0.05):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix, resolve_kernel
 
 

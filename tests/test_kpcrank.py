@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
 from learners.kpcrank import KPCRank
 

@@ -8,7 +8,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.svm import LinearSVC
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
 from learners.l2svm import L2SVM
 

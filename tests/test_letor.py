@@ -8,7 +8,7 @@ import pytest
 import learners
 from corpora.svmlight import dump_svmlight
 from learners.__main__ import main
-from learners.letor import MEASURES, RANKSVM_TOL, load_parts, run_letor, standard_folds
+from letor.protocol import MEASURES, RANKSVM_TOL, load_parts, run_letor, standard_folds
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
 from learners.ranksvm import RankSVM
 

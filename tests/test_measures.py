@@ -8,7 +8,7 @@ from scipy.stats import kendalltau
 from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 from sklearn.metrics import roc_curve as sk_roc_curve
 
-from learners.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
+from kernelrank.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
 from learners.measures import (
     _inversions_per_element,
     auc,

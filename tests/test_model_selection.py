@@ -5,7 +5,7 @@ import pytest
 from sklearn.linear_model import RidgeCV
 
 from learners import RLS, GlobalRankRLS, GlobalRankRLSCV, QueryRankRLS, QueryRankRLSCV, RLSCV
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import cindex
 
 ALPHAS = 2.0 ** np.arange(-6, 7, 2)

@@ -6,7 +6,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
 from learners.nystroem import NystroemMap
 

@@ -1,11 +1,11 @@
-"""learners.parallel.map_tasks: same results, same order, in-process and on Dask."""
+"""kernelrank.parallel.map_tasks: same results, same order, in-process and on Dask."""
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
-from learners.errors import InvalidParameterError
-from learners.parallel import default_blas_threads, map_tasks
+from kernelrank.errors import InvalidParameterError
+from kernelrank.parallel import default_blas_threads, map_tasks
 
 
 def _square_sum(a):

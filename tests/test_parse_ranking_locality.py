@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from parse_ranking.locality import (LocalityConvolutionVectorizer, locality_kernel_naive,
                                     offset_weights)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from learners.all_paths import gram_matrix
-from learners.errors import CorpusFormatError, DataNotFoundError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 from parse_ranking.__main__ import main
 from parse_ranking.coreg import fit_corankrls
 from parse_ranking.evaluation import extra_parses, flatten

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from corpora.text_input import Mention, TextDocument, write_pubmed_xml, write_pubtator
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from ppi.mentions import DictionaryTagger, build_lexicon, document_mentions, normalize_name
 
 

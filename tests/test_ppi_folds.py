@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
 
 

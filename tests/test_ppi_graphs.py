@@ -6,7 +6,7 @@ import pytest
 
 from corpora.ppi_xml import Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization
 from learners.all_paths import all_paths_matrix, graph_features
-from learners.errors import CorpusFormatError
+from kernelrank.errors import CorpusFormatError
 from ppi.graphs import GraphSettings, pair_graphs, sentence_graphs
 
 #            0123456789012345678901234567890

@@ -8,7 +8,7 @@ import pytest
 
 from corpora.ppi_xml import (corpus_statistics, format_offsets, parse_offsets, read_corpus,
                              write_corpus)
-from learners.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 # shared/data/README.md table
 README_COUNTS = {

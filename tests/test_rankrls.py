@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 LAMS = 2.0 ** np.arange(-15, 16, 3)
 GK = {"kernel": "gaussian", "gamma": 0.5}

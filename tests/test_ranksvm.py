@@ -9,7 +9,7 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from scipy.optimize import minimize
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.ranksvm import QueryStructure, RankSVM, pairwise_hinge, pairwise_hinge_explicit
 
 

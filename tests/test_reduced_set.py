@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import kernel_matrix
 from learners.reduced_set import ReducedSetGlobalRankRLS, ReducedSetQueryRankRLS, ReducedSetRLS
 

@@ -14,7 +14,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 
 from learners import RLS
-from learners.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
 LAMS = 2.0 ** np.arange(-15, 16, 2)
 

@@ -5,7 +5,7 @@ import pytest
 
 from corpora.fasta import read_fasta
 from corpora.scop import load_scop, read_membership
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
 
 @pytest.fixture(scope="module")

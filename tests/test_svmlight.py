@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from corpora.svmlight import dump_svmlight, load_svmlight
-from learners.errors import CorpusFormatError
+from kernelrank.errors import CorpusFormatError
 
 
 def _random_data(rng, m=40, n=12):

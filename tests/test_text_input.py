@@ -8,7 +8,7 @@ import pytest
 
 from corpora.text_input import (Mention, ReadStats, TextDocument, read_documents,
                                 write_pubmed_xml, write_pubtator)
-from learners.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
 DOCS = [
     TextDocument("101", "KinC binds KinD. Both act on Spo0A~P in vivo.",

@@ -17,7 +17,7 @@ import os
 
 from tqdm.auto import tqdm
 
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 
 __all__ = ["map_tasks", "default_blas_threads"]
 

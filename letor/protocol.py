@@ -30,11 +30,11 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
-from corpora.datadir import require_file
+from kernelrank.datadir import require_file
 from corpora.svmlight import load_svmlight
-from learners.errors import InvalidParameterError
+from kernelrank.errors import InvalidParameterError
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
-from learners.report import markdown_table, write_report
+from kernelrank.report import markdown_table, write_report
 
 DATASETS = {"OHSUMED": {"n_features": 45, "n_parts": 5}}
 LEARNERS = ("rankrls", "rls", "ranksvm")   # what ``--learner all`` runs
@@ -161,7 +161,7 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
     Parameters
     ----------
     data_dir : path-like, optional
-        Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`corpora.datadir`).
+        Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`kernelrank.datadir`).
     dataset : {"OHSUMED"}
     learner : {"rankrls", "rls", "ranksvm", "cgrankrls"}
     folds : list of int, optional

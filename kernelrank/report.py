@@ -1,13 +1,13 @@
 """Result reports shared by every command: JSON for programs, Markdown (+ PNG plots) for people.
 
 A report directory holds ``<name>.json`` and ``<name>.md`` (and any PNG the command adds),
-all written atomically (:mod:`corpora.atomic`).
+all written atomically (:mod:`kernelrank.atomic`).
 """
 
 import math
 from pathlib import Path
 
-from corpora.atomic import write_json, write_text
+from kernelrank.atomic import write_json, write_text
 
 
 def format_value(value, digits=3):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import platformdirs
 
-from learners.errors import DataNotFoundError
+from kernelrank.errors import DataNotFoundError
 
 ENV_VAR = "KERNELRANK_DATA"
 

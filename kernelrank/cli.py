@@ -1,13 +1,13 @@
 """The one way every kernelrank command line runs a subcommand.
 
 Parse the arguments; with no subcommand print the help; run the subcommand; a typed
-:class:`~learners.errors.KernelrankError` (bad input, missing data, wrong checksum) becomes
+:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum) becomes
 ``error: <message>`` on stderr and exit code 2 instead of a traceback.
 """
 
 import sys
 
-from learners.errors import KernelrankError
+from kernelrank.errors import KernelrankError
 
 
 def run_subcommand(parser, argv, run):
@@ -32,7 +32,7 @@ def run_subcommand(parser, argv, run):
 def exit_code(run, *args):
     """Call ``run(*args)`` and return a process exit code: its return value (None = 0), or 2
     after printing ``error: <message>`` to stderr when it raises a
-    :class:`~learners.errors.KernelrankError`. For scripts without subcommands."""
+    :class:`~kernelrank.errors.KernelrankError`. For scripts without subcommands."""
     try:
         code = run(*args)
     except KernelrankError as exc:

@@ -1,0 +1,37 @@
+"""kernelrank — the ground floor shared by every package of the project.
+
+It holds the plumbing, and imports nothing else of ours (only the standard library and a few
+light third-party packages), so every package can use it without an import cycle and a
+command's ``--help`` stays fast:
+
+* :mod:`kernelrank.errors` — the typed errors (:class:`KernelrankError` and subclasses);
+* :mod:`kernelrank.atomic` — atomic file output (text, JSON, PNG);
+* :mod:`kernelrank.datadir` — where data lives (``--data-dir``, ``$KERNELRANK_DATA``, cache);
+* :mod:`kernelrank.cli` — the one command-line convention of the five commands;
+* :mod:`kernelrank.report` — ``results.json`` + ``results.md`` reports;
+* :mod:`kernelrank.parallel` — the Dask task runner (:func:`~kernelrank.parallel.map_tasks`).
+
+Layers (each imports only the ones below it): ``kernelrank`` → ``learners`` (the engine:
+kernels, learners, fast cross-validation, model selection, measures) and ``corpora`` (data in
+and out) → the applications ``ppi``, ``homology``, ``parse_ranking`` and ``letor``.
+"""
+
+from kernelrank.errors import (
+    ChecksumMismatchError,
+    CorpusFormatError,
+    DataNotFoundError,
+    InvalidInputError,
+    InvalidParameterError,
+    KernelrankError,
+    UndefinedMeasureError,
+)
+
+__all__ = [
+    "ChecksumMismatchError",
+    "CorpusFormatError",
+    "DataNotFoundError",
+    "InvalidInputError",
+    "InvalidParameterError",
+    "KernelrankError",
+    "UndefinedMeasureError",
+]

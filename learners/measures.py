@@ -1083,3 +1083,43 @@ def averaged(measure, y, preds, folds, *, qids=None, on_undefined="raise",
         raise UndefinedMeasureError("the measure is undefined on every fold")
     return Averaged(float(values[used].mean()), float(values[used].std()), values,
                     int(np.count_nonzero(~used)))
+
+
+# --------------------------------------------------------------------------- scorers
+def _mse(y, p, qids=None):
+    return float(np.mean((np.asarray(y, dtype=float) - np.asarray(p, dtype=float)) ** 2))
+
+
+def _r2(y, p, qids=None):
+    y = np.asarray(y, dtype=float)
+    ss = float(np.sum((y - y.mean()) ** 2))
+    if ss == 0:
+        raise UndefinedMeasureError("R^2 is undefined for constant targets")
+    return 1.0 - float(np.sum((y - np.asarray(p, dtype=float)) ** 2)) / ss
+
+
+def _with_qids(fn):
+    return lambda y, p, qids=None: fn(y, p) if qids is None else fn(y, p, qids)
+
+
+_SCORERS = {
+    "auc": (lambda y, p, qids=None: auc(y, p), True),
+    "roc50": (lambda y, p, qids=None: roc50(y, p), True),
+    "cindex": (_with_qids(cindex), True),
+    "disagreement": (_with_qids(disagreement_error), False),
+    "kendall_tau_b": (_with_qids(kendall_tau_b), True),
+    "mse": (_mse, False),
+    "r2": (_r2, True),
+    "f1_best": (lambda y, p, qids=None: best_f_threshold(y, p).f1, True),
+    "map": (lambda y, p, qids=None: mean_average_precision(y, p, qids), True),
+}
+
+
+def get_scorer(name):
+    """``(measure(y_true, y_pred, qids=None), greater_is_better)`` for a measure name:
+    ``auc``, ``roc50``, ``cindex``, ``disagreement``, ``kendall_tau_b`` (per query with
+    qids), ``mse``, ``r2``, ``f1_best`` (F at the F-maximizing threshold), ``map``."""
+    if name not in _SCORERS:
+        raise InvalidParameterError(f"unknown scoring {name!r}; use one of {sorted(_SCORERS)} "
+                                    "or a callable")
+    return _SCORERS[name]

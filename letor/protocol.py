@@ -25,8 +25,6 @@ Learners (all linear, on the 45 QueryLevelNorm features):
 adds ``results.md`` with the published LETOR 3.0 baselines beside ours.
 """
 
-import time
-
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -34,6 +32,7 @@ from kernelrank.datadir import require_file
 from corpora.svmlight import load_svmlight
 from kernelrank.errors import InvalidParameterError
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
+from learners.selection import ValidationSet, select
 from kernelrank.report import markdown_table, write_report
 
 DATASETS = {"OHSUMED": {"n_features": 45, "n_parts": 5}}
@@ -95,53 +94,39 @@ def _stack(parts, numbers):
 
 
 # --------------------------------------------------------------------------- learners
-# Each returns ``(param_name, grid, predict)`` where ``predict(X)`` gives an
-# (n_grid, m) array of scores for every grid value.
-
-
-def _rankrls_path(X, y, qids, grid, seed):
-    from learners import QueryRankRLS
-
-    model = QueryRankRLS(alpha=float(grid[0]), kernel="linear", solver="primal").fit(X, y, qids)
-    return "alpha", grid, lambda Z: np.asarray(model.predict_path(Z, grid))
+# Each learner is (estimator, path parameter, how its inputs are prepared, fit params): the
+# selection engine (learners.selection.select with a ValidationSet) fits it on the training
+# parts and scores the validation part for every grid value — from one fit through
+# ``predict_path`` (RankRLS, RLS), or one fit per value (RankSVM's C, CG RankRLS).
 
 
 def _with_bias(X):
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def _rls_path(X, y, qids, grid, seed):
-    from learners import RLS
-
-    model = RLS(alpha=float(grid[0]), kernel="linear", solver="primal").fit(_with_bias(X), y)
-    return "alpha", grid, lambda Z: np.asarray(model.predict_path(_with_bias(Z), grid))
-
-
-def _ranksvm_path(X, y, qids, grid, seed, progress=None):
-    from learners.ranksvm import RankSVM
-
-    models = []
-    for C in grid:
+def _learner(name):
+    """``(estimator, grid parameter, input transform, takes qids)`` of a LETOR learner."""
+    if name == "rankrls":
+        from learners import QueryRankRLS
+        return QueryRankRLS(kernel="linear", solver="primal"), "alpha", None, True
+    if name == "rls":
+        # RLS regression on the labels with a constant feature appended (a lightly
+        # regularized bias)
+        from learners import RLS
+        return RLS(kernel="linear", solver="primal"), "alpha", _with_bias, False
+    if name == "ranksvm":
         # a tight optimality gap: with the default 1e-3 the validation MAP of near-optimal
         # solutions differs in the third decimal and flips the choice of C
-        models.append(RankSVM(C=float(C), tol=RANKSVM_TOL, max_iter=5000).fit(X, y, qids))
-        if progress is not None:
-            progress.update(1)
-    return "C", grid, lambda Z: np.stack([m.predict(Z) for m in models])
-
-
-def _cgrankrls_path(X, y, qids, grid, seed, progress=None):
+        from learners.ranksvm import RankSVM
+        return RankSVM(tol=RANKSVM_TOL, max_iter=5000), "C", None, True
     from learners.cg import CGRankRLS
-
-    models = []
-    for alpha in grid:
-        models.append(CGRankRLS(alpha=float(alpha), ties="exclude", tol=1e-8).fit(X, y, qids))
-        if progress is not None:
-            progress.update(1)
-    return "alpha", grid, lambda Z: np.stack([m.predict(Z) for m in models])
+    return CGRankRLS(ties="exclude", tol=1e-8), "alpha", None, True
 
 
-_PER_VALUE = {"ranksvm": _ranksvm_path, "cgrankrls": _cgrankrls_path}
+def _validation_map(y, scores, qids):
+    """Validation MAP with the LETOR tool's conventions: stable order for ties, AP = 0 for
+    a query without relevant document."""
+    return mean_average_precision(y, scores, qids, ties="input_order", no_relevant="zero")
 
 
 def _evaluate(y, scores, qids):
@@ -199,37 +184,33 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
     if grid.ndim != 1 or len(grid) == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
         raise InvalidParameterError(f"the {learner} grid must be positive finite numbers, "
                                     f"got {grid.tolist()}")
+    estimator, param, prepare, takes_qids = _learner(learner)
+    prepare = prepare or (lambda X: X)
+    grid_kw = {"param_grid": {param: list(grid)}} if param == "C" else {"path": {param: grid}}
     results = []
-    steps = len(all_folds) * (len(grid) if learner in _PER_VALUE else 1)
-    bar = tqdm(total=steps, desc=f"LETOR {dataset} {learner}", disable=not progress,
-               unit="fit")
+    bar = tqdm(total=len(all_folds), desc=f"LETOR {dataset} {learner}",
+               disable=not progress, unit="fold")
     for k, train, val, test in all_folds:
         Xtr, ytr, qtr = _stack(parts, train)
-        start = time.perf_counter()
-        if learner in _PER_VALUE:
-            name, grid_used, predict = _PER_VALUE[learner](Xtr, ytr, qtr, grid, seed,
-                                                           progress=bar)
-        else:
-            path = _rankrls_path if learner == "rankrls" else _rls_path
-            name, grid_used, predict = path(Xtr, ytr, qtr, grid, seed)
-            bar.update(1)
-        train_seconds = time.perf_counter() - start
         Xv, yv, qv = _stack(parts, [val])
-        # LETOR tool conventions: stable order for ties, AP = 0 without relevant document
-        val_map = [float(mean_average_precision(yv, s, qv, ties="input_order",
-                                                no_relevant="zero")) for s in predict(Xv)]
-        best = int(np.argmax(val_map))  # first maximum in grid order
+        sel = select(estimator, prepare(Xtr), ytr,
+                     cv=ValidationSet(prepare(Xv), yv, qv), scoring=_validation_map,
+                     greater_is_better=True, fit_params={"qids": qtr} if takes_qids else None,
+                     **grid_kw)
+        bar.update(1)
         Xt, yt, qt = _stack(parts, [test])
-        scores = predict(Xt)[best]
+        scores = sel.predict(prepare(Xt))
+        val_map = [float(v) for v in sel.scores]
         row = {"fold": k, "train_parts": train, "validation_part": val, "test_part": test,
-               name: float(grid_used[best]), "validation_MAP": val_map[best],
-               "validation_MAP_path": val_map, "train_seconds": train_seconds}
+               param: float(sel.best_params[param]), "validation_MAP": sel.best_score,
+               "validation_MAP_path": val_map, "train_seconds": sel.seconds}
         row.update(_evaluate(yt, scores, qt))
         results.append(row)
     bar.close()
     mean = {m: float(np.mean([r[m] for r in results])) for m in MEASURES}
     return {"learner": learner, "dataset": dataset, "seed": seed,
-            "selection": "validation MAP (LETOR 3.0 rule); grid value with the first maximum",
+            "selection": "validation MAP (LETOR 3.0 rule); ties: the most regularized value "
+                         "(learners.selection)",
             "param_name": "C" if learner == "ranksvm" else "alpha",
             "grid": grid.tolist(), "folds": results, "mean": mean}
 

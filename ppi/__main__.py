@@ -238,14 +238,14 @@ def run_benchmark(args):
 
 def run_train(args):
     from ppi.model import PPIModel
-    from ppi.evaluation import make_learner  # noqa: F401  (documented entry point)
     path = corpus_path(args.data_dir, args.corpus) if args.corpus else Path(args.input)
     corpus = read_corpus(path)
     f = _featurizer(args)
     (data,) = f.fit_transform([corpus], progress=not args.quiet)
     K = kernel(data)
-    model, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, args.learner,
-                                      args.n_basis, args.seed)
+    sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, args.learner,
+                                    args.n_basis, args.seed)
+    model = sel.model
     coef = np.asarray(model.regularization_path([choice["alpha"]]))[0]
     basis = getattr(model, "basis_indices_", None)
     Xb = data.X if basis is None else data.X[basis]

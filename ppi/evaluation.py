@@ -1,12 +1,15 @@
 """Evaluation protocols of Paper V ("Results and discussion", Tables 1–5, Figure 3).
 
 * :func:`select_parameters` — λ AND the decision threshold by leave-one-document-out
-  cross-validation on a training set: for every λ of the grid (2^-10..2^10, as published)
-  the hold-out predictions of all documents (exact, from one eigendecomposition:
-  ``learners`` ``holdout_sets``) are pooled, the F-maximizing threshold is found
-  (:func:`learners.measures.best_f_threshold`), and the λ with the highest F wins.
-* :func:`cross_validate` — 10-fold document-level CV; parameters selected inside each
-  training part, never on the test fold; P, R, F, AUC per fold, averaged (±σ over folds),
+  cross-validation on a training set, by the selection engine
+  (:func:`learners.selection.select`): for every λ of the grid (2^-10..2^10, as published)
+  the hold-out predictions of all documents (exact, from one decomposition: the learner's
+  ``holdout_sets``) are pooled, the F-maximizing threshold is found
+  (:func:`learners.measures.best_f_threshold`), and the λ with the highest F wins (ties:
+  the engine's rule, the largest λ).
+* :func:`cross_validate` — 10-fold document-level CV (stratified document folds,
+  :func:`learners.splits.group_folds`; :func:`learners.selection.nested_cross_validate`);
+  parameters selected inside each training part, never on the test fold; P, R, F, AUC per fold, averaged (±σ over folds),
   and the co-occurrence ("all true") baseline (Table 1).
 * :func:`cross_corpus` — train on one corpus, test on each other: AUC (Table 2), F with the
   training threshold (Table 3), with the oracle threshold (Table 4) and with the threshold
@@ -18,7 +21,10 @@
 The kernel matrix is computed once per corpus (or corpus pair) and sliced; every learner
 comes from :mod:`learners` (full RLS on the precomputed kernel, or reduced-set RLS with
 ≤ 4000 random basis vectors as published; 3000 by default, see :data:`N_BASIS`), every
-measure from :mod:`learners.measures`.
+measure from :mod:`learners.measures`, every fold and every selection from the engine
+(:mod:`learners.splits`, :mod:`learners.selection`). The *leaky* protocol criticized in
+Paper V and thesis §5.5 (random pair-level folds, ``leaky=True``) exists only to reproduce
+it; its results say so.
 """
 
 from __future__ import annotations
@@ -30,11 +36,11 @@ from tqdm.auto import tqdm
 
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import auc, averaged, best_f_threshold, precision_recall_f1
-from kernelrank.parallel import map_tasks
-from learners.rls import RLS
-from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
+from learners.registry import make_learner
+from learners.selection import nested_cross_validate, select
+from learners.splits import folds_to_sets, group_folds
 
-__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "make_learner", "select_parameters",
+__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "select_parameters",
            "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
            "cooccurrence"]
 
@@ -52,50 +58,44 @@ N_BASIS = 3000
 LEARNERS = ("rls", "reduced_set")
 
 
-def make_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None):
-    """A learner on a precomputed kernel: full RLS or reduced-set RLS (≤ n_basis random
-    basis vectors, all of them when m ≤ n_basis)."""
-    if learner == "rls":
-        return RLS(alpha=1.0, kernel="precomputed", solver="dual")
-    if learner == "reduced_set":
-        from learners.reduced_set import ReducedSetRLS
-        if m is not None and m <= n_basis:
-            return RLS(alpha=1.0, kernel="precomputed", solver="dual")
-        return ReducedSetRLS(alpha=1.0, kernel="precomputed", n_basis=n_basis,
-                             random_state=seed)
-    raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
+def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None):
+    """The learner on a precomputed kernel of ``m`` training pairs: full RLS, or reduced-set
+    RLS with ``n_basis`` random basis vectors (full RLS when m ≤ n_basis: every pair is a
+    basis vector then)."""
+    if learner not in LEARNERS:
+        raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
+    if learner == "rls" or (m is not None and m <= n_basis):
+        return make_learner("rls", kernel="precomputed", solver="dual")
+    return make_learner("reduced_set", kernel="precomputed", n_basis=n_basis,
+                        random_state=seed)
+
+
+_SELECTION = {"scoring": "f1_best", "threshold": "f1", "cv": "group"}
 
 
 def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0):
-    """Fit on ``K`` (m × m) and choose (λ, threshold) by leave-one-group-out F.
+    """Choose (λ, threshold) on ``K`` (m × m) by pooled leave-one-group-out F.
 
     Returns
     -------
-    model : fitted learner (its hold-out machinery cached; predict with
-        ``predict_path(K_new, [alpha])``)
-    choice : dict with ``alpha``, ``threshold``, ``f1`` (inner LOO-document F), ``grid``
-        (F and threshold for every λ)
+    selection : :class:`learners.selection.Selection` — ``selection.predict(K_new)``
+        scores new pairs with the chosen λ (from the one fitted decomposition);
+        ``selection.model`` is the fitted learner
+    choice : dict with ``alpha``, ``threshold``, ``f1`` (inner LOO-document F),
+        ``precision``, ``recall`` and ``grid`` (the same for every λ)
     """
     y = np.asarray(y, dtype=float)
-    model = make_learner(learner, n_basis, seed, len(y)).fit(K, y)
-    sets = leave_one_group_out_sets(groups)
-    preds = model.holdout_sets(sets, alphas=list(alphas))
-    P = np.empty((len(alphas), len(y)))
-    for S, p in zip(sets, preds):
-        P[:, S] = p
-    grid = []
-    for a, p in zip(alphas, P):
-        b = best_f_threshold(y, p)
-        grid.append({"alpha": float(a), "f1": b.f1, "threshold": b.threshold,
-                     "precision": b.precision, "recall": b.recall})
-    best = int(np.argmax([g["f1"] for g in grid]))  # first maximum = smallest λ
-    choice = dict(grid[best])
+    sel = select(ppi_learner(learner, n_basis, seed, len(y)), K, y, groups=groups,
+                 path={"alpha": alphas}, **_SELECTION)
+    return sel, _choice(sel)
+
+
+def _choice(sel):
+    keys = ("alpha", "f1", "threshold", "precision", "recall")
+    grid = [{k: g[k] for k in keys} for g in sel.grid()]
+    choice = dict(grid[sel.best_index])
     choice["grid"] = grid
-    return model, choice
-
-
-def _scores(model, K_new, alpha):
-    return np.asarray(model.predict_path(K_new, [alpha]))[0]
+    return choice
 
 
 def cooccurrence(y):
@@ -123,19 +123,6 @@ def test_distribution_f1(y, scores, positive_fraction=None):
             "recall": prf.recall}
 
 
-def _fold_task(K, data, train, test, alphas, learner, n_basis, seed):
-    t0 = time.perf_counter()
-    model, choice = select_parameters(K[np.ix_(train, train)], data.y[train],
-                                      data.document_ids[train], alphas, learner, n_basis, seed)
-    s = _scores(model, K[np.ix_(test, train)], choice["alpha"])
-    return {"scores": s, "choice": choice, "seconds": time.perf_counter() - t0}
-
-
-def _run_tasks(tasks, jobs, desc):
-    """Run zero-argument callables (folds, corpora), on a local Dask cluster when jobs > 1."""
-    return map_tasks(lambda task: task(), tasks, jobs=jobs, desc=desc, progress=PROGRESS)
-
-
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
                    seed=0, leaky=False, jobs=1):
     """10-fold document-level CV with nested leave-one-document-out selection (Table 1).
@@ -153,22 +140,19 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     pair; out-of-fold scores.
     """
     y = data.y
-    fold = pair_folds(len(y), n_folds, seed) if leaky else \
-        document_folds(data.document_ids, y, n_folds, seed)
+    groups = np.arange(len(y)) if leaky else data.document_ids
+    fold = group_folds(groups, n_folds, seed, y=None if leaky else y)
     sets = folds_to_sets(fold)
-    all_idx = np.arange(len(y))
-    tasks = []
-    for test in sets:
-        train = np.setdiff1d(all_idx, test)
-        tasks.append(lambda train=train, test=test: _fold_task(
-            K, data, train, test, alphas, learner, n_basis, seed))
     t0 = time.perf_counter()
-    results = _run_tasks(tasks, jobs, f"cv {data.corpus}")
-    scores = np.empty(len(y))
+    nested = nested_cross_validate(
+        lambda m: ppi_learner(learner, n_basis, seed, m), K, y, sets,
+        groups=data.document_ids, path={"alpha": alphas}, jobs=jobs, progress=PROGRESS,
+        desc=f"cv {data.corpus}", inner_cv=_SELECTION["cv"],
+        scoring=_SELECTION["scoring"], threshold=_SELECTION["threshold"])
+    scores = nested["scores"]
     shifted = np.empty(len(y))        # scores − the fold's threshold: positive ⇔ predicted
-    for test, r in zip(sets, results):
-        scores[test] = r["scores"]
-        shifted[test] = r["scores"] - r["choice"]["threshold"]
+    for f in nested["folds"]:
+        shifted[f["test"]] = f["scores"] - f["threshold"]
 
     def m_p(yy, p):
         return precision_recall_f1(yy, p, 0.0).precision
@@ -191,11 +175,14 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     res["auc"], res["auc_std"], res["auc_per_fold"] = a.mean, a.std, a.per_fold
     base = [cooccurrence(y[t]) for t in sets]
     res["cooccurrence"] = {k: float(np.mean([b[k] for b in base])) for k in base[0]}
-    res["folds"] = [{"fold": k, "n_pairs": int(len(t)), "n_positive": int(np.sum(y[t] > 0)),
-                     "documents": sorted(set(data.document_ids[t].astype(str))),
-                     "alpha": r["choice"]["alpha"], "threshold": r["choice"]["threshold"],
-                     "inner_f1": r["choice"]["f1"], "seconds": r["seconds"]}
-                    for k, (t, r) in enumerate(zip(sets, results))]
+    res["folds"] = []
+    for k, (t, f) in enumerate(zip(sets, nested["folds"])):
+        inner = f["grid"][[g["alpha"] for g in f["grid"]].index(f["best_params"]["alpha"])]
+        res["folds"].append({
+            "fold": k, "n_pairs": int(len(t)), "n_positive": int(np.sum(y[t] > 0)),
+            "documents": sorted(set(data.document_ids[t].astype(str))),
+            "alpha": f["best_params"]["alpha"], "threshold": f["threshold"],
+            "inner_f1": inner["f1"], "seconds": f["seconds"]})
     res["seconds"] = time.perf_counter() - t0
     res["scores"] = scores
     res["fold_of_pair"] = fold
@@ -216,17 +203,19 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
     dict with ``auc``, ``f1_train_threshold``, ``f1_oracle``, ``f1_test_distribution``
     (each {train: {test: value}}) and the selected parameters per training corpus.
     """
+    from kernelrank.parallel import map_tasks
+
     names = list(datasets)
 
     def task(tr):
         d = datasets[tr]
-        model, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
-                                          learner, n_basis, seed)
-        out = {"choice": {k: v for k, v in choice.items()}, "tests": {}}
+        sel, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
+                                        learner, n_basis, seed)
+        out = {"choice": choice, "tests": {}}
         for te in names:
             if te == tr:
                 continue
-            s = _scores(model, kernel_fn(te, tr), choice["alpha"])
+            s = sel.predict(kernel_fn(te, tr))
             yt = datasets[te].y
             out["tests"][te] = {
                 "auc": auc(yt, s),
@@ -235,7 +224,7 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
                 "f1_test_distribution": test_distribution_f1(yt, s)["f1"]}
         return out
 
-    results = _run_tasks([lambda tr=tr: task(tr) for tr in names], jobs, "cross-corpus")
+    results = map_tasks(task, names, jobs=jobs, desc="cross-corpus", progress=PROGRESS)
     res = {k: {} for k in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution")}
     res["selection"] = {}
     for tr, r in zip(names, results):
@@ -252,7 +241,7 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
     """AUC on half of the document folds against the number of training pairs taken from
     the other half (documents added in a seeded random order; λ and threshold by
     leave-one-document-out on each training subset)."""
-    fold = document_folds(data.document_ids, data.y, n_folds, seed)
+    fold = group_folds(data.document_ids, n_folds, seed, y=data.y)
     test = np.flatnonzero(fold < n_folds // 2)
     pool = np.flatnonzero(fold >= n_folds // 2)
     docs = np.unique(data.document_ids[pool].astype(str))
@@ -277,12 +266,12 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
         if len(np.unique(yt)) < 2 or len(np.unique(doc_of[train])) < 2:
             continue
         try:
-            model, choice = select_parameters(K[np.ix_(train, train)], yt,
-                                              data.document_ids[train], alphas, learner,
-                                              n_basis, seed)
+            sel, choice = select_parameters(K[np.ix_(train, train)], yt,
+                                            data.document_ids[train], alphas, learner,
+                                            n_basis, seed)
         except UndefinedMeasureError:
             continue
-        s = _scores(model, K[np.ix_(test, train)], choice["alpha"])
+        s = sel.predict(K[np.ix_(test, train)])
         points.append({"n_train": int(len(train)),
                        "n_documents": int(len(np.unique(doc_of[train]))),
                        "auc": auc(data.y[test], s), "alpha": choice["alpha"]})

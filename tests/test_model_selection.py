@@ -7,6 +7,7 @@ from sklearn.linear_model import RidgeCV
 from learners import RLS, GlobalRankRLS, GlobalRankRLSCV, QueryRankRLS, QueryRankRLSCV, RLSCV
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import cindex
+from learners.splits import folds_to_sets, group_folds
 
 ALPHAS = 2.0 ** np.arange(-6, 7, 2)
 
@@ -25,7 +26,7 @@ def test_rlscv_kfold_scores_equal_retraining(rng):
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
     grid = {"gamma": [0.2, 1.0]}
     cv = RLSCV(alphas=ALPHAS, kernel="gaussian", cv=4, param_grid=grid, random_state=3).fit(X, y)
-    folds = [np.sort(f) for f in np.array_split(np.random.default_rng(3).permutation(40), 4)]
+    folds = folds_to_sets(group_folds(np.arange(40), 4, seed=3))
     for g, gamma in enumerate(grid["gamma"]):
         for k, lam in enumerate(ALPHAS):
             pred = np.empty(40)
@@ -61,14 +62,14 @@ def test_global_rankrls_cv_folds_and_lpo(rng):
     X = rng.normal(size=(36, 3))
     y = X[:, 0] + 0.3 * rng.normal(size=36)
     cv = GlobalRankRLSCV(alphas=ALPHAS, kernel="gaussian", gamma=0.5, cv=3).fit(X, y)
-    folds = [np.sort(f) for f in np.array_split(np.random.default_rng(0).permutation(36), 3)]
+    folds = folds_to_sets(group_folds(np.arange(36), 3, seed=0))
     k = 2
     pred = np.empty(36)
     for H in folds:
         tr = np.setdiff1d(np.arange(36), H)
         pred[H] = GlobalRankRLS(alpha=ALPHAS[k], kernel="gaussian", gamma=0.5).fit(
             X[tr], y[tr]).predict(X[H])
-    assert cv.cv_scores_[k] == pytest.approx(1 - cindex(y, pred), rel=1e-9)
+    assert cv.cv_scores_[k] == pytest.approx(cindex(y, pred), rel=1e-9)
     yb = (y > 0).astype(float)
     lpo = GlobalRankRLSCV(alphas=ALPHAS, kernel="gaussian", gamma=0.5, cv="lpo").fit(X, yb)
     pos, neg = np.flatnonzero(yb == 1), np.flatnonzero(yb == 0)
@@ -92,7 +93,7 @@ def test_query_rankrls_cv_leave_query_out(rng):
     for q in np.unique(qids):
         U = qids == q
         pred[U] = QueryRankRLS(alpha=ALPHAS[k]).fit(X[~U], y[~U], qids[~U]).predict(X[U])
-    assert cv.cv_scores_[k] == pytest.approx(1 - cindex(y, pred, qids), rel=1e-9)
+    assert cv.cv_scores_[k] == pytest.approx(cindex(y, pred, qids), rel=1e-9)
     np.testing.assert_allclose(cv.cv_predictions_[k], pred, rtol=1e-8)
     folds = QueryRankRLSCV(alphas=ALPHAS, cv=3, scoring="disagreement").fit(X, y, qids)
     assert np.isfinite(folds.cv_scores_).all()

@@ -1,10 +1,18 @@
-"""Document-level folds (ppi/folds.py): never split a document, deterministic, stratified."""
+"""Hold-out sets (learners/splits.py): groups never split, deterministic, stratified, shuffled."""
 
 import numpy as np
 import pytest
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from ppi.folds import document_folds, folds_to_sets, leave_one_group_out_sets, pair_folds
+from learners.splits import folds_to_sets, group_folds, group_sets
+
+
+def document_folds(docs, y, n_folds, seed=0):
+    return group_folds(docs, n_folds, seed, y=y)
+
+
+def pair_folds(m, n_folds, seed=0):
+    return group_folds(np.arange(m), n_folds, seed)
 
 
 def toy(rng, n_docs=40):
@@ -50,7 +58,7 @@ def test_sets_and_leave_one_group_out(rng):
     fold = document_folds(docs, y, 4)
     sets = folds_to_sets(fold)
     assert np.array_equal(np.sort(np.concatenate(sets)), np.arange(len(y)))
-    groups = leave_one_group_out_sets(docs)
+    groups = group_sets(docs)
     assert len(groups) == 12
     for g in groups:
         assert len(np.unique(docs[g])) == 1
@@ -68,7 +76,7 @@ def test_leaky_pair_folds_split_documents(rng):
 
 def test_bad_input(rng):
     docs, y = toy(rng, 5)
-    with pytest.raises(InvalidInputError, match="documents"):
+    with pytest.raises(InvalidInputError, match="groups"):
         document_folds(docs, y, 10)
     with pytest.raises(InvalidParameterError):
         document_folds(docs, y, 1)

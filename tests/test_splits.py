@@ -93,3 +93,17 @@ def test_real_corpus_folds(data_dir):
     for d in np.unique(docs):
         assert len(np.unique(fold[docs == d])) == 1
     assert all(np.sum(y[fold == k] > 0) > 0 for k in range(10))
+
+
+def test_shuffled_group_folds(rng):
+    docs, y = toy(rng, 23)
+    fold = group_folds(docs, 5, seed=2)
+    for d in np.unique(docs):                      # whole groups
+        assert len(np.unique(fold[docs == d])) == 1
+    per_fold = [len(np.unique(docs[fold == k])) for k in range(5)]
+    assert max(per_fold) - min(per_fold) <= 1       # groups dealt round-robin
+    perm = rng.permutation(len(docs))                # independent of row order
+    assert np.array_equal(group_folds(docs[perm], 5, seed=2), fold[perm])
+    assert not np.array_equal(group_folds(docs, 5, seed=3), fold)
+    rows = group_folds(np.arange(17), 4, seed=0)     # plain k-fold of rows
+    assert sorted(np.bincount(rows)) == [4, 4, 4, 5]

@@ -169,17 +169,6 @@ def _path_kwargs(names, values):
     return out
 
 
-def _n_lead(P, n_points):
-    """Number of leading axes of ``P`` whose product is ``n_points``."""
-    prod = 1
-    for k, d in enumerate(P.shape):
-        prod *= d
-        if prod == n_points:
-            return k + 1
-    raise InvalidInputError(f"path output of shape {P.shape} does not have {n_points} "
-                            "leading path points")
-
-
 # ---------------------------------------------------------------------------- predictions
 @dataclass
 class HoldoutPredictions:
@@ -345,7 +334,8 @@ def _fit_predict_path(base, X, y, fit_params, fixed_fit_params, X_new, names, va
     if _has(base, "predict_path"):
         fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
         P = np.asarray(fitted.predict_path(X_new, **_path_kwargs(names, values)))
-        return P.reshape((len(points),) + P.shape[_n_lead(P, len(points)):]), fitted
+        # one leading axis per path parameter, in the path's order
+        return P.reshape((len(points),) + P.shape[len(names):]), fitted
     rows = [np.asarray(_fit(clone(base).set_params(**point), X, y, fit_params,
                             fixed_fit_params).predict(X_new)) for point in points]
     return np.stack(rows), None
@@ -451,7 +441,7 @@ class Selection:
         if path and _has(self.model, "predict_path") and self.model_is_path:
             kw = {_PATH_KEYWORD[k]: [v] for k, v in path.items()}
             P = np.asarray(self.model.predict_path(X, **kw))
-            return P.reshape(P.shape[_n_lead(P, 1):])
+            return P.reshape(P.shape[len(kw):])
         return self.model.predict(X)
 
     def holdout_predictions_of_best(self):

@@ -27,19 +27,21 @@ views, the unlabelled set and the hyper-parameter search.
   unlabelled training parses, the same for both views; cost O(M³r³ + M²r²(n + m)) per fit
   (:mod:`learners.coreg`).
 * **Hyper-parameters** (one α for all views, and μ ≥ 0; μ = 0 in the grid lets the search
-  fall back to independent per-view RankRLS averaged): chosen by inner *article-level*
-  K-fold on the labelled training sentences (sentence-level when there are fewer articles
-  than inner folds), refitting :class:`CoRankRLS` for every grid point and inner fold,
+  fall back to independent per-view RankRLS averaged): chosen by the selection engine
+  (:func:`learners.selection.select`) by inner *article-level* K-fold on the labelled
+  training sentences (sentence-level when there are fewer articles than inner folds): one
+  :class:`CoRankRLS` fit per inner fold, whose ``predict_path`` gives the whole (α, μ) grid,
   minimising the query-averaged disagreement error (Paper I eq. 1) like the other rankers
-  of :mod:`parse_ranking.ranking`. The unlabelled set is the same in every inner fit. The
-  winner is refitted on all labelled training sentences. Grid cost: ``len(alphas) ·
-  len(mus) · (inner_folds + 1)`` fits (CoRankRLS has no closed-form CV or λ path yet).
+  of :mod:`parse_ranking.ranking`; ties go to the larger α, then the larger μ. The
+  unlabelled set is the same in every inner fit. The winner is refitted on all labelled
+  training sentences. Cost: ``inner_folds + 1`` fits plus one O(M³ r³) solve per grid point
+  and inner fold.
 """
 
 import numpy as np
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.measures import disagreement_error
+from learners.splits import folds_to_sets, group_folds
 
 __all__ = ["DEFAULT_VIEWS", "DEFAULT_MUS", "DEFAULT_CO_ALPHAS", "DEFAULT_N_BASIS",
            "fit_corankrls", "inner_folds"]
@@ -53,19 +55,11 @@ DEFAULT_N_BASIS = 500
 def inner_folds(qids, articles, n_folds, seed):
     """Inner fold id per labelled row: by article when there are ≥ ``n_folds`` articles,
     else by sentence (rows of one sentence always share a fold)."""
-    from parse_ranking.evaluation import article_folds
-
     groups = articles if np.unique(articles).size >= n_folds else qids
     if np.unique(groups).size < n_folds:
         raise InvalidInputError(f"corankrls: {np.unique(groups).size} labelled sentences, "
                                 f"fewer than the {n_folds} inner folds")
-    return article_folds(groups, n_folds, seed)
-
-
-def _make(alpha, mu, n_basis, seed):
-    from learners.coreg import CoRankRLS
-
-    return CoRankRLS(alpha=float(alpha), mu=float(mu), n_basis=n_basis, random_state=seed)
+    return group_folds(groups, n_folds, seed)
 
 
 def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None, *,
@@ -91,6 +85,9 @@ def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None
     model : fitted :class:`learners.coreg.CoRankRLS`; ``model.predict(views)`` scores rows.
     info : dict with the chosen ``alpha``, ``mu``, the inner error grid, sizes.
     """
+    from learners.coreg import CoRankRLS
+    from learners.selection import select
+
     y = np.asarray(y, dtype=float)
     qids = np.asarray(qids)
     articles = np.asarray(articles)
@@ -102,27 +99,15 @@ def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None
     if len(X_views) < 2:
         raise InvalidParameterError("corankrls needs at least two views")
     unl = U_views is not None and U_views[0].shape[0] > 0
-    folds = inner_folds(qids, articles, n_inner, seed)
-    errors = np.zeros((len(alphas), len(mus)))
-    P = np.empty((len(alphas), len(mus), y.size))
-    for f in range(n_inner):
-        te, tr = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
-        Xtr = [X[tr] for X in X_views]
-        Xte = [X[te] for X in X_views]
-        # one fit per inner fold; every (α, μ) reuses its kernels and products
-        model = _make(alphas[0], mus[0], n_basis, seed).fit(
-            Xtr, y[tr], qids[tr], U_views if unl else None,
-            qids_unlabelled=qids_unlabelled if unl else None)
-        P[:, :, te] = model.predict_path(Xte, alphas, mus)
-    for i in range(len(alphas)):
-        for j in range(len(mus)):
-            errors[i, j] = disagreement_error(y, P[i, j], qids)
-    # ties: the first in (α ascending as given, μ ascending as given) order
-    i, j = np.unravel_index(int(np.argmin(errors)), errors.shape)
-    model = _make(alphas[i], mus[j], n_basis, seed).fit(
-        list(X_views), y, qids, U_views if unl else None,
-        qids_unlabelled=qids_unlabelled if unl else None)
-    info = {"alpha": alphas[i], "mu": mus[j], "n_basis": int(len(model.basis_indices_)),
-            "n_labelled": int(y.size), "n_unlabelled": int(U_views[0].shape[0]) if unl else 0,
-            "inner_folds": n_inner, "inner_disagreement": errors.tolist()}
+    sets = folds_to_sets(inner_folds(qids, articles, n_inner, seed))
+    sel = select(CoRankRLS(n_basis=n_basis, random_state=seed), list(X_views), y, cv=sets,
+                 path={"alpha": alphas, "mu": mus}, scoring="disagreement", qids=qids,
+                 fit_params={"qids": qids}, refit=True,
+                 fixed_fit_params={"X_unlabelled": U_views if unl else None,
+                                   "qids_unlabelled": qids_unlabelled if unl else None})
+    model = sel.model
+    info = {"alpha": sel.best_params["alpha"], "mu": sel.best_params["mu"],
+            "n_basis": int(len(model.basis_indices_)), "n_labelled": int(y.size),
+            "n_unlabelled": int(U_views[0].shape[0]) if unl else 0, "inner_folds": n_inner,
+            "inner_disagreement": sel.scores.reshape(len(alphas), len(mus)).tolist()}
     return model, info

@@ -36,6 +36,7 @@ import numpy as np
 from learners.all_paths import gram_matrix
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error, kendall_tau_b
+from learners.splits import group_folds
 from parse_ranking.ranking import DEFAULT_ALPHAS, RANKERS, fit_ranker
 from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation
 
@@ -98,15 +99,9 @@ def labelled_split(qids, rows, fraction, rng):
 
 
 def article_folds(articles, n_folds, seed=0):
-    """Fold id per row: articles shuffled with ``seed`` and dealt into ``n_folds`` groups."""
-    uniq = np.unique(articles)
-    if n_folds < 2 or n_folds > uniq.size:
-        raise InvalidParameterError(f"n_folds must be in 2..{uniq.size} (articles), got "
-                                    f"{n_folds}")
-    perm = np.random.default_rng(seed).permutation(uniq.size)
-    fold_of = np.empty(uniq.size, dtype=np.intp)
-    fold_of[perm] = np.arange(uniq.size) % n_folds
-    return fold_of[np.searchsorted(uniq, articles)]
+    """Fold id per row: articles shuffled with ``seed`` and dealt into ``n_folds`` groups
+    (:func:`learners.splits.group_folds`)."""
+    return group_folds(articles, n_folds, seed)
 
 
 def _top1(y, scores, qids, lg_rank):

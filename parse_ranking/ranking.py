@@ -1,10 +1,11 @@
 """Rankers for parse ranking: one query = one sentence, its parses are the items.
 
-Every learner comes from :mod:`learners` (fit, exact fast hold-out, λ path); this module only
-chooses λ and wraps the learners behind one interface. λ is chosen from ``alphas`` by
-**inner leave-query-out** on the training sentences (exact shortcuts: ``leave_query_out``
-of :class:`learners.rankrls.QueryRankRLS`, ``holdout_sets`` with one set per sentence for
-the others), minimising the query-averaged disagreement error (Paper I eq. 1).
+Every learner comes from :mod:`learners` (fit, exact fast hold-out, λ path) and λ is chosen by
+the selection engine (:func:`learners.selection.select`); this module only says which learner
+and which hold-out scheme each ranker uses. λ is chosen from ``alphas`` by **inner
+leave-query-out** on the training sentences (exact shortcuts: the learners' ``holdout_sets``
+with one set per sentence, for QueryRankRLS eq. 33), minimising the query-averaged
+disagreement error (Paper I eq. 1); ties go to the larger λ (the engine's rule).
 
 Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
 
@@ -16,7 +17,9 @@ Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
 ``rankrls_22``         relevant pairs with different scores, cost (22) (z = y, w = 1/y).
 ``rankrls_20_all``     all pairs with different scores, cost (20) (explicit graph; refused
                        when it has more than ``max_pairs`` edges; λ by inner 3-fold
-                       sentence-level CV with retraining, see ``_inner_kfold_path``).
+                       sentence-level CV with one refit per fold and the λ path: removing a
+                       sentence there removes edges touching *every* row, so the
+                       touched-set hold-out shortcut would cost O(m^3) per sentence).
 ``rankrls_22_all``     all pairs with different scores, cost (22) (same).
 ``rls``                RLS regression on the F scores (learners.RLS).
 ``kpcrank``            KPCRank (learners.kpcrank), components chosen by its query-wise CV.
@@ -31,10 +34,8 @@ All learners take the precomputed kernel matrix (``kernel="precomputed"``).
 import numpy as np
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.measures import disagreement_error
 
-__all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "preference_pairs",
-           "fit_ranker", "query_sets"]
+__all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "preference_pairs", "fit_ranker"]
 
 RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
            "rankrls_22_all", "rls", "kpcrank", "corankrls")
@@ -43,14 +44,6 @@ DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-8, 17, 2))
 
 _PAIRWISE = {"rankrls_20": ("discrete", False), "rankrls_22": ("weighted", False),
              "rankrls_20_all": ("discrete", True), "rankrls_22_all": ("weighted", True)}
-
-
-def query_sets(qids):
-    """Row index arrays, one per distinct query (in ``numpy.unique`` order)."""
-    _, codes = np.unique(qids, return_inverse=True)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.cumsum(np.bincount(codes))
-    return np.split(order, bounds[:-1])
 
 
 def preference_pairs(y, qids=None, max_pairs=None):
@@ -84,12 +77,6 @@ def preference_pairs(y, qids=None, max_pairs=None):
     return pairs, y[pairs[:, 0]] - y[pairs[:, 1]]
 
 
-def _select(P, y, qids, alphas):
-    """Index of the λ with the lowest inner leave-query-out disagreement error."""
-    errors = np.array([disagreement_error(y, P[k], qids) for k in range(len(alphas))])
-    return int(np.argmin(errors)), errors
-
-
 def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, seed=0):
     """Fit ranker ``name`` on the training kernel ``K`` with λ chosen by leave-query-out.
 
@@ -98,6 +85,7 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
     """
     from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
     from learners.rls import RLS
+    from learners.selection import select
 
     if name == "corankrls":
         raise InvalidParameterError("corankrls is multi-view and semi-supervised: fit it with "
@@ -106,8 +94,6 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
         raise InvalidParameterError(f"unknown ranker {name!r}; choose from {LEARNED_RANKERS}")
     y = np.asarray(y, dtype=float)
     qids = np.asarray(qids)
-    alphas = np.asarray(alphas, dtype=float)
-    sets = query_sets(qids)
     info = {}
     if name == "kpcrank":
         from learners.kpcrank import KPCRank
@@ -116,62 +102,37 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
         model.fit(K, y, qids)
         info["n_components"] = int(model.n_components_)
         return model, info
+    kw = dict(path={"alpha": np.asarray(alphas, dtype=float)}, scoring="disagreement",
+              qids=qids, groups=qids, cv="group", refit=True, seed=seed)
     if name == "rankrls":
-        model = QueryRankRLS(kernel="precomputed").fit(K, y, qids=qids)
-        P = model.leave_query_out(alphas)
-        refit = lambda a: QueryRankRLS(alpha=a, kernel="precomputed").fit(K, y, qids=qids)
+        sel = select(QueryRankRLS(kernel="precomputed"), K, y, fit_params={"qids": qids}, **kw)
     elif name in ("rankrls_all", "rls"):
-        cls = GlobalRankRLS if name == "rankrls_all" else RLS
-        model = cls(kernel="precomputed").fit(K, y)
-        P = _assemble(model.holdout_sets(sets, alphas), sets, len(alphas), y.size)
-        refit = lambda a: cls(alpha=a, kernel="precomputed").fit(K, y)
+        sel = select((GlobalRankRLS if name == "rankrls_all" else RLS)(kernel="precomputed"),
+                     K, y, **kw)
     else:
         cost, all_pairs = _PAIRWISE[name]
-        pairs, mags = preference_pairs(y, None if all_pairs else qids, max_pairs=max_pairs)
-        if cost == "weighted":
-            # w = 1/y explodes on near-ties; tiny differences are float noise of F-scores
-            keep = mags > 1e-9
-            pairs, mags = pairs[keep], mags[keep]
+        pairs, mags = _pairs_for(y, None if all_pairs else qids, cost, max_pairs)
         info["n_pairs"] = int(pairs.shape[0])
+        est = PairwiseRankRLS(kernel="precomputed", cost=cost)
         if all_pairs:
-            P = _inner_kfold_path(K, y, sets, alphas, cost, max_pairs, seed)
+            kw.update(cv=3, method="refit")
+            est.set_params(max_pairs=max_pairs, tie_tolerance=_TIE)
+            sel = select(est, K, y, **kw)
         else:
-            model = PairwiseRankRLS(kernel="precomputed", cost=cost).fit(K, pairs, mags)
-            P = _assemble(model.holdout_sets(sets, alphas), sets, len(alphas), y.size)
-        refit = lambda a: PairwiseRankRLS(alpha=a, kernel="precomputed", cost=cost).fit(
-            K, pairs, mags)
-    best, errors = _select(P, y, qids, alphas)
-    info.update(alpha=float(alphas[best]), inner_disagreement=errors.tolist())
-    return refit(float(alphas[best])), info
+            sel = select(est, K, None, y_eval=y,
+                         fixed_fit_params={"pairs": pairs, "magnitudes": mags}, **kw)
+    info.update(alpha=float(sel.best_params["alpha"]), inner_disagreement=sel.scores.tolist())
+    return sel.model, info
 
 
-def _inner_kfold_path(K, y, sets, alphas, cost, max_pairs, seed, n_inner=3):
-    """Out-of-fold predictions (n_alphas, m) by sentence-level K-fold with retraining.
-
-    Used for the explicit all-pairs graphs: removing one sentence there removes edges
-    touching *every* row, so the touched-set hold-out shortcut degenerates to O(m^3) per
-    sentence; instead each inner fold is refitted once and its λ path
-    (``predict_path``, one eigendecomposition) serves the whole grid.
-    """
-    from learners.rankrls import PairwiseRankRLS
-
-    order = np.random.default_rng(seed).permutation(len(sets))
-    P = np.empty((len(alphas), y.size))
-    for f in range(n_inner):
-        test = np.concatenate([sets[i] for i in order[f::n_inner]])
-        train = np.setdiff1d(np.arange(y.size), test)
-        pairs, mags = preference_pairs(y[train], None, max_pairs=max_pairs)
-        if cost == "weighted":
-            keep = mags > 1e-9
-            pairs, mags = pairs[keep], mags[keep]
-        model = PairwiseRankRLS(kernel="precomputed", cost=cost).fit(
-            K[np.ix_(train, train)], pairs, mags)
-        P[:, test] = model.predict_path(K[np.ix_(test, train)], alphas)
-    return P
+#: Score differences at most this large are ties (float noise of F scores; with the weighted
+#: cost (22), w = 1/y would explode on them).
+_TIE = 1e-9
 
 
-def _assemble(results, sets, n_alphas, m):
-    P = np.empty((n_alphas, m))
-    for U, r in zip(sets, results):
-        P[:, U] = np.asarray(r).reshape(n_alphas, -1)
-    return P
+def _pairs_for(y, qids, cost, max_pairs):
+    pairs, mags = preference_pairs(y, qids, max_pairs=max_pairs)
+    if cost == "weighted":
+        keep = mags > _TIE
+        pairs, mags = pairs[keep], mags[keep]
+    return pairs, mags

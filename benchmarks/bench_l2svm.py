@@ -29,7 +29,7 @@ from sklearn.svm import SVC
 
 from kernelrank.atomic import write_json
 from corpora.scop import load_scop
-from homology.benchmark import L2SVM_ALPHAS, full_gram, make_kernel, make_learner
+from homology.benchmark import L2SVM_ALPHAS, full_gram, learner_for, make_kernel
 from kernelrank.cli import exit_code
 from learners.measures import auc, roc50
 
@@ -39,9 +39,9 @@ def one_family(K, split, alphas, n_retrain, rng):
     Ktr, Kte = K[np.ix_(tr, tr)], K[np.ix_(te, tr)]
     y, m = split.y_train, len(tr)
     t0 = time.perf_counter()
-    model = make_learner("l2svm", alphas[-1]).fit(Ktr, y)   # as homology.benchmark
+    model = learner_for("l2svm", alphas[-1]).fit(Ktr, y)   # as homology.benchmark
     loo = model.leave_one_out(alphas)
-    path = model.decision_path(Kte, alphas)
+    path = model.predict_path(Kte, alphas)
     ours_s = time.perf_counter() - t0
 
     picks = rng.choice(m, n_retrain, replace=False)

@@ -7,7 +7,8 @@ gives the leave-one-out ROC and the test ROC / ROC50 for every λ of its grid. P
 * fixed t, λ chosen by leave-one-out ROC on the training part (what ``python -m homology
   scop --kernel locality --mode strict --half-width t`` does);
 * (t, λ) chosen jointly per family by leave-one-out ROC on the training part (ties: the
-  smaller t, then the larger λ) — a protocol that never looks at the test part.
+  selection engine's rule — the larger λ, then the smaller t) — a protocol that never
+  looks at the test part.
 
 Usage::
 
@@ -21,19 +22,18 @@ import numpy as np
 
 from kernelrank.atomic import write_json
 from corpora.scop import load_scop
-from homology.benchmark import L2SVM_ALPHAS, full_gram, make_kernel, make_learner
+from homology.benchmark import L2SVM_ALPHAS, full_gram, make_kernel, select_alpha
 from kernelrank.cli import exit_code
 from learners.measures import auc, roc50
+from learners.selection import best_candidate
 
 
 def family_curves(K, split, alphas):
     """Leave-one-out ROC, test ROC and test ROC50 for every λ (arrays of len(alphas))."""
     tr, te = split.train, split.test
-    model = make_learner("l2svm", alphas[-1]).fit(K[np.ix_(tr, tr)], split.y_train)
-    loo = model.leave_one_out(alphas)
-    test = model.decision_path(K[np.ix_(te, tr)], alphas)
-    return (np.array([auc(split.y_train, p) for p in loo]),
-            np.array([auc(split.y_test, p) for p in test]),
+    sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, "l2svm")
+    test = sel.model.predict_path(K[np.ix_(te, tr)], alphas)
+    return (sel.scores, np.array([auc(split.y_test, p) for p in test]),
             np.array([roc50(split.y_test, p) for p in test]))
 
 
@@ -47,16 +47,17 @@ def run(args):
         K = full_gram(make_kernel("locality", mode="strict", half_width=t),
                       list(bench.sequences))
         curves[t] = [family_curves(K, bench.split(f), alphas) for f in bench.families]
-        best = [int(np.flatnonzero(c[0] == c[0].max()).max()) for c in curves[t]]
+        best = [best_candidate(c[0], [{"alpha": a} for a in alphas], True) for c in curves[t]]
         roc = np.mean([c[1][j] for c, j in zip(curves[t], best)])
         r50 = np.mean([c[2][j] for c, j in zip(curves[t], best)])
         print(f"strict locality t={t}: ROC {roc:.3f} / ROC50 {r50:.3f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    # (t, λ) jointly by leave-one-out ROC, with the selection engine's tie rule
+    grid = [{"half_width": t, "alpha": a} for t in widths for a in alphas]
     joint = []
     for i in range(len(bench.families)):
-        _, neg_t, j = max((curves[t][i][0][j], -t, j) for t in widths
-                          for j in range(len(alphas)))
-        t = -neg_t
+        k = best_candidate(np.concatenate([curves[t][i][0] for t in widths]), grid, True)
+        t, j = grid[k]["half_width"], k % len(alphas)
         joint.append((curves[t][i][1][j], curves[t][i][2][j], t))
     roc, r50 = np.mean([r[0] for r in joint]), np.mean([r[1] for r in joint])
     print(f"(t, λ) chosen per family by leave-one-out ROC: ROC {roc:.3f} / ROC50 {r50:.3f}; "

@@ -22,10 +22,11 @@ Protocol, per family (54 families, :mod:`corpora.scop`):
      the published SVM level here. Its leave-one-out is exact for the examples outside the
      active set and the fixed-active-set RLS value for the others;
 
-   the regularization parameter λ is chosen on the training part only, by the ROC area
-   (default) or the ROC50 (``select="roc50"``) of the exact leave-one-out predictions
-   (``leave_one_out(alphas)``: one eigendecomposition gives every λ of the grid); ties go
-   to the larger λ;
+   the regularization parameter λ is chosen on the training part only, by the selection
+   engine (:func:`learners.selection.select`): the ROC area (default) or the ROC50
+   (``select="roc50"``) of the exact leave-one-out predictions (``leave_one_out(alphas)``:
+   one eigendecomposition gives every λ of the grid); ties go to the larger λ (the
+   engine's rule);
 3. the test part is scored with the selected λ (``predict_path``, same decomposition) and
    evaluated by ROC area and ROC50 (:mod:`learners.measures`).
 
@@ -50,6 +51,8 @@ from homology.sums import SumKernel
 from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, roc50
 from kernelrank.parallel import map_tasks
+from learners.registry import make_learner
+from learners.selection import select as choose
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -109,34 +112,35 @@ def full_gram(kernel, sequences):
     return kernel.fit(sequences).gram(sequences)
 
 
-def make_learner(name, alpha=1.0):
-    if name == "rls":
-        from learners.rls import RLS
-
-        return RLS(alpha=alpha, kernel="precomputed")
-    if name == "rankrls":
-        from learners.rankrls import GlobalRankRLS
-
-        return GlobalRankRLS(alpha=alpha, kernel="precomputed")
-    if name == "l2svm":
-        from learners.l2svm import L2SVM
-
-        return L2SVM(alpha=alpha, kernel="precomputed", class_weight="balanced")
-    raise InvalidParameterError(f"unknown learner {name!r}; choose one of {LEARNERS}")
+def learner_for(name, alpha=1.0):
+    """The learner of a ``--learner`` name on a precomputed kernel (the L2-SVM with
+    class-balanced costs), from :func:`learners.registry.make_learner`."""
+    if name not in LEARNERS:
+        raise InvalidParameterError(f"unknown learner {name!r}; choose one of {LEARNERS}")
+    extra = {"class_weight": "balanced"} if name == "l2svm" else {}
+    return make_learner(name, alpha=alpha, kernel="precomputed", **extra)
 
 
-SELECTIONS = ("roc", "roc50")
+#: ``--select`` name → measure name of :func:`learners.measures.get_scorer`.
+SELECTIONS = {"roc": "auc", "roc50": "roc50"}
 
 
-def select_alpha(y, loo, alphas, select="roc"):
-    """λ with the best leave-one-out ROC area (``select="roc"``) or ROC50 (``"roc50"``);
-    ties go to the larger λ. Returns ``(alpha, scores of every λ)``."""
+def select_alpha(K, y, alphas, learner="rls", select="roc", targets="balanced"):
+    """λ of ``learner`` on the training kernel ``K`` by the leave-one-out ROC area
+    (``select="roc"``) or ROC50 (``"roc50"``) of the ±1 labels ``y`` (ties: the larger λ).
+
+    Returns the :class:`learners.selection.Selection`; ``selection.predict(K_test)`` scores
+    with the chosen λ from the one fitted path.
+    """
     if select not in SELECTIONS:
-        raise InvalidParameterError(f"select must be one of {SELECTIONS}, got {select!r}")
-    measure = auc if select == "roc" else roc50
-    scores = np.array([measure(y, p) for p in loo])
-    best = np.flatnonzero(scores == scores.max()).max()  # alphas ascending
-    return float(alphas[best]), scores
+        raise InvalidParameterError(f"select must be one of {tuple(SELECTIONS)}, got "
+                                    f"{select!r}")
+    alphas = np.sort(np.asarray(alphas, dtype=float))
+    if learner == "rankrls":
+        alphas = alphas * len(y)
+    y_fit = training_targets(y, targets) if learner == "rls" else y
+    return choose(learner_for(learner), K, y_fit, cv="loo", path={"alpha": alphas},
+                  scoring=SELECTIONS[select], y_eval=y)
 
 
 TARGETS = ("balanced", "pm1")
@@ -160,28 +164,15 @@ def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="bal
     Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` and the
     counts of training/test positives and negatives.
     """
-    alphas = np.sort(np.asarray(alphas, dtype=float))
     tr, te = split.train, split.test
-    if learner == "rankrls":
-        alphas = alphas * len(tr)
-        y = split.y_train
-    elif learner == "l2svm":
-        y = split.y_train
-    else:
-        y = training_targets(split.y_train, targets)
-    # the L2-SVM path is warm-started from the largest λ down, so fit there first
-    first = alphas[-1] if learner == "l2svm" else alphas[0]
-    model = make_learner(learner, first).fit(K[np.ix_(tr, tr)], y)
-    loo = model.leave_one_out(alphas)
-    alpha, loo_scores = select_alpha(split.y_train, loo, alphas, select)
-    path = model.decision_path if learner == "l2svm" else model.predict_path
-    scores = path(K[np.ix_(te, tr)], [alpha])[0]
+    sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, learner, select, targets)
+    scores = sel.predict(K[np.ix_(te, tr)])
     return {
         "family": split.family,
         "roc": auc(split.y_test, scores),
         "roc50": roc50(split.y_test, scores),
-        "alpha": alpha,
-        "loo_" + select: float(loo_scores.max()),
+        "alpha": float(sel.best_params["alpha"]),
+        "loo_" + select: sel.best_score,
         "n_train": [int((split.y_train > 0).sum()), int((split.y_train < 0).sum())],
         "n_test": [int((split.y_test > 0).sum()), int((split.y_test < 0).sum())],
     }

@@ -27,14 +27,7 @@ import json
 import numpy as np
 
 from kernelrank.atomic import atomic_open
-from homology.benchmark import (
-    DEFAULT_ALPHAS,
-    L2SVM_ALPHAS,
-    make_kernel,
-    make_learner,
-    select_alpha,
-    training_targets,
-)
+from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS, make_kernel, select_alpha
 from homology.features import ProteinFeatures
 from homology.sums import SumKernel
 from kernelrank.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
@@ -74,19 +67,15 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     K = kernel.fit(seqs).gram(seqs)
     if alphas is None:
         alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
-    alphas = np.sort(np.asarray(alphas, dtype=float))
+    sel = select_alpha(K, y, alphas, learner, select)
+    alpha = sel.best_params["alpha"]
     if learner == "l2svm":
-        model = make_learner(learner, alphas[-1]).fit(K, y)
+        (coef,), (intercept,) = sel.model.regularization_path([alpha])
     else:
-        model = make_learner(learner, alphas[0]).fit(K, training_targets(y))
-    alpha, loo = select_alpha(y, model.leave_one_out(alphas), alphas, select)
-    if learner == "l2svm":
-        (coef,), (intercept,) = model.regularization_path([alpha])
-    else:
-        coef, intercept = model.regularization_path([alpha])[0], 0.0
+        coef, intercept = sel.model.regularization_path([alpha])[0], 0.0
     out = {"meta": {"format": FORMAT, "version": VERSION, "kernel": kernel_name,
                     "kernel_options": kernel_options, "learner": learner, "alpha": alpha,
-                    "selection": select, "loo_score": float(loo.max()),
+                    "selection": select, "loo_score": sel.best_score,
                     "intercept": float(intercept), "n_positive": len(positives),
                     "n_negative": len(negatives)},
            "train_ids": ids, "train_sequences": seqs, "dual_coef": coef}

@@ -41,7 +41,7 @@ def one_family(K, split, alphas, n_retrain, rng):
     t0 = time.perf_counter()
     model = make_learner("l2svm", alphas[-1]).fit(Ktr, y)   # as homology.benchmark
     loo = model.leave_one_out(alphas)
-    path = model.decision_path(Kte, alphas)
+    path = model.predict_path(Kte, alphas)
     ours_s = time.perf_counter() - t0
 
     picks = rng.choice(m, n_retrain, replace=False)

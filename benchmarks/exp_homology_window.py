@@ -31,7 +31,7 @@ def family_curves(K, split, alphas):
     tr, te = split.train, split.test
     model = make_learner("l2svm", alphas[-1]).fit(K[np.ix_(tr, tr)], split.y_train)
     loo = model.leave_one_out(alphas)
-    test = model.decision_path(K[np.ix_(te, tr)], alphas)
+    test = model.predict_path(K[np.ix_(te, tr)], alphas)
     return (np.array([auc(split.y_train, p) for p in loo]),
             np.array([auc(split.y_test, p) for p in test]),
             np.array([roc50(split.y_test, p) for p in test]))

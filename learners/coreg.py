@@ -39,7 +39,7 @@ formed. ``H`` is symmetric PSD; a null space can only come from ``K_vᴮ`` (dire
 ``a_v = T_v β_v`` with ``T_v T_vᵀ = (K_vᴮ)⁺``, where it is positive definite (α_v > 0).
 
 Prediction: the average of the view predictors, ``f(x) = (1/M) Σ_v f_v(x)`` (Brefeld et al.);
-:meth:`CoRLS.predict_path` gives it for a whole (α, μ) grid from one fit (the (α, μ)-free
+:meth:`CoRLS.predict_path` gives it for a whole (α, μ) grid (α the leading axis) from one fit (the (α, μ)-free
 parts of the system are kept), one O(M³r³) solve per grid point;
 :meth:`predict_views` returns each ``f_v``.
 
@@ -49,7 +49,7 @@ API: ``X_views`` is a list of M arrays (one per view, same rows = same examples)
 precomputed kernel is not supported because basis vectors are sampled from the examples).
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -57,8 +57,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from learners._validation import check_alphas
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_alphas
+from learners.base import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    RankerMixin,
+    validate_hyperparameters,
+)
 from learners.kernels import kernel_matrix, resolve_kernel
 
 _SPEC_KEYS = {"kernel", "gamma", "degree", "coef0", "kernel_params"}
@@ -173,41 +181,17 @@ def coreg_solve_system(system, alphas, mu):
     return [T[v] @ beta[offsets[v]:offsets[v + 1]] for v in range(len(T))]
 
 
-class CoRLS(RegressorMixin, BaseEstimator):
-    """Co-regularised least-squares regression (semi-supervised, multi-view).
+class _CoRegBase(BaseEstimator):
+    """Parameters, fit, prediction and (α, μ) path shared by :class:`CoRLS` and
+    :class:`CoRankRLS`."""
 
-    Parameters
-    ----------
-    alpha : float or sequence of float, default 1.0
-        Regularisation α_v of each view's RKHS norm (one value for all views, or one per
-        view).
-    mu : float, default 1.0
-        Co-regularisation weight μ ≥ 0 of the disagreement on unlabelled data (0: the views
-        are independent RLS predictors).
-    views : list of dict, optional
-        One kernel specification per view (keys ``kernel``, ``gamma``, ``degree``,
-        ``coef0``, ``kernel_params``); default: linear kernel for every view.
-    n_basis : int, optional
-        Sparse variant: number r of random basis examples (from labelled + unlabelled);
-        default: all examples (the exact co-regularised solution).
-    random_state : int, optional
-        Seed of the basis sample.
-
-    Attributes
-    ----------
-    dual_coef_ : list of ndarray (r,)
-        Per-view coefficients over the basis examples.
-    basis_views_ : list of arrays
-        The basis examples in every view.
-    basis_indices_ : ndarray
-        Indices of the basis examples in ``[labelled; unlabelled]`` order.
-
-    Notes
-    -----
-    Closed form and complexity O(M³r³ + M²r²(n + m)): see the module docstring.
-    """
-
-    _ranking = False
+    _parameter_constraints = {
+        "alpha": [*POSITIVE, "array-like"],       # one α, or one per view (checked in fit)
+        "mu": NON_NEGATIVE,
+        "views": [list, tuple, None],             # kernel specification dicts (fit)
+        "n_basis": [*POSITIVE_INT, None],
+        "random_state": SEED,
+    }
 
     def __init__(self, alpha=1.0, mu=1.0, views=None, n_basis=None, random_state=None):
         self.alpha = alpha
@@ -216,7 +200,8 @@ class CoRLS(RegressorMixin, BaseEstimator):
         self.n_basis = n_basis
         self.random_state = random_state
 
-    def _validate_params(self, n_views):
+    def _view_specs(self, n_views):
+        """Per-view α (array of M) and resolved kernels: the checks that need M."""
         name = type(self).__name__
         alphas = np.atleast_1d(np.asarray(self.alpha, dtype=object))
         if alphas.ndim != 1 or len(alphas) not in (1, n_views):
@@ -228,15 +213,8 @@ class CoRLS(RegressorMixin, BaseEstimator):
                 raise InvalidParameterError(f"{name}: alpha values must be positive numbers, "
                                             f"got {self.alpha!r}")
         alphas = np.broadcast_to(alphas.astype(float), (n_views,))
-        if not (isinstance(self.mu, Real) and np.isfinite(self.mu) and self.mu >= 0):
-            raise InvalidParameterError(f"{name}: mu must be a non-negative number, got "
-                                        f"{self.mu!r}")
-        if self.n_basis is not None and not (isinstance(self.n_basis, Integral)
-                                             and self.n_basis >= 1):
-            raise InvalidParameterError(f"{name}: n_basis must be None or a positive integer, "
-                                        f"got {self.n_basis!r}")
         specs = [{} for _ in range(n_views)] if self.views is None else self.views
-        if not isinstance(specs, (list, tuple)) or len(specs) != n_views:
+        if len(specs) != n_views:
             raise InvalidParameterError(f"{name}: views must be a list of {n_views} kernel "
                                         f"specifications (one per view), got {self.views!r}")
         resolved = []
@@ -255,11 +233,12 @@ class CoRLS(RegressorMixin, BaseEstimator):
         return alphas, resolved
 
     def _fit(self, X_views, y, codes_L, X_unlabelled, codes_U):
+        validate_hyperparameters(self)
         X_views = _check_views(X_views, None, "X_views")
         M, m = len(X_views), X_views[0].shape[0]
         if M == 0 or m == 0:
             raise InvalidInputError("X_views must hold at least one view with rows")
-        alphas, specs = self._validate_params(M)
+        alphas, specs = self._view_specs(M)
         y = np.asarray(y, dtype=np.float64)
         if y.shape != (m,):
             raise InvalidInputError(f"y must be a vector of length {m}, got shape {y.shape}")
@@ -297,17 +276,6 @@ class CoRLS(RegressorMixin, BaseEstimator):
         self.n_views_ = M
         return self
 
-    def fit(self, X_views, y, X_unlabelled=None):
-        """Fit on labelled examples (every view) and unlabelled examples (every view).
-
-        Parameters
-        ----------
-        X_views : list of M arrays, each (m, d_v)
-        y : array-like (m,)
-        X_unlabelled : list of M arrays, each (n, d_v), optional
-        """
-        return self._fit(X_views, y, None, X_unlabelled, None)
-
     def predict_views(self, X_views):
         """Predictions of every view's predictor, shape (t, M)."""
         check_is_fitted(self, "dual_coef_")
@@ -323,9 +291,13 @@ class CoRLS(RegressorMixin, BaseEstimator):
         """Average of the view predictors, shape (t,)."""
         return self.predict_views(X_views).mean(axis=1)
 
-    def predict_path(self, X_views, alphas, mus):
+    def predict_path(self, X_views, alphas, mus=None):
         """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
-        the same data and basis: array (len(alphas), len(mus), t). α is shared by the views.
+        the same data and basis. α is shared by the views.
+
+        The leading axis is α, as for every learner's ``predict_path(X, alphas)``; μ is the
+        extra axis of co-regularisation: array (len(alphas), len(mus), t), or
+        (len(alphas), t) when ``mus`` is None (the fitted ``mu``).
 
         The kernels, empirical maps and co-regularisation products of :meth:`fit` are
         reused (:func:`coreg_system`); each grid point costs one O(M³ r³) solve instead of a
@@ -333,7 +305,8 @@ class CoRLS(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "dual_coef_")
         alphas, _ = check_alphas(alphas, self.alpha)
-        mus = np.asarray(mus, dtype=float).ravel()
+        mus_given = mus is not None
+        mus = np.asarray([self.mu] if mus is None else mus, dtype=float).ravel()
         if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
             raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
         X_views = _check_views(X_views, self.n_views_, "X_views")
@@ -344,12 +317,61 @@ class CoRLS(RegressorMixin, BaseEstimator):
             for j, mu in enumerate(mus):
                 coefs = coreg_solve_system(self._system, [a] * self.n_views_, mu)
                 out[i, j] = sum(K @ d for K, d in zip(KX, coefs)) / self.n_views_
-        return out
+        return out if mus_given else out[:, 0]
 
 
-class CoRankRLS(CoRLS):
+class CoRLS(RegressorMixin, _CoRegBase):
+    """Co-regularised least-squares regression (semi-supervised, multi-view).
+
+    Parameters
+    ----------
+    alpha : float or sequence of float, default 1.0
+        Regularisation α_v of each view's RKHS norm (one value for all views, or one per
+        view).
+    mu : float, default 1.0
+        Co-regularisation weight μ ≥ 0 of the disagreement on unlabelled data (0: the views
+        are independent RLS predictors).
+    views : list of dict, optional
+        One kernel specification per view (keys ``kernel``, ``gamma``, ``degree``,
+        ``coef0``, ``kernel_params``); default: linear kernel for every view.
+    n_basis : int, optional
+        Sparse variant: number r of random basis examples (from labelled + unlabelled);
+        default: all examples (the exact co-regularised solution).
+    random_state : int, optional
+        Seed of the basis sample.
+
+    Attributes
+    ----------
+    dual_coef_ : list of ndarray (r,)
+        Per-view coefficients over the basis examples.
+    basis_views_ : list of arrays
+        The basis examples in every view.
+    basis_indices_ : ndarray
+        Indices of the basis examples in ``[labelled; unlabelled]`` order.
+
+    Notes
+    -----
+    Closed form and complexity O(M³r³ + M²r²(n + m)): see the module docstring.
+    """
+
+    _ranking = False
+
+    def fit(self, X_views, y, X_unlabelled=None):
+        """Fit on labelled examples (every view) and unlabelled examples (every view).
+
+        Parameters
+        ----------
+        X_views : list of M arrays, each (m, d_v)
+        y : array-like (m,)
+        X_unlabelled : list of M arrays, each (n, d_v), optional
+        """
+        return self._fit(X_views, y, None, X_unlabelled, None)
+
+
+class CoRankRLS(RankerMixin, _CoRegBase):
     """Co-regularised RankRLS (Paper VI): pairwise least squares inside queries, views
-    agreeing on unlabelled data. Parameters and attributes as :class:`CoRLS`."""
+    agreeing on unlabelled data. Parameters and attributes as :class:`CoRLS`; ``score(X_views,
+    y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`)."""
 
     _ranking = True
 
@@ -368,6 +390,7 @@ class CoRankRLS(CoRLS):
             If given, views must agree on score differences inside these queries; otherwise
             on the scores themselves.
         """
+        validate_hyperparameters(self)
         if qids is None:
             raise InvalidInputError("CoRankRLS.fit needs qids (use one constant id for a "
                                     "global ranking)")

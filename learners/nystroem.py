@@ -37,17 +37,17 @@ the same ``eps`` (the ``L x L`` block of ``K_RR + eps I`` is ``K_LL + eps I``), 
 exactly equal to refitting with ``basis_indices=L, jitter=jitter_``.
 """
 
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._validation import check_index_sets
+from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 
 __all__ = ["NystroemMap", "NystroemFold", "choose_basis", "check_features"]
@@ -94,8 +94,6 @@ def choose_basis(n_samples, n_basis, basis_indices, random_state):
         if np.unique(idx).size != idx.size:
             raise InvalidParameterError("basis_indices contains duplicates")
         return idx.astype(np.intp)
-    if not isinstance(n_basis, Integral) or n_basis < 1:
-        raise InvalidParameterError(f"n_basis must be a positive integer, got {n_basis!r}")
     if n_basis > n_samples:
         raise InvalidParameterError(
             f"n_basis={n_basis} exceeds the number of training examples ({n_samples})")
@@ -112,10 +110,8 @@ def _jittered_cholesky(K_RR, jitter):
             raise InvalidInputError("the basis kernel matrix has a non-positive mean diagonal; "
                                     "the kernel is not positive definite on the basis")
         candidates = [scale * 10.0 ** e for e in range(-10, -1)]
-    elif isinstance(jitter, Real) and jitter >= 0:
-        candidates = [float(jitter)]
     else:
-        raise InvalidParameterError(f"jitter must be 'auto' or a number >= 0, got {jitter!r}")
+        candidates = [float(jitter)]
     for eps in candidates:
         try:
             C = np.linalg.cholesky(K_RR + eps * np.eye(r))
@@ -201,6 +197,14 @@ class NystroemMap(TransformerMixin, BaseEstimator):
     per fold.
     """
 
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "n_basis": POSITIVE_INT,
+        "basis_indices": ["array-like", None],
+        "random_state": ["random_state"],
+        "jitter": [StrOptions({"auto"}), *NON_NEGATIVE],
+    }
+
     def __init__(self, kernel="gaussian", *, gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
                  jitter="auto"):
@@ -220,6 +224,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Choose the basis vectors and factor ``K_RR + eps I = C C^T``. O(r^3)."""
+        validate_hyperparameters(self)
         name, params = self._kernel_spec()
         X = check_features(X, kernel=name)
         m = X.shape[0]
@@ -240,6 +245,12 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self._spec = (name, params)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        return tags
 
     def basis_kernel(self, X):
         """``K_XR``: kernel rows of ``X`` against the basis vectors. O(|X| r) kernel evaluations."""

@@ -10,7 +10,6 @@ from sklearn.metrics import roc_curve as sk_roc_curve
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
 from learners.measures import (
-    _inversions_per_element,
     auc,
     average_precision,
     averaged,
@@ -27,6 +26,7 @@ from learners.measures import (
     roc50,
     roc_curve,
 )
+from learners.measures.pairwise import _inversions_per_element
 
 # --------------------------------------------------------------------------- brute force
 

@@ -53,5 +53,6 @@ def test_pairwise_and_query_cv_clone(rng):
         c = clone(est)
         assert c.get_params() == est.get_params()
     X = rng.normal(size=(12, 3))
-    p = clone(PairwiseRankRLS(cost="discrete")).fit(X, np.array([[0, 1], [2, 3], [4, 1]]))
+    p = clone(PairwiseRankRLS(cost="discrete")).fit(
+        X, pairs=np.array([[0, 1], [2, 3], [4, 1]]))
     assert p.predict(X).shape == (12,)

@@ -45,6 +45,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._validation import check_groups, validate_data
@@ -222,6 +223,8 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
         self.kernel_spec_ = self._resolve_kernel()
         X, y = validate_data(self, X, y, precomputed=self.kernel_spec_[0] == "precomputed")
         n = X.shape[0]
+        if n < 2:
+            raise InvalidInputError(f"KPCRank needs at least 2 rows to rank, got n_samples = {n}")
         if y.ndim != 1:
             raise InvalidInputError(f"y must be a vector of length {n}, got shape {y.shape}")
         codes = np.zeros(n, dtype=np.intp) if qids is None else check_groups(qids, n)[0]
@@ -264,6 +267,7 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
 
     def predict(self, X, n_components=None):
         """Scores ``k̂(X, X_fit_) coef`` of the p-component model (default ``n_components_``)."""
+        check_is_fitted(self)
         p = self.n_components_ if n_components is None else n_components
         return self.predict_path(X, [p])[0]
 

@@ -710,7 +710,7 @@ class PairwiseRankRLS(_RankRLSBase):
         if pairs.shape[0] == 0:
             raise InvalidInputError("y has no pair of rows with different scores"
                                     + (" inside a query" if qids is not None else "")
-                                    + "; there is nothing to rank")
+                                    + f"; there is nothing to rank (n_samples = {m})")
         return pairs, magnitudes
 
     def _edge_targets(self, magnitudes, weights, l):

@@ -194,6 +194,25 @@ def check_finite_array(a, name):
     return a
 
 
+def check_matrix(X, name, *, empty_ok=False):
+    """A finite 2-D float array with at least one row (``empty_ok``: or none), dense or
+    scipy.sparse (kept sparse, CSR), for inputs that do not go through
+    :func:`validate_data` (node sets, views)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        values = X.data
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise InvalidInputError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
+        values = X
+    if X.shape[0] == 0 and not empty_ok:
+        raise InvalidInputError(f"{name} has no rows")
+    if not np.all(np.isfinite(values)):
+        raise InvalidInputError(f"{name} contains NaN or infinite values")
+    return X
+
+
 def check_vector(values, name, length=None, *, numeric=True):
     """A non-empty 1-D array (one column (m, 1) is flattened) of ``length`` entries if given.
 

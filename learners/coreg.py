@@ -58,7 +58,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners._validation import check_alphas
+from learners._validation import check_alphas, check_matrix
 from learners.base import (
     NON_NEGATIVE,
     POSITIVE,
@@ -72,26 +72,12 @@ from learners.kernels import kernel_matrix, resolve_kernel
 _SPEC_KEYS = {"kernel", "gamma", "degree", "coef0", "kernel_params"}
 
 
-def _check_view(X, name):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be 2-D, got shape {X.shape}")
-        values = X
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
-
-
-def _check_views(X_views, n_views, name, rows=None):
+def _check_views(X_views, n_views, name, rows=None, *, empty_ok=False):
     if not isinstance(X_views, (list, tuple)):
         raise InvalidInputError(f"{name} must be a list with one array per view")
     if n_views is not None and len(X_views) != n_views:
         raise InvalidInputError(f"{name} has {len(X_views)} views, expected {n_views}")
-    out = [_check_view(X, f"{name}[{v}]") for v, X in enumerate(X_views)]
+    out = [check_matrix(X, f"{name}[{v}]", empty_ok=empty_ok) for v, X in enumerate(X_views)]
     counts = {X.shape[0] for X in out}
     if len(counts) != 1:
         raise InvalidInputError(f"the views in {name} have different numbers of rows "
@@ -248,7 +234,7 @@ class _CoRegBase(BaseEstimator):
             X_unlabelled = [None] * M
             n = 0
         else:
-            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled")
+            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled", empty_ok=True)
             n = X_unlabelled[0].shape[0]
         if codes_U is not None and len(codes_U) != n:
             raise InvalidInputError(f"qids_unlabelled must have {n} entries (unlabelled rows)")

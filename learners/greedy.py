@@ -200,6 +200,8 @@ class GreedyRankRLS(RankerMixin, _GreedyBase):
     eqs. 21 and 25). Each step adds the feature giving the smallest leave-query-out error:
     the pairwise squared error on the held-out query of the model trained on the others.
 
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
+
     Attributes
     ----------
     selected_, coef_ : as in :class:`GreedyRLS`

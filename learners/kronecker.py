@@ -55,7 +55,6 @@ losses), reusing the node eigendecompositions.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.metrics import r2_score
@@ -63,7 +62,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners._validation import check_alphas
+from learners._validation import check_alphas, check_matrix
 from learners.base import (
     KERNEL_CONSTRAINTS,
     NON_NEGATIVE,
@@ -81,24 +80,6 @@ _EIG_RTOL = 1e-12
 _PREDICT_CHUNK = 1 << 16
 
 # --------------------------------------------------------------------------- validation
-
-
-def _check_nodes(X, name):
-    """Node features (dense or sparse) or, for ``kernel="precomputed"``, a square kernel."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be a 2-D array of node features, got shape "
-                                    f"{X.shape}")
-        values = X
-    if X.shape[0] == 0:
-        raise InvalidInputError(f"{name} has no nodes (rows)")
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
 
 
 def _check_edges(edges, m_start, m_end, name="edges"):
@@ -292,13 +273,13 @@ class _KronBase(BaseEstimator):
         validate_hyperparameters(self)
         self._kernel_spec_ = resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
                                             coef0=self.coef0, kernel_params=self.kernel_params)
-        X = _check_nodes(X, "X")
+        X = check_matrix(X, "X")
         two_domain = X_end is not None
         if two_domain and self.pairwise != "kronecker":
             raise InvalidParameterError(
                 f"pairwise={self.pairwise!r} needs one node set (start and end nodes from the "
                 "same domain); drop X_end")
-        X_end = _check_nodes(X_end, "X_end") if two_domain else X
+        X_end = check_matrix(X_end, "X_end") if two_domain else X
         m, m_end = X.shape[0], X_end.shape[0]
         if self.kernel == "precomputed":
             for name, K in (("X", X), ("X_end", X_end)):
@@ -404,8 +385,8 @@ class _KronBase(BaseEstimator):
 
     def _test_kernels(self, X, edges, X_end):
         check_is_fitted(self, "dual_coef_")
-        X = _check_nodes(X, "X")
-        X_end = X if X_end is None else _check_nodes(X_end, "X_end")
+        X = check_matrix(X, "X")
+        X_end = X if X_end is None else check_matrix(X_end, "X_end")
         train_end = self.X_fit_ if self.X_end_fit_ is None else self.X_end_fit_
         Ks = self._node_kernel(X, self.X_fit_)
         Ke = self._node_kernel(X_end, train_end)
@@ -512,7 +493,8 @@ class KronRankRLS(RankerMixin, _KronBase):
     each conditioning (start) node (paper 004 eqs. 6, 31-33, Cor. 4.8, §4.4). Closed form for a
     complete graph with the Kronecker kernel (O(m³ + m'³)); otherwise conjugate gradients on
     the block-centred system (module docstring). Parameters and attributes as
-    :class:`KronRLS`.
+    :class:`KronRLS`; ``score`` is the concordance index with the start nodes as queries
+    (:meth:`score`).
     """
 
     _ranking = True

@@ -330,7 +330,8 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
     Minimizes ``sum_{i,j} ((y_i - y_j) - (f(x_i) - f(x_j)))^2 / 2 + alpha ||f||^2``, i.e. eq. (24)
     with ``L = m I - 1 1^T``; no pair is ever materialized.
 
-    Parameters are those of :class:`learners.RLS`. ``fit(X, y)`` with y of shape (m,) or (m, t).
+    Parameters are those of :class:`learners.RLS`. ``fit(X, y)`` with y of shape (m,) or (m, t);
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
 
     Notes
     -----
@@ -423,7 +424,8 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
 
 class QueryRankRLS(_QueryStructuredRankRLS):
     """RankRLS with pairs only inside a query (label ranking; Paper I eq. 25 with P = query
-    indicator), magnitude-preserving cost (21). ``fit(X, y, qids)``.
+    indicator), magnitude-preserving cost (21). ``fit(X, y, qids)``; ``score(X, y, qids=None)``
+    is the concordance index (:class:`learners.base.RankerMixin`).
 
     Notes
     -----
@@ -450,6 +452,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         -------
         self
         """
+        validate_hyperparameters(self)
         m = X.shape[0] if hasattr(X, "shape") else len(X)
         codes, labels = check_groups(qids, m, "qids")
         self.qids_ = labels[codes]

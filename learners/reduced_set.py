@@ -455,7 +455,8 @@ class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
 
     Minimizes ``(Y - K_MR b)^T (m I - 1 1^T) (Y - K_MR b) + alpha b^T K_RR b``, i.e. the
     magnitude-preserving pairwise squared loss over all pairs (Paper I eq. 21, ties
-    included). Parameters and attributes as in :class:`ReducedSetRLS`. Hold-out
+    included). Parameters and attributes as in :class:`ReducedSetRLS`; ``score(X, y,
+    qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`). Hold-out
     (:meth:`holdout`, :meth:`holdout_sets`) retrains on the pairs inside the training part,
     removing held-out basis vectors: O(|U| r^2 + r^3) per set (or the low-rank route for
     small sets).
@@ -521,7 +522,8 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     by the set keeps its remaining pairs) remove the held-out basis vectors exactly;
     O(|T| r^2 + r^2 |H|) per set plus O(r (|T|+|H|)^2 + |T|^3) per lambda on the low-rank
     route (|T| = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
-    attributes as in :class:`ReducedSetRLS`.
+    attributes as in :class:`ReducedSetRLS`; ``score(X, y, qids=None)`` is the concordance
+    index (:class:`learners.base.RankerMixin`).
     """
 
     def fit(self, X, y, qids=None):

@@ -30,7 +30,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from learners.cg import CGRankRLS, incidence_matrix, query_laplacian
+from learners.cg import CGRankRLS, query_laplacian
+from learners.pairs import incidence_matrix
 
 
 def _peak_rss_mb():

@@ -80,7 +80,7 @@ def select_kpcrank(X, y, folds, gammas):
             model = KPCRank(n_components=1, kernel="gaussian", gamma=g,
                             max_components=P_MAX).fit(X[tr], y[tr])
             P = model.predict_path(X[te])
-            errs.append([disagreement_error(y[te], P[:, k]) for k in range(P.shape[1])])
+            errs.append([disagreement_error(y[te], P[k]) for k in range(P.shape[0])])
         width = min(len(e) for e in errs)
         err = np.mean([e[:width] for e in errs], axis=0)
         k = int(np.argmin(err))

@@ -9,9 +9,17 @@ returns a leading λ axis computed from one cached decomposition):
 * :class:`RLS` — ``leave_one_out``, ``holdout``, ``holdout_sets``, ``leave_pair_out``,
   ``regularization_path``, ``predict_path``;
 * :class:`GlobalRankRLS` (all pairs), :class:`QueryRankRLS` (``fit(X, y, qids)``, plus
-  ``leave_query_out``), :class:`PairwiseRankRLS` (``fit(X, pairs, magnitudes, weights)``);
+  ``leave_query_out``), :class:`PairwiseRankRLS` (``fit(X, y, qids)`` or
+  ``fit(X, pairs=, magnitudes=, weights=)``);
 * :class:`RLSCV`, :class:`GlobalRankRLSCV`, :class:`QueryRankRLSCV` — λ and kernel
   parameters chosen by any fast CV scheme and any measure.
+
+One contract (:mod:`learners.base`): hyper-parameters only in ``__init__``, declared in
+``_parameter_constraints`` and validated at ``fit``; ``score`` is R² for regressors, accuracy
+for :class:`L2SVM`, and the concordance index ``score(X, y, qids=None)`` for every ranker
+(:class:`learners.base.RankerMixin`); a grid of predictions from one fit is
+``predict_path(X, alphas, ...)``, the grid on the leading axis; ``kernel="precomputed"``
+sets the ``pairwise`` tag.
 
 Learners at scale and further families (imported on first use, so ``import learners`` stays
 light): reduced-set / Nyström (:class:`ReducedSetRLS`, :class:`ReducedSetGlobalRankRLS`,

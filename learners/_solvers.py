@@ -75,7 +75,9 @@ def sym_eig(A, *, overwrite=False):
     A = np.asarray(A, dtype=np.float64)
     if not overwrite:
         A = A.copy()
-    s, V = sla.eigh(A, overwrite_a=True, check_finite=False, driver="evd")
+    # SciPy < 1.14 rejects syevd's workspace query for a 1 x 1 matrix: use syev there
+    driver = "evd" if A.shape[0] > 1 else "ev"
+    s, V = sla.eigh(A, overwrite_a=True, check_finite=False, driver=driver)
     return s, V
 
 

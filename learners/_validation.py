@@ -1,8 +1,11 @@
-"""Input checks shared by RLS, RankRLS and their cross-validation shortcuts.
+"""Data and argument checks shared by the learners, their fast CV shortcuts and the measures.
 
-Every check raises a typed error from :mod:`kernelrank.errors` (``InvalidInputError`` for data,
-``InvalidParameterError`` for hyper-parameters) whose message names the offending argument
-and says what to do. Nothing is silently dropped or repaired.
+Every check raises a typed error from :mod:`kernelrank.errors` (``InvalidInputError`` for data:
+arrays, vectors, groups, index sets, pairs; ``InvalidParameterError`` for a bad method or
+function argument such as a λ grid or a cut-off k) whose message names the offending argument
+and says what to do. Nothing is silently dropped or repaired. Constructor hyper-parameters are
+not checked here: each estimator declares them in ``_parameter_constraints``, validated at
+``fit`` by :func:`learners.base.validate_hyperparameters`.
 """
 
 from numbers import Integral, Real
@@ -96,15 +99,9 @@ def check_alphas(alphas, default):
     return arr, False
 
 
-def check_solver(solver):
-    if solver not in ("auto", "dual", "primal"):
-        raise InvalidParameterError(
-            f"solver must be 'auto', 'dual' or 'primal', got {solver!r}")
-    return solver
-
-
-def check_index_set(indices, m, name="indices"):
-    """One hold-out set: unique integer indices in [0, m), non-empty, leaving training data."""
+def check_index_set(indices, m, name="indices", *, allow_all=False):
+    """One hold-out set: unique integer indices in [0, m), non-empty, leaving training data
+    (``allow_all``: an evaluation fold may cover every row)."""
     arr = np.asarray(indices)
     if arr.dtype == bool:
         if arr.shape != (m,):
@@ -128,7 +125,7 @@ def check_index_set(indices, m, name="indices"):
             f"{name} contains index {bad} outside [0, {m}) (the model has {m} training rows)")
     if np.unique(arr).size != arr.size:
         raise InvalidInputError(f"{name} contains repeated indices")
-    if arr.size >= m:
+    if arr.size >= m and not allow_all:
         raise InvalidInputError(
             f"{name} holds out all {m} training rows; nothing would be left to train on")
     return arr
@@ -146,7 +143,7 @@ def check_index_sets(sets, m, name="sets"):
 
 
 def check_pairs(pairs, m, name="pairs"):
-    """An (n, 2) integer array of distinct row pairs inside [0, m)."""
+    """An (n, 2) integer array of distinct row pairs inside [0, m) (a preference graph)."""
     arr = np.asarray(pairs)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidInputError(f"{name} must be an integer array of shape (n, 2), got {arr.shape}")
@@ -159,10 +156,15 @@ def check_pairs(pairs, m, name="pairs"):
         raise InvalidInputError(f"{name} contains indices outside [0, {m})")
     if np.any(arr[:, 0] == arr[:, 1]):
         k = int(np.flatnonzero(arr[:, 0] == arr[:, 1])[0])
-        raise InvalidInputError(f"{name}[{k}] pairs row {arr[k, 0]} with itself")
+        raise InvalidInputError(f"{name}[{k}] is a self-pair: row {arr[k, 0]} with itself")
+    return arr
+
+
+def check_leave_pair_out(pairs, m):
+    """Pairs to leave out of a fitted model of m rows (:func:`check_pairs`, and m >= 3)."""
     if m < 3:
         raise InvalidInputError("leave-pair-out needs at least 3 training rows")
-    return arr
+    return check_pairs(pairs, m)
 
 
 def check_groups(groups, m, name="qids"):
@@ -177,7 +179,7 @@ def check_groups(groups, m, name="qids"):
     if arr.ndim != 1:
         raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.shape[0] != m:
-        raise InvalidInputError(f"{name} has {arr.shape[0]} entries but X has {m} rows")
+        raise InvalidInputError(f"{name} has {arr.shape[0]} entries for {m} rows (one per row)")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise InvalidInputError(f"{name} contains NaN or inf")
     labels, codes = np.unique(arr, return_inverse=True)
@@ -190,6 +192,50 @@ def check_finite_array(a, name):
     if not np.all(np.isfinite(a)):
         raise InvalidInputError(f"{name} contains NaN or inf")
     return a
+
+
+def check_matrix(X, name, *, empty_ok=False):
+    """A finite 2-D float array with at least one row (``empty_ok``: or none), dense or
+    scipy.sparse (kept sparse, CSR), for inputs that do not go through
+    :func:`validate_data` (node sets, views)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        values = X.data
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise InvalidInputError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
+        values = X
+    if X.shape[0] == 0 and not empty_ok:
+        raise InvalidInputError(f"{name} has no rows")
+    if not np.all(np.isfinite(values)):
+        raise InvalidInputError(f"{name} contains NaN or infinite values")
+    return X
+
+
+def check_vector(values, name, length=None, *, numeric=True):
+    """A non-empty 1-D array (one column (m, 1) is flattened) of ``length`` entries if given.
+
+    ``numeric``: converted to float64 and required finite (labels, scores, weights);
+    otherwise kept as given (identifiers such as qids).
+    """
+    try:
+        arr = np.asarray(values, dtype=np.float64 if numeric else None)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name} must be numeric: {exc}") from exc
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1 or (length is not None and arr.shape[0] != length):
+        what = "a vector" if length is None else f"a vector of length {length}"
+        raise InvalidInputError(f"{name} must be {what}, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if numeric and not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise InvalidInputError(
+            f"{name} contains NaN or infinite values (first at index {bad}); remove or "
+            "impute them first")
+    return arr
 
 
 def check_positive_int(value, name):

@@ -28,66 +28,16 @@ LinearOperator`; iterations stop at relative residual ``tol``, after ``max_iter`
 ``n_iter_no_change`` iterations, keeping the best iterate.
 """
 
-from numbers import Integral, Real
-
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from learners._validation import validate_data
-from kernelrank.errors import InvalidInputError, InvalidParameterError
-
-# --------------------------------------------------------------------------- validation
-
-
-def _check_params(estimator, table):
-    """Validate hyper-parameters from a declarative ``{name: (check, description)}`` table."""
-    for name, (check, description) in table.items():
-        value = getattr(estimator, name)
-        if not check(value):
-            raise InvalidParameterError(
-                f"{type(estimator).__name__}: {name} must be {description}, got {value!r}")
-
-
-def _positive_real(v):
-    return isinstance(v, Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
-
-
-def _positive_int(v):
-    return isinstance(v, Integral) and not isinstance(v, bool) and v >= 1
-
-
-def _optional_positive_int(v):
-    return v is None or _positive_int(v)
-
-
-def check_vector(v, m, name, dtype=np.float64):
-    """1-D finite vector of length ``m``."""
-    v = np.asarray(v)
-    if v.ndim != 1 or len(v) != m:
-        raise InvalidInputError(f"{name} must be a vector of length {m}, got shape {v.shape}")
-    if dtype is np.float64:
-        v = v.astype(np.float64)
-        if not np.all(np.isfinite(v)):
-            raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return v
-
-
-def check_pairs(pairs, m):
-    """``(l, 2)`` integer array of example indices in ``[0, m)``, no self-pairs."""
-    pairs = np.asarray(pairs)
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or len(pairs) == 0:
-        raise InvalidInputError(f"pairs must be a non-empty (l, 2) array, got shape {pairs.shape}")
-    if not np.issubdtype(pairs.dtype, np.integer):
-        raise InvalidInputError("pairs must hold integer example indices")
-    if pairs.min() < 0 or pairs.max() >= m:
-        raise InvalidInputError(f"pairs refer to examples outside [0, {m})")
-    if np.any(pairs[:, 0] == pairs[:, 1]):
-        raise InvalidInputError("pairs contain a self-pair (i, i)")
-    return pairs.astype(np.int64)
-
+from kernelrank.errors import InvalidInputError
+from learners._validation import check_pairs, check_vector, validate_data
+from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
+from learners.pairs import count_preference_pairs, incidence_matrix
 
 # --------------------------------------------------------------------------- operators
 
@@ -127,19 +77,6 @@ def query_laplacian(qids, y=None, ties="include"):
         return full
     tied = group_laplacian(_group_index(queries, y))
     return lambda v: full(v) - tied(v)
-
-
-def incidence_matrix(pairs, m):
-    """Sparse ``M^T`` (l x m): row e has +1 at the preferred and -1 at the other example.
-
-    This is the transpose of the oriented incidence matrix of eq. (4.5); ``M M^T v =
-    Mt.T @ (Mt @ v)`` costs O(l).
-    """
-    l = len(pairs)
-    # CSR built directly (two entries per row, already in row order): no COO temporaries
-    indptr = np.arange(0, 2 * l + 1, 2, dtype=np.int64)
-    data = np.tile([1.0, -1.0], l)
-    return sp.csr_matrix((data, pairs.reshape(-1), indptr), shape=(l, m))
 
 
 def _normal_operator(X, middle, alpha, center=None):
@@ -201,12 +138,12 @@ def _solve(A, b, tol, max_iter, validation_loss=None, n_iter_no_change=5):
 
 
 class _CGBase(BaseEstimator):
-    _table = {
-        "alpha": (_positive_real, "a positive finite real (the regularization λ)"),
-        "tol": (_positive_real, "a positive real (relative residual of CG)"),
-        "max_iter": (_optional_positive_int, "a positive integer or None (10 n_features)"),
-        "early_stopping": (lambda v: isinstance(v, bool), "True or False"),
-        "n_iter_no_change": (_positive_int, "a positive integer"),
+    _parameter_constraints = {
+        "alpha": POSITIVE,
+        "tol": POSITIVE,
+        "max_iter": [*POSITIVE_INT, None],
+        "early_stopping": ["boolean"],
+        "n_iter_no_change": POSITIVE_INT,
     }
 
     def _max_iter(self, n):
@@ -256,8 +193,7 @@ class CGRLS(RegressorMixin, _CGBase):
         Validation loss after each iteration (only with early stopping).
     """
 
-    _table = {**_CGBase._table,
-              "fit_intercept": (lambda v: isinstance(v, bool), "True or False")}
+    _parameter_constraints = {**_CGBase._parameter_constraints, "fit_intercept": ["boolean"]}
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=None,
                  early_stopping=False, n_iter_no_change=5):
@@ -270,9 +206,9 @@ class CGRLS(RegressorMixin, _CGBase):
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on ``(X, y)``; ``X_val, y_val`` are required iff ``early_stopping``."""
-        _check_params(self, self._table)
+        validate_hyperparameters(self)
         X, y = validate_data(self, X, y)
-        y = check_vector(column_or_1d(y, warn=True), X.shape[0], "y")
+        y = check_vector(column_or_1d(y, warn=True), "y", X.shape[0])
         m, n = X.shape
         if self.fit_intercept:
             center = np.asarray(X.mean(axis=0)).ravel()
@@ -296,16 +232,18 @@ class CGRLS(RegressorMixin, _CGBase):
         return self
 
 
-class CGRankRLS(_CGBase):
+class CGRankRLS(RankerMixin, _CGBase):
     """Linear RankRLS trained by conjugate gradients, from scored data or from pairs.
 
     Scored data (``fit(X, y, qids=...)``, ``qids=None`` = one global ranking) minimizes
     ``(y - Xw)^T L (y - Xw) + alpha ||w||^2`` with the query Laplacian ``L = D - P P^T``
     applied implicitly (``ties`` selects all within-query pairs or only those with
     different labels); cost O(t m n̄) whatever the number of implied pairs.
-    Pairwise preferences (``fit(X, pairs=..., pair_targets=...)``) minimize
-    ``Σ_e (n_e - f_i + f_j)^2 + alpha ||w||^2`` through the sparse incidence matrix,
+    Pairwise preferences (``fit(X, pairs=..., magnitudes=..., weights=...)``, the fit
+    contract of :class:`learners.PairwiseRankRLS`) minimize
+    ``Σ_e w_e^2 (n_e - f_i + f_j)^2 + alpha ||w||^2`` through the sparse incidence matrix,
     O(t m n̄ + t l). No pair feature vector is ever formed (thesis §4.1.2, eq. 4.9).
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
 
     Parameters
     ----------
@@ -325,8 +263,8 @@ class CGRankRLS(_CGBase):
     validation_loss_ : list of float
     """
 
-    _table = {**_CGBase._table,
-              "ties": (lambda v: v in ("include", "exclude"), "'include' or 'exclude'")}
+    _parameter_constraints = {**_CGBase._parameter_constraints,
+                              "ties": [StrOptions({"include", "exclude"})]}
 
     def __init__(self, alpha=1.0, *, ties="include", tol=1e-6, max_iter=None,
                  early_stopping=False, n_iter_no_change=5):
@@ -337,7 +275,7 @@ class CGRankRLS(_CGBase):
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
 
-    def fit(self, X, y=None, qids=None, *, pairs=None, pair_targets=None,
+    def fit(self, X, y=None, qids=None, *, pairs=None, magnitudes=None, weights=None,
             X_val=None, y_val=None, qids_val=None):
         """Fit from scored data ``(y, qids)`` or from ``pairs`` (exactly one of y, pairs).
 
@@ -350,11 +288,13 @@ class CGRankRLS(_CGBase):
             Query of each example; None puts all examples in one query.
         pairs : int array (l, 2), optional
             Rows ``(i, j)``: example i is preferred to example j.
-        pair_targets : array (l,), optional
+        magnitudes : array (l,), optional
             Target margins ``n_e`` (default 1).
+        weights : array (l,), optional
+            Non-negative edge weights ``w_e`` (default 1).
         X_val, y_val, qids_val : optional scored validation data for early stopping.
         """
-        _check_params(self, self._table)
+        validate_hyperparameters(self)
         if y is None and pairs is None:
             raise InvalidInputError(f"{type(self).__name__} requires y to be passed, but the "
                                     "target y is None (give scores y, or pairs)")
@@ -366,18 +306,21 @@ class CGRankRLS(_CGBase):
             if qids is not None:
                 raise InvalidInputError("qids are not used with pairs; pass one or the other")
             pairs = check_pairs(pairs, m)
-            targets = (np.ones(len(pairs)) if pair_targets is None
-                       else check_vector(pair_targets, len(pairs), "pair_targets"))
-            Mt = incidence_matrix(pairs, m)
+            targets = (np.ones(len(pairs)) if magnitudes is None
+                       else check_vector(magnitudes, "magnitudes", len(pairs)))
+            w = None if weights is None else check_vector(weights, "weights", len(pairs))
+            if w is not None and np.any(w < 0):
+                raise InvalidInputError("weights must be non-negative")
+            Mt = incidence_matrix(pairs, m, w)
             middle = lambda u: Mt.T @ (Mt @ u)  # noqa: E731
-            b = np.asarray(X.T @ (Mt.T @ targets)).ravel()
+            b = np.asarray(X.T @ (Mt.T @ (targets if w is None else w * targets))).ravel()
             self.n_pairs_ = len(pairs)
         else:
-            if pair_targets is not None:
-                raise InvalidInputError("pair_targets are only used with pairs")
-            y = check_vector(column_or_1d(y, warn=True), m, "y")
+            if magnitudes is not None or weights is not None:
+                raise InvalidInputError("magnitudes and weights are only used with pairs")
+            y = check_vector(column_or_1d(y, warn=True), "y", m)
             qids = np.zeros(m, dtype=np.int64) if qids is None else check_vector(
-                qids, m, "qids", dtype=None)
+                qids, "qids", m, numeric=False)
             middle = query_laplacian(qids, y, self.ties)
             b = np.asarray(X.T @ middle(y)).ravel()
             self.n_pairs_ = _count_pairs(qids, y, self.ties)
@@ -398,12 +341,10 @@ class CGRankRLS(_CGBase):
 
 
 def _count_pairs(qids, y, ties):
+    if ties == "exclude":
+        return count_preference_pairs(y, qids)
     sizes = np.bincount(_group_index(qids)).astype(np.int64)
-    total = int(np.sum(sizes * (sizes - 1) // 2))
-    if ties == "include":
-        return total
-    tied = np.bincount(_group_index(_group_index(qids), y)).astype(np.int64)
-    return total - int(np.sum(tied * (tied - 1) // 2))
+    return int(np.sum(sizes * (sizes - 1) // 2))
 
 
 def _validation(estimator, X_val, y_val, qids_val, n):
@@ -416,9 +357,9 @@ def _validation(estimator, X_val, y_val, qids_val, n):
     if not given:
         return None
     X_val = validate_data(estimator, X_val, reset=False)
-    y_val = check_vector(y_val, X_val.shape[0], "y_val")
+    y_val = check_vector(y_val, "y_val", X_val.shape[0])
     if qids_val is None:
         qids_val = np.zeros(X_val.shape[0], dtype=np.int64)
     else:
-        qids_val = check_vector(qids_val, X_val.shape[0], "qids_val", dtype=None)
+        qids_val = check_vector(qids_val, "qids_val", X_val.shape[0], numeric=False)
     return X_val, y_val, qids_val

@@ -39,7 +39,7 @@ formed. ``H`` is symmetric PSD; a null space can only come from ``K_vᴮ`` (dire
 ``a_v = T_v β_v`` with ``T_v T_vᵀ = (K_vᴮ)⁺``, where it is positive definite (α_v > 0).
 
 Prediction: the average of the view predictors, ``f(x) = (1/M) Σ_v f_v(x)`` (Brefeld et al.);
-:meth:`CoRLS.predict_path` gives it for a whole (α, μ) grid from one fit (the (α, μ)-free
+:meth:`CoRLS.predict_path` gives it for a whole (α, μ) grid (α the leading axis) from one fit (the (α, μ)-free
 parts of the system are kept), one O(M³r³) solve per grid point;
 :meth:`predict_views` returns each ``f_v``.
 
@@ -49,7 +49,7 @@ API: ``X_views`` is a list of M arrays (one per view, same rows = same examples)
 precomputed kernel is not supported because basis vectors are sampled from the examples).
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.linalg
@@ -57,33 +57,27 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from learners._validation import check_alphas
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_alphas, check_matrix
+from learners.base import (
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    RankerMixin,
+    validate_hyperparameters,
+)
 from learners.kernels import kernel_matrix, resolve_kernel
 
 _SPEC_KEYS = {"kernel", "gamma", "degree", "coef0", "kernel_params"}
 
 
-def _check_view(X, name):
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be 2-D, got shape {X.shape}")
-        values = X
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
-
-
-def _check_views(X_views, n_views, name, rows=None):
+def _check_views(X_views, n_views, name, rows=None, *, empty_ok=False):
     if not isinstance(X_views, (list, tuple)):
         raise InvalidInputError(f"{name} must be a list with one array per view")
     if n_views is not None and len(X_views) != n_views:
         raise InvalidInputError(f"{name} has {len(X_views)} views, expected {n_views}")
-    out = [_check_view(X, f"{name}[{v}]") for v, X in enumerate(X_views)]
+    out = [check_matrix(X, f"{name}[{v}]", empty_ok=empty_ok) for v, X in enumerate(X_views)]
     counts = {X.shape[0] for X in out}
     if len(counts) != 1:
         raise InvalidInputError(f"the views in {name} have different numbers of rows "
@@ -173,7 +167,146 @@ def coreg_solve_system(system, alphas, mu):
     return [T[v] @ beta[offsets[v]:offsets[v + 1]] for v in range(len(T))]
 
 
-class CoRLS(RegressorMixin, BaseEstimator):
+class _CoRegBase(BaseEstimator):
+    """Parameters, fit, prediction and (α, μ) path shared by :class:`CoRLS` and
+    :class:`CoRankRLS`."""
+
+    _parameter_constraints = {
+        "alpha": [*POSITIVE, "array-like"],       # one α, or one per view (checked in fit)
+        "mu": NON_NEGATIVE,
+        "views": [list, tuple, None],             # kernel specification dicts (fit)
+        "n_basis": [*POSITIVE_INT, None],
+        "random_state": SEED,
+    }
+
+    def __init__(self, alpha=1.0, mu=1.0, views=None, n_basis=None, random_state=None):
+        self.alpha = alpha
+        self.mu = mu
+        self.views = views
+        self.n_basis = n_basis
+        self.random_state = random_state
+
+    def _view_specs(self, n_views):
+        """Per-view α (array of M) and resolved kernels: the checks that need M."""
+        name = type(self).__name__
+        alphas = np.atleast_1d(np.asarray(self.alpha, dtype=object))
+        if alphas.ndim != 1 or len(alphas) not in (1, n_views):
+            raise InvalidParameterError(f"{name}: alpha must be a number or one number per "
+                                        f"view ({n_views}), got {self.alpha!r}")
+        for a in alphas:
+            if not (isinstance(a, Real) and not isinstance(a, bool) and np.isfinite(a)
+                    and a > 0):
+                raise InvalidParameterError(f"{name}: alpha values must be positive numbers, "
+                                            f"got {self.alpha!r}")
+        alphas = np.broadcast_to(alphas.astype(float), (n_views,))
+        specs = [{} for _ in range(n_views)] if self.views is None else self.views
+        if len(specs) != n_views:
+            raise InvalidParameterError(f"{name}: views must be a list of {n_views} kernel "
+                                        f"specifications (one per view), got {self.views!r}")
+        resolved = []
+        for v, spec in enumerate(specs):
+            if not isinstance(spec, dict) or set(spec) - _SPEC_KEYS:
+                raise InvalidParameterError(
+                    f"{name}: views[{v}] must be a dict with keys among {sorted(_SPEC_KEYS)}, "
+                    f"got {spec!r}")
+            spec = dict(spec)
+            kernel = spec.pop("kernel", "linear")
+            if kernel == "precomputed":
+                raise InvalidParameterError(f"{name}: views[{v}]: the precomputed kernel is "
+                                            "not supported (basis vectors are sampled from "
+                                            "the examples); pass features")
+            resolved.append(resolve_kernel(kernel, **spec))
+        return alphas, resolved
+
+    def _fit(self, X_views, y, codes_L, X_unlabelled, codes_U):
+        validate_hyperparameters(self)
+        X_views = _check_views(X_views, None, "X_views")
+        M, m = len(X_views), X_views[0].shape[0]
+        if M == 0 or m == 0:
+            raise InvalidInputError("X_views must hold at least one view with rows")
+        alphas, specs = self._view_specs(M)
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != (m,):
+            raise InvalidInputError(f"y must be a vector of length {m}, got shape {y.shape}")
+        if not np.all(np.isfinite(y)):
+            raise InvalidInputError("y contains NaN or infinite values")
+        if X_unlabelled is None:
+            X_unlabelled = [None] * M
+            n = 0
+        else:
+            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled", empty_ok=True)
+            n = X_unlabelled[0].shape[0]
+        if codes_U is not None and len(codes_U) != n:
+            raise InvalidInputError(f"qids_unlabelled must have {n} entries (unlabelled rows)")
+        total = m + n
+        if self.n_basis is None or self.n_basis >= total:
+            basis = np.arange(total)
+        else:
+            rng = np.random.default_rng(self.random_state)
+            basis = np.sort(rng.choice(total, size=self.n_basis, replace=False))
+        KL, KU, KB, basis_views = [], [], [], []
+        for v in range(M):
+            name, params = specs[v]
+            XB = _stack_rows(X_views[v], X_unlabelled[v])[basis]
+            KL.append(kernel_matrix(X_views[v], XB, name, **params))
+            KU.append(kernel_matrix(X_unlabelled[v], XB, name, **params) if n
+                      else np.zeros((0, len(basis))))
+            KB.append(kernel_matrix(XB, XB, name, **params))
+            basis_views.append(XB)
+        # the (α, μ)-free parts are kept for predict_path (a grid without refitting)
+        self._system = coreg_system(KL, KU, KB, y, codes_L, codes_U)
+        self.dual_coef_ = coreg_solve_system(self._system, alphas, float(self.mu))
+        self.basis_views_ = basis_views
+        self.basis_indices_ = basis
+        self._specs_ = specs
+        self.n_views_ = M
+        return self
+
+    def predict_views(self, X_views):
+        """Predictions of every view's predictor, shape (t, M)."""
+        check_is_fitted(self, "dual_coef_")
+        X_views = _check_views(X_views, self.n_views_, "X_views")
+        cols = []
+        for v in range(self.n_views_):
+            name, params = self._specs_[v]
+            cols.append(kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
+                        @ self.dual_coef_[v])
+        return np.column_stack(cols)
+
+    def predict(self, X_views):
+        """Average of the view predictors, shape (t,)."""
+        return self.predict_views(X_views).mean(axis=1)
+
+    def predict_path(self, X_views, alphas, mus=None):
+        """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
+        the same data and basis. α is shared by the views.
+
+        The leading axis is α, as for every learner's ``predict_path(X, alphas)``; μ is the
+        extra axis of co-regularisation: array (len(alphas), len(mus), t), or
+        (len(alphas), t) when ``mus`` is None (the fitted ``mu``).
+
+        The kernels, empirical maps and co-regularisation products of :meth:`fit` are
+        reused (:func:`coreg_system`); each grid point costs one O(M³ r³) solve instead of a
+        whole fit, O(M³r³ + M²r²(n + m)).
+        """
+        check_is_fitted(self, "dual_coef_")
+        alphas, _ = check_alphas(alphas, self.alpha)
+        mus_given = mus is not None
+        mus = np.asarray([self.mu] if mus is None else mus, dtype=float).ravel()
+        if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
+            raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
+        X_views = _check_views(X_views, self.n_views_, "X_views")
+        KX = [kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
+              for v, (name, params) in enumerate(self._specs_)]
+        out = np.empty((alphas.size, mus.size, KX[0].shape[0]))
+        for i, a in enumerate(alphas):
+            for j, mu in enumerate(mus):
+                coefs = coreg_solve_system(self._system, [a] * self.n_views_, mu)
+                out[i, j] = sum(K @ d for K, d in zip(KX, coefs)) / self.n_views_
+        return out if mus_given else out[:, 0]
+
+
+class CoRLS(RegressorMixin, _CoRegBase):
     """Co-regularised least-squares regression (semi-supervised, multi-view).
 
     Parameters
@@ -209,94 +342,6 @@ class CoRLS(RegressorMixin, BaseEstimator):
 
     _ranking = False
 
-    def __init__(self, alpha=1.0, mu=1.0, views=None, n_basis=None, random_state=None):
-        self.alpha = alpha
-        self.mu = mu
-        self.views = views
-        self.n_basis = n_basis
-        self.random_state = random_state
-
-    def _validate_params(self, n_views):
-        name = type(self).__name__
-        alphas = np.atleast_1d(np.asarray(self.alpha, dtype=object))
-        if alphas.ndim != 1 or len(alphas) not in (1, n_views):
-            raise InvalidParameterError(f"{name}: alpha must be a number or one number per "
-                                        f"view ({n_views}), got {self.alpha!r}")
-        for a in alphas:
-            if not (isinstance(a, Real) and not isinstance(a, bool) and np.isfinite(a)
-                    and a > 0):
-                raise InvalidParameterError(f"{name}: alpha values must be positive numbers, "
-                                            f"got {self.alpha!r}")
-        alphas = np.broadcast_to(alphas.astype(float), (n_views,))
-        if not (isinstance(self.mu, Real) and np.isfinite(self.mu) and self.mu >= 0):
-            raise InvalidParameterError(f"{name}: mu must be a non-negative number, got "
-                                        f"{self.mu!r}")
-        if self.n_basis is not None and not (isinstance(self.n_basis, Integral)
-                                             and self.n_basis >= 1):
-            raise InvalidParameterError(f"{name}: n_basis must be None or a positive integer, "
-                                        f"got {self.n_basis!r}")
-        specs = [{} for _ in range(n_views)] if self.views is None else self.views
-        if not isinstance(specs, (list, tuple)) or len(specs) != n_views:
-            raise InvalidParameterError(f"{name}: views must be a list of {n_views} kernel "
-                                        f"specifications (one per view), got {self.views!r}")
-        resolved = []
-        for v, spec in enumerate(specs):
-            if not isinstance(spec, dict) or set(spec) - _SPEC_KEYS:
-                raise InvalidParameterError(
-                    f"{name}: views[{v}] must be a dict with keys among {sorted(_SPEC_KEYS)}, "
-                    f"got {spec!r}")
-            spec = dict(spec)
-            kernel = spec.pop("kernel", "linear")
-            if kernel == "precomputed":
-                raise InvalidParameterError(f"{name}: views[{v}]: the precomputed kernel is "
-                                            "not supported (basis vectors are sampled from "
-                                            "the examples); pass features")
-            resolved.append(resolve_kernel(kernel, **spec))
-        return alphas, resolved
-
-    def _fit(self, X_views, y, codes_L, X_unlabelled, codes_U):
-        X_views = _check_views(X_views, None, "X_views")
-        M, m = len(X_views), X_views[0].shape[0]
-        if M == 0 or m == 0:
-            raise InvalidInputError("X_views must hold at least one view with rows")
-        alphas, specs = self._validate_params(M)
-        y = np.asarray(y, dtype=np.float64)
-        if y.shape != (m,):
-            raise InvalidInputError(f"y must be a vector of length {m}, got shape {y.shape}")
-        if not np.all(np.isfinite(y)):
-            raise InvalidInputError("y contains NaN or infinite values")
-        if X_unlabelled is None:
-            X_unlabelled = [None] * M
-            n = 0
-        else:
-            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled")
-            n = X_unlabelled[0].shape[0]
-        if codes_U is not None and len(codes_U) != n:
-            raise InvalidInputError(f"qids_unlabelled must have {n} entries (unlabelled rows)")
-        total = m + n
-        if self.n_basis is None or self.n_basis >= total:
-            basis = np.arange(total)
-        else:
-            rng = np.random.default_rng(self.random_state)
-            basis = np.sort(rng.choice(total, size=self.n_basis, replace=False))
-        KL, KU, KB, basis_views = [], [], [], []
-        for v in range(M):
-            name, params = specs[v]
-            XB = _stack_rows(X_views[v], X_unlabelled[v])[basis]
-            KL.append(kernel_matrix(X_views[v], XB, name, **params))
-            KU.append(kernel_matrix(X_unlabelled[v], XB, name, **params) if n
-                      else np.zeros((0, len(basis))))
-            KB.append(kernel_matrix(XB, XB, name, **params))
-            basis_views.append(XB)
-        # the (α, μ)-free parts are kept for predict_path (a grid without refitting)
-        self._system = coreg_system(KL, KU, KB, y, codes_L, codes_U)
-        self.dual_coef_ = coreg_solve_system(self._system, alphas, float(self.mu))
-        self.basis_views_ = basis_views
-        self.basis_indices_ = basis
-        self._specs_ = specs
-        self.n_views_ = M
-        return self
-
     def fit(self, X_views, y, X_unlabelled=None):
         """Fit on labelled examples (every view) and unlabelled examples (every view).
 
@@ -308,48 +353,11 @@ class CoRLS(RegressorMixin, BaseEstimator):
         """
         return self._fit(X_views, y, None, X_unlabelled, None)
 
-    def predict_views(self, X_views):
-        """Predictions of every view's predictor, shape (t, M)."""
-        check_is_fitted(self, "dual_coef_")
-        X_views = _check_views(X_views, self.n_views_, "X_views")
-        cols = []
-        for v in range(self.n_views_):
-            name, params = self._specs_[v]
-            cols.append(kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
-                        @ self.dual_coef_[v])
-        return np.column_stack(cols)
 
-    def predict(self, X_views):
-        """Average of the view predictors, shape (t,)."""
-        return self.predict_views(X_views).mean(axis=1)
-
-    def predict_path(self, X_views, alphas, mus):
-        """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
-        the same data and basis: array (len(alphas), len(mus), t). α is shared by the views.
-
-        The kernels, empirical maps and co-regularisation products of :meth:`fit` are
-        reused (:func:`coreg_system`); each grid point costs one O(M³ r³) solve instead of a
-        whole fit, O(M³r³ + M²r²(n + m)).
-        """
-        check_is_fitted(self, "dual_coef_")
-        alphas, _ = check_alphas(alphas, self.alpha)
-        mus = np.asarray(mus, dtype=float).ravel()
-        if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
-            raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
-        X_views = _check_views(X_views, self.n_views_, "X_views")
-        KX = [kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
-              for v, (name, params) in enumerate(self._specs_)]
-        out = np.empty((alphas.size, mus.size, KX[0].shape[0]))
-        for i, a in enumerate(alphas):
-            for j, mu in enumerate(mus):
-                coefs = coreg_solve_system(self._system, [a] * self.n_views_, mu)
-                out[i, j] = sum(K @ d for K, d in zip(KX, coefs)) / self.n_views_
-        return out
-
-
-class CoRankRLS(CoRLS):
+class CoRankRLS(RankerMixin, _CoRegBase):
     """Co-regularised RankRLS (Paper VI): pairwise least squares inside queries, views
-    agreeing on unlabelled data. Parameters and attributes as :class:`CoRLS`."""
+    agreeing on unlabelled data. Parameters and attributes as :class:`CoRLS`; ``score(X_views,
+    y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`)."""
 
     _ranking = True
 
@@ -368,6 +376,7 @@ class CoRankRLS(CoRLS):
             If given, views must agree on score differences inside these queries; otherwise
             on the scores themselves.
         """
+        validate_hyperparameters(self)
         if qids is None:
             raise InvalidInputError("CoRankRLS.fit needs qids (use one constant id for a "
                                     "global ranking)")

@@ -29,14 +29,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from learners._validation import (
-    as_2d_targets,
-    check_alpha,
-    check_groups,
-    check_positive_int,
-    validate_data,
-)
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import as_2d_targets, check_groups, validate_data
+from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "greedy_forward_selection"]
 
@@ -123,14 +118,16 @@ def greedy_forward_selection(X, Y, codes, alpha, k):
     return np.array(selected, dtype=np.intp), np.array(errors), a
 
 
-class _GreedyBase(RegressorMixin, BaseEstimator):
+class _GreedyBase(BaseEstimator):
+    _parameter_constraints = {"alpha": POSITIVE, "n_features_to_select": POSITIVE_INT}
+
     def __init__(self, alpha=1.0, *, n_features_to_select=10):
         self.alpha = alpha
         self.n_features_to_select = n_features_to_select
 
     def _select(self, X, y, codes, transform):
-        alpha = check_alpha(self.alpha)
-        k = check_positive_int(self.n_features_to_select, "n_features_to_select")
+        validate_hyperparameters(self)
+        alpha, k = float(self.alpha), int(self.n_features_to_select)
         X, y = validate_data(self, X, y)
         if sp.issparse(X):
             X = X.toarray()   # the caches C and U are dense m x n anyway
@@ -164,7 +161,7 @@ class _GreedyBase(RegressorMixin, BaseEstimator):
         return P[:, 0] if self._was_1d else P
 
 
-class GreedyRLS(_GreedyBase):
+class GreedyRLS(RegressorMixin, _GreedyBase):
     """Greedy forward feature selection for linear RLS with the leave-one-out criterion.
 
     Parameters
@@ -195,13 +192,15 @@ class GreedyRLS(_GreedyBase):
         return self
 
 
-class GreedyRankRLS(_GreedyBase):
+class GreedyRankRLS(RankerMixin, _GreedyBase):
     """Greedy forward feature selection for linear query RankRLS (leave-query-out criterion).
 
     RankRLS minimizes ``sum_q (y_q - X_q w)^T (n_q I - 1 1^T) (y_q - X_q w) + lambda ||w||^2``
     — the squared error of score differences over all pairs within each query (Paper I
     eqs. 21 and 25). Each step adds the feature giving the smallest leave-query-out error:
     the pairwise squared error on the held-out query of the model trained on the others.
+
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
 
     Attributes
     ----------
@@ -216,6 +215,7 @@ class GreedyRankRLS(_GreedyBase):
     """
 
     def fit(self, X, y, qids=None):
+        validate_hyperparameters(self)
         m = X.shape[0] if hasattr(X, "shape") else len(X)
         codes, self.queries_ = check_groups(qids, m, name="qids")
         n_q = np.bincount(codes)

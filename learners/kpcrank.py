@@ -43,10 +43,19 @@ from numbers import Integral
 
 import numpy as np
 from scipy.linalg import solve_triangular
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from learners._validation import check_groups, validate_data
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_groups, validate_data
+from learners.base import (
+    KERNEL_CONSTRAINTS,
+    POSITIVE_INT,
+    SEED,
+    RankerMixin,
+    validate_hyperparameters,
+)
 from learners.kernels import kernel_matrix
 from learners.measures import disagreement_error
 from learners.rls import KernelLearnerMixin
@@ -108,7 +117,7 @@ def kpc_path(K_centred, y, codes, max_components=None):
     return np.cumsum(B * z, axis=1), evals
 
 
-class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
+class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
     """Kernel principal component ranking (paper 002, Theorem 1).
 
     Parameters
@@ -145,7 +154,18 @@ class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     -----
     Complexity: O(n³) training for all p at once (see module docstring); the paper's §4.2
     truncation of ``M``'s spectrum is *not* used because it is not Theorem 1.
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`);
+    the path axis of :meth:`predict_path` is the number of components (there is no λ).
     """
+
+    _parameter_constraints = {
+        "n_components": [*POSITIVE_INT, StrOptions({"cv"})],
+        **KERNEL_CONSTRAINTS,
+        "center": ["boolean"],
+        "max_components": [*POSITIVE_INT, None],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": SEED,
+    }
 
     def __init__(self, n_components=10, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, center=True, max_components=None, cv=5,
@@ -160,23 +180,6 @@ class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         self.max_components = max_components
         self.cv = cv
         self.random_state = random_state
-
-    def _validate_params(self):
-        name = type(self).__name__
-        nc = self.n_components
-        if not (nc == "cv" or (isinstance(nc, Integral) and not isinstance(nc, bool)
-                               and nc >= 1)):
-            raise InvalidParameterError(
-                f"{name}: n_components must be a positive integer or 'cv', got {nc!r}")
-        mc = self.max_components
-        if mc is not None and not (isinstance(mc, Integral) and mc >= 1):
-            raise InvalidParameterError(
-                f"{name}: max_components must be None or a positive integer, got {mc!r}")
-        if not (isinstance(self.cv, Integral) and self.cv >= 2):
-            raise InvalidParameterError(f"{name}: cv must be an integer >= 2, got {self.cv!r}")
-        if not isinstance(self.center, bool):
-            raise InvalidParameterError(f"{name}: center must be True or False")
-        return self._resolve_kernel()
 
     # -- kernels -------------------------------------------------------------------------
     def _centred_train(self, K):
@@ -216,9 +219,12 @@ class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         qids : array-like, shape (n,), optional
             Query (instance) ids; default: one query, i.e. all pairs (global ranking).
         """
-        self.kernel_spec_ = self._validate_params()
+        validate_hyperparameters(self)
+        self.kernel_spec_ = self._resolve_kernel()
         X, y = validate_data(self, X, y, precomputed=self.kernel_spec_[0] == "precomputed")
         n = X.shape[0]
+        if n < 2:
+            raise InvalidInputError(f"KPCRank needs at least 2 rows to rank, got n_samples = {n}")
         if y.ndim != 1:
             raise InvalidInputError(f"y must be a vector of length {n}, got shape {y.shape}")
         codes = np.zeros(n, dtype=np.intp) if qids is None else check_groups(qids, n)[0]
@@ -261,14 +267,20 @@ class KPCRank(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
     def predict(self, X, n_components=None):
         """Scores ``k̂(X, X_fit_) coef`` of the p-component model (default ``n_components_``)."""
-        X = self._validate_predict(X)
+        check_is_fitted(self)
         p = self.n_components_ if n_components is None else n_components
-        if not (isinstance(p, Integral) and 1 <= p <= self.max_components_):
-            raise InvalidParameterError(
-                f"n_components must be in 1..{self.max_components_}, got {p!r}")
-        return self._kernel_to_fit(X, self.X_fit_, self._col_mean_) @ self.coef_path_[:, p - 1]
+        return self.predict_path(X, [p])[0]
 
-    def predict_path(self, X):
-        """Scores of every p-component model, shape (t, max_components_); O(t n p)."""
+    def predict_path(self, X, n_components=None):
+        """Scores of the models with each number of components in ``n_components`` (default
+        every p = 1..``max_components_``), shape (len(n_components), t): the path axis first,
+        as ``predict_path(X, alphas)`` of the λ learners. O(t n p_max), one kernel."""
         X = self._validate_predict(X)
-        return self._kernel_to_fit(X, self.X_fit_, self._col_mean_) @ self.coef_path_
+        grid = np.arange(1, self.max_components_ + 1) if n_components is None \
+            else np.atleast_1d(np.asarray(n_components))
+        if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) \
+                or grid.min() < 1 or grid.max() > self.max_components_:
+            raise InvalidParameterError(
+                f"n_components must be in 1..{self.max_components_}, got {n_components!r}")
+        scores = self._kernel_to_fit(X, self.X_fit_, self._col_mean_) @ self.coef_path_
+        return scores[:, grid - 1].T

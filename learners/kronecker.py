@@ -54,15 +54,24 @@ for any list of α. :meth:`predict_path` gives predictions for many α from one 
 losses), reusing the node eigendecompositions.
 """
 
-from numbers import Integral, Real
-
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.metrics import r2_score
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_alphas, check_matrix
+from learners.base import (
+    KERNEL_CONSTRAINTS,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    RankerMixin,
+    concordance_score,
+    validate_hyperparameters,
+)
 from learners.kernels import kernel_matrix, resolve_kernel
 
 PAIRWISE_KERNELS = ("kronecker", "symmetric", "reciprocal")
@@ -71,24 +80,6 @@ _EIG_RTOL = 1e-12
 _PREDICT_CHUNK = 1 << 16
 
 # --------------------------------------------------------------------------- validation
-
-
-def _check_nodes(X, name):
-    """Node features (dense or sparse) or, for ``kernel="precomputed"``, a square kernel."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be a 2-D array of node features, got shape "
-                                    f"{X.shape}")
-        values = X
-    if X.shape[0] == 0:
-        raise InvalidInputError(f"{name} has no nodes (rows)")
-    if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
-    return X
 
 
 def _check_edges(edges, m_start, m_end, name="edges"):
@@ -207,8 +198,16 @@ def _solve_cg(edge_kernel, y, alpha, center, max_iter, tol):
 # --------------------------------------------------------------------------- estimators
 
 
-class _KronBase(RegressorMixin, BaseEstimator):
+class _KronBase(BaseEstimator):
     _ranking = False
+    _parameter_constraints = {
+        "alpha": NON_NEGATIVE,
+        **KERNEL_CONSTRAINTS,
+        "pairwise": [StrOptions(set(PAIRWISE_KERNELS))],
+        "solver": [StrOptions(set(SOLVERS))],
+        "max_iter": [*POSITIVE_INT, None],
+        "tol": POSITIVE,
+    }
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, pairwise="kronecker", solver="auto", max_iter=None,
@@ -223,29 +222,6 @@ class _KronBase(RegressorMixin, BaseEstimator):
         self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
-
-    # -- parameters ---------------------------------------------------------------------
-    def _validate_params(self):
-        name = type(self).__name__
-        if not (isinstance(self.alpha, Real) and not isinstance(self.alpha, bool)
-                and np.isfinite(self.alpha) and self.alpha >= 0):
-            raise InvalidParameterError(f"{name}: alpha must be a non-negative number, got "
-                                        f"{self.alpha!r}")
-        if self.pairwise not in PAIRWISE_KERNELS:
-            raise InvalidParameterError(f"{name}: pairwise must be one of {PAIRWISE_KERNELS}, "
-                                        f"got {self.pairwise!r}")
-        if self.solver not in SOLVERS:
-            raise InvalidParameterError(f"{name}: solver must be one of {SOLVERS}, got "
-                                        f"{self.solver!r}")
-        if self.max_iter is not None and not (isinstance(self.max_iter, Integral)
-                                              and self.max_iter >= 1):
-            raise InvalidParameterError(f"{name}: max_iter must be None or a positive integer, "
-                                        f"got {self.max_iter!r}")
-        if not (isinstance(self.tol, Real) and self.tol > 0):
-            raise InvalidParameterError(f"{name}: tol must be a positive number, got "
-                                        f"{self.tol!r}")
-        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
-                              coef0=self.coef0, kernel_params=self.kernel_params)
 
     def _resolve_solver(self, complete):
         closed_ok = complete and (not self._ranking or self.pairwise == "kronecker")
@@ -294,14 +270,16 @@ class _KronBase(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._kernel_spec_ = self._validate_params()
-        X = _check_nodes(X, "X")
+        validate_hyperparameters(self)
+        self._kernel_spec_ = resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
+                                            coef0=self.coef0, kernel_params=self.kernel_params)
+        X = check_matrix(X, "X")
         two_domain = X_end is not None
         if two_domain and self.pairwise != "kronecker":
             raise InvalidParameterError(
                 f"pairwise={self.pairwise!r} needs one node set (start and end nodes from the "
                 "same domain); drop X_end")
-        X_end = _check_nodes(X_end, "X_end") if two_domain else X
+        X_end = check_matrix(X_end, "X_end") if two_domain else X
         m, m_end = X.shape[0], X_end.shape[0]
         if self.kernel == "precomputed":
             for name, K in (("X", X), ("X_end", X_end)):
@@ -382,21 +360,33 @@ class _KronBase(RegressorMixin, BaseEstimator):
         if self.solver_ != "closed_form":
             raise InvalidParameterError("regularisation paths need the closed form (complete "
                                         "graph); refit per alpha with the CG solver")
-        alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-        if alphas.ndim != 1 or alphas.size == 0 or not np.all(np.isfinite(alphas)) \
-                or not np.all(alphas > 0):
-            raise InvalidParameterError(f"alphas must be a non-empty sequence of positive "
-                                        f"numbers, got {alphas!r}")
-        return alphas
+        return check_alphas(alphas, self.alpha)[0]
 
     def _dual_at(self, alpha):
         eig, eig_end, Yt = self._path_cache_
         return _closed_form_dual(eig, eig_end, Yt, alpha, self._ranking)
 
+    def _edge_scores(self, X, y, edges, X_end):
+        """Labels and predictions of the test edges as vectors, and each edge's start node."""
+        pred = self.predict(X, edges=edges, X_end=X_end)
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != pred.shape:
+            raise InvalidInputError(f"y must have shape {pred.shape} (one label per predicted "
+                                    f"edge), got {y.shape}")
+        starts = (np.repeat(np.arange(pred.shape[0]), pred.shape[1]) if edges is None
+                  else np.asarray(edges)[:, 0])
+        return y.ravel(), pred.ravel(), starts
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        return tags
+
     def _test_kernels(self, X, edges, X_end):
         check_is_fitted(self, "dual_coef_")
-        X = _check_nodes(X, "X")
-        X_end = X if X_end is None else _check_nodes(X_end, "X_end")
+        X = check_matrix(X, "X")
+        X_end = X if X_end is None else check_matrix(X_end, "X_end")
         train_end = self.X_fit_ if self.X_end_fit_ is None else self.X_end_fit_
         Ks = self._node_kernel(X, self.X_fit_)
         Ke = self._node_kernel(X_end, train_end)
@@ -417,7 +407,7 @@ def _predict_dual(A, Ks, Ke, edges):
     return out
 
 
-class KronRLS(_KronBase):
+class KronRLS(RegressorMixin, _KronBase):
     """Kronecker regularized least-squares: conditional regression on relational data.
 
     Minimises ``Σ_e (y_e − f(e))² + α ‖f‖²`` over the RKHS of the Kronecker (or
@@ -452,6 +442,13 @@ class KronRLS(_KronBase):
     """
 
     _ranking = False
+
+    def score(self, X, y, *, edges=None, X_end=None):
+        """R² of the edge predictions (:func:`sklearn.metrics.r2_score`, every edge one
+        sample): ``y`` of shape (t, t') for all pairs of ``X`` × ``X_end``, or (n,) for
+        ``edges``; arguments as :meth:`predict`."""
+        y, pred, _ = self._edge_scores(X, y, edges, X_end)
+        return float(r2_score(y, pred))
 
     def leave_one_out(self, alphas=None):
         """Exact leave-one-edge-out predictions of the complete-graph closed form.
@@ -489,14 +486,26 @@ class KronRLS(_KronBase):
         return out[0] if single else np.stack(out)
 
 
-class KronRankRLS(_KronBase):
+class KronRankRLS(RankerMixin, _KronBase):
     """Conditional RankRLS: Kronecker-kernel RankRLS ranking end nodes per start node.
 
     Minimises ``(y − f)ᵀ L (y − f) + α ‖f‖²`` with ``L = diag(C^{l_v})`` centring the edges of
     each conditioning (start) node (paper 004 eqs. 6, 31-33, Cor. 4.8, §4.4). Closed form for a
     complete graph with the Kronecker kernel (O(m³ + m'³)); otherwise conjugate gradients on
     the block-centred system (module docstring). Parameters and attributes as
-    :class:`KronRLS`.
+    :class:`KronRLS`; ``score`` is the concordance index with the start nodes as queries
+    (:meth:`score`).
     """
 
     _ranking = True
+
+    def score(self, X, y, qids=None, *, edges=None, X_end=None):
+        """Concordance index of the edge predictions, end nodes ranked per start node.
+
+        ``y`` has shape (t, t') for all pairs of ``X`` × ``X_end`` or (n,) for ``edges``
+        (arguments as :meth:`predict`). By default the queries are the start (conditioning)
+        nodes, as in the loss; ``qids`` (one per edge, row-major for the (t, t') form)
+        overrides them. Ties as in :func:`learners.base.concordance_score`.
+        """
+        y, pred, starts = self._edge_scores(X, y, edges, X_end)
+        return concordance_score(y, pred, starts if qids is None else qids)

@@ -46,11 +46,13 @@ from scipy.linalg import cho_factor, cho_solve, lapack
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from learners._validation import check_alpha, check_alphas, check_positive_int, validate_data
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._validation import check_alphas, validate_data
+from learners.base import KERNEL_CONSTRAINTS, POSITIVE, POSITIVE_INT, validate_hyperparameters
 from learners.rls import KernelLearnerMixin
 
 
@@ -217,9 +219,18 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     Complexity O(s m^2 + Σ |S_t|^3 / 3) for s Newton steps. :meth:`leave_one_out`,
-    :meth:`decision_path` and :meth:`regularization_path` over a λ grid solve each λ once
-    (cached), from the largest down, each warm-started from the nearest solved λ.
+    :meth:`predict_path` (decision values) and :meth:`regularization_path` over a λ grid
+    solve each λ once (cached), from the largest down, each warm-started from the nearest
+    solved λ. ``score`` is the accuracy (:class:`sklearn.base.ClassifierMixin`).
     """
+
+    _parameter_constraints = {
+        "alpha": POSITIVE,
+        **KERNEL_CONSTRAINTS,
+        "fit_intercept": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "max_iter": POSITIVE_INT,
+    }
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, fit_intercept=True, class_weight=None, max_iter=100):
@@ -246,11 +257,8 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        alpha = check_alpha(self.alpha)
-        check_positive_int(self.max_iter, "max_iter")
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        validate_hyperparameters(self)
+        alpha = float(self.alpha)
         spec = self._resolve_kernel()
         y = self._encode_labels(y)
         X = validate_data(self, X, precomputed=spec[0] == "precomputed")
@@ -292,9 +300,10 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             coefs[j], intercepts[j] = self._solve(a)[:2]
         return coefs, intercepts
 
-    def decision_path(self, X, alphas):
-        """Decision values for every λ in ``alphas``: array (n_alphas, m'). The kernel
-        between X and the training data is computed once."""
+    def predict_path(self, X, alphas):
+        """Decision values (:meth:`decision_function`, not labels) for every λ in
+        ``alphas``: array (n_alphas, m'). The kernel between X and the training data is
+        computed once."""
         alphas, _ = check_alphas(alphas, self.alpha)
         Kx = self._kernel(self._validate_predict(X), self.X_fit_)
         out = np.empty((len(alphas), Kx.shape[0]))

@@ -37,44 +37,20 @@ the same ``eps`` (the ``L x L`` block of ``K_RR + eps I`` is ``K_LL + eps I``), 
 exactly equal to refitting with ``basis_indices=L, jitter=jitter_``.
 """
 
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners._validation import check_index_sets
+from learners._solvers import dense
+from learners._validation import check_index_sets, validate_data
+from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 
-__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "check_features"]
-
-
-def check_features(X, name="X", *, kernel=None):
-    """Validate a feature matrix (dense or sparse, finite, 2-D, non-empty); return it.
-
-    A precomputed kernel is passed through as a dense float array. Sparse input stays sparse.
-    """
-    if X is None:
-        raise InvalidInputError(f"{name} is None; pass an array of shape (n_samples, n_features)")
-    if sp.issparse(X):
-        X = X.tocsr().astype(float)
-        data = X.data
-    else:
-        if kernel is not None and callable(kernel) and not isinstance(X, np.ndarray):
-            return X  # arbitrary objects for a callable kernel
-        X = np.asarray(X, dtype=float)
-        data = X
-    if X.ndim != 2:
-        raise InvalidInputError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise InvalidInputError(f"{name} has no rows")
-    if not np.all(np.isfinite(data)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values; clean or impute them first")
-    return X
+__all__ = ["NystroemMap", "NystroemFold", "choose_basis"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -94,11 +70,10 @@ def choose_basis(n_samples, n_basis, basis_indices, random_state):
         if np.unique(idx).size != idx.size:
             raise InvalidParameterError("basis_indices contains duplicates")
         return idx.astype(np.intp)
-    if not isinstance(n_basis, Integral) or n_basis < 1:
-        raise InvalidParameterError(f"n_basis must be a positive integer, got {n_basis!r}")
     if n_basis > n_samples:
         raise InvalidParameterError(
-            f"n_basis={n_basis} exceeds the number of training examples ({n_samples})")
+            f"n_basis={n_basis} exceeds the number of training examples "
+            f"(n_samples = {n_samples})")
     rs = check_random_state(random_state)
     return np.sort(rs.choice(n_samples, size=n_basis, replace=False)).astype(np.intp)
 
@@ -112,10 +87,8 @@ def _jittered_cholesky(K_RR, jitter):
             raise InvalidInputError("the basis kernel matrix has a non-positive mean diagonal; "
                                     "the kernel is not positive definite on the basis")
         candidates = [scale * 10.0 ** e for e in range(-10, -1)]
-    elif isinstance(jitter, Real) and jitter >= 0:
-        candidates = [float(jitter)]
     else:
-        raise InvalidParameterError(f"jitter must be 'auto' or a number >= 0, got {jitter!r}")
+        candidates = [float(jitter)]
     for eps in candidates:
         try:
             C = np.linalg.cholesky(K_RR + eps * np.eye(r))
@@ -201,6 +174,14 @@ class NystroemMap(TransformerMixin, BaseEstimator):
     per fold.
     """
 
+    _parameter_constraints = {
+        **KERNEL_CONSTRAINTS,
+        "n_basis": POSITIVE_INT,
+        "basis_indices": ["array-like", None],
+        "random_state": ["random_state"],
+        "jitter": [StrOptions({"auto"}), *NON_NEGATIVE],
+    }
+
     def __init__(self, kernel="gaussian", *, gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
                  jitter="auto"):
@@ -220,15 +201,13 @@ class NystroemMap(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Choose the basis vectors and factor ``K_RR + eps I = C C^T``. O(r^3)."""
+        validate_hyperparameters(self)
         name, params = self._kernel_spec()
-        X = check_features(X, kernel=name)
+        X = validate_data(self, X, precomputed=name == "precomputed")
         m = X.shape[0]
-        if name == "precomputed" and X.shape[1] != m:
-            raise InvalidInputError(
-                f"kernel='precomputed' needs the square training kernel matrix, got {X.shape}")
         R = choose_basis(m, self.n_basis, self.basis_indices, self.random_state)
         if name == "precomputed":
-            K_RR = np.asarray(X[np.ix_(R, R)], dtype=float)
+            K_RR = dense(X[R][:, R])
             self.basis_X_ = None
         else:
             self.basis_X_ = X[R]
@@ -237,21 +216,22 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         self.cholesky_, self.jitter_ = _jittered_cholesky(K_RR, self.jitter)
         self.basis_indices_ = R
         self.n_samples_fit_ = m
-        self.n_features_in_ = X.shape[1]
         self._spec = (name, params)
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        return tags
 
     def basis_kernel(self, X):
         """``K_XR``: kernel rows of ``X`` against the basis vectors. O(|X| r) kernel evaluations."""
         check_is_fitted(self, "cholesky_")
         name, params = self._spec
-        X = check_features(X, kernel=name)
+        X = validate_data(self, X, reset=False)        # precomputed: one column per training row
         if name == "precomputed":
-            if X.shape[1] != self.n_samples_fit_:
-                raise InvalidInputError(
-                    f"precomputed kernel rows must have {self.n_samples_fit_} columns (one per "
-                    f"training example), got {X.shape[1]}")
-            return np.asarray(X[:, self.basis_indices_], dtype=float)
+            return dense(X[:, self.basis_indices_])
         return kernel_matrix(X, self.basis_X_, name, **params)
 
     def transform(self, X):

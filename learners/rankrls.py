@@ -9,7 +9,8 @@ dual minimizer is ``a = (L K + λI)^{-1} M N`` (eq. 17) and the primal one
 * :class:`GlobalRankRLS` — scored data, every pair (ties included, eq. 21): ``L = m I - 1 1^T``
   (eq. 25 with P = 1), never materialized as pairs.
 * :class:`QueryRankRLS` — pairs only inside a query: ``L = D - P P^T``, P the query indicator.
-* :class:`PairwiseRankRLS` — an explicit preference (multi)graph with costs (20)/(21)/(22);
+* :class:`PairwiseRankRLS` — a preference (multi)graph with costs (20)/(21)/(22), given
+  explicitly or built from scores (all pairs with different scores, inside queries);
   M is built sparse and ``L = M M^T`` in O(l).
 
 Symmetric formulations (numerically stable, Cholesky for one fit, ``eigh`` for a path):
@@ -20,9 +21,12 @@ projector, and ``a = C a`` gives ``(C K C + λ D^{-1}) a = C y`` (positive defin
 ``a(λ) = R V (Λ + λI)^{-1} V^T β`` with ``R β = M N``, O(m^2 t) per λ after O(m^3).
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
@@ -33,17 +37,21 @@ from learners._validation import (
     check_groups,
     check_index_set,
     check_index_sets,
+    check_leave_pair_out,
     check_pairs,
+    check_vector,
     validate_data,
 )
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.base import RankerMixin, validate_hyperparameters
 from learners.holdout import (
     GlobalRankSpectral,
     QueryBlockSpectral,
     QuerySplitSpectral,
     TouchedSetSpectral,
 )
-from learners.rls import KernelLearnerMixin, shape_output
+from learners.pairs import incidence_matrix, preference_pairs
+from learners.rls import RLS_CONSTRAINTS, KernelLearnerMixin, shape_output
 
 
 # ---------------------------------------------------------------------- structures
@@ -123,12 +131,8 @@ class PreferenceGraph:
     """Sparse oriented incidence M (eq. 12), ``N = w * z`` (eq. 13), ``L = M M^T`` (eq. 18)."""
 
     def __init__(self, m, pairs, z, w):
-        l = pairs.shape[0]
-        rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
-        cols = np.concatenate([np.arange(l), np.arange(l)])
-        vals = np.concatenate([w, -w])
         self.m, self.pairs, self.w = m, pairs, w
-        self.M = sp.csr_matrix((vals, (rows, cols)), shape=(m, l))
+        self.M = incidence_matrix(pairs, m, w).T.tocsr()
         self.N = w[:, None] * z                                     # (l, t)
         self.L = (self.M @ self.M.T).tocsr()
         self.b = np.asarray(self.M @ self.N)                        # M N, (m, t)
@@ -143,23 +147,12 @@ class PreferenceGraph:
         return T, np.searchsorted(T, U), Dl, dl
 
 
-# ---------------------------------------------------------------------- measures
-def _cindex(y, p, qids=None):
-    try:
-        from learners.measures import cindex
-        return cindex(y, p, qids) if qids is not None else cindex(y, p)
-    except ImportError:  # pragma: no cover - measures module absent
-        d = np.sign(np.subtract.outer(y, y))
-        e = np.sign(np.subtract.outer(p, p))
-        mask = d != 0
-        if qids is not None:
-            mask &= np.equal.outer(qids, qids)
-        return float(((d == e)[mask].sum() + 0.5 * ((e == 0) & mask).sum()) / mask.sum())
-
-
 # ---------------------------------------------------------------------- base
-class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
-    """Shared parameters, prediction and path machinery of the RankRLS learners."""
+class _RankRLSBase(RankerMixin, KernelLearnerMixin, BaseEstimator):
+    """Shared parameters, prediction and path machinery of the RankRLS learners; ``score``
+    is the concordance index (:class:`learners.base.RankerMixin`)."""
+
+    _parameter_constraints = RLS_CONSTRAINTS
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, solver="auto"):
@@ -290,16 +283,6 @@ class _RankRLSBase(KernelLearnerMixin, BaseEstimator):
             out.append(r[:, order])
         return out
 
-    def score(self, X, y, qids=None):
-        """Concordance index of ``predict(X)`` with ``y`` (within queries if ``qids``)."""
-        p = self.predict(X)
-        return _cindex(np.asarray(y, dtype=float), p, qids)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
-
 
 class _QueryStructuredRankRLS(_RankRLSBase):
     """Global and query RankRLS: ``L = D - P P^T`` handled in O(m) per column."""
@@ -347,7 +330,8 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
     Minimizes ``sum_{i,j} ((y_i - y_j) - (f(x_i) - f(x_j)))^2 / 2 + alpha ||f||^2``, i.e. eq. (24)
     with ``L = m I - 1 1^T``; no pair is ever materialized.
 
-    Parameters are those of :class:`learners.RLS`. ``fit(X, y)`` with y of shape (m,) or (m, t).
+    Parameters are those of :class:`learners.RLS`. ``fit(X, y)`` with y of shape (m,) or (m, t);
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
 
     Notes
     -----
@@ -432,7 +416,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
         (closed-form 3 x 3 Cholesky per pair, no Python loop).
         """
         check_is_fitted(self)
-        pairs = check_pairs(pairs, self._Y.shape[0])
+        pairs = check_leave_pair_out(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)
         out = self._global_spectral().equal_size_sets(pairs, lams)
         return shape_output(out, single, self._was_1d)
@@ -440,7 +424,8 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
 
 class QueryRankRLS(_QueryStructuredRankRLS):
     """RankRLS with pairs only inside a query (label ranking; Paper I eq. 25 with P = query
-    indicator), magnitude-preserving cost (21). ``fit(X, y, qids)``.
+    indicator), magnitude-preserving cost (21). ``fit(X, y, qids)``; ``score(X, y, qids=None)``
+    is the concordance index (:class:`learners.base.RankerMixin`).
 
     Notes
     -----
@@ -467,6 +452,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         -------
         self
         """
+        validate_hyperparameters(self)
         m = X.shape[0] if hasattr(X, "shape") else len(X)
         codes, labels = check_groups(qids, m, "qids")
         self.qids_ = labels[codes]
@@ -590,77 +576,116 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         vectorized O(1)-per-pair form exists for the global ranker
         (:meth:`GlobalRankRLS.leave_pair_out`)."""
         check_is_fitted(self)
-        pairs = check_pairs(pairs, self._Y.shape[0])
+        pairs = check_leave_pair_out(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)
         res = self._holdout(list(pairs), lams)
         return shape_output(np.stack(res, axis=1), single, self._was_1d)
 
 
-_COSTS = ("magnitude", "discrete", "weighted")
-
-
 class PairwiseRankRLS(_RankRLSBase):
-    """RankRLS from an explicit preference graph (Paper I eqs. 11-22).
+    """RankRLS from a preference graph (Paper I eqs. 11-22): given explicitly, or built from
+    scored data.
 
-    ``fit(X, pairs, magnitudes=None, weights=None, cost="magnitude")``: row ``pairs[i, 0]`` is
-    preferred over ``pairs[i, 1]`` with magnitude ``magnitudes[i]`` (default 1). ``cost``:
-    ``"discrete"`` z = 1, w = 1 (eq. 20); ``"magnitude"`` z = y, w = 1 (eq. 21);
-    ``"weighted"`` z = y, w = 1/y (eq. 22). ``weights`` multiply w. ``magnitudes`` of shape
-    (l, t) give t outputs (cost "magnitude" only).
+    ``fit(X, y, qids=None)``: the graph of all pairs ``(i, j)`` with ``y_i > y_j`` (inside each
+    query when ``qids`` are given; pairs with equal scores are no preference), magnitudes
+    ``y_i - y_j`` (:func:`learners.pairs.preference_pairs`). ``fit(X, pairs=..., magnitudes=...,
+    weights=...)``: row ``pairs[i, 0]`` is preferred over ``pairs[i, 1]`` with magnitude
+    ``magnitudes[i]`` (default 1); ``magnitudes`` of shape (l, t) give t outputs (cost
+    "magnitude" only). ``weights`` multiply w. ``score(X, y, qids=None)`` is the concordance
+    index, as for every ranker.
+
+    Parameters
+    ----------
+    alpha, kernel, gamma, degree, coef0, kernel_params, solver :
+        As in :class:`learners.RLS`.
+    cost : {"magnitude", "discrete", "weighted"}, default "magnitude"
+        ``"discrete"`` z = 1, w = 1 (eq. 20); ``"magnitude"`` z = magnitude, w = 1 (eq. 21);
+        ``"weighted"`` z = magnitude, w = 1/magnitude (eq. 22).
+    max_pairs : int, optional
+        Most edges the preference graph may have (built from y or given); more raise
+        :class:`~kernelrank.errors.InvalidInputError` before anything large is allocated.
+        None: no cap.
+    tie_tolerance : float >= 0, default 0.0
+        With scores y: rows whose scores differ by at most this much form no pair (e.g.
+        rounding noise of computed scores, on which the weighted cost's w = 1/magnitude
+        would explode).
+
+    Attributes
+    ----------
+    n_pairs_ : int
+        Edges of the fitted graph.
 
     Notes
     -----
     M (m x l) is sparse and ``L = M M^T`` costs O(l) (eq. 18). One dual fit: O(m^3) LU of
     ``L K + λI`` (eq. 19), or, with fewer edges than rows, the symmetric edge-space form
-    ``a = M (M^T K M + λI)^{-1} N`` by Cholesky (O(l^3 + l m^2)); primal: Cholesky of ``X^T L X + λI`` (eqs. 28-29). Path: one
+    ``a = M (M^T K M + λI)^{-1} N`` by Cholesky (O(l^3 + l m^2)); primal: Cholesky of
+    ``X^T L X + λI`` (eqs. 28-29). Building the graph from y: O(m log m + l). Path: one
     eigendecomposition of L (for ``L = F F^T``) and one of ``F^T K F``. Hold-out of rows: the
     edges touching them are removed; Woodbury on the touched rows (see
     :class:`learners.holdout.TouchedSetSpectral`).
     """
 
+    _parameter_constraints = {
+        **_RankRLSBase._parameter_constraints,
+        "cost": [StrOptions({"magnitude", "discrete", "weighted"})],
+        "max_pairs": [Interval(Integral, 1, None, closed="left"), None],
+        "tie_tolerance": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
-                 kernel_params=None, solver="auto", cost="magnitude"):
+                 kernel_params=None, solver="auto", cost="magnitude", max_pairs=None,
+                 tie_tolerance=0.0):
         super().__init__(alpha, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
                          kernel_params=kernel_params, solver=solver)
         self.cost = cost
+        self.max_pairs = max_pairs
+        self.tie_tolerance = tie_tolerance
 
-    def fit(self, X, pairs, magnitudes=None, weights=None, cost=None):
-        """Fit on the preference graph ``pairs`` (l, 2): row ``pairs[i, 0]`` over ``pairs[i, 1]``.
+    def fit(self, X, y=None, qids=None, *, pairs=None, magnitudes=None, weights=None):
+        """Fit on the preference graph of scores ``y`` (and ``qids``) or on explicit ``pairs``.
 
-        ``cost`` given here overrides the constructor's ``cost`` for this fit (the one used is
-        stored in ``cost_``). Cost O(l) for the graph plus one O(m^3) LU (dual) or
-        O(n^2 m + n^3) Cholesky (primal)."""
-        cost = self.cost if cost is None else cost
-        if cost not in _COSTS:
-            raise InvalidParameterError(f"cost must be one of {_COSTS}, got {cost!r}")
-        self.cost_ = cost
+        Parameters
+        ----------
+        X : array-like or sparse (m, n), or the (m, m) kernel matrix if precomputed
+        y : array-like (m,), optional
+            Scores; the graph is every pair with different scores (inside each query).
+        qids : array-like (m,), optional
+            Query of each row (only with ``y``); None: all pairs of the data.
+        pairs : int array (l, 2), optional
+            Explicit graph: row ``pairs[i, 0]`` is preferred over row ``pairs[i, 1]``.
+        magnitudes : array-like (l,) or (l, t), optional
+            Preference magnitudes of ``pairs`` (default 1).
+        weights : array-like (l,), optional
+            Non-negative edge weights of ``pairs``.
+
+        Give exactly one of ``y`` and ``pairs``. Cost O(l) for the graph plus one O(m^3) LU
+        (dual) or O(n^2 m + n^3) Cholesky (primal).
+
+        Returns
+        -------
+        self
+        """
+        validate_hyperparameters(self)
         spec = self._resolve_kernel()
+        if y is None and pairs is None:
+            raise InvalidInputError(f"{type(self).__name__} requires y to be passed, but the "
+                                    "target y is None (give scores y, or pairs=)")
+        if y is not None and pairs is not None:
+            raise InvalidInputError("give either scores y (with qids) or pairs=, not both")
         X = validate_data(self, X, precomputed=spec[0] == "precomputed")
         m = X.shape[0]
+        if y is not None:
+            pairs, magnitudes = self._pairs_from_scores(y, qids, magnitudes, weights, m)
+        elif qids is not None:
+            raise InvalidInputError("qids group the scores y; with pairs= they are not used")
         pairs = check_pairs(pairs, m, "pairs")
         l = pairs.shape[0]
-        if magnitudes is None:
-            z = np.ones((l, 1))
-            was_1d = True
-        else:
-            z, was_1d = as_2d_targets(check_finite_array(magnitudes, "magnitudes"))
-            if z.shape[0] != l:
-                raise InvalidInputError(f"magnitudes has {z.shape[0]} entries for {l} pairs")
-        if cost == "discrete":
-            z = np.ones((l, z.shape[1]))
-        w = np.ones(l)
-        if cost == "weighted":
-            if z.shape[1] != 1:
-                raise InvalidParameterError("cost='weighted' supports a single output")
-            if np.any(z[:, 0] <= 0):
-                raise InvalidInputError("cost='weighted' needs positive magnitudes (w = 1/y)")
-            w = 1.0 / z[:, 0]
-        if weights is not None:
-            wt = check_finite_array(weights, "weights").ravel()
-            if wt.shape[0] != l or np.any(wt < 0):
-                raise InvalidInputError(f"weights must be {l} non-negative numbers")
-            w = w * wt
+        if self.max_pairs is not None and l > self.max_pairs:
+            raise InvalidInputError(f"{l} pairs exceed max_pairs={self.max_pairs}")
+        z, was_1d, w = self._edge_targets(magnitudes, weights, l)
         self._graph = PreferenceGraph(m, pairs, z, w)
+        self.n_pairs_ = l
         self._start(X, self._graph.b, spec)                        # _Y: right-hand side M N
         self._was_1d = was_1d
         alpha = float(self.alpha)
@@ -680,6 +705,48 @@ class PairwiseRankRLS(_RankRLSBase):
                 A = np.asarray(G.L @ K)                      # L K + λI, LU (eq. 17)
                 self._set_dual(solve_shifted(A, G.b, alpha, assume_pos=False))
         return self
+
+    def _pairs_from_scores(self, y, qids, magnitudes, weights, m):
+        """The preference graph of scored data (:func:`learners.pairs.preference_pairs`)."""
+        if magnitudes is not None or weights is not None:
+            raise InvalidInputError("magnitudes and weights belong to explicit pairs=; with "
+                                    "scores y the magnitudes are y_i - y_j")
+        if np.ndim(y) != 1:
+            raise InvalidInputError(
+                f"y must be a vector of scores (one per row of X), got shape {np.shape(y)}; "
+                "an explicit preference graph goes in pairs=")
+        y = check_vector(y, "y", m)
+        pairs, magnitudes = preference_pairs(y, qids, max_pairs=self.max_pairs,
+                                             tie_tolerance=self.tie_tolerance)
+        if pairs.shape[0] == 0:
+            raise InvalidInputError("y has no pair of rows with different scores"
+                                    + (" inside a query" if qids is not None else "")
+                                    + f"; there is nothing to rank (n_samples = {m})")
+        return pairs, magnitudes
+
+    def _edge_targets(self, magnitudes, weights, l):
+        """Targets z (l, t), whether they were 1-D, and the edge weights w for ``cost``."""
+        if magnitudes is None:
+            z, was_1d = np.ones((l, 1)), True
+        else:
+            z, was_1d = as_2d_targets(check_finite_array(magnitudes, "magnitudes"))
+            if z.shape[0] != l:
+                raise InvalidInputError(f"magnitudes has {z.shape[0]} entries for {l} pairs")
+        if self.cost == "discrete":
+            z = np.ones((l, z.shape[1]))
+        w = np.ones(l)
+        if self.cost == "weighted":
+            if z.shape[1] != 1:
+                raise InvalidParameterError("cost='weighted' supports a single output")
+            if np.any(z[:, 0] <= 0):
+                raise InvalidInputError("cost='weighted' needs positive magnitudes (w = 1/y)")
+            w = 1.0 / z[:, 0]
+        if weights is not None:
+            wt = check_finite_array(weights, "weights").ravel()
+            if wt.shape[0] != l or np.any(wt < 0):
+                raise InvalidInputError(f"weights must be {l} non-negative numbers")
+            w = w * wt
+        return z, was_1d, w
 
     def _gram_of(self, F):
         MF = self._graph.M.T @ F
@@ -747,13 +814,7 @@ class PairwiseRankRLS(_RankRLSBase):
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out: (n, 2[, t]); one touched-row update per pair."""
         check_is_fitted(self)
-        pairs = check_pairs(pairs, self._Y.shape[0])
+        pairs = check_leave_pair_out(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)
         res = self._touched_holdout(list(pairs), lams, self._graph)
         return shape_output(np.stack(res, axis=1), single, self._was_1d)
-
-    def score(self, X, pairs):
-        """Fraction of the given preference pairs ordered correctly by ``predict(X)``."""
-        p = self.predict(X)
-        pairs = np.asarray(pairs)
-        return float(np.mean(p[pairs[:, 0]] > p[pairs[:, 1]]))

@@ -35,9 +35,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from learners._validation import validate_data
-from learners.cg import _check_params, _positive_int, _positive_real, check_vector
 from kernelrank.errors import InvalidInputError
+from learners._validation import check_vector, validate_data
+from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
 # --------------------------------------------------------------------------- counting
 
@@ -213,7 +213,7 @@ def _simplex_qp(G, b, beta, eps, max_steps=1_000_000):  # pragma: no cover - com
     return beta
 
 
-class RankSVM(BaseEstimator):
+class RankSVM(RankerMixin, BaseEstimator):
     """Linear RankSVM (pairwise hinge loss within queries) trained by BMRM.
 
     Minimizes ``½ ||w||^2 + C Σ_q Σ_{i,j in q: y_i > y_j} max(0, 1 - w·x_i + w·x_j)``.
@@ -240,13 +240,11 @@ class RankSVM(BaseEstimator):
     converged_ : bool
     n_pairs_ : int
         Number of pairs in the loss (counted, not enumerated).
+
+    ``score(X, y, qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`).
     """
 
-    _table = {
-        "C": (_positive_real, "a positive finite real"),
-        "tol": (_positive_real, "a positive real (relative optimality gap)"),
-        "max_iter": (_positive_int, "a positive integer"),
-    }
+    _parameter_constraints = {"C": POSITIVE, "tol": POSITIVE, "max_iter": POSITIVE_INT}
 
     def __init__(self, C=1.0, *, tol=1e-3, max_iter=1000):
         self.C = C
@@ -255,12 +253,12 @@ class RankSVM(BaseEstimator):
 
     def fit(self, X, y, qids=None):
         """Fit on scored data; ``qids`` (None: one global ranking) restricts pairs to queries."""
-        _check_params(self, self._table)
+        validate_hyperparameters(self)
         X, y = validate_data(self, X, y)
         m, n = X.shape
-        y = check_vector(column_or_1d(y, warn=True), m, "y")
+        y = check_vector(column_or_1d(y, warn=True), "y", m)
         if qids is not None:
-            qids = check_vector(qids, m, "qids", dtype=None)
+            qids = check_vector(qids, "qids", m, numeric=False)
         structure = QueryStructure(y, qids)
         self.n_pairs_ = structure.n_pairs
         if structure.n_pairs == 0:

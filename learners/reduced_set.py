@@ -40,15 +40,15 @@ from sklearn.utils.validation import check_is_fitted
 from learners._solvers import solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
-    check_alpha,
     check_alphas,
     check_groups,
     check_index_set,
     check_index_sets,
-    check_pairs,
+    check_leave_pair_out,
     validate_data,
 )
-from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError
+from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
 from learners.nystroem import NystroemMap
 from learners.rls import KernelLearnerMixin, shape_output
 
@@ -94,8 +94,14 @@ def ridge_path_tridiagonal(A, C, alphas):
     return Y.reshape(r, len(alphas), t).transpose(1, 0, 2)
 
 
-class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
+class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
+
+    _parameter_constraints = {
+        "alpha": POSITIVE,
+        **NystroemMap._parameter_constraints,
+        "remove_basis": ["boolean"],
+    }
 
     def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
@@ -119,9 +125,8 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _fit(self, X, y, groups):
-        alpha = check_alpha(self.alpha)
-        if not isinstance(self.remove_basis, (bool, np.bool_)):
-            raise InvalidParameterError(f"remove_basis must be True or False, got {self.remove_basis!r}")
+        validate_hyperparameters(self)
+        alpha = float(self.alpha)
         X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
         Y, self._y_1d = as_2d_targets(y)
         nm = NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
@@ -361,13 +366,13 @@ class _ReducedSetBase(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         Low-rank route per pair, O(r^2) + O(r) per lambda; a Python loop over pairs.
         """
         check_is_fitted(self, "dual_coef_")
-        pairs = check_pairs(pairs, self._cache["Phi"].shape[0])
+        pairs = check_leave_pair_out(pairs, self._cache["Phi"].shape[0])
         alphas, single = check_alphas(alphas, self.alpha)
         P = np.stack(self._predictions_over_sets([np.asarray(p) for p in pairs], alphas), axis=1)
         return shape_output(P, single, self._y_1d)
 
 
-class ReducedSetRLS(_ReducedSetBase):
+class ReducedSetRLS(RegressorMixin, _ReducedSetBase):
     """Reduced-set (subset-of-regressors) regularized least-squares regression.
 
     Minimizes ``||Y - K_MR b||^2 + alpha b^T K_RR b`` (thesis Sect. 2.5; Paper III eq. 8) via
@@ -445,12 +450,13 @@ class ReducedSetRLS(_ReducedSetBase):
         return shape_output(np.stack(out), single, self._y_1d)
 
 
-class ReducedSetGlobalRankRLS(_ReducedSetBase):
+class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
     """Reduced-set RankRLS over all pairs (object ranking; Paper I eq. 41 with L = mI - 11^T).
 
     Minimizes ``(Y - K_MR b)^T (m I - 1 1^T) (Y - K_MR b) + alpha b^T K_RR b``, i.e. the
     magnitude-preserving pairwise squared loss over all pairs (Paper I eq. 21, ties
-    included). Parameters and attributes as in :class:`ReducedSetRLS`. Hold-out
+    included). Parameters and attributes as in :class:`ReducedSetRLS`; ``score(X, y,
+    qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`). Hold-out
     (:meth:`holdout`, :meth:`holdout_sets`) retrains on the pairs inside the training part,
     removing held-out basis vectors: O(|U| r^2 + r^3) per set (or the low-rank route for
     small sets).
@@ -506,7 +512,7 @@ class ReducedSetGlobalRankRLS(_ReducedSetBase):
 ReducedSetRankRLS = ReducedSetGlobalRankRLS
 
 
-class ReducedSetQueryRankRLS(_ReducedSetBase):
+class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     """Reduced-set RankRLS for query-structured data (pairs only inside each query).
 
     ``L = blockdiag(n_q I - 1 1^T)`` (Paper I eq. 25, label ranking). Since
@@ -516,13 +522,14 @@ class ReducedSetQueryRankRLS(_ReducedSetBase):
     by the set keeps its remaining pairs) remove the held-out basis vectors exactly;
     O(|T| r^2 + r^2 |H|) per set plus O(r (|T|+|H|)^2 + |T|^3) per lambda on the low-rank
     route (|T| = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
-    attributes as in :class:`ReducedSetRLS`.
+    attributes as in :class:`ReducedSetRLS`; ``score(X, y, qids=None)`` is the concordance
+    index (:class:`learners.base.RankerMixin`).
     """
 
     def fit(self, X, y, qids=None):
         """Fit; ``qids`` gives the query of every row (required, never inferred)."""
-        X_arr = X
-        m = X_arr.shape[0] if hasattr(X_arr, "shape") else len(X_arr)
+        validate_hyperparameters(self)
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
         codes, labels = check_groups(qids, m, name="qids")
         self._qcodes, self.queries_ = codes, labels
         return self._fit(X, y, codes)

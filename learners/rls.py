@@ -13,19 +13,19 @@ Multiple outputs (y with t columns) cost one factorization.
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
-    check_alpha,
     check_alphas,
     check_index_set,
     check_index_sets,
-    check_pairs,
-    check_solver,
+    check_leave_pair_out,
     validate_data,
 )
+from learners.base import KERNEL_CONSTRAINTS, POSITIVE, validate_hyperparameters
 from learners.holdout import RLSSpectral
 from learners.kernels import kernel_matrix, resolve_kernel
 
@@ -80,8 +80,7 @@ class KernelLearnerMixin:
         return isinstance(name, str) and name != "precomputed"
 
     def _validate_fit(self, X, y, y_numeric=True):
-        check_alpha(self.alpha)
-        check_solver(self.solver)
+        validate_hyperparameters(self)
         spec = self._resolve_kernel()
         X, y = validate_data(self, X, y, precomputed=spec[0] == "precomputed",
                              y_numeric=y_numeric)
@@ -97,6 +96,14 @@ class KernelLearnerMixin:
         tags.input_tags.sparse = True
         tags.target_tags.multi_output = True
         return tags
+
+
+#: hyper-parameters of the RLS and RankRLS learners
+RLS_CONSTRAINTS = {
+    "alpha": POSITIVE,
+    **KERNEL_CONSTRAINTS,
+    "solver": [StrOptions({"auto", "dual", "primal"})],
+}
 
 
 class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
@@ -128,7 +135,10 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     eigendecomposition O(m^3) (dual) or O(n^3 + m n^2) (primal), then per λ O(m^2 t) or
     O(m n t). Leave-one-out O(m r) per λ; a hold-out set H O(|H|^2 r) per λ; leave-pair-out
     one O(m^2 r) product per λ then O(1) per pair (r = m dual, n primal).
+    ``score`` is R² (:class:`sklearn.base.RegressorMixin`).
     """
+
+    _parameter_constraints = RLS_CONSTRAINTS
 
     def __init__(self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, solver="auto"):
@@ -325,6 +335,6 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         pair with closed-form 2 x 2 solves.
         """
         check_is_fitted(self)
-        pairs = check_pairs(pairs, self._Y.shape[0])
+        pairs = check_leave_pair_out(pairs, self._Y.shape[0])
         lams, single = check_alphas(alphas, self.alpha)
         return shape_output(self._spectral().pairs(pairs, lams), single, self._was_1d)

@@ -34,8 +34,9 @@ All learners take the precomputed kernel matrix (``kernel="precomputed"``).
 import numpy as np
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.pairs import count_preference_pairs, preference_pairs
 
-__all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "preference_pairs", "fit_ranker"]
+__all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "fit_ranker"]
 
 RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
            "rankrls_22_all", "rls", "kpcrank", "corankrls")
@@ -44,37 +45,6 @@ DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-8, 17, 2))
 
 _PAIRWISE = {"rankrls_20": ("discrete", False), "rankrls_22": ("weighted", False),
              "rankrls_20_all": ("discrete", True), "rankrls_22_all": ("weighted", True)}
-
-
-def preference_pairs(y, qids=None, max_pairs=None):
-    """Pairs ``(i, j)`` with ``y_i > y_j``: inside each query, or over all rows (qids None).
-
-    Returns ``(pairs, magnitudes)`` with ``magnitudes = y_i - y_j > 0``. Vectorised per
-    group by broadcasting; raises when more than ``max_pairs`` pairs would be built.
-    """
-    y = np.asarray(y, dtype=float)
-    m = y.size
-    if qids is None:
-        codes = np.zeros(m, dtype=np.intp)
-    else:
-        _, codes = np.unique(qids, return_inverse=True)
-    sizes = np.bincount(codes)
-    n_candidates = int(np.sum(sizes.astype(np.int64) ** 2))
-    if max_pairs is not None and n_candidates > 2 * max_pairs:
-        raise InvalidInputError(f"{n_candidates // 2} candidate pairs exceed max_pairs="
-                                f"{max_pairs}")
-    order = np.argsort(codes, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    rep = sizes[codes[order]]                       # partners of each row (own group)
-    i = np.repeat(order, rep)
-    first = np.repeat(starts[codes[order]], rep)
-    offset = np.arange(i.size) - np.repeat(np.cumsum(rep) - rep, rep)
-    j = order[first + offset]
-    keep = y[i] > y[j]
-    pairs = np.stack([i[keep], j[keep]], axis=1)
-    if max_pairs is not None and pairs.shape[0] > max_pairs:
-        raise InvalidInputError(f"{pairs.shape[0]} pairs exceed max_pairs={max_pairs}")
-    return pairs, y[pairs[:, 0]] - y[pairs[:, 1]]
 
 
 def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, seed=0):
@@ -111,14 +81,20 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
                      K, y, **kw)
     else:
         cost, all_pairs = _PAIRWISE[name]
-        pairs, mags = _pairs_for(y, None if all_pairs else qids, cost, max_pairs)
-        info["n_pairs"] = int(pairs.shape[0])
-        est = PairwiseRankRLS(kernel="precomputed", cost=cost)
+        tol = _TIE if cost == "weighted" else 0.0
+        est = PairwiseRankRLS(kernel="precomputed", cost=cost, max_pairs=max_pairs,
+                              tie_tolerance=tol)
         if all_pairs:
-            kw.update(cv=3, method="refit")
-            est.set_params(max_pairs=max_pairs, tie_tolerance=_TIE)
-            sel = select(est, K, y, **kw)
+            n = count_preference_pairs(y)
+            if max_pairs is not None and n > max_pairs:
+                raise InvalidInputError(f"{name}: {n} preference pairs exceed max_pairs="
+                                        f"{max_pairs}")
+            # one refit per inner fold, its λ path for the whole grid
+            sel = select(est, K, y, **dict(kw, cv=3, method="refit"))
+            info["n_pairs"] = int(sel.model.n_pairs_)
         else:
+            pairs, mags = preference_pairs(y, qids, max_pairs=max_pairs, tie_tolerance=tol)
+            info["n_pairs"] = int(pairs.shape[0])
             sel = select(est, K, None, y_eval=y,
                          fixed_fit_params={"pairs": pairs, "magnitudes": mags}, **kw)
     info.update(alpha=float(sel.best_params["alpha"]), inner_disagreement=sel.scores.tolist())
@@ -128,11 +104,3 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
 #: Score differences at most this large are ties (float noise of F scores; with the weighted
 #: cost (22), w = 1/y would explode on them).
 _TIE = 1e-9
-
-
-def _pairs_for(y, qids, cost, max_pairs):
-    pairs, mags = preference_pairs(y, qids, max_pairs=max_pairs)
-    if cost == "weighted":
-        keep = mags > _TIE
-        pairs, mags = pairs[keep], mags[keep]
-    return pairs, mags

@@ -61,7 +61,7 @@ def test_pairwise_rankrls_equals_closed_form(rng, alpha):
     targets = rng.random(len(pairs)) + 0.5
     expected = _closed_form(X, pairs, targets, alpha)
     model = CGRankRLS(alpha=alpha, tol=1e-14, max_iter=2000).fit(
-        X, pairs=pairs, pair_targets=targets)
+        X, pairs=pairs, magnitudes=targets)
     assert _rel(model.coef_, expected) < 1e-8
     unit = CGRankRLS(alpha=alpha, tol=1e-14, max_iter=2000).fit(X, pairs=pairs)
     assert _rel(unit.coef_, _closed_form(X, pairs, np.ones(len(pairs)), alpha)) < 1e-8
@@ -75,7 +75,7 @@ def test_scored_equals_pairwise_on_the_same_pairs(rng):
     pairs[swap] = pairs[swap][:, ::-1]
     scored = CGRankRLS(alpha=0.5, ties="exclude", tol=1e-13).fit(X, y, qids)
     paired = CGRankRLS(alpha=0.5, tol=1e-13).fit(
-        X, pairs=pairs, pair_targets=y[pairs[:, 0]] - y[pairs[:, 1]])
+        X, pairs=pairs, magnitudes=y[pairs[:, 0]] - y[pairs[:, 1]])
     assert _rel(scored.coef_, paired.coef_) < 1e-8
 
 

@@ -282,7 +282,7 @@ def test_pairwise_rankrls_holdout(rng, solver):
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     mag = rng.random(len(pairs)) + 0.2
     kw = {"kernel": "gaussian", "gamma": 0.5} if solver == "dual" else {}
-    model = PairwiseRankRLS(alpha=1.0, solver=solver, **kw).fit(X, pairs, mag)
+    model = PairwiseRankRLS(alpha=1.0, solver=solver, **kw).fit(X, pairs=pairs, magnitudes=mag)
     F = _features(X, solver)
     sets = [np.array([0, 5, 9]), np.array([3])]
     hs = model.holdout_sets(sets, alphas=SPLIT_LAMS)

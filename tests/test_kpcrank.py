@@ -56,10 +56,10 @@ def test_path_equals_theorem_1_for_every_p(data, gamma):
     assert len(p_check) >= 8
     for p in p_check:
         brute = theorem1(Kc, Ktc, L, y, p)
-        np.testing.assert_allclose(path[:, p - 1], brute, rtol=1e-8,
+        np.testing.assert_allclose(path[p - 1], brute, rtol=1e-8,
                                    atol=1e-8 * np.abs(brute).max())
-    np.testing.assert_allclose(model.predict(Xt), path[:, 2])
-    np.testing.assert_allclose(model.predict(Xt, n_components=5), path[:, 4])
+    np.testing.assert_allclose(model.predict(Xt), path[2])
+    np.testing.assert_allclose(model.predict(Xt, n_components=5), path[4])
 
 
 def test_uncentred_and_global_ranking(data):
@@ -98,11 +98,11 @@ def test_paper_shortcut_is_not_theorem_1(data):
 
     path = model.predict_path(Xt)
     for p in (1, 2, 3, 5):
-        gap = np.abs(shortcut(p) - path[:, p - 1]).max() / np.abs(path[:, p - 1]).max()
+        gap = np.abs(shortcut(p) - path[p - 1]).max() / np.abs(path[p - 1]).max()
         assert gap > 1e-3, f"shortcut unexpectedly equals Theorem 1 at p={p}"
     # with every component both are the same full-rank least-squares solution
-    np.testing.assert_allclose(shortcut(r), path[:, r - 1], rtol=1e-6,
-                               atol=1e-6 * np.abs(path[:, r - 1]).max())
+    np.testing.assert_allclose(shortcut(r), path[r - 1], rtol=1e-6,
+                               atol=1e-6 * np.abs(path[r - 1]).max())
 
 
 def test_path_stops_at_rank_of_ranking_system(data):

@@ -95,7 +95,7 @@ def test_path_and_warm_starts_equal_single_fits(rng):
     X, y = _data(rng, m=50)
     Xt = rng.normal(size=(9, 6))
     model = L2SVM(kernel="gaussian", gamma=0.3).fit(X, y)
-    path = model.decision_path(Xt, ALPHAS)
+    path = model.predict_path(Xt, ALPHAS)
     loo = model.leave_one_out(ALPHAS)
     coefs, intercepts = model.regularization_path(ALPHAS)
     for j, a in enumerate(ALPHAS):

@@ -14,7 +14,7 @@ from parse_ranking.__main__ import main
 from parse_ranking.dataset import build_dataset, load_dataset
 from parse_ranking.evaluation import article_folds, cross_validate, flatten
 from parse_ranking.linkgrammar import APT_PACKAGES, is_available
-from parse_ranking.ranking import preference_pairs
+from learners.pairs import preference_pairs
 
 needs_lg = pytest.mark.skipif(
     not is_available(),

@@ -9,9 +9,11 @@ K full rank, so comparisons over λ = 2^-15..2^15 are meaningful.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
-from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
+from learners.measures import cindex
 
 LAMS = 2.0 ** np.arange(-15, 16, 3)
 GK = {"kernel": "gaussian", "gamma": 0.5}
@@ -107,15 +109,15 @@ def test_pairwise_costs_equal_explicit(rng, cost, solver):
     w = (1.0 / mag if cost == "weighted" else np.ones(len(pairs))) * wts
     kw = GK if solver == "dual" else {}
     F = kernel_features(X) if solver == "dual" else X
-    model = PairwiseRankRLS(alpha=1.0, cost=cost, solver=solver, **kw).fit(X, pairs, mag, wts)
+    model = PairwiseRankRLS(alpha=1.0, cost=cost, solver=solver, **kw).fit(X, pairs=pairs, magnitudes=mag, weights=wts)
     path = model.predict_path(X, LAMS)
     for k, lam in enumerate(LAMS):
         ref = direct_minimizer(F, pairs, z, w, lam, F)
-        one = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(X, pairs, mag, wts)
+        one = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(X, pairs=pairs, magnitudes=mag, weights=wts)
         tol = 1e-8 if lam >= 2.0 ** -10 else 1e-7     # LU of the non-symmetric L K + λI
         assert np.abs(one.predict(X) - ref).max() / np.abs(ref).max() < tol, lam
         few = PairwiseRankRLS(alpha=lam, cost=cost, solver=solver, **kw).fit(
-            X, pairs[:15], mag[:15], wts[:15])              # l < m: symmetric edge-space form
+            X, pairs=pairs[:15], magnitudes=mag[:15], weights=wts[:15])              # l < m: symmetric edge-space form
         ref15 = direct_minimizer(F, pairs[:15], z[:15], w[:15], lam, F)
         assert np.abs(few.predict(X) - ref15).max() / np.abs(ref15).max() < 1e-8, lam
         assert np.abs(path[k] - ref).max() / np.abs(ref).max() < 1e-8, lam
@@ -126,7 +128,7 @@ def test_global_is_pairwise_over_all_pairs(rng):
     y = rng.normal(size=15)
     pairs, z = explicit_pairs(y)
     g = GlobalRankRLS(alpha=0.3, **GK).fit(X, y)
-    p = PairwiseRankRLS(alpha=0.3, **GK).fit(X, pairs, z)
+    p = PairwiseRankRLS(alpha=0.3, **GK).fit(X, pairs=pairs, magnitudes=z)
     np.testing.assert_allclose(g.predict(X), p.predict(X), rtol=1e-8, atol=1e-10)
 
 
@@ -142,13 +144,14 @@ def test_rankrls_bad_input(rng):
     with pytest.raises(InvalidInputError):
         GlobalRankRLS().fit(X, np.r_[y[:-1], np.nan])
     with pytest.raises(InvalidInputError):
-        PairwiseRankRLS().fit(X, np.array([[0, 10]]))
+        PairwiseRankRLS().fit(X, pairs=np.array([[0, 10]]))
     with pytest.raises(InvalidInputError):
-        PairwiseRankRLS(cost="weighted").fit(X, np.array([[0, 1]]), np.array([0.0]))
+        PairwiseRankRLS(cost="weighted").fit(X, pairs=np.array([[0, 1]]),
+                                              magnitudes=np.array([0.0]))
     with pytest.raises(InvalidInputError):
-        PairwiseRankRLS().fit(X, np.array([[0, 1]]), np.array([1.0, 2.0]))
+        PairwiseRankRLS().fit(X, pairs=np.array([[0, 1]]), magnitudes=np.array([1.0, 2.0]))
     with pytest.raises(InvalidParameterError):
-        PairwiseRankRLS(cost="hinge").fit(X, np.array([[0, 1]]))
+        PairwiseRankRLS(cost="hinge").fit(X, pairs=np.array([[0, 1]]))
     single = QueryRankRLS().fit(X, y, np.zeros(10))
     with pytest.raises(InvalidInputError, match="2 queries"):
         single.leave_query_out()
@@ -171,14 +174,55 @@ def test_precomputed_kernel_rankers(rng):
     np.testing.assert_array_equal(K, Kc)                # the caller's matrix is untouched
 
 
-def test_pairwise_cost_in_fit_overrides(rng):
+def test_pairwise_cost_is_a_constructor_parameter_only(rng):
+    """Every hyper-parameter lives in __init__ (visible to clone); fit takes none."""
     X = rng.normal(size=(12, 3))
     pairs = np.array([[0, 1], [2, 3], [4, 5], [1, 6]])
     mag = np.array([0.5, 2.0, 1.0, 3.0])
-    a = PairwiseRankRLS(cost="weighted").fit(X, pairs, mag)
-    b = PairwiseRankRLS().fit(X, pairs, mag, cost="weighted")
+    a = PairwiseRankRLS(cost="weighted").fit(X, pairs=pairs, magnitudes=mag)
+    b = clone(a).fit(X, pairs=pairs, magnitudes=mag)
     np.testing.assert_allclose(a.predict(X), b.predict(X))
-    assert b.cost_ == "weighted" and b.cost == "magnitude"
+    assert b.cost == "weighted"
+    with pytest.raises(TypeError):
+        PairwiseRankRLS().fit(X, pairs=pairs, magnitudes=mag, cost="weighted")
+
+
+@pytest.mark.parametrize("use_queries", [False, True])
+@pytest.mark.parametrize("cost", ["magnitude", "discrete", "weighted"])
+def test_pairwise_from_scores_equals_explicit_graph(rng, use_queries, cost):
+    """fit(X, y, qids) builds every pair with different scores (inside queries)."""
+    m = 30
+    X = rng.normal(size=(m, 3))
+    y = rng.integers(0, 4, size=m).astype(float)          # many ties: they give no pair
+    q = rng.integers(0, 4, size=m) if use_queries else None
+    same = np.ones((m, m), bool) if q is None else np.equal.outer(q, q)
+    i, j = np.nonzero((np.subtract.outer(y, y) > 0) & same)
+    explicit = PairwiseRankRLS(alpha=0.5, cost=cost, **GK).fit(
+        X, pairs=np.column_stack([i, j]), magnitudes=y[i] - y[j])
+    built = PairwiseRankRLS(alpha=0.5, cost=cost, **GK).fit(X, y, q)
+    assert built.n_pairs_ == i.size
+    np.testing.assert_allclose(built.predict(X), explicit.predict(X), rtol=1e-9, atol=1e-12)
+    assert built.score(X, y, q) == pytest.approx(cindex(y, built.predict(X), q))
+
+
+def test_pairwise_fit_contract_errors(rng):
+    X = rng.normal(size=(10, 3))
+    y = np.arange(10.0)
+    with pytest.raises(InvalidInputError, match="max_pairs"):
+        PairwiseRankRLS(max_pairs=44).fit(X, y)            # 45 pairs
+    assert PairwiseRankRLS(max_pairs=45).fit(X, y).n_pairs_ == 45
+    with pytest.raises(InvalidInputError, match="pairs="):
+        PairwiseRankRLS().fit(X, np.array([[0, 1], [2, 3]] * 5))   # old positional form
+    with pytest.raises(InvalidInputError, match="not both"):
+        PairwiseRankRLS().fit(X, y, pairs=np.array([[0, 1]]))
+    with pytest.raises(InvalidInputError, match="requires y"):
+        PairwiseRankRLS().fit(X)
+    with pytest.raises(InvalidInputError, match="different scores"):
+        PairwiseRankRLS().fit(X, np.ones(10))
+    with pytest.raises(InvalidInputError, match="qids"):
+        PairwiseRankRLS().fit(X, qids=np.zeros(10), pairs=np.array([[0, 1]]))
+    with pytest.raises(InvalidParameterError, match="max_pairs"):
+        PairwiseRankRLS(max_pairs=0).fit(X, y)
 
 
 @pytest.mark.parametrize("solver", ["dual", "primal"])
@@ -188,10 +232,10 @@ def test_pairwise_multiple_outputs_equal_separate_fits(rng, solver):
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     mags = rng.random((len(pairs), 2)) + 0.1
     kw = GK if solver == "dual" else {}
-    both = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs, mags)
+    both = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs=pairs, magnitudes=mags)
     hb = both.holdout([2, 5], alphas=[0.1, 3.0])
     for t in range(2):
-        one = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs, mags[:, t])
+        one = PairwiseRankRLS(alpha=0.4, solver=solver, **kw).fit(X, pairs=pairs, magnitudes=mags[:, t])
         np.testing.assert_allclose(both.predict(X)[:, t], one.predict(X), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(hb[..., t], one.holdout([2, 5], alphas=[0.1, 3.0]),
                                    rtol=1e-9, atol=1e-12)

@@ -118,7 +118,7 @@ def test_certified_gap_and_conventions(rng):
     assert model.gap_ <= 1e-3 and model.n_iter_ >= 2
     np.testing.assert_allclose(model.predict(X), X @ model.coef_)
     assert clone(model).get_params() == {"C": 0.5, "tol": 1e-3, "max_iter": 1000}
-    with pytest.raises(InvalidParameterError, match="C must"):
+    with pytest.raises(InvalidParameterError, match="'C' parameter of RankSVM must"):
         RankSVM(C=0).fit(X, y, qids)
     with pytest.raises(InvalidInputError, match="no query"):
         RankSVM().fit(X, np.zeros(100), qids)

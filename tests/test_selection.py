@@ -262,7 +262,7 @@ def test_bad_specifications(rng):
         select(RLS(kernel="gaussian"), X, y, path={"gamma": [1.0]}, scoring="mse")
     with pytest.raises(InvalidParameterError, match="greater_is_better"):
         select(RLS(), X, y, path={"alpha": [1.0]}, scoring=lambda t, p: 0.0)
-    with pytest.raises(InvalidParameterError, match="scoring"):
+    with pytest.raises(InvalidParameterError, match="scorer"):
         select(RLS(), X, y, path={"alpha": [1.0]}, scoring="accuracy-ish")
     with pytest.raises(InvalidParameterError, match="threshold"):
         select(RLS(), X, y, path={"alpha": [1.0]}, scoring="mse", threshold="youden")

@@ -18,11 +18,11 @@ class-balanced L2-SVM of :mod:`learners.l2svm` by default, RLS, bipartite RankRL
 ``python -m homology {scop, benchmark, train, predict}``.
 """
 
-from homology.features import ProteinFeatures
-from homology.locality import LocalityKernel
-from homology.mismatch import MismatchKernel
-from homology.spectrum import SpectrumKernel
-from homology.sums import SumKernel
+from kernelrank.lazy import lazy_exports
 
-__all__ = ["LocalityKernel", "MismatchKernel", "ProteinFeatures", "SpectrumKernel",
-           "SumKernel"]
+# imported on first use (PEP 562): `python -m homology --help` loads no NumPy / Biopython
+_LAZY = {"LocalityKernel": "homology.locality", "MismatchKernel": "homology.mismatch",
+         "ProteinFeatures": "homology.features", "SpectrumKernel": "homology.spectrum",
+         "SumKernel": "homology.sums"}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

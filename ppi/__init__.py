@@ -9,11 +9,14 @@ RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.eva
 Command line: ``python -m ppi --help``.
 """
 
-from ppi.evaluation import cross_corpus, cross_validate, learning_curve, select_parameters
-from ppi.features import PairFeaturizer, PairSet
-from ppi.folds import document_folds, pair_folds
-from ppi.graphs import GraphSettings, pair_graphs, sentence_graphs
+from kernelrank.lazy import lazy_exports
 
-__all__ = ["GraphSettings", "PairFeaturizer", "PairSet", "cross_corpus", "cross_validate",
-           "document_folds", "learning_curve", "pair_folds", "pair_graphs", "select_parameters",
-           "sentence_graphs"]
+# imported on first use (PEP 562): `python -m ppi --help` loads no NumPy / scikit-learn
+_LAZY = {"cross_corpus": "ppi.evaluation", "cross_validate": "ppi.evaluation",
+         "learning_curve": "ppi.evaluation", "select_parameters": "ppi.evaluation",
+         "PairFeaturizer": "ppi.features", "PairSet": "ppi.features",
+         "document_folds": "ppi.folds", "pair_folds": "ppi.folds",
+         "GraphSettings": "ppi.graphs", "pair_graphs": "ppi.graphs",
+         "sentence_graphs": "ppi.graphs"}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -36,8 +36,8 @@ def test_train_then_predict(data_dir, tmp_path):
     assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 1
     src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
-                 str(tmp_path / "p"), "--quiet"]) == 0
-    res = json.loads((tmp_path / "p" / "predict.json").read_text())
+                 str(tmp_path / "p")]) == 0
+    res = json.loads((tmp_path / "p" / "results.json").read_text())
     assert res["n_pairs"] == 330 and res["auc"] > 0.9   # training data: optimistic
 
 

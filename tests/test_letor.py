@@ -68,7 +68,7 @@ def test_selection_and_test_measures_match_independent_retraining(synthetic_leto
 def test_cli_writes_reports(synthetic_letor, tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["letor", "--learner", "rls", "--data-dir", str(synthetic_letor),
-                 "--output-dir", str(out), "--alphas", "0.1", "10", "--no-progress"])
+                 "--output-dir", str(out), "--alphas", "0.1,10", "--quiet"])
     assert code == 0
     result = json.loads((out / "results.json").read_text())
     assert result["learner"] == "rls" and len(result["folds"]) == 5
@@ -82,7 +82,7 @@ def test_cli_writes_reports(synthetic_letor, tmp_path, capsys):
 
 def test_cli_errors_are_reported_not_raised(tmp_path, capsys):
     code = main(["letor", "--learner", "rls", "--data-dir", str(tmp_path / "nowhere"),
-                 "--output-dir", str(tmp_path / "o"), "--no-progress"])
+                 "--output-dir", str(tmp_path / "o"), "--quiet"])
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Fold1.test.txt.gz" in err

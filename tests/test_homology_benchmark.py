@@ -104,6 +104,23 @@ def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
     assert (out / "roc50_families.png").stat().st_size > 1000
 
 
+def test_run_scop_as_a_library_call(small, tmp_path, monkeypatch):
+    from homology.runs import kernel_options, run_scop
+
+    monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
+    opts = kernel_options("spectrum", k=3, m=1, groups=("aa",))
+    assert opts == {"k": 3}
+    res, written = run_scop("spectrum", opts, tmp_path, learner="rls", alphas=(0.5, 2.0),
+                            progress=False)
+    assert res["n_families"] == 1 and res["alphas"] == [0.5, 2.0]
+    assert [p.name for p in written] == ["results.json", "results.md", "roc50_families.png",
+                                         "roc_families.png"]
+    md = (tmp_path / "results.md").read_text()
+    assert "![roc50_families](roc50_families.png)" in md
+    with pytest.raises(InvalidParameterError, match="unknown SCOP families"):
+        run_scop("spectrum", opts, tmp_path, families=["1.2.3.4"], progress=False)
+
+
 @pytest.mark.parametrize("learner", ["l2svm", "rls"])
 def test_train_predict_round_trip(small, tmp_path, learner):
     split = small.split("7.3.5.2")

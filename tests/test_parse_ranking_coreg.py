@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from kernelrank.errors import InvalidParameterError
 from learners.coreg import CoRankRLS
 from learners.rankrls import QueryRankRLS
 from parse_ranking.__main__ import main
@@ -183,6 +184,22 @@ def test_cli_cv_corankrls(records, tmp_path):
     assert "corankrls[bag_of_links+locality]" in report and "μ ∈ {0, 1}" in report
     assert main(["cv", "--data", str(data), "--output-dir", str(out), "--rankers",
                  "corankrls", "--coreg-views", "locality", "--quiet"]) == 2
+
+
+def test_run_cv_as_a_library_call(records, tmp_path):
+    from parse_ranking.runs import coreg_options, run_cv
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert coreg_options(n_basis=0) == {"extra_parses": True, "n_basis": None}
+    with pytest.raises(InvalidParameterError, match="inner-folds"):
+        coreg_options(n_inner=1)
+    results, written = run_cv(data, tmp_path / "cv", max_sentences=len(records) - 1,
+                              rankers=("lg", "rankrls"), n_folds=2, alphas=None,
+                              progress=False)
+    assert results["data"]["sentences"] < len(records) and results["data"]["command"] is None
+    assert [p.name for p in written] == ["results.json", "results.md", "results.png"]
+    assert "](results.png)" in written[1].read_text()
 
 
 def test_cli_benchmark_reports_corankrls(records, tmp_path, capsys):

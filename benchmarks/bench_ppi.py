@@ -14,7 +14,7 @@
    explicit refitting without each document, per document, with the largest difference;
 4. BLAS threads: one eigendecomposition of an LLL-sized kernel with 1 and 2 threads (on a
    machine shared by several processes, multithreaded BLAS on small matrices can be much
-   slower — the reason for the CLI's ``--blas-threads 1`` default).
+   slower — the reason to try ``--threads 1`` on a loaded machine).
 
 Usage::
 

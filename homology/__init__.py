@@ -14,8 +14,9 @@ where the feature space allows, so linear learners and the fast CV of ``learners
 
 Evaluation on the SCOP 1.53 benchmark (:mod:`homology.benchmark`; learners: the
 class-balanced L2-SVM of :mod:`learners.l2svm` by default, RLS, bipartite RankRLS), reports
-(:mod:`homology.report`), user models (:mod:`homology.model`), and the command line
-``python -m homology {scop, benchmark, train, predict}``.
+(:mod:`homology.report`), user models (:mod:`homology.model`), benchmark runs with reports
+(:mod:`homology.runs`), training from / scoring FASTA files (:mod:`homology.training`), and
+the command line ``python -m homology {scop, benchmark, train, predict}``.
 """
 
 from kernelrank.lazy import lazy_exports

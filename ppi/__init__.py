@@ -6,7 +6,9 @@ dependency + linear-order subgraphs) → :mod:`learners.all_paths` via :mod:`ppi
 (sparse explicit all-paths features; linear kernel = the graph kernel) → :mod:`learners`
 RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.evaluation`,
 :mod:`ppi.folds`) → reports (:mod:`ppi.report`) and saved models (:mod:`ppi.model`).
-Command line: ``python -m ppi --help``.
+The experiments end to end: :mod:`ppi.runs` (CV, cross-corpus, learning curves, benchmark)
+and :mod:`ppi.training` (train / apply a saved model); raw text: :mod:`ppi.extract`,
+:mod:`ppi.mentions`. Command line: ``python -m ppi --help``.
 """
 
 from kernelrank.lazy import lazy_exports

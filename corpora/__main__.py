@@ -47,8 +47,9 @@ def _fetch(args):
 
     got = fetch_many(args.datasets, args.data_dir, force=args.force, progress=not args.quiet)
     root = resolve_data_dir(args.data_dir)
-    return Summary([root / f for files in got.values() for f in files], headline=[f"{name}: downloaded {len(files)} file(s); all verified"
-                             for name, files in got.items()])
+    return Summary([root / f for files in got.values() for f in files],
+                   [f"{name}: downloaded {len(files)} file(s); all verified"
+                    for name, files in got.items()])
 
 
 def _verify(args):

@@ -67,7 +67,8 @@ def add_output_dir(parser, default=None, help=None):
 
 
 def add_seed(parser, random=True):
-    """``--seed`` (default 0); ``random=False``: its help says that nothing is random."""
+    """``--seed`` (default 0); ``random``: True, a string saying what the seed controls, or
+    False (its help says that nothing is random)."""
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed (default 0)" if random is True else
                         f"random seed (default 0): {random}" if random else

@@ -15,8 +15,8 @@ returns a leading λ axis computed from one cached decomposition):
 
 Learners at scale and further families: reduced-set / Nyström (:class:`ReducedSetRLS`,
 :class:`ReducedSetGlobalRankRLS`, :class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`),
-conjugate gradient (:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel squared-hinge
-:class:`L2SVM` (RLS on its active set), greedy feature selection
+conjugate gradient (:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel
+squared-hinge :class:`L2SVM` (RLS on its active set), greedy feature selection
 (:class:`GreedyRLS`, :class:`GreedyRankRLS`), :class:`KPCRank`, Kronecker conditional
 ranking (:class:`KronRLS`, :class:`KronRankRLS`) and co-regularization (:class:`CoRLS`,
 :class:`CoRankRLS`).

@@ -34,6 +34,7 @@ import scipy.linalg as sla
 from sklearn.kernel_ridge import KernelRidge
 
 from kernelrank.atomic import write_json
+from kernelrank.cli import add_threads, thread_limit
 from learners.kernels import kernel_matrix
 
 GAMMA = 1e-3
@@ -73,7 +74,7 @@ def timed(fn, repeats=1):
 
     The ``wall`` clock is what a user waits; the ``cpu`` clock (process CPU time, all
     threads summed) is far less sensitive to other jobs on a shared machine and, with
-    ``--blas-threads 1``, approximates the single-core time of an idle machine.
+    ``--threads 1``, approximates the single-core time of an idle machine.
     """
     best, out = np.inf, None
     for _ in range(repeats):
@@ -280,21 +281,16 @@ def main(argv=None):
                         help="KernelRidge refits timed for 10-fold CV (310 needed)")
     parser.add_argument("--lpo-max-m", type=int, default=4000,
                         help="skip leave-pair-out above this m")
-    parser.add_argument("--blas-threads", type=int, default=None,
-                        help="limit BLAS/OpenMP threads (threadpoolctl); default: library's")
+    add_threads(parser)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall time (default) or process CPU time (robust to load; "
-                             "use with --blas-threads 1)")
+                             "use with --threads 1)")
     parser.add_argument("--output", default=None, help="write the results as JSON here")
     args = parser.parse_args(argv)
     global _clock
     _clock = CLOCKS[args.clock]
-    if args.blas_threads is not None:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=args.blas_threads):
-            return _run(args)
-    return _run(args)
+    with thread_limit(args.threads):
+        return _run(args)
 
 
 def _run(args):
@@ -311,11 +307,11 @@ def _run(args):
                            "blas": [{k: i.get(k) for k in ("internal_api", "num_threads",
                                                           "version")}
                                     for i in threadpool_info()]},
-               "clock": args.clock, "blas_threads": args.blas_threads, "gamma": GAMMA, "n_features": N_FEATURES, "seed": args.seed,
+               "clock": args.clock, "blas_threads": args.threads, "gamma": GAMMA, "n_features": N_FEATURES, "seed": args.seed,
                "reference_from_issue": REFERENCE, "sizes": {}}
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
           f"({os.cpu_count()} CPUs); clock: {args.clock}; BLAS threads: "
-          f"{args.blas_threads or 'library default'}", flush=True)
+          f"{args.threads or 'library default'}", flush=True)
     rng = np.random.default_rng(args.seed + 1)
     Xw, yw, _ = make_data(200, args.seed)  # warm-up: imports, BLAS initialisation
     ours_fit(Xw, yw).predict(Xw[:5])

@@ -14,7 +14,7 @@
    explicit refitting without each document, per document, with the largest difference;
 4. BLAS threads: one eigendecomposition of an LLL-sized kernel with 1 and 2 threads (on a
    machine shared by several processes, multithreaded BLAS on small matrices can be much
-   slower — the reason for the CLI's ``--blas-threads 1`` default).
+   slower — the reason to try ``--threads 1`` on a loaded machine).
 
 Usage::
 
@@ -35,9 +35,9 @@ from kernelrank.atomic import write_json
 from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import read_corpus
 from learners.all_paths import all_paths_matrix, gram_matrix
+from learners.splits import group_folds
 from ppi.evaluation import ALPHAS, select_parameters
 from ppi.features import PairFeaturizer, corpus_graphs
-from ppi.folds import document_folds
 
 
 def timed(fn, *a, **k):
@@ -75,7 +75,7 @@ def bench_corpus(path, name, n_sample=300, do_learn=True):
     if not do_learn:
         return res
     # 3. one outer fold, both learners
-    fold = document_folds(data.document_ids, data.y, 10, 0)
+    fold = group_folds(data.document_ids, 10, 0, y=data.y)
     train = np.flatnonzero(fold != 0)
     Kt = K[np.ix_(train, train)]
     res["m_train"] = int(len(train))
@@ -83,8 +83,9 @@ def bench_corpus(path, name, n_sample=300, do_learn=True):
         if learner == "reduced_set" and len(train) <= 4000:
             res["reduced_set_same_as_rls"] = True
             continue
-        (model, choice), t = timed(select_parameters, Kt, data.y[train],
-                                   data.document_ids[train], ALPHAS, learner)
+        (sel, choice), t = timed(select_parameters, Kt, data.y[train],
+                                 data.document_ids[train], ALPHAS, learner)
+        model = sel.model
         res[f"{learner}_fold_seconds"] = t
         res[f"{learner}_cv_seconds_extrapolated"] = 10 * t
         res[f"{learner}_inner_f1"] = choice["f1"]

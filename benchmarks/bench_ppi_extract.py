@@ -12,7 +12,7 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
     the ratio (2 workers / 1 worker).  Wall-clock on a shared machine: read the ratio, not
     the absolute numbers, and rerun when the machine is quiet.
 ``memory``
-    Peak RSS (``getrusage`` of a fresh child process running ``ppi extract --workers 0``,
+    Peak RSS (``getrusage`` of a fresh child process running ``ppi extract --jobs 0``,
     i.e. reader + parser + scorer + writer in one process) on 1× and 10× the input (the
     10× input repeats the documents with new ids).  Flat memory = streaming works.
 ``shift``
@@ -23,7 +23,7 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
 
 Usage::
 
-    python -m benchmarks.bench_ppi_extract throughput [--corpora ...] [--workdir W]
+    python -m benchmarks.bench_ppi_extract throughput [--corpora ...] [--jobs 1 2] [--workdir W]
     python -m benchmarks.bench_ppi_extract memory [--corpora LLL HPRD50]
     python -m benchmarks.bench_ppi_extract shift [--corpora LLL HPRD50 IEPA]
 """
@@ -115,7 +115,7 @@ def run_extract(model, src, out, workers, extra=()):
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD, "extract", "--quiet", "--model",
                            str(model), "--input", str(src), "--format", "pubtator", "--output",
-                           str(out), "--workers", str(workers), "--overwrite", *extra],
+                           str(out), "--jobs", str(workers), "--overwrite", *extra],
                           check=True, stdout=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     peak = [int(line.split()[1]) for line in proc.stdout.splitlines()
@@ -131,7 +131,7 @@ def throughput(args, data_dir, workdir):
     print(f"input: {n_docs} documents, {n_sent} benchmark sentences ({', '.join(args.corpora)})")
     conversion = _report_conversion(conv)
     rows = []
-    for w in args.workers:
+    for w in args.jobs:
         s, wall, _ = run_extract(model, src, workdir / f"out-{w}w.jsonl", w,
                                  ("--chunk-size", str(args.chunk_size)))
         row = {"workers": w, "documents": s["documents"], "sentences": s["sentences"],
@@ -216,7 +216,8 @@ def main(argv=None):
     p.add_argument("--data-dir", default=None)
     p.add_argument("--workdir", default="bench-ppi-extract")
     p.add_argument("--corpora", nargs="+", default=None)
-    p.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    p.add_argument("--jobs", nargs="+", type=int, default=[1, 2],
+                   help="throughput: the local Dask cluster sizes to measure")
     p.add_argument("--chunk-size", type=int, default=50)
     p.add_argument("--spacy-model", default="en_core_web_sm")
     p.add_argument("--order", choices=("text", "pair"), default="text",

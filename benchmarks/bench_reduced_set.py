@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from kernelrank.datadir import resolve_data_dir
-from kernelrank.cli import exit_code
+from kernelrank.cli import add_threads, exit_code, thread_limit
 from kernelrank.errors import KernelrankError
 from learners.reduced_set import ReducedSetRLS
 from kernelrank.report import markdown_table, write_report
@@ -192,19 +192,16 @@ def main(argv=None):
     p.add_argument("--fig1-gamma", type=float, default=1.0, help="Gaussian gamma on OHSUMED")
     p.add_argument("--basis-per-group", type=int, default=20,
                    help="basis vectors per OHSUMED query (about 14%% of the rows)")
-    p.add_argument("--blas-threads", type=int, default=None,
-                   help="limit BLAS threads (threadpoolctl); 1 is fastest on a loaded machine")
+    add_threads(p)      # 1 is fastest on a loaded machine
     p.add_argument("--data-dir", default=None)
     p.add_argument("--output-dir", default=None, help="write bench_reduced_set.{json,md} here")
     args = p.parse_args(argv)
-    if args.blas_threads is not None:
-        from threadpoolctl import threadpool_limits
-        threadpool_limits(args.blas_threads)
-    return exit_code(_run, args)
+    with thread_limit(args.threads):
+        return exit_code(_run, args)
 
 
 def _run(args):
-    results = {"start": _load(), "blas_threads": args.blas_threads, "cpus": os.cpu_count()}
+    results = {"start": _load(), "blas_threads": args.threads, "cpus": os.cpu_count()}
     md = ["# Reduced-set RLS benchmark\n"]
     if not args.skip_scale:
         results["scale"] = s = bench_scale(args)

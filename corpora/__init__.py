@@ -8,7 +8,10 @@
 * :mod:`kernelrank.datadir`, :mod:`kernelrank.atomic` — where data lives, atomic output.
 """
 
-from kernelrank.datadir import resolve_data_dir
-from corpora.svmlight import dump_svmlight, load_svmlight
+from kernelrank.lazy import lazy_exports
 
-__all__ = ["dump_svmlight", "load_svmlight", "resolve_data_dir"]
+# imported on first use (PEP 562): `python -m corpora --help` loads no NumPy / SciPy
+_LAZY = {"dump_svmlight": "corpora.svmlight", "load_svmlight": "corpora.svmlight",
+         "resolve_data_dir": "kernelrank.datadir"}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

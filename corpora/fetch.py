@@ -112,6 +112,28 @@ def fetch(dataset, data_dir=None, *, force=False, manifest=None, progress=True):
     return fetched
 
 
+def expand_names(names, manifest=None):
+    """Data set names, ``"all"`` standing for every data set of the manifest (sorted)."""
+    manifest = manifest or load_manifest()
+    return sorted(manifest) if "all" in names else list(names)
+
+
+def fetch_many(names, data_dir=None, *, force=False, progress=True):
+    """:func:`fetch` every data set of ``names`` (``"all"`` allowed); returns
+    ``{name: [store names downloaded]}``."""
+    manifest = load_manifest()
+    return {name: fetch(name, data_dir, force=force, manifest=manifest, progress=progress)
+            for name in expand_names(names, manifest)}
+
+
+def verify_many(names, data_dir=None):
+    """:func:`verify` every data set of ``names`` (``"all"`` allowed); returns
+    ``{name: {store: "ok" | "missing" | "corrupt"}}``."""
+    manifest = load_manifest()
+    return {name: verify(name, data_dir, manifest=manifest)
+            for name in expand_names(names, manifest)}
+
+
 def _files(manifest, dataset):
     if dataset not in manifest:
         raise InvalidParameterError(

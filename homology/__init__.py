@@ -14,15 +14,16 @@ where the feature space allows, so linear learners and the fast CV of ``learners
 
 Evaluation on the SCOP 1.53 benchmark (:mod:`homology.benchmark`; learners: the
 class-balanced L2-SVM of :mod:`learners.l2svm` by default, RLS, bipartite RankRLS), reports
-(:mod:`homology.report`), user models (:mod:`homology.model`), and the command line
-``python -m homology {scop, benchmark, train, predict}``.
+(:mod:`homology.report`), user models (:mod:`homology.model`), benchmark runs with reports
+(:mod:`homology.runs`), training from / scoring FASTA files (:mod:`homology.training`), and
+the command line ``python -m homology {scop, benchmark, train, predict}``.
 """
 
-from homology.features import ProteinFeatures
-from homology.locality import LocalityKernel
-from homology.mismatch import MismatchKernel
-from homology.spectrum import SpectrumKernel
-from homology.sums import SumKernel
+from kernelrank.lazy import lazy_exports
 
-__all__ = ["LocalityKernel", "MismatchKernel", "ProteinFeatures", "SpectrumKernel",
-           "SumKernel"]
+# imported on first use (PEP 562): `python -m homology --help` loads no NumPy / Biopython
+_LAZY = {"LocalityKernel": "homology.locality", "MismatchKernel": "homology.mismatch",
+         "ProteinFeatures": "homology.features", "SpectrumKernel": "homology.spectrum",
+         "SumKernel": "homology.sums"}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

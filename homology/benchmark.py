@@ -48,6 +48,9 @@ from homology.locality import LocalityKernel
 from homology.mismatch import MismatchKernel
 from homology.spectrum import SpectrumKernel
 from homology.sums import SumKernel
+from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, SELECTIONS,
+                            TARGETS)
+from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, roc50
 from kernelrank.parallel import map_tasks
@@ -61,12 +64,9 @@ PUBLISHED = {
     "SVM local alignment (Saigo et al. 2004)": {"roc": 0.925, "roc50": 0.649},
 }
 
-DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-10, 9))
-KERNELS = ("spectrum", "mismatch", "locality", "features", "mismatch+features",
-           "locality+features", "spectrum+features")
-LEARNERS = ("rls", "rankrls", "l2svm")
+DEFAULT_ALPHAS = parse_grid(ALPHAS_TEXT)
 #: λ grid of the L2-SVM: each λ costs Newton steps rather than one O(m^2) product.
-L2SVM_ALPHAS = tuple(2.0 ** np.arange(-8, 3, 2))
+L2SVM_ALPHAS = parse_grid(L2SVM_ALPHAS_TEXT)
 
 
 def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2.0,
@@ -122,7 +122,7 @@ def learner_for(name, alpha=1.0):
 
 
 #: ``--select`` name → measure name of :func:`learners.measures.get_scorer`.
-SELECTIONS = {"roc": "auc", "roc50": "roc50"}
+SELECTION_MEASURES = {"roc": "auc", "roc50": "roc50"}
 
 
 def select_alpha(K, y, alphas, learner="rls", select="roc", targets="balanced"):
@@ -140,10 +140,9 @@ def select_alpha(K, y, alphas, learner="rls", select="roc", targets="balanced"):
         alphas = alphas * len(y)
     y_fit = training_targets(y, targets) if learner == "rls" else y
     return choose(learner_for(learner), K, y_fit, cv="loo", path={"alpha": alphas},
-                  scoring=SELECTIONS[select], y_eval=y)
+                  scoring=SELECTION_MEASURES[select], y_eval=y)
 
 
-TARGETS = ("balanced", "pm1")
 
 
 def training_targets(y, targets="balanced"):

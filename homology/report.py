@@ -7,7 +7,7 @@ import numpy as np
 
 from kernelrank.atomic import save_figure
 from homology.benchmark import PUBLISHED
-from kernelrank.report import markdown_table
+from kernelrank.report import markdown_images, markdown_table
 
 
 def describe(results):
@@ -73,8 +73,7 @@ def scop_markdown(results, plots=()):
              "## Means over families", "",
              markdown_table(comparison_rows([results]), ["method", "roc", "roc50", "n"],
                             ["method", "mean ROC", "mean ROC50", "families"]), ""]
-    for p in plots:
-        lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
+    lines += markdown_images(plots)
     lines += ["## Per family", "",
               "Published per-family values are not reproduced here (only the means above).",
               "",
@@ -126,6 +125,5 @@ def benchmark_markdown(results_list, plots=()):
                                   "roc50_mean_diff", "roc50_wins", "roc50_p"],
                                  ["method", "families", "Δ ROC", "ROC wins/losses", "p",
                                   "Δ ROC50", "ROC50 wins/losses", "p"]), ""]
-    for p in plots:
-        lines += [f"![{Path(p).stem}]({Path(p).name})", ""]
+    lines += markdown_images(plots)
     return "\n".join(lines) + "\n"

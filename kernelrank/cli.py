@@ -1,15 +1,277 @@
-"""The one way every kernelrank command line runs a subcommand.
+"""The one command-line convention of the five kernelrank commands (``learners letor``,
+``corpora``, ``ppi``, ``homology``, ``parse_ranking``).
 
-Parse the arguments; with no subcommand print the help; run the subcommand; a typed
-:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum) becomes
-``error: <message>`` on stderr and exit code 2 instead of a traceback.
+Shared options — added to a subcommand's parser by :func:`add_common` (or one helper each),
+never re-declared by a command:
+
+* ``--data-dir D`` — where data sets are read (else ``$KERNELRANK_DATA``, else the cache);
+* ``--output-dir O`` — where ``results.json`` + ``results.md`` (+ the PNGs it embeds) are
+  written; default ``results/<command>-<subcommand>``;
+* ``--seed N`` — the random seed (default 0); where nothing is random, its help says so;
+* ``--quiet`` — no progress bars (stage lines and the final summary are still printed);
+* ``--threads N`` — BLAS threads; ``--jobs N`` — parallel (Dask) workers;
+* ``--alphas GRID`` — a λ grid, one syntax everywhere (:func:`parse_grid`).
+
+Running (:func:`run_subcommand`): parse the arguments; with no subcommand print the help;
+run the handler with stage lines (``logging`` INFO records of our packages) on stdout; a
+handler returns a :class:`Summary` — the files it wrote and its headline numbers — which
+:func:`print_summary` prints last, with the wall time and the peak memory. A typed
+:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
+becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback.
+
+Nothing here imports NumPy or any other heavy package: building a parser stays cheap, so
+``--help`` answers at once.
 """
 
+import contextlib
+import logging
+import math
+import os
+import re
+import resource
+import shlex
 import sys
+import time
+from dataclasses import dataclass, field
 
-from kernelrank.errors import KernelrankError
+from kernelrank.errors import InvalidParameterError, KernelrankError
+from kernelrank.report import format_duration
+
+__all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quiet",
+           "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
+           "print_summary", "peak_memory", "run_subcommand", "exit_code"]
+
+#: packages whose INFO log records are the stage lines printed on stdout while a command runs
+STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
+                 "letor")
+
+GRID_SYNTAX = ("comma-separated positive numbers: 0.5, 1e-3, powers 2^-10, ranges of powers "
+               "2^-10..2^10 (every power) or 2^-8..2^16:2 (every second one)")
 
 
+# ----------------------------------------------------------------------------- options
+def add_data_dir(parser, what="the data sets"):
+    """``--data-dir``: the data folder (else ``$KERNELRANK_DATA``, else the user cache)."""
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help=f"folder holding {what} (default: $KERNELRANK_DATA, else the "
+                             "user cache where `python -m corpora fetch` puts them)")
+
+
+def add_output_dir(parser, default=None, help=None):
+    """``--output-dir``, by default ``results/<prog>-<subcommand>`` (e.g. ``results/ppi-cv``);
+    ``help`` replaces the standard help text (for a command whose default differs)."""
+    default = "results/" + "-".join(parser.prog.split()) if default is None else default
+    parser.add_argument("--output-dir", default=default, metavar="DIR",
+                        help=help or "where results.json and results.md (with its PNG plots) "
+                                     "are written (default: %(default)s)")
+
+
+def add_seed(parser, random=True):
+    """``--seed`` (default 0); ``random``: True, a string saying what the seed controls, or
+    False (its help says that nothing is random)."""
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed (default 0)" if random is True else
+                        f"random seed (default 0): {random}" if random else
+                        "accepted for uniformity; nothing in this command is random")
+
+
+def add_quiet(parser):
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars (stage lines and the final summary still print)")
+
+
+def add_threads(parser, default=None, per_job=False):
+    """``--threads``: BLAS threads (default ``None``: BLAS's own, the machine's cores —
+    divided by ``--jobs`` when ``per_job``, see :func:`thread_limit`)."""
+    parser.add_argument("--threads", type=int, default=default, metavar="N",
+                        help="BLAS threads (default: " + (
+                            str(default) if default is not None else "the machine's cores"
+                            + (" divided by --jobs" if per_job else "")) + ")")
+
+
+def add_jobs(parser, default=1, help=None):
+    """``--jobs``: parallel workers; ``help`` replaces the standard text (other semantics)."""
+    parser.add_argument("--jobs", type=int, default=default, metavar="N",
+                        help=help or "parallel workers, a local Dask cluster when > 1 "
+                                     "(default: %(default)s)")
+
+
+def add_alphas(parser, default="the command's own grid", flag="--alphas", what="λ grid"):
+    """A grid option (``--alphas`` unless ``flag``) in the :func:`parse_grid` syntax; the
+    value stays a string until the handler parses it (so a bad grid is a typed error)."""
+    parser.add_argument(flag, default=None, metavar="GRID",
+                        help=f"{what}: {GRID_SYNTAX} (default: {default})")
+
+
+def add_common(parser, *, data_dir=False, output_dir=False, seed=True, quiet=True,
+               threads=False, jobs=False):
+    """Add the shared options a subcommand has.
+
+    Parameters
+    ----------
+    data_dir : bool or str         True, or what the data folder holds (for the help)
+    output_dir : bool or str       True, or the default folder
+    seed : bool or str             True: random; False: nothing is random; a string: what
+                                   the seed controls
+    quiet, threads, jobs : bool, or the default value for threads / jobs (an int)
+    """
+    if data_dir:
+        add_data_dir(parser, *([data_dir] if isinstance(data_dir, str) else []))
+    if output_dir:
+        add_output_dir(parser, output_dir if isinstance(output_dir, str) else None)
+    add_seed(parser, seed)
+    if quiet:
+        add_quiet(parser)
+    if jobs is not False:
+        add_jobs(parser, *([jobs] if jobs is not True else []))
+    if threads is not False:
+        add_threads(parser, None if threads is True else threads, per_job=jobs is not False)
+
+
+# ----------------------------------------------------------------------------- values
+_NUMBER = r"[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?"
+_POWER = re.compile(rf"({_NUMBER})\^([+-]?[0-9]+)")
+
+
+def _power(token, text, option):
+    m = _POWER.fullmatch(token)
+    if m is None:
+        raise InvalidParameterError(f"{option} {text!r}: {token!r} is not a power such as "
+                                    "2^-10")
+    return float(m.group(1)), int(m.group(2))
+
+
+def parse_grid(text, option="--alphas", *, allow_zero=False):
+    """A grid of regularization parameters from its command-line text.
+
+    Syntax: comma-separated items, each a number (``0.5``, ``1e-3``), a power ``B^E``
+    (``2^-10``), or a range of powers ``B^a..B^b`` (every power from a to b) or
+    ``B^a..B^b:s`` (every s-th): ``2^-8..2^16:2`` = 2^-8, 2^-6, …, 2^16 — exactly
+    ``2.0 ** numpy.arange(-8, 17, 2)``.
+
+    Returns a tuple of floats in the order given. Raises
+    :class:`~kernelrank.errors.InvalidParameterError` (naming ``option``) on anything else,
+    on an empty grid, and on values that are not positive and finite (zero allowed with
+    ``allow_zero``, e.g. for a co-regularisation weight μ).
+    """
+    values = []
+    for item in str(text).split(","):
+        item = item.replace(" ", "")
+        if not item:
+            continue
+        if ".." in item:
+            lo, _, rest = item.partition("..")
+            hi, _, step = rest.partition(":")
+            (b1, e1), (b2, e2) = _power(lo, text, option), _power(hi, text, option)
+            if b1 != b2 or e2 < e1 or (step and (not step.isdigit() or int(step) < 1)):
+                raise InvalidParameterError(
+                    f"{option} {text!r}: a range is B^a..B^b[:step] with one base B, a <= b "
+                    "and a positive integer step")
+            values += [b1 ** e for e in range(e1, e2 + 1, int(step or 1))]
+        elif "^" in item:
+            base, exp = _power(item, text, option)
+            values.append(base ** exp)
+        else:
+            try:
+                values.append(float(item))
+            except ValueError:
+                raise InvalidParameterError(
+                    f"{option} {text!r}: {item!r} is not a number ({GRID_SYNTAX})") from None
+    low_ok = (lambda v: v >= 0) if allow_zero else (lambda v: v > 0)
+    if not values or not all(math.isfinite(v) and low_ok(v) for v in values):
+        raise InvalidParameterError(
+            f"{option} must be {'non-negative' if allow_zero else 'positive'} finite "
+            f"numbers, got {text!r} ({GRID_SYNTAX})")
+    return tuple(values)
+
+
+@contextlib.contextmanager
+def thread_limit(threads=None, jobs=1):
+    """Limit BLAS to ``threads`` threads for the block; ``threads=None``: the machine's cores
+    divided by ``jobs`` when ``jobs > 1``, else no limit."""
+    if threads is None and (jobs or 1) <= 1:
+        yield
+        return
+    if threads is not None and threads < 1:
+        raise InvalidParameterError(f"--threads must be >= 1, got {threads}")
+    from threadpoolctl import threadpool_limits
+
+    from kernelrank.parallel import default_blas_threads
+
+    with threadpool_limits(threads or default_blas_threads(jobs)):
+        yield
+
+
+# ----------------------------------------------------------------------------- summary
+@dataclass
+class Summary:
+    """What a subcommand's handler returns: the files it wrote and its headline numbers.
+
+    ``stream="stderr"`` for a command whose stdout is its data (the summary must not mix
+    into it); ``code``: the exit code.
+    """
+
+    written: list = field(default_factory=list)
+    headline: list = field(default_factory=list)
+    code: int = 0
+    stream: str = "stdout"
+
+
+def peak_memory():
+    """Peak resident memory in bytes of this process and of its largest finished child
+    (``resource.getrusage`` RUSAGE_SELF / RUSAGE_CHILDREN ``ru_maxrss``)."""
+    unit = 1 if sys.platform == "darwin" else 1024           # bytes on macOS, KiB elsewhere
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * unit)
+
+
+def _megabytes(n):
+    return f"{n / 2 ** 20:,.0f} MB"
+
+
+def print_summary(command, summary, seconds, file=None):
+    """The final lines of every command: the files written, the headline numbers, then wall
+    time and peak memory (this process; its largest child process)."""
+    file = file or (sys.stderr if summary.stream == "stderr" else sys.stdout)
+    me, children = peak_memory()
+    lines = [f"wrote {p}" for p in summary.written]
+    lines += [str(h) for h in summary.headline]
+    status = "done" if summary.code == 0 else f"finished with exit code {summary.code}"
+    lines.append(f"{command}: {status} in {format_duration(seconds)}, peak memory "
+                 f"{_megabytes(me)} (child processes {_megabytes(children)})")
+    print("\n".join(lines), file=file, flush=True)
+
+
+class _Stdout(logging.StreamHandler):
+    """Writes to whatever ``sys.stdout`` is when a record is emitted (pytest swaps it)."""
+
+    def __init__(self):
+        super().__init__(sys.stdout)
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    def emit(self, record):
+        self.setStream(sys.stdout)
+        super().emit(record)
+
+
+@contextlib.contextmanager
+def _stage_lines():
+    """While a command runs, the INFO records of our packages are printed on stdout."""
+    handler, saved = _Stdout(), []
+    for name in STAGE_LOGGERS:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.level))
+        logger.setLevel(logging.INFO)
+        logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        for logger, level in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
+
+# ----------------------------------------------------------------------------- running
 def run_subcommand(parser, argv, run):
     """Parse ``argv`` with ``parser`` and call ``run(args)``; return the process exit code.
 
@@ -20,22 +282,33 @@ def run_subcommand(parser, argv, run):
     argv : list of str or None
         None means ``sys.argv[1:]``.
     run : callable
-        ``run(args)`` executes the chosen subcommand; it may return an exit code (None = 0).
+        ``run(args)`` executes the chosen subcommand and returns a :class:`Summary` (printed
+        last, see :func:`print_summary`), an exit code or None (= 0). ``args.command_line``
+        holds the command as typed (``python -m <prog> …``), for reports.
     """
     args = parser.parse_args(argv)
     if getattr(args, "command", None) is None:
         parser.print_help()
         return 0
-    return exit_code(run, args)
+    args.command_line = f"python -m {parser.prog} " + shlex.join(
+        sys.argv[1:] if argv is None else [str(a) for a in argv])
+    return exit_code(run, args, name=f"{parser.prog} {args.command}")
 
 
-def exit_code(run, *args):
-    """Call ``run(*args)`` and return a process exit code: its return value (None = 0), or 2
-    after printing ``error: <message>`` to stderr when it raises a
-    :class:`~kernelrank.errors.KernelrankError`. For scripts without subcommands."""
+def exit_code(run, *args, name=None):
+    """Call ``run(*args)`` and return a process exit code: its return value (None = 0; a
+    :class:`Summary` is printed and gives its ``code``), or 2 after printing
+    ``error: <message>`` to stderr when it raises a
+    :class:`~kernelrank.errors.KernelrankError`. Also for scripts without subcommands."""
+    start = time.perf_counter()
     try:
-        code = run(*args)
+        with _stage_lines():
+            result = run(*args)
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return 0 if code is None else int(code)
+    if isinstance(result, Summary):
+        print_summary(name or os.path.basename(sys.argv[0]), result,
+                      time.perf_counter() - start)
+        return int(result.code)
+    return 0 if result is None else int(result)

@@ -5,6 +5,7 @@ all written atomically (:mod:`kernelrank.atomic`).
 """
 
 import math
+import os
 from pathlib import Path
 
 from kernelrank.atomic import write_json, write_text
@@ -48,3 +49,26 @@ def write_report(output_dir, name, results, markdown):
     write_json(json_path, results)
     write_text(md_path, markdown)
     return json_path, md_path
+
+
+def markdown_image(path, caption=None, start=None):
+    """``![caption](path)``, the path relative to ``start`` (the Markdown file's folder;
+    default: the file name alone). ``caption`` defaults to the file's stem."""
+    path = Path(path)
+    target = path.name if start is None else Path(os.path.relpath(path, start)).as_posix()
+    return f"![{caption or path.stem}]({target})"
+
+
+def markdown_images(paths, start=None):
+    """Markdown lines embedding each PNG of ``paths`` (an image, then a blank line), relative
+    to ``start`` as in :func:`markdown_image`."""
+    return [line for p in paths for line in (markdown_image(p, start=start), "")]
+
+
+def format_duration(seconds):
+    """``12.3 s`` below a minute, else ``m:ss`` or ``h:mm:ss``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    s = int(round(seconds))
+    h, m = divmod(s // 60, 60)
+    return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"

@@ -1,7 +1,7 @@
-"""kernelrank.learners — the shared learning engine.
+"""learners — the shared learning engine (imports only the ground floor :mod:`kernelrank`).
 
 Regularized least-squares (RLS) and RankRLS in primal and dual form, regularization paths,
-exact fast cross-validation, kernels and ranking/classification measures.
+exact fast cross-validation, model selection, kernels and ranking/classification measures.
 
 Core learners (fit, predict; on a fitted model every CV shortcut takes ``alphas=`` and then
 returns a leading λ axis computed from one cached decomposition):
@@ -14,6 +14,12 @@ returns a leading λ axis computed from one cached decomposition):
 * :class:`RLSCV`, :class:`GlobalRankRLSCV`, :class:`QueryRankRLSCV` — λ and kernel
   parameters chosen by any fast CV scheme and any measure.
 
+Model selection has one home: :mod:`learners.splits` builds every hold-out set (whole
+groups: documents, sentences, queries), :mod:`learners.selection` turns a path-capable
+learner and hold-out sets into scored predictions over the whole λ path with one tie rule,
+an optional decision threshold and nested CV; :mod:`learners.registry` names the learners
+for the command lines.
+
 One contract (:mod:`learners.base`): hyper-parameters only in ``__init__``, declared in
 ``_parameter_constraints`` and validated at ``fit``; ``score`` is R² for regressors, accuracy
 for :class:`L2SVM`, and the concordance index ``score(X, y, qids=None)`` for every ranker
@@ -21,17 +27,14 @@ for :class:`L2SVM`, and the concordance index ``score(X, y, qids=None)`` for eve
 ``predict_path(X, alphas, ...)``, the grid on the leading axis; ``kernel="precomputed"``
 sets the ``pairwise`` tag.
 
-Learners at scale and further families (imported on first use, so ``import learners`` stays
-light): reduced-set / Nyström (:class:`ReducedSetRLS`, :class:`ReducedSetGlobalRankRLS`,
-:class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`), conjugate gradient
-(:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel squared-hinge
-:class:`L2SVM` (RLS on its active set), greedy feature selection
+Learners at scale and further families: reduced-set / Nyström (:class:`ReducedSetRLS`,
+:class:`ReducedSetGlobalRankRLS`, :class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`),
+conjugate gradient (:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel
+squared-hinge :class:`L2SVM` (RLS on its active set), greedy feature selection
 (:class:`GreedyRLS`, :class:`GreedyRankRLS`), :class:`KPCRank`, Kronecker conditional
 ranking (:class:`KronRLS`, :class:`KronRankRLS`) and co-regularization (:class:`CoRLS`,
 :class:`CoRankRLS`).
 """
-
-import importlib
 
 from kernelrank.errors import (  # re-exported: learners.KernelrankError etc.
     ChecksumMismatchError,
@@ -42,38 +45,19 @@ from kernelrank.errors import (  # re-exported: learners.KernelrankError etc.
     KernelrankError,
     UndefinedMeasureError,
 )
-from learners.kernels import kernel_matrix, resolve_kernel
-from learners.measures import auc, cindex, disagreement_error, kendall_tau_b
-from learners.model_selection import GlobalRankRLSCV, QueryRankRLSCV, RLSCV
-from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
-from learners.rls import RLS
+from kernelrank.lazy import lazy_exports
 
-__all__ = [
-    "ChecksumMismatchError",
-    "CorpusFormatError",
-    "DataNotFoundError",
-    "GlobalRankRLS",
-    "GlobalRankRLSCV",
-    "InvalidInputError",
-    "InvalidParameterError",
-    "KernelrankError",
-    "PairwiseRankRLS",
-    "QueryRankRLS",
-    "QueryRankRLSCV",
-    "RLSCV",
-    "RLS",
-    "UndefinedMeasureError",
-    "auc",
-    "cindex",
-    "disagreement_error",
-    "kendall_tau_b",
-    "kernel_matrix",
-    "resolve_kernel",
-]
-
-
-# name -> module of the learners imported lazily (PEP 562), e.g. RankSVM pulls in numba.
+# name -> module; every learner, kernel and measure is imported on first use (PEP 562), so
+# ``import learners`` (and ``python -m learners --help``) loads no NumPy / scikit-learn.
 _LAZY = {
+    "kernel_matrix": "learners.kernels", "resolve_kernel": "learners.kernels",
+    "auc": "learners.measures", "cindex": "learners.measures",
+    "disagreement_error": "learners.measures", "kendall_tau_b": "learners.measures",
+    "GlobalRankRLSCV": "learners.model_selection", "QueryRankRLSCV": "learners.model_selection",
+    "RLSCV": "learners.model_selection",
+    "GlobalRankRLS": "learners.rankrls", "PairwiseRankRLS": "learners.rankrls",
+    "QueryRankRLS": "learners.rankrls",
+    "RLS": "learners.rls",
     "CGRLS": "learners.cg", "CGRankRLS": "learners.cg",
     "CoRLS": "learners.coreg", "CoRankRLS": "learners.coreg",
     "GreedyRLS": "learners.greedy", "GreedyRankRLS": "learners.greedy",
@@ -87,16 +71,9 @@ _LAZY = {
     "ReducedSetRankRLS": "learners.reduced_set",
     "ReducedSetQueryRankRLS": "learners.reduced_set",
 }
-__all__ += sorted(_LAZY)
 
+__all__ = ["ChecksumMismatchError", "CorpusFormatError", "DataNotFoundError",
+           "InvalidInputError", "InvalidParameterError", "KernelrankError",
+           "UndefinedMeasureError", *sorted(_LAZY)]
 
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'learners' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -4,33 +4,32 @@ Commands:
 
     letor   LETOR 3.0 benchmark on the standard 5 folds (rankrls / rls / ranksvm / all)
 
-Each command lives in its own module and registers itself with an ``add_<name>_parser``
-function listed in ``COMMANDS``; the parsed arguments' ``handler`` runs it.
+Each command lives in its own module (imported when the parser is built; it loads no NumPy
+until the command runs) and registers itself with an ``add_<name>_parser`` function; the
+parsed arguments' ``handler`` runs it.
 """
 
 import argparse
-import shlex
+import importlib
 import sys
 
 from kernelrank.cli import run_subcommand
-from letor.protocol import add_letor_parser
 
-# (module-level registration functions; add new subcommands here)
-COMMANDS = [add_letor_parser]
+# (module, registration function) of every subcommand; add new subcommands here
+COMMANDS = [("letor.cli", "add_letor_parser")]
 
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="learners", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in COMMANDS:
-        register(subparsers)
+    for module, register in COMMANDS:
+        getattr(importlib.import_module(module), register)(subparsers)
     return parser
 
 
 def main(argv=None):
-    argv_text = "python -m learners " + shlex.join(sys.argv[1:] if argv is None else argv)
-    return run_subcommand(build_parser(), argv, lambda args: args.handler(args, argv_text))
+    return run_subcommand(build_parser(), argv, lambda args: args.handler(args))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ Learners (all linear, on the 45 QueryLevelNorm features):
   different labels; Paper I's recommended setting) by conjugate gradients,
   :class:`learners.cg.CGRankRLS` with ``ties="exclude"``, one CG solve per λ.
 
-``run_letor`` returns the result dictionary written as ``results.json``; ``write_letor_report``
-adds ``results.md`` with the published LETOR 3.0 baselines beside ours.
+``run_letor`` returns the result dictionary written as ``results.json``;
+:func:`letor.report.write_letor_report` adds ``results.md`` with the published LETOR 3.0
+baselines beside ours; :mod:`letor.runs` runs several learners and reports,
+:mod:`letor.cli` is the command line.
 """
 
 import numpy as np
@@ -33,11 +35,8 @@ from corpora.svmlight import load_svmlight
 from kernelrank.errors import InvalidParameterError
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
 from learners.selection import ValidationSet, select
-from kernelrank.report import markdown_table, write_report
+from letor.names import DATASETS, EXTRA_LEARNERS, LEARNERS
 
-DATASETS = {"OHSUMED": {"n_features": 45, "n_parts": 5}}
-LEARNERS = ("rankrls", "rls", "ranksvm")   # what ``--learner all`` runs
-EXTRA_LEARNERS = ("cgrankrls",)
 MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10",
             "disagreement", "disagreement_2v01"]
 # λ grids: Paper I's 2^-15..2^15 for RLS; RankRLS sums the squared loss over all pairs of a
@@ -50,19 +49,6 @@ DEFAULT_ALPHAS = {"rls": 2.0 ** np.arange(-15, 16), "rankrls": 2.0 ** np.arange(
 # ranking no longer changes (w is proportional to the sum of pair differences).
 DEFAULT_CS = 10.0 ** np.arange(-7, 1)
 RANKSVM_TOL = 1e-5   # relative optimality gap of every RankSVM fit (certified by BMRM)
-
-# Published numbers for comparison (means over the five folds). LETOR 3.0 OHSUMED
-# baselines ("Regression" and "RankSVM", linear, QueryLevelNorm, model selection by
-# validation MAP): only the MAP and NDCG@10 cells are given here. Paper I Table 3 reports
-# the disagreement error on the LETOR OHSUMED data of its time (25 features, labels 0 and 1
-# merged), so it is indicative only.
-PUBLISHED = [
-    {"method": "LETOR 3.0 RankSVM", "MAP": 0.4334, "NDCG@10": 0.4140},
-    {"method": "LETOR 3.0 Regression", "MAP": 0.4220, "NDCG@10": 0.4110},
-    {"method": "Paper I RankRLS (older LETOR)", "disagreement_2v01": 0.340},
-    {"method": "Paper I RLS regressor (older LETOR)", "disagreement_2v01": 0.346},
-    {"method": "Paper I RankSVM (older LETOR)", "disagreement_2v01": 0.336},
-]
 
 
 def load_parts(data_dir, dataset="OHSUMED"):
@@ -213,97 +199,3 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
                          "(learners.selection)",
             "param_name": "C" if learner == "ranksvm" else "alpha",
             "grid": grid.tolist(), "folds": results, "mean": mean}
-
-
-_HEADERS = {"MAP": "MAP", "disagreement": "disagr.", "disagreement_2v01": "disagr. 2 vs 0/1"}
-
-
-def letor_markdown(results_by_learner, dataset="OHSUMED", command=None):
-    """Markdown: the comparison table (ours + published) and per-fold tables."""
-    cols = ["method"] + MEASURES
-    headers = ["method"] + [_HEADERS.get(m, m) for m in MEASURES]
-    rows = [{"method": f"ours: {name}", **res["mean"]} for name, res in results_by_learner.items()]
-    lines = [f"# LETOR 3.0 {dataset}: linear learners on the standard 5 folds\n",
-             "Mean over the test folds (each fold: train on 3 parts, choose the regularization "
-             "parameter by validation MAP, test on the held-out part). MAP, NDCG@k, P@k with "
-             "the conventions of the LETOR tool `Eval-Score-3.0.pl`; *disagr.* = mean per-query "
-             "disagreement error (Paper I eq. 1; graded labels, lower is better); *disagr. 2 vs 0/1* = the "
-             "same with labels 0 and 1 merged, Paper I's bipartite setting.\n",
-             markdown_table(rows + PUBLISHED, cols, headers, digits=4),
-             "Published rows: LETOR 3.0 baselines (MAP, NDCG@10) and Paper I Table 3 "
-             "(disagreement on the older 25-feature LETOR OHSUMED with labels 0 and 1 merged; "
-             "indicative only). Empty cells: not given here.\n"]
-    for name, res in results_by_learner.items():
-        pname = res["param_name"]
-        fold_cols = ["fold", pname, "validation_MAP"] + MEASURES + ["train_seconds"]
-        fold_headers = ["fold", pname, "val. MAP"] + [_HEADERS.get(m, m) for m in MEASURES] \
-            + ["train s"]
-        mean_row = {"fold": "mean", **res["mean"]}
-        fold_rows = [{**f, pname: f"{f[pname]:.3g}"} for f in res["folds"]]
-        lines.append(f"## {name}: per fold\n")
-        lines.append(f"Grid of {pname}: {len(res['grid'])} values from {res['grid'][0]:.3g} "
-                     f"to {res['grid'][-1]:.3g}; {res['selection']}.\n")
-        lines.append(markdown_table(fold_rows + [mean_row], fold_cols, fold_headers,
-                                    digits=4))
-    if command:
-        lines.append(f"Command: `{command}`\n")
-    return "\n".join(lines)
-
-
-def write_letor_report(output_dir, results_by_learner, dataset="OHSUMED", command=None):
-    """Write ``results.json`` and ``results.md`` (one learner: its own result dictionary;
-    several: ``{"learner": "all", "learners": {...}}`` plus ``<learner>/results.*``)."""
-    markdown = letor_markdown(results_by_learner, dataset, command)
-    if len(results_by_learner) == 1:
-        (result,) = results_by_learner.values()
-        return write_report(output_dir, "results", result, markdown)
-    from pathlib import Path
-
-    for name, res in results_by_learner.items():
-        write_report(Path(output_dir) / name, "results", res,
-                     letor_markdown({name: res}, dataset, command))
-    combined = {"learner": "all", "dataset": dataset, "learners": results_by_learner,
-                "mean": {name: res["mean"] for name, res in results_by_learner.items()}}
-    return write_report(output_dir, "results", combined, markdown)
-
-
-def add_letor_parser(subparsers):
-    """Register the ``letor`` subcommand on an argparse ``subparsers`` object."""
-    p = subparsers.add_parser(
-        "letor", help="LETOR 3.0 benchmark (standard 5 folds) for rankrls / rls / ranksvm",
-        description=__doc__.split("\n\n")[1])
-    p.add_argument("--dataset", default="OHSUMED", choices=sorted(DATASETS))
-    p.add_argument("--learner", default="all", choices=list(LEARNERS + EXTRA_LEARNERS) + ["all"],
-                   help="all = rankrls, rls, ranksvm (default)")
-    p.add_argument("--data-dir", help="data directory holding letor/<dataset>/Fold{k}.test.txt.gz"
-                                      " (default: $KERNELRANK_DATA, else the user cache)")
-    p.add_argument("--output-dir", required=True, help="where results.json / results.md go")
-    p.add_argument("--seed", type=int, default=0, help="recorded (all learners are "
-                                                       "deterministic)")
-    p.add_argument("--folds", type=int, nargs="+", help="subset of folds 1..5 (default: all)")
-    p.add_argument("--alphas", type=float, nargs="+",
-                   help="λ grid for rls/rankrls (default 2^-15 .. 2^15 for rls, .. 2^30 for "
-                        "rankrls)")
-    p.add_argument("--Cs", type=float, nargs="+", help="C grid for ranksvm (default 1e-7 .. 1)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(handler=letor_command)
-    return p
-
-
-def letor_command(args, argv_text=None):
-    """Run the ``letor`` subcommand from parsed arguments; returns the exit code."""
-    learners = list(LEARNERS) if args.learner == "all" else [args.learner]
-    parts = load_parts(args.data_dir, args.dataset)
-    results = {}
-    for name in learners:
-        results[name] = run_letor(args.data_dir, args.dataset, name, folds=args.folds,
-                                  alphas=args.alphas, Cs=args.Cs, seed=args.seed,
-                                  progress=not args.no_progress, parts=parts)
-    json_path, md_path = write_letor_report(args.output_dir, results, args.dataset, argv_text)
-    for name, res in results.items():
-        mean = res["mean"]
-        print(f"{name:8s} MAP {mean['MAP']:.4f}  NDCG@1 {mean['NDCG@1']:.4f}  "
-              f"NDCG@3 {mean['NDCG@3']:.4f}  NDCG@5 {mean['NDCG@5']:.4f}  "
-              f"NDCG@10 {mean['NDCG@10']:.4f}  disagreement {mean['disagreement']:.4f}")
-    print(f"wrote {json_path} and {md_path}")
-    return 0

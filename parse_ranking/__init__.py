@@ -19,6 +19,8 @@ Modules (one concept each):
 * :mod:`parse_ranking.coreg` — sparse co-regularized RankRLS (``corankrls``: two views,
   unscored parses as unlabelled data, (α, μ) by inner article-level CV);
 * :mod:`parse_ranking.report`, :mod:`parse_ranking.model`, :mod:`parse_ranking.benchmark`;
+* :mod:`parse_ranking.runs` — cv / train / benchmark runs end to end (what the command line
+  calls); :mod:`parse_ranking.names` — the command line's choices (no NumPy);
 * ``python -m parse_ranking {build,cv,train,rank,benchmark}``.
 
 CRAFT data: ``../shared/data/craft/conllu`` (CC BY 3.0). System requirement: the Debian

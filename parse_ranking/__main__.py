@@ -1,26 +1,31 @@
-"""Command-line entry point: ``python -m parse_ranking {build,cv,benchmark,rank} --help``.
+"""Command-line entry point: ``python -m parse_ranking {build,cv,train,rank,benchmark} --help``.
 
 * ``build``: Link Grammar linkages of CRAFT sentences scored against the gold trees (JSONL).
 * ``cv``: article-level cross-validation of the rankers (RankRLS variants, RLS, Link
   Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``) with λ chosen by
   inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
-  writes ``results.json``, ``report.md`` and ``results.png``.
-* ``benchmark``: timings (build, locality Gram; with ``--rankers`` one timed CV, e.g. of
-  ``corankrls``, with its measures) printed and written as JSON (+ results.json, report.md).
+  writes ``results.json`` and ``results.md`` (embedding ``results.png``).
 * ``train``: fit one ranker on a built data set and save it (JSON + NPZ, no pickle).
-* ``rank``: rerank a new sentence's linkages with a saved model.
+* ``rank``: rerank a new sentence's linkages with a saved model (JSON lines on stdout).
+* ``benchmark``: timings (build, locality Gram; with ``--rankers`` one timed CV, e.g. of
+  ``corankrls``, with its measures) → ``results.json`` + ``results.md``.
+
+Every command ends with a summary (files written, τ_b per ranker, time, peak memory).
 """
 
 import argparse
 import sys
 
-from kernelrank.cli import run_subcommand
+from kernelrank.cli import Summary, add_alphas, add_common, parse_grid, run_subcommand
+from parse_ranking.names import (ALPHAS_TEXT, COREG_ALPHAS_TEXT, COREG_MUS_TEXT, COREG_N_BASIS,
+                                 COREG_VIEWS, CV_RANKERS, MATCHING, RANKERS, REPRESENTATIONS,
+                                 SAVEABLE_KERNELS, SAVEABLE_RANKERS)
 
 
 def _add_build(sub):
     p = sub.add_parser("build", help="build the parse ranking data set (JSONL)")
-    p.add_argument("--treebank", required=True, help="folder of CoNLL-U(.gz) gold trees "
-                   "(e.g. ../shared/data/craft/conllu)")
+    p.add_argument("--treebank", default=None, help="folder of CoNLL-U(.gz) gold trees "
+                   "(default: <data-dir>/craft/conllu)")
     p.add_argument("--output", required=True, help="JSONL file to write or resume")
     p.add_argument("--max-parses", type=int, default=20)
     p.add_argument("--linkage-limit", type=int, default=1000,
@@ -29,67 +34,48 @@ def _add_build(sub):
     p.add_argument("--min-length", type=int, default=8, help="minimum gold words")
     p.add_argument("--max-length", type=int, default=30, help="maximum gold words")
     p.add_argument("--timeout", type=int, default=1, help="LG CPU seconds per sentence")
-    p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--chunk-size", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-progress", action="store_true")
+    add_common(p, data_dir="craft/conllu/ (the CRAFT gold trees)",
+               seed="the subset of --max-sentences", jobs=2)
 
 
-def _run_build(args):
-    from parse_ranking.dataset import build_dataset
-    summary = build_dataset(args.treebank, args.output, max_parses=args.max_parses,
-                            linkage_limit=args.linkage_limit, timeout=args.timeout,
-                            min_length=args.min_length, max_length=args.max_length,
-                            max_sentences=args.max_sentences, seed=args.seed,
-                            jobs=args.jobs, chunk_size=args.chunk_size,
-                            progress=not args.no_progress)
-    print(f"kept {summary['sentences_kept']} of {summary['sentences_in_file']} sentences "
-          f"({summary['dropped_fewer_than_2_scores']} with < 2 distinct scores, "
-          f"{summary['dropped_no_linkage']} without linkage), {summary['parses_kept']} "
-          f"parses; mean F: LG first {summary['mean_f_lg_first']:.3f}, oracle "
-          f"{summary['mean_f_oracle']:.3f}; {summary['wall_seconds_this_run']} s")
-    return 0
-
-
-def _alphas(text):
-    from kernelrank.errors import InvalidParameterError
-    try:
-        values = [float(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise InvalidParameterError(f"--alphas must be comma-separated numbers, got {text!r}") \
-            from None
-    if not values or min(values) <= 0:
-        raise InvalidParameterError("--alphas must be positive numbers")
-    return values
-
-
-def _add_common_learning(p):
-    from parse_ranking.ranking import DEFAULT_ALPHAS
+def _add_learning(p):
     p.add_argument("--data", required=True, help="JSONL file written by `build`")
     p.add_argument("--max-parses", type=int, default=5,
                    help="keep LG's first k distinct parses per sentence (default 5)")
     p.add_argument("--max-sentences", type=int, default=None,
                    help="seeded random subset of the usable sentences")
-    p.add_argument("--alphas", default=",".join(f"{a:g}" for a in DEFAULT_ALPHAS),
-                   help="λ grid, comma-separated (default 2^-8..2^16, step 2^2)")
+    add_alphas(p, default=ALPHAS_TEXT)
     p.add_argument("--window", type=int, default=2, help="locality kernel half-window w")
     p.add_argument("--theta", type=float, default=1.0,
                    help="locality kernel positional decay θ in exp(-((h-l)/θ)^2)")
-    p.add_argument("--matching", default="sensitive",
-                   choices=("sensitive", "strict", "insensitive"))
-    p.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--matching", default="sensitive", choices=MATCHING)
+
+
+def _add_coreg(p):
+    g = p.add_argument_group("corankrls (sparse co-regularized RankRLS)")
+    g.add_argument("--coreg-views", default=None,
+                   help=f"comma-separated views (default {','.join(COREG_VIEWS)}), from: "
+                   + ", ".join(REPRESENTATIONS))
+    add_alphas(g, default=COREG_ALPHAS_TEXT, flag="--coreg-alphas",
+               what="α grid (shared by the views)")
+    add_alphas(g, default=COREG_MUS_TEXT, flag="--coreg-mus",
+               what="co-regularisation μ grid (0 = independent views; zero allowed)")
+    g.add_argument("--coreg-basis", type=int, default=None,
+                   help=f"basis size r of the sparse variant (default {COREG_N_BASIS}; 0 = all "
+                   "rows, exact)")
+    g.add_argument("--coreg-inner-folds", type=int, default=None, help="default 3")
+    g.add_argument("--coreg-no-extra-parses", action="store_true",
+                   help="do not use the training sentences' parses beyond --max-parses "
+                   "as unlabelled data")
 
 
 def _add_cv(sub):
-    from parse_ranking.ranking import RANKERS
-    from parse_ranking.representations import REPRESENTATIONS
     p = sub.add_parser("cv", help="article-level cross-validation of the rankers")
-    _add_common_learning(p)
-    p.add_argument("--output-dir", required=True)
+    _add_learning(p)
     p.add_argument("--kernel", action="append", choices=REPRESENTATIONS,
                    help="representation/kernel; repeat for several (default locality)")
-    p.add_argument("--rankers", default="lg,rankrls,rankrls_all,rankrls_20,rankrls_22,rls",
+    p.add_argument("--rankers", default=",".join(CV_RANKERS),
                    help="comma-separated, from: " + ", ".join(RANKERS))
     p.add_argument("--folds", type=int, default=3)
     p.add_argument("--noise", type=float, action="append", default=[],
@@ -100,180 +86,156 @@ def _add_cv(sub):
                    help="share of the training sentences whose scores every ranker sees "
                    "(the rest are unlabelled data for corankrls; default 1)")
     _add_coreg(p)
-    p.add_argument("--no-progress", action="store_true")
-
-
-def _add_coreg(p):
-    from parse_ranking.coreg import (DEFAULT_CO_ALPHAS, DEFAULT_MUS, DEFAULT_N_BASIS,
-                                     DEFAULT_VIEWS)
-    from parse_ranking.representations import REPRESENTATIONS
-    g = p.add_argument_group("corankrls (sparse co-regularized RankRLS)")
-    g.add_argument("--coreg-views", default=",".join(DEFAULT_VIEWS),
-                   help="comma-separated views, from: " + ", ".join(REPRESENTATIONS))
-    g.add_argument("--coreg-alphas", default=",".join(f"{a:g}" for a in DEFAULT_CO_ALPHAS),
-                   help="α grid (shared by the views)")
-    g.add_argument("--coreg-mus", default=",".join(f"{m:g}" for m in DEFAULT_MUS),
-                   help="co-regularisation μ grid (0 = independent views)")
-    g.add_argument("--coreg-basis", type=int, default=DEFAULT_N_BASIS,
-                   help="basis size r of the sparse variant (0 = all rows, exact)")
-    g.add_argument("--coreg-inner-folds", type=int, default=3)
-    g.add_argument("--coreg-no-extra-parses", action="store_true",
-                   help="do not use the training sentences' parses beyond --max-parses "
-                   "as unlabelled data")
-
-
-def _coreg_args(args):
-    from kernelrank.errors import InvalidParameterError
-    mus = [float(v) for v in args.coreg_mus.split(",") if v.strip()]
-    if not mus or min(mus) < 0:
-        raise InvalidParameterError("--coreg-mus must be non-negative numbers")
-    if args.coreg_basis < 0 or args.coreg_inner_folds < 2:
-        raise InvalidParameterError("--coreg-basis must be >= 0 and --coreg-inner-folds >= 2")
-    return {"views": tuple(v.strip() for v in args.coreg_views.split(",") if v.strip()),
-            "alphas": _alphas(args.coreg_alphas), "mus": mus,
-            "n_basis": args.coreg_basis or None, "n_inner": args.coreg_inner_folds,
-            "extra_parses": not args.coreg_no_extra_parses}
-
-
-def _select(records, args):
-    import numpy as np
-    if args.max_sentences is not None and args.max_sentences < len(records):
-        keep = np.sort(np.random.default_rng(args.seed).permutation(len(records))
-                       [:args.max_sentences])
-        records = [records[i] for i in keep]
-    return records
-
-
-def _rep_params(args):
-    return {"window": args.window, "theta": args.theta, "matching": args.matching}
-
-
-def _run_cv(args):
-    from parse_ranking.dataset import load_dataset
-    from parse_ranking.evaluation import cross_validate
-    from parse_ranking.report import write_cv_report
-    records = _select(load_dataset(args.data), args)
-    results = cross_validate(records, kernels=tuple(args.kernel or ["locality"]),
-                             rankers=tuple(r.strip() for r in args.rankers.split(",")),
-                             n_folds=args.folds, alphas=_alphas(args.alphas), seed=args.seed,
-                             max_parses=args.max_parses, noise=tuple(args.noise),
-                             rep_params=_rep_params(args), max_pairs=args.max_pairs,
-                             progress=not args.no_progress, threads=args.threads,
-                             coreg=_coreg_args(args),
-                             labelled_fraction=args.labelled_fraction)
-    if argv_is_cli():
-        results["data"]["command"] = "python -m parse_ranking " + " ".join(sys.argv[1:])
-    path = write_cv_report(args.output_dir, results)
-    for name, res in results["rankers"].items():
-        if "skipped" in res:
-            print(f"{name:32s} skipped")
-            continue
-        print(f"{name:32s} tau_b {res['kendall_tau_b']:.3f}  disagreement "
-              f"{res['disagreement']:.3f}  top1 F {res['top1_f']:.3f}  oracle F "
-              f"{res['oracle_f']:.3f}")
-    print(f"wrote {path}")
-    return 0
-
-
-def argv_is_cli():
-    return bool(sys.argv) and sys.argv[0].endswith(("__main__.py", "parse_ranking"))
+    add_common(p, output_dir=True, seed="article folds, sentence subset, noise, basis",
+               threads=1)
 
 
 def _add_train(sub):
-    from parse_ranking.model import SAVEABLE_KERNELS, SAVEABLE_RANKERS
     p = sub.add_parser("train", help="fit one ranker on a data set and save it (no pickle)")
-    _add_common_learning(p)
+    _add_learning(p)
     p.add_argument("--output-model", required=True, help="path stem: writes .json and .npz")
     p.add_argument("--kernel", default="locality", choices=SAVEABLE_KERNELS,
                    help="representation of the single-kernel rankers (corankrls uses "
                    "--coreg-views)")
     p.add_argument("--ranker", default="rankrls", choices=SAVEABLE_RANKERS)
     _add_coreg(p)
-
-
-def _run_train(args):
-    from parse_ranking.dataset import load_dataset
-    from parse_ranking.model import train_model
-    records = _select(load_dataset(args.data), args)
-    meta = train_model(records, args.output_model, kernel=args.kernel, ranker=args.ranker,
-                       alphas=_alphas(args.alphas), max_parses=args.max_parses,
-                       rep_params=_rep_params(args), threads=args.threads,
-                       coreg=_coreg_args(args), seed=args.seed)
-    kernels = "+".join(v["kernel"] for v in meta["views"])
-    mu = meta["fit_info"].get("mu")
-    print(f"trained {meta['ranker']}[{kernels}] on {meta['n_sentences']} sentences "
-          f"({meta['n_parses']} parses), alpha {meta['fit_info'].get('alpha')}"
-          + (f", mu {mu}" if mu is not None else ""))
-    return 0
+    add_common(p, seed="sentence subset, inner folds, basis", quiet=False, threads=1)
 
 
 def _add_rank(sub):
-    p = sub.add_parser("rank", help="rerank a new sentence's Link Grammar linkages")
+    p = sub.add_parser("rank", help="rerank a new sentence's Link Grammar linkages (JSON "
+                                    "lines on stdout; the summary goes to stderr)")
     p.add_argument("--model", required=True, help="model path stem written by `train`")
     p.add_argument("--sentence", required=True)
     p.add_argument("--max-parses", type=int, default=20)
     p.add_argument("--top", type=int, default=5, help="print the best k linkages")
-
-
-def _run_rank(args):
-    import json
-    from parse_ranking.model import rank_sentence
-    ranked = rank_sentence(args.model, args.sentence, max_parses=args.max_parses)
-    if not ranked:
-        print("Link Grammar found no linkage", file=sys.stderr)
-        return 1
-    for pos, r in enumerate(ranked[:args.top], start=1):
-        print(json.dumps({"rank": pos, **r}, ensure_ascii=False))
-    return 0
+    add_common(p, seed=False, quiet=False)
 
 
 def _add_benchmark(sub):
-    from parse_ranking.representations import REPRESENTATIONS
     p = sub.add_parser("benchmark", help="time the build, the locality Gram matrix and "
                        "(with --rankers) one CV of the rankers")
     p.add_argument("--treebank", default=None, help="CoNLL-U folder (times the build)")
     p.add_argument("--data", default=None, help="built JSONL (times the Gram matrices)")
     p.add_argument("--sentences", type=int, default=1000)
-    p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--gram-parses", type=int, default=20000)
     p.add_argument("--kernel", action="append",
                    choices=("bag_of_links", "links_words", "locality", "graph"))
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--output-dir", default=None)
-    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--rankers", default=None,
                    help="also time one CV of these comma-separated rankers (e.g. "
-                   "lg,rankrls,corankrls) on --data; writes results.json + report.md")
+                   "lg,rankrls,corankrls) on --data; its report goes to OUTPUT/cv/")
     p.add_argument("--cv-kernel", action="append", choices=REPRESENTATIONS,
                    help="kernels of that CV (default locality)")
     p.add_argument("--folds", type=int, default=3)
     p.add_argument("--max-parses", type=int, default=5)
     p.add_argument("--max-sentences", type=int, default=None)
     _add_coreg(p)
+    add_common(p, output_dir=True, seed="sentence subsets, article folds", quiet=False,
+               jobs=2, threads=2)
+
+
+# ----------------------------------------------------------------------------- handlers
+def _names(text):
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
+def _grid(args, name, **kw):
+    text = getattr(args, name)
+    return None if text is None else parse_grid(text, "--" + name.replace("_", "-"), **kw)
+
+
+def _coreg(args):
+    from parse_ranking.runs import coreg_options
+
+    return coreg_options(views=None if args.coreg_views is None else _names(args.coreg_views),
+                         alphas=_grid(args, "coreg_alphas"),
+                         mus=_grid(args, "coreg_mus", allow_zero=True),
+                         n_basis=args.coreg_basis, n_inner=args.coreg_inner_folds,
+                         extra_parses=not args.coreg_no_extra_parses)
+
+
+def _rep_params(args):
+    return {"window": args.window, "theta": args.theta, "matching": args.matching}
+
+
+def _run_build(args):
+    from kernelrank.datadir import require_file
+    from parse_ranking.dataset import build_dataset
+
+    treebank = args.treebank or require_file(args.data_dir, "craft/conllu", "craft")
+    s = build_dataset(treebank, args.output, max_parses=args.max_parses,
+                      linkage_limit=args.linkage_limit, timeout=args.timeout,
+                      min_length=args.min_length, max_length=args.max_length,
+                      max_sentences=args.max_sentences, seed=args.seed, jobs=args.jobs,
+                      chunk_size=args.chunk_size, progress=not args.quiet)
+    return Summary([args.output, args.output + ".meta.json"], [
+        f"kept {s['sentences_kept']} of {s['sentences_in_file']} sentences "
+        f"({s['dropped_fewer_than_2_scores']} with < 2 distinct scores, "
+        f"{s['dropped_no_linkage']} without linkage), {s['parses_kept']} parses; mean F: LG "
+        f"first {s['mean_f_lg_first']:.3f}, oracle {s['mean_f_oracle']:.3f}; "
+        f"{s['wall_seconds_this_run']} s this run"])
+
+
+def _run_cv(args):
+    from parse_ranking.report import ranker_lines
+    from parse_ranking.runs import run_cv
+
+    results, written = run_cv(
+        args.data, args.output_dir, max_sentences=args.max_sentences, seed=args.seed,
+        command=args.command_line, kernels=tuple(args.kernel or ["locality"]),
+        rankers=_names(args.rankers), n_folds=args.folds, alphas=_grid(args, "alphas"),
+        max_parses=args.max_parses, noise=tuple(args.noise), rep_params=_rep_params(args),
+        max_pairs=args.max_pairs, progress=not args.quiet, threads=args.threads,
+        coreg=_coreg(args), labelled_fraction=args.labelled_fraction)
+    return Summary(written, ranker_lines(results))
+
+
+def _run_train(args):
+    from parse_ranking.runs import run_train
+
+    meta, written = run_train(
+        args.data, args.output_model, max_sentences=args.max_sentences, seed=args.seed,
+        kernel=args.kernel, ranker=args.ranker, alphas=_grid(args, "alphas"),
+        max_parses=args.max_parses, rep_params=_rep_params(args), threads=args.threads,
+        coreg=_coreg(args))
+    kernels = "+".join(v["kernel"] for v in meta["views"])
+    mu = meta["fit_info"].get("mu")
+    return Summary(written, [
+        f"trained {meta['ranker']}[{kernels}] on {meta['n_sentences']} sentences "
+        f"({meta['n_parses']} parses), alpha {meta['fit_info'].get('alpha')}"
+        + (f", mu {mu}" if mu is not None else "")])
+
+
+def _run_rank(args):
+    import json
+
+    from parse_ranking.model import rank_sentence
+
+    ranked = rank_sentence(args.model, args.sentence, max_parses=args.max_parses)
+    for pos, r in enumerate(ranked[:args.top], start=1):
+        print(json.dumps({"rank": pos, **r}, ensure_ascii=False))
+    if not ranked:
+        return Summary(headline=["Link Grammar found no linkage"], code=1, stream="stderr")
+    return Summary(headline=[f"{min(args.top, len(ranked))} of {len(ranked)} linkages "
+                             "printed"], stream="stderr")
 
 
 def _run_benchmark(args):
-    import json
-    from kernelrank.atomic import write_json
-    from parse_ranking.benchmark import run_benchmark
-    from parse_ranking.report import write_cv_report
-    rankers = tuple(r.strip() for r in args.rankers.split(",")) if args.rankers else None
-    out = run_benchmark(args.treebank, args.data, sentences=args.sentences, jobs=args.jobs,
-                        gram_parses=args.gram_parses,
-                        kernels=tuple(args.kernel or ["locality"]), seed=args.seed,
-                        threads=args.threads, rankers=rankers,
-                        cv_kernels=tuple(args.cv_kernel or ["locality"]), folds=args.folds,
-                        max_parses=args.max_parses, max_sentences=args.max_sentences,
-                        coreg=_coreg_args(args))
-    results = out.pop("cv_results", None)
-    print(json.dumps(out, indent=2))
-    if args.output_dir:
-        write_json(f"{args.output_dir}/benchmark.json", out)
-        if results is not None:
-            results["data"]["command"] = "python -m parse_ranking " + " ".join(sys.argv[1:]) \
-                if argv_is_cli() else None
-            write_cv_report(args.output_dir, results)
-    return 0
+    from parse_ranking.report import ranker_lines
+    from parse_ranking.runs import run_benchmark
+
+    out, written = run_benchmark(
+        args.output_dir, command=args.command_line, treebank=args.treebank, data=args.data,
+        sentences=args.sentences, jobs=args.jobs, gram_parses=args.gram_parses,
+        kernels=tuple(args.kernel or ["locality"]), seed=args.seed, threads=args.threads,
+        rankers=_names(args.rankers) if args.rankers else None,
+        cv_kernels=tuple(args.cv_kernel or ["locality"]), folds=args.folds,
+        max_parses=args.max_parses, max_sentences=args.max_sentences, coreg=_coreg(args))
+    lines = [f"{step}: {t.get('wall_seconds', t.get('total_seconds'))} s" for step, t in
+             out.items()]
+    if "cv" in out:
+        lines += ranker_lines(out["cv"])
+    return Summary(written, lines)
 
 
 COMMANDS = {"build": (_add_build, _run_build), "cv": (_add_cv, _run_cv),

@@ -6,17 +6,21 @@ co-regularized ``corankrls``) with its measures and per-ranker seconds.
 Timings are printed and written as JSON; nothing here asserts a time (tests never do).
 """
 
+import logging
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from kernelrank.report import format_duration
 from learners.all_paths import gram_matrix
-from parse_ranking.dataset import build_dataset, load_dataset
+from parse_ranking.dataset import build_dataset, load_dataset, subsample
 from parse_ranking.representations import ParseRepresentation
 
 __all__ = ["run_benchmark"]
+
+log = logging.getLogger(__name__)
 
 
 def _gram_blocks(X, block=2000, dtype=np.float32):
@@ -42,11 +46,7 @@ def run_benchmark(treebank=None, data=None, *, sentences=1000, jobs=2, gram_pars
     out = {}
     if rankers and data is not None:
         from parse_ranking.evaluation import cross_validate
-        records = load_dataset(data)
-        if max_sentences is not None and max_sentences < len(records):
-            keep = np.sort(np.random.default_rng(seed).permutation(len(records))
-                           [:max_sentences])
-            records = [records[i] for i in keep]
+        records = subsample(load_dataset(data), max_sentences, seed)
         t0, c0 = time.perf_counter(), time.process_time()
         res = cross_validate(records, kernels=tuple(cv_kernels), rankers=tuple(rankers),
                              n_folds=folds, seed=seed, max_parses=max_parses, progress=False,
@@ -60,6 +60,8 @@ def run_benchmark(treebank=None, data=None, *, sentences=1000, jobs=2, gram_pars
                      "rankers": {name: {k: r[k] for k in keys if k in r}
                                  for name, r in res["rankers"].items()}}
         out["cv_results"] = res
+        log.info("cv of %s on %d sentences (%s)", ", ".join(rankers), out["cv"]["sentences"],
+                 format_duration(wall))
     if treebank is not None:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
@@ -70,6 +72,8 @@ def run_benchmark(treebank=None, data=None, *, sentences=1000, jobs=2, gram_pars
                             "wall_seconds": round(time.perf_counter() - t0, 2),
                             "parses_kept": summary["parses_kept"],
                             "sentences_kept": summary["sentences_kept"]}
+        log.info("build of %d sentences (%s)", sentences,
+                 format_duration(out["build"]["wall_seconds"]))
     if data is not None:
         records = load_dataset(data)
         items = [(p, r["text"]) for r in records for p in r["parses"]]
@@ -89,5 +93,6 @@ def run_benchmark(treebank=None, data=None, *, sentences=1000, jobs=2, gram_pars
                 "total_seconds": round(t2 - t0, 2),
                 "total_cpu_seconds": round(c2 - c0, 2), "gram_dtype": str(K.dtype),
                 "threads": threads}
+            log.info("gram[%s] of %d parses (%s)", kind, len(items), format_duration(t2 - t0))
             del K
     return out

@@ -41,15 +41,17 @@ views, the unlabelled set and the hyper-parameter search.
 import numpy as np
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.cli import parse_grid
 from learners.splits import folds_to_sets, group_folds
+from parse_ranking.names import COREG_ALPHAS_TEXT, COREG_MUS_TEXT, COREG_N_BASIS, COREG_VIEWS
 
 __all__ = ["DEFAULT_VIEWS", "DEFAULT_MUS", "DEFAULT_CO_ALPHAS", "DEFAULT_N_BASIS",
            "fit_corankrls", "inner_folds"]
 
-DEFAULT_VIEWS = ("links_words", "locality")
-DEFAULT_MUS = (0.0, 0.1, 1.0, 10.0)
-DEFAULT_CO_ALPHAS = tuple(2.0 ** np.arange(-6, 4, 3))
-DEFAULT_N_BASIS = 500
+DEFAULT_VIEWS = COREG_VIEWS
+DEFAULT_MUS = parse_grid(COREG_MUS_TEXT, allow_zero=True)
+DEFAULT_CO_ALPHAS = parse_grid(COREG_ALPHAS_TEXT)
+DEFAULT_N_BASIS = COREG_N_BASIS
 
 
 def inner_folds(qids, articles, n_folds, seed):

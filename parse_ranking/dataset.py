@@ -40,7 +40,7 @@ from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParam
 from parse_ranking.alignment import align_words, is_punctuation
 from parse_ranking.scoring import f_score, gold_edges, linkage_edges
 
-__all__ = ["select_sentences", "process_sentence", "build_dataset", "load_dataset",
+__all__ = ["select_sentences", "process_sentence", "build_dataset", "load_dataset", "subsample",
            "BuildOptions"]
 
 STATUS_OK = "ok"
@@ -247,7 +247,7 @@ def load_dataset(path, return_counts=False):
     path = Path(path)
     if not path.is_file():
         raise DataNotFoundError(f"{path} does not exist; build it with "
-                                "`python -m parse_ranking build --treebank DIR --output FILE`")
+                                "`python -m parse_ranking build --output FILE`")
     records, status = [], {}
     with open(path, encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):
@@ -280,3 +280,12 @@ def load_dataset(path, return_counts=False):
         "timed_out": sum(r["lg"]["timed_out"] for r in records),
     }
     return records, counts
+
+
+def subsample(records, max_sentences=None, seed=0):
+    """A seeded random subset of ``max_sentences`` records, in file order (all of them when
+    ``max_sentences`` is None or not smaller)."""
+    if max_sentences is None or max_sentences >= len(records):
+        return records
+    keep = np.sort(np.random.default_rng(seed).permutation(len(records))[:max_sentences])
+    return [records[i] for i in keep]

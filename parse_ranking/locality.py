@@ -42,11 +42,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from parse_ranking.names import MATCHING
 
 __all__ = ["LocalityConvolutionVectorizer", "locality_kernel_naive", "offset_weights",
            "MATCHING"]
-
-MATCHING = ("sensitive", "strict", "insensitive")
 
 
 def offset_weights(window, theta=1.0, matching="sensitive"):

@@ -34,6 +34,7 @@ from kernelrank.atomic import atomic_open, write_json
 from learners.all_paths import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
+from parse_ranking.names import SAVEABLE_KERNELS, SAVEABLE_RANKERS
 from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,
                                            representation_state)
@@ -41,8 +42,6 @@ from parse_ranking.representations import (ParseRepresentation, representation_f
 __all__ = ["train_model", "load_model", "score_parses", "rank_sentence", "SAVEABLE_RANKERS",
            "SAVEABLE_KERNELS", "FORMAT"]
 
-SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls")
-SAVEABLE_KERNELS = ("bag_of_links", "links_words", "locality", "graph")
 FORMAT = "kernelrank.parse_ranking.model/3"
 _FORMAT_V2 = "kernelrank.parse_ranking.model/2"
 _FORMAT_V1 = "kernelrank.parse_ranking.model/1"

@@ -34,14 +34,14 @@ All learners take the precomputed kernel matrix (``kernel="precomputed"``).
 import numpy as np
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.cli import parse_grid
 from learners.pairs import count_preference_pairs, preference_pairs
+from parse_ranking.names import ALPHAS_TEXT, RANKERS
 
 __all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "fit_ranker"]
 
-RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
-           "rankrls_22_all", "rls", "kpcrank", "corankrls")
 LEARNED_RANKERS = tuple(r for r in RANKERS if r != "lg")
-DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-8, 17, 2))
+DEFAULT_ALPHAS = parse_grid(ALPHAS_TEXT)
 
 _PAIRWISE = {"rankrls_20": ("discrete", False), "rankrls_22": ("weighted", False),
              "rankrls_20_all": ("discrete", True), "rankrls_22_all": ("weighted", True)}

@@ -1,4 +1,5 @@
-"""Reports of parse ranking cross-validation: ``results.json``, ``report.md``, ``results.png``.
+"""Reports of parse ranking cross-validation: ``results.json``, ``results.md`` (embedding
+``results.png``); and of the timing benchmark.
 
 The Markdown table has one row per ranker (Kendall τ_b, disagreement error, F of the
 top-ranked parse, oracle F, λ per fold) and states the published pattern being checked
@@ -6,12 +7,13 @@ top-ranked parse, oracle F, λ per fold) and states the published pattern being 
 Tsivtsivadze et al. 2005: τ_b 0.18 → 0.42 over the LG heuristics on BioInfer).
 """
 
+import os
 from pathlib import Path
 
-from kernelrank.atomic import save_figure, write_json, write_text
-from kernelrank.report import markdown_table
+from kernelrank.atomic import save_figure
+from kernelrank.report import markdown_image, markdown_table, write_report
 
-__all__ = ["results_rows", "write_cv_report"]
+__all__ = ["results_rows", "ranker_lines", "write_cv_report", "write_benchmark_report"]
 
 
 def results_rows(results):
@@ -112,9 +114,25 @@ def _coreg_sentence(d):
     return "".join(parts)
 
 
+def ranker_lines(results):
+    """One line per ranker: τ_b, disagreement, top-1 F and oracle F (or "skipped")."""
+    lines = []
+    for name, res in results["rankers"].items():
+        if "kendall_tau_b" not in res:
+            lines.append(f"{name:32s} skipped")
+            continue
+        lines.append(f"{name:32s} tau_b {res['kendall_tau_b']:.3f}  disagreement "
+                     f"{res['disagreement']:.3f}  top1 F {res['top1_f']:.3f}  oracle F "
+                     f"{res['oracle_f']:.3f}")
+    return lines
+
+
 def write_cv_report(output_dir, results, command=None):
-    """Write ``results.json``, ``report.md`` and ``results.png`` into ``output_dir``."""
+    """Write ``results.json``, ``results.md`` and the ``results.png`` it embeds into
+    ``output_dir``; returns the three paths."""
     output_dir = Path(output_dir)
+    plot = output_dir / "results.png"
+    _plot(results, plot)
     rows = results_rows(results)
     d = results["data"]
     command = command or d.get("command")
@@ -138,8 +156,22 @@ def write_cv_report(output_dir, results, command=None):
                           ["ranker a", "ranker b", "sentences", "mean τ_b(a) − τ_b(b)",
                            "p"], digits=4), "",
            "Timings (s): " + ", ".join(f"{k} {v}" for k, v in
-                                       results["timings_seconds"].items()), ""]
-    write_json(output_dir / "results.json", results)
-    write_text(output_dir / "report.md", "\n".join(md))
-    _plot(results, output_dir / "results.png")
-    return output_dir / "results.json"
+                                       results["timings_seconds"].items()), "",
+           markdown_image(plot, "τ_b and top-1 F per ranker"), ""]
+    return [*write_report(output_dir, "results", results, "\n".join(md)), plot]
+
+
+def write_benchmark_report(output_dir, timings, cv_report=()):
+    """``results.json`` (the timings of :func:`parse_ranking.benchmark.run_benchmark`) and
+    ``results.md`` (one line per step; a link to the CV report ``cv_report`` — the paths
+    :func:`write_cv_report` returned — and its plot); returns the two paths."""
+    output_dir = Path(output_dir)
+    md = ["# Parse ranking: timings", ""]
+    for step, t in timings.items():
+        md.append(f"- {step}: " + ", ".join(f"{k} {v}" for k, v in t.items()
+                                             if not isinstance(v, dict)))
+    if cv_report:
+        cv_md = Path(os.path.relpath(cv_report[1], output_dir)).as_posix()
+        md += ["", f"Measures of the timed cross-validation: [{cv_md}]({cv_md})", "",
+               markdown_image(cv_report[2], "τ_b and top-1 F per ranker", start=output_dir)]
+    return write_report(output_dir, "results", timings, "\n".join(md) + "\n")

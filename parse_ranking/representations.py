@@ -29,11 +29,11 @@ from sklearn.feature_extraction import DictVectorizer
 from learners.all_paths import AllPathsVectorizer, LabelledGraph
 from kernelrank.errors import InvalidParameterError
 from parse_ranking.locality import LocalityConvolutionVectorizer
+from parse_ranking.names import REPRESENTATIONS
 
 __all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
            "parse_graph", "representation_state", "representation_from_state"]
 
-REPRESENTATIONS = ("bag_of_links", "links_words", "locality", "graph")
 WALL_NAMES = ("LEFT-WALL", "RIGHT-WALL")
 
 

@@ -6,13 +6,18 @@ dependency + linear-order subgraphs) → :mod:`learners.all_paths` via :mod:`ppi
 (sparse explicit all-paths features; linear kernel = the graph kernel) → :mod:`learners`
 RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.evaluation`
 on the engine's :mod:`learners.selection` and :mod:`learners.splits`) → reports (:mod:`ppi.report`) and saved models (:mod:`ppi.model`).
-Command line: ``python -m ppi --help``.
+The experiments end to end: :mod:`ppi.runs` (CV, cross-corpus, learning curves, benchmark)
+and :mod:`ppi.training` (train / apply a saved model); raw text: :mod:`ppi.extract`,
+:mod:`ppi.mentions`. Command line: ``python -m ppi --help``.
 """
 
-from ppi.evaluation import cross_corpus, cross_validate, learning_curve, select_parameters
-from ppi.features import PairFeaturizer, PairSet
-from ppi.graphs import GraphSettings, pair_graphs, sentence_graphs
+from kernelrank.lazy import lazy_exports
 
-__all__ = ["GraphSettings", "PairFeaturizer", "PairSet", "cross_corpus", "cross_validate",
-           "learning_curve", "pair_graphs", "select_parameters",
-           "sentence_graphs"]
+# imported on first use (PEP 562): `python -m ppi --help` loads no NumPy / scikit-learn
+_LAZY = {"cross_corpus": "ppi.evaluation", "cross_validate": "ppi.evaluation",
+         "learning_curve": "ppi.evaluation", "select_parameters": "ppi.evaluation",
+         "PairFeaturizer": "ppi.features", "PairSet": "ppi.features",
+         "GraphSettings": "ppi.graphs", "pair_graphs": "ppi.graphs",
+         "sentence_graphs": "ppi.graphs"}
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

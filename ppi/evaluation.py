@@ -39,6 +39,7 @@ from learners.measures import auc, averaged, best_f_threshold, precision_recall_
 from learners.registry import make_learner
 from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
+from ppi.names import LEARNERS, N_BASIS
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "select_parameters",
            "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
@@ -49,13 +50,7 @@ PROGRESS = True
 
 #: The published λ grid: 2^-10 ... 2^10.
 ALPHAS = 2.0 ** np.arange(-10, 11)
-#: Default number of random basis vectors of the reduced-set learner. Paper V used at most
-#: 4000 (a computational cap). 3000 gives the same results within fold noise and
-#: within the issue's tolerance of Table 1 (AIMed F/AUC 56.3/85.3 vs 56.8/85.4 with 4000;
-#: BioInfer 61.5/82.4 vs 62.4/83.1) at about half the cost: every fold decomposes an
-#: n_basis × n_basis matrix. ``--n-basis 4000`` reproduces the published cap.
-N_BASIS = 3000
-LEARNERS = ("rls", "reduced_set")
+#: :data:`ppi.names.N_BASIS` (3000 basis vectors by default) and :data:`ppi.names.LEARNERS`.
 
 
 def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None):

@@ -47,8 +47,8 @@ different input, model or setting stops with an error (``--overwrite`` starts af
 
 Scale-out
 ---------
-``--scheduler`` absent: a local Dask cluster of ``--workers`` processes (default: the
-machine's CPU count; ``--workers 0`` runs in this process without Dask).
+``--scheduler`` absent: a local Dask cluster of ``--jobs`` processes (default: the
+machine's CPU count; ``--jobs 0`` runs in this process without Dask).
 ``--scheduler tcp://host:port``: an existing Dask cluster (its workers need kernelrank,
 spaCy and the spaCy model installed).  The model and tagger are broadcast once to every
 worker (``client.scatter(..., broadcast=True)``); chunks are submitted as tasks, at most
@@ -72,13 +72,13 @@ from kernelrank.atomic import atomic_open, write_json
 from corpora.text_input import FORMATS, ReadStats, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
-__all__ = ["add_extract_parser", "run_extract", "extract", "process_chunk", "TSV_COLUMNS",
-           "ExtractionResources"]
+__all__ = ["extract", "process_chunk", "write_summary_report", "TSV_COLUMNS",
+           "OUTPUT_FORMATS", "ExtractionResources"]
 
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
                "sentence")
-_OUTPUT_FORMATS = ("jsonl", "tsv")
+OUTPUT_FORMATS = ("jsonl", "tsv")
 
 
 class ExtractionResources:
@@ -338,7 +338,7 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
 def _output_format(output, output_format):
     if output_format is None:
         output_format = "tsv" if str(output).endswith(".tsv") else "jsonl"
-    if output_format not in _OUTPUT_FORMATS:
+    if output_format not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format {output_format!r}; choose jsonl or tsv")
     return output_format
 
@@ -366,7 +366,7 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
     output_format = _output_format(output, output_format)
     if format in ("text", "pubmed-xml") and lexicon is None:
         raise InvalidParameterError(f"--format {format} carries no protein annotations; give "
-                                    "--lexicon (build one with `python -m ppi.mentions`) or "
+                                    "--lexicon (build one with `python -m ppi mentions`) or "
                                     "use PubTator input with your tagger's annotations")
     if reparse and format != "learning-xml":
         raise InvalidParameterError(f"--reparse applies to --format learning-xml only (the "
@@ -485,59 +485,14 @@ class _Progress:
         self.bar.close()
 
 
-# ----------------------------------------------------------------------------- CLI
-def add_extract_parser(sub):
-    """Register the ``extract`` subcommand on the ``ppi`` argparse subparsers."""
-    p = sub.add_parser("extract", help="score every candidate protein pair of raw text "
-                                       "(PubMed XML, PubTator, plain text, learning XML)",
-                       description=__doc__.split("\n\n")[0])
-    p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
-    p.add_argument("--input", required=True, help="input file (gz allowed) or, for --format "
-                                                  "text, a directory of *.txt files")
-    p.add_argument("--format", required=True, choices=FORMATS, help="input format")
-    p.add_argument("--output", required=True, help="OUT.jsonl or OUT.tsv")
-    p.add_argument("--output-format", choices=_OUTPUT_FORMATS, default=None,
-                   help="default: tsv if --output ends in .tsv, else jsonl")
-    p.add_argument("--output-dir", default=None,
-                   help="summary report folder (default: beside --output)")
-    p.add_argument("--lexicon", default=None,
-                   help="protein names, one per line, for input without mention annotations")
-    p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
-    p.add_argument("--reparse", action="store_true",
-                   help="--format learning-xml: parse the sentences with spaCy instead of "
-                        "scoring the parse the file carries (the model's --parse)")
-    p.add_argument("--no-collapse", action="store_true",
-                   help="keep spaCy's dependency labels (no collapsed-Stanford rewriting)")
-    p.add_argument("--chunk-size", type=int, default=100, help="documents per chunk")
-    p.add_argument("--one-document", action="store_true",
-                   help="--format text: the whole file is one document")
-    p.add_argument("--skip-bad", action="store_true",
-                   help="skip malformed records (counted in the summary) instead of stopping")
-    p.add_argument("--scheduler", default=None,
-                   help="address of an existing Dask scheduler (tcp://host:port); default: "
-                        "a local cluster")
-    p.add_argument("--workers", type=int, default=None,
-                   help="local cluster size (default: CPU count; 0 = no Dask, this process)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="discard an existing output / unfinished run instead of resuming")
-    p.add_argument("--seed", type=int, default=0, help="unused (the extraction is "
-                                                       "deterministic); for CLI uniformity")
-    p.add_argument("--blas-threads", type=int, default=1)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p
-
-
-def run_extract(args):
+# ----------------------------------------------------------------------------- report
+def write_summary_report(summary, report_dir=None):
+    """``<OUT>.summary.json`` + ``<OUT>.summary.md`` of a finished :func:`extract` run in
+    ``report_dir`` (default: the output's folder); returns the two paths."""
     from kernelrank.report import write_report
-    summary = extract(args.input, args.model, args.output, args.format, lexicon=args.lexicon,
-                      spacy_model=args.spacy_model, collapse=not args.no_collapse,
-                      chunk_size=args.chunk_size, output_format=args.output_format,
-                      skip_bad=args.skip_bad, one_document=args.one_document,
-                      workers=args.workers, scheduler=args.scheduler,
-                      overwrite=args.overwrite, progress=not args.quiet,
-                      reparse=args.reparse)
-    out = Path(args.output)
-    report_dir = Path(args.output_dir) if args.output_dir else out.parent
+
+    out = Path(summary["output"])
+    report_dir = Path(report_dir) if report_dir else out.parent
     md = ["# PPI extraction", "",
           f"`{summary['input']}` ({summary['format']}) → `{summary['output']}` with model "
           f"`{summary['model']}` (threshold {summary['threshold']:.4g}), parsed with "
@@ -551,5 +506,4 @@ def run_extract(args):
     if summary["skipped_examples"]:
         md += ["Skipped records (first 10):", ""] + [f"- {e}" for e in
                                                      summary["skipped_examples"]] + [""]
-    write_report(report_dir, out.name + ".summary", summary, "\n".join(md))
-    return summary
+    return write_report(report_dir, out.name + ".summary", summary, "\n".join(md))

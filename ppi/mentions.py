@@ -14,8 +14,9 @@ Matching walks a character trie from each word start, so tagging costs
 O(text length × longest name) in the worst case and usually far less.
 
 :func:`build_lexicon` collects the entity names of training corpora (learning-format XML);
-command line: ``python -m ppi.mentions [--data-dir D] --corpora AIMed BioInfer ... --output
-lexicon.txt`` (or ``--input FILE ...`` for other learning-format files).
+:func:`write_lexicon` is the command line ``python -m ppi mentions [--data-dir D] --corpora
+AIMed BioInfer ... --output lexicon.txt`` (or ``--input FILE ...`` for other learning-format
+files).
 :func:`document_mentions` returns a document's given annotations when it has them, else
 the tagger's, and raises a clear error when it has neither.
 """
@@ -28,8 +29,8 @@ from kernelrank.atomic import write_text
 from corpora.text_input import Mention
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
-__all__ = ["normalize_name", "DictionaryTagger", "build_lexicon", "read_lexicon",
-           "document_mentions"]
+__all__ = ["normalize_name", "DictionaryTagger", "build_lexicon", "write_lexicon",
+           "read_lexicon", "document_mentions"]
 
 HYPHENS = "-\u2010\u2011\u2012\u2013\u2014\u2212"
 _IGNORED = set(HYPHENS) | {" ", "\t", "\n", "\r", "\u00a0"}
@@ -45,7 +46,7 @@ def read_lexicon(path):
     path = Path(path)
     if not path.is_file():
         raise DataNotFoundError(f"lexicon {path} does not exist; build one from training "
-                                "corpora with `python -m ppi.mentions --corpora LLL ... "
+                                "corpora with `python -m ppi mentions --corpora LLL ... "
                                 "--output lexicon.txt`")
     names = []
     with open(path, encoding="utf-8") as handle:
@@ -154,35 +155,12 @@ def build_lexicon(corpus_paths, output=None, min_length=2):
     return names
 
 
-def main(argv=None):
-    """``python -m ppi.mentions``: build a lexicon file from learning-format corpora."""
-    import argparse
-    import sys
+def write_lexicon(output, *, corpora=(), inputs=(), data_dir=None, min_length=2):
+    """Build the lexicon of the benchmark ``corpora`` (names, read from ``data_dir``) and the
+    learning-format files ``inputs``, and write it to ``output``; returns the names."""
+    from ppi.names import corpus_path
 
-    from kernelrank.datadir import require_file
-    from kernelrank.errors import KernelrankError
-    p = argparse.ArgumentParser(prog="python -m ppi.mentions",
-                                description="Build a protein-name lexicon (one name per line) "
-                                            "from the entities of learning-format corpora.")
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--corpora", nargs="*", default=[],
-                   help="benchmark corpus names (<data-dir>/ppi/<NAME>-learning-format.xml.gz)")
-    p.add_argument("--input", nargs="*", default=[], help="other learning-format XML files")
-    p.add_argument("--min-length", type=int, default=2)
-    p.add_argument("--output", required=True)
-    args = p.parse_args(argv)
-    try:
-        paths = [require_file(args.data_dir, f"ppi/{n}-learning-format.xml.gz", "ppi")
-                 for n in args.corpora] + list(args.input)
-        if not paths:
-            raise InvalidParameterError("give --corpora and/or --input")
-        names = build_lexicon(paths, args.output, args.min_length)
-    except KernelrankError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"{len(names)} names written to {args.output}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    paths = [corpus_path(data_dir, n) for n in corpora] + list(inputs)
+    if not paths:
+        raise InvalidParameterError("give --corpora and/or --input")
+    return build_lexicon(paths, output, min_length)

@@ -8,9 +8,8 @@ import numpy as np
 
 from kernelrank.atomic import save_figure
 from learners.measures import roc_curve
-from kernelrank.report import markdown_table, write_report
-
-CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
+from kernelrank.report import markdown_images, markdown_table, write_report
+from ppi.names import CORPORA
 
 #: Paper V Table 1 (fractions): graph kernel P, R, F, σF, AUC, σAUC; co-occurrence P, F.
 PUBLISHED_CV = {
@@ -65,8 +64,43 @@ def _pct(x):
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else 100.0 * float(x)
 
 
-def cv_markdown(results, config):
-    """Markdown for one or more :func:`ppi.evaluation.cross_validate` results."""
+def cv_line(r):
+    """``AIMed: F 56.3 AUC 85.3`` — the headline of a :func:`ppi.evaluation.cross_validate`
+    result."""
+    return f"{r['corpus']}: F {100 * r['f1']:.1f} AUC {100 * r['auc']:.1f}"
+
+
+def cross_line(res):
+    """``cross-corpus: mean AUC 74.2 over 20 train/test pairs``."""
+    aucs = [v for row in res["auc"].values() for v in row.values()]
+    return f"cross-corpus: mean AUC {100 * np.mean(aucs):.1f} over {len(aucs)} train/test pairs"
+
+
+def curve_line(curve):
+    """``learning curve LLL: AUC 76.0 with 160 training pairs`` (the largest size)."""
+    if not curve["points"]:
+        return f"learning curve {curve['corpus']}: no point"
+    p = curve["points"][-1]
+    return (f"learning curve {curve['corpus']}: AUC {100 * p['auc']:.1f} with "
+            f"{p['n_train']} training pairs")
+
+
+def write_predictions(path, data, scores, fold=None):
+    """``predictions.tsv``: pair id, document id, fold, gold label, score (atomically)."""
+    from kernelrank.atomic import write_text
+
+    lines = ["pair_id\tdocument_id\tfold\tlabel\tscore"]
+    for i in range(len(data)):
+        f = "" if fold is None else str(int(fold[i]))
+        lines.append(f"{data.pair_ids[i]}\t{data.document_ids[i]}\t{f}\t"
+                     f"{int(data.y[i] > 0)}\t{scores[i]:.6g}")
+    write_text(path, "\n".join(lines) + "\n")
+
+
+def cv_markdown(results, config, plots=(), start=None):
+    """Markdown for one or more :func:`ppi.evaluation.cross_validate` results; ``plots``
+    (PNG paths) are embedded, relative to ``start`` (the Markdown file's folder; default:
+    the same folder)."""
     rows = []
     for r in results:
         pub = PUBLISHED_CV.get(r["corpus"], {})
@@ -90,7 +124,7 @@ def cv_markdown(results, config):
           "fold means, σ = population standard deviation over folds.", "",
           _config_line(config), "", markdown_table(rows, cols, heads, digits=1), "",
           "Paper V numbers: Table 1 (Airola et al. 2008). Fold assignment, chosen λ and "
-          "thresholds per fold are in the JSON file.", ""]
+          "thresholds per fold are in the JSON file.", "", *markdown_images(plots, start)]
     return "\n".join(md)
 
 
@@ -98,7 +132,7 @@ def _config_line(config):
     return "Configuration: " + ", ".join(f"`{k}={v}`" for k, v in config.items())
 
 
-def cross_markdown(res, config):
+def cross_markdown(res, config, plots=(), start=None):
     md = ["# PPI extraction: cross-corpus evaluation (Paper V Tables 2–5)", "",
           _config_line(config), "",
           "Rows: training corpus (λ and threshold by leave-one-document-out on it); "
@@ -128,11 +162,12 @@ def cross_markdown(res, config):
                "cells within 3 points.", ""]
     md += ["Selected parameters per training corpus:", "",
            markdown_table([{"train": tr, **res["selection"][tr]} for tr in names],
-                          ["train", "alpha", "threshold", "inner_f1"]), ""]
+                          ["train", "alpha", "threshold", "inner_f1"]), "",
+           *markdown_images(plots, start)]
     return "\n".join(md)
 
 
-def curve_markdown(curves, config):
+def curve_markdown(curves, config, plots=(), start=None):
     md = ["# PPI extraction: learning curves (Paper V Figure 3)", "", _config_line(config), "",
           "Test set: half of the document folds; training pairs drawn (whole documents, "
           "seeded order) from the other half; λ and threshold by leave-one-document-out on "
@@ -140,7 +175,7 @@ def curve_markdown(curves, config):
     for c in curves:
         md += [f"## {c['corpus']} (test pairs: {c['n_test']})", "",
                markdown_table(c["points"], ["n_train", "n_documents", "auc", "alpha"]), ""]
-    return "\n".join(md)
+    return "\n".join(md + markdown_images(plots, start))
 
 
 # ----------------------------------------------------------------------------- plots
@@ -210,5 +245,6 @@ def plot_learning_curves(curves, path):
 
 
 __all__ = ["PUBLISHED_CV", "PUBLISHED_CROSS", "cv_markdown", "cross_markdown",
-           "curve_markdown", "plot_roc", "plot_cross_auc", "plot_learning_curves",
-           "write_report", "CORPORA"]
+           "curve_markdown", "cv_line", "cross_line", "curve_line", "plot_roc",
+           "plot_cross_auc", "plot_learning_curves", "write_predictions", "write_report",
+           "CORPORA"]

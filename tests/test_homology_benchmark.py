@@ -99,7 +99,7 @@ def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     out = tmp_path / "out"
     code = main(["scop", "--kernel", "mismatch", "--k", "4", "--m", "1", "--learner", "rankrls",
-                 "--output-dir", str(out), "--no-progress"])
+                 "--output-dir", str(out), "--quiet"])
     assert code == 0
     res = json.loads((out / "results.json").read_text())
     assert {"kernel", "params", "mean_roc", "mean_roc50", "families"} <= set(res)
@@ -108,6 +108,23 @@ def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
     assert res["mean_roc"] == res["families"][0]["roc"]
     assert (out / "results.md").read_text().count("published") == 3
     assert (out / "roc50_families.png").stat().st_size > 1000
+
+
+def test_run_scop_as_a_library_call(small, tmp_path, monkeypatch):
+    from homology.runs import kernel_options, run_scop
+
+    monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
+    opts = kernel_options("spectrum", k=3, m=1, groups=("aa",))
+    assert opts == {"k": 3}
+    res, written = run_scop("spectrum", opts, tmp_path, learner="rls", alphas=(0.5, 2.0),
+                            progress=False)
+    assert res["n_families"] == 1 and res["alphas"] == [0.5, 2.0]
+    assert [p.name for p in written] == ["results.json", "results.md", "roc50_families.png",
+                                         "roc_families.png"]
+    md = (tmp_path / "results.md").read_text()
+    assert "![roc50_families](roc50_families.png)" in md
+    with pytest.raises(InvalidParameterError, match="unknown SCOP families"):
+        run_scop("spectrum", opts, tmp_path, families=["1.2.3.4"], progress=False)
 
 
 @pytest.mark.parametrize("learner", ["l2svm", "rls"])
@@ -168,11 +185,11 @@ def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     out = tmp_path / "bench"
     args = ["benchmark", "--configs", "spectrum-k3,locality-strict", "--output-dir", str(out),
-            "--no-progress", "--alphas", "0.5,2,8"]
+            "--quiet", "--alphas", "0.5,2,8"]
     assert main(args) == 0
-    summary = json.loads((out / "benchmark.json").read_text())
+    summary = json.loads((out / "results.json").read_text())
     assert [c["config"] for c in summary["configs"]] == ["spectrum-k3", "locality-strict"]
-    table = (out / "benchmark.md").read_text()
+    table = (out / "results.md").read_text()
     assert "spectrum k=3 / l2svm (ours)" in table and "(published)" in table  # default
 
     def boom(*a, **k):
@@ -180,7 +197,7 @@ def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
 
     monkeypatch.setattr("homology.benchmark.scop_experiment", boom)
     assert main(args + ["--reuse"]) == 0
-    assert json.loads((out / "benchmark.json").read_text()) == summary
+    assert json.loads((out / "results.json").read_text()) == summary
     with pytest.raises(AssertionError, match="recomputed"):  # different grid: no reuse
         main(args[:-1] + ["0.5,2", "--reuse"])
 
@@ -219,7 +236,7 @@ def test_paired_rows():
 
 
 def test_reuse_restricts_to_requested_families(tmp_path, monkeypatch):
-    from homology.__main__ import build_parser, _reusable
+    from homology.runs import reusable
     from homology.benchmark import DEFAULT_ALPHAS, kernel_params
 
     class B:
@@ -233,16 +250,12 @@ def test_reuse_restricts_to_requested_families(tmp_path, monkeypatch):
                            for f, r in zip("abc", (0.6, 0.8, 1.0))]}
     path = tmp_path / "results.json"
     path.write_text(json.dumps(stored))
-    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse",
-                                      "--learner", "rls"])
-    got = _reusable(path, "spectrum", {"k": 3}, args, ["c", "a"], B)
+    got = reusable(path, "spectrum", {"k": 3}, ["c", "a"], B, learner="rls")
     assert [f["family"] for f in got["families"]] == ["c", "a"]
     assert got["mean_roc"] == pytest.approx(0.8) and got["n_families"] == 2
-    assert _reusable(path, "spectrum", {"k": 3}, args, ["a", "z"], B) is None
-    assert _reusable(path, "spectrum", {"k": 4}, args, ["a"], B) is None
-    args = build_parser().parse_args(["benchmark", "--output-dir", "x", "--reuse",
-                                      "--learner", "rls", "--select", "roc50"])
-    assert _reusable(path, "spectrum", {"k": 3}, args, ["a"], B) is None
+    assert reusable(path, "spectrum", {"k": 3}, ["a", "z"], B, learner="rls") is None
+    assert reusable(path, "spectrum", {"k": 4}, ["a"], B, learner="rls") is None
+    assert reusable(path, "spectrum", {"k": 3}, ["a"], B, learner="rls", select="roc50") is None
 
 
 def test_l2svm_family_evaluation_matches_direct_fit(small):

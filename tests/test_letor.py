@@ -68,7 +68,7 @@ def test_selection_and_test_measures_match_independent_retraining(synthetic_leto
 def test_cli_writes_reports(synthetic_letor, tmp_path, capsys):
     out = tmp_path / "out"
     code = main(["letor", "--learner", "rls", "--data-dir", str(synthetic_letor),
-                 "--output-dir", str(out), "--alphas", "0.1", "10", "--no-progress"])
+                 "--output-dir", str(out), "--alphas", "0.1,10", "--quiet"])
     assert code == 0
     result = json.loads((out / "results.json").read_text())
     assert result["learner"] == "rls" and len(result["folds"]) == 5
@@ -77,12 +77,30 @@ def test_cli_writes_reports(synthetic_letor, tmp_path, capsys):
         assert result["mean"][name] == pytest.approx(np.mean([f[name] for f in result["folds"]]))
     md = (out / "results.md").read_text()
     assert "LETOR 3.0 RankSVM" in md and "ours: rls" in md and "0.4334" in md
-    assert "rls" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rls      MAP " in out and f"wrote {tmp_path / 'out' / 'results.md'}" in out
+    assert "learners letor: done in" in out
+
+
+def test_run_benchmark_several_learners_as_a_library_call(synthetic_letor, tmp_path):
+    from letor.runs import run_benchmark
+
+    out = tmp_path / "out"
+    results, written = run_benchmark(out, ["rls", "ranksvm"], data_dir=synthetic_letor,
+                                     folds=[1], alphas=[1.0], Cs=[0.1], progress=False,
+                                     command="python -m learners letor ...")
+    assert set(results) == {"rls", "ranksvm"} and results["ranksvm"]["grid"] == [0.1]
+    assert [p.relative_to(out).as_posix() for p in written] == [
+        "results.json", "results.md", "rls/results.json", "rls/results.md",
+        "ranksvm/results.json", "ranksvm/results.md"]
+    combined = json.loads((out / "results.json").read_text())
+    assert combined["learner"] == "all" and set(combined["mean"]) == {"rls", "ranksvm"}
+    assert "Command: `python -m learners letor ...`" in (out / "results.md").read_text()
 
 
 def test_cli_errors_are_reported_not_raised(tmp_path, capsys):
     code = main(["letor", "--learner", "rls", "--data-dir", str(tmp_path / "nowhere"),
-                 "--output-dir", str(tmp_path / "o"), "--no-progress"])
+                 "--output-dir", str(tmp_path / "o"), "--quiet"])
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Fold1.test.txt.gz" in err

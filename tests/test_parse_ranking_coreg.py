@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from kernelrank.errors import InvalidParameterError
 from learners.coreg import CoRankRLS
 from learners.rankrls import QueryRankRLS
 from parse_ranking.__main__ import main
@@ -174,15 +175,31 @@ def test_cli_cv_corankrls(records, tmp_path):
     assert main(["cv", "--data", str(data), "--output-dir", str(out), "--kernel", "locality",
                  "--rankers", "lg,rankrls,corankrls", "--folds", "2", "--alphas", "1",
                  "--coreg-alphas", "0.5,2", "--coreg-mus", "0,1", "--coreg-basis", "25",
-                 "--coreg-views", "bag_of_links,locality", "--no-progress"]) == 0
+                 "--coreg-views", "bag_of_links,locality", "--quiet"]) == 0
     results = json.loads((out / "results.json").read_text())
     entry = results["rankers"]["corankrls[bag_of_links+locality]"]
     assert {"kendall_tau_b", "disagreement", "top1_f", "oracle_f"} <= set(entry)
     assert entry["fold_info"][0]["mu"] in (0.0, 1.0)
-    report = (out / "report.md").read_text()
+    report = (out / "results.md").read_text()
     assert "corankrls[bag_of_links+locality]" in report and "μ ∈ {0, 1}" in report
     assert main(["cv", "--data", str(data), "--output-dir", str(out), "--rankers",
-                 "corankrls", "--coreg-views", "locality", "--no-progress"]) == 2
+                 "corankrls", "--coreg-views", "locality", "--quiet"]) == 2
+
+
+def test_run_cv_as_a_library_call(records, tmp_path):
+    from parse_ranking.runs import coreg_options, run_cv
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert coreg_options(n_basis=0) == {"extra_parses": True, "n_basis": None}
+    with pytest.raises(InvalidParameterError, match="inner-folds"):
+        coreg_options(n_inner=1)
+    results, written = run_cv(data, tmp_path / "cv", max_sentences=len(records) - 1,
+                              rankers=("lg", "rankrls"), n_folds=2, alphas=None,
+                              progress=False)
+    assert results["data"]["sentences"] < len(records) and results["data"]["command"] is None
+    assert [p.name for p in written] == ["results.json", "results.md", "results.png"]
+    assert "](results.png)" in written[1].read_text()
 
 
 def test_cli_benchmark_reports_corankrls(records, tmp_path, capsys):
@@ -193,10 +210,10 @@ def test_cli_benchmark_reports_corankrls(records, tmp_path, capsys):
                  "lg,rankrls,corankrls", "--folds", "2", "--threads", "1",
                  "--coreg-alphas", "1", "--coreg-mus", "0,1", "--coreg-basis", "20",
                  "--output-dir", str(out)]) == 0
-    bench = json.loads((out / "benchmark.json").read_text())
+    bench = json.loads((out / "results.json").read_text())
     entry = bench["cv"]["rankers"]["corankrls[links_words+locality]"]
     assert {"kendall_tau_b", "disagreement", "top1_f", "oracle_f"} <= set(entry)
     assert bench["cv"]["cpu_seconds"] > 0 and "gram[locality]" in bench
-    results = json.loads((out / "results.json").read_text())
+    results = json.loads((out / "cv" / "results.json").read_text())
     assert results["rankers"]["corankrls[links_words+locality]"]["kendall_tau_b"] == \
         entry["kendall_tau_b"]

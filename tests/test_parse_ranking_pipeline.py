@@ -118,12 +118,12 @@ def test_cli_cv_train_rank(built, tmp_path, capsys):
     out = tmp_path / "cv"
     assert main(["cv", "--data", str(path), "--output-dir", str(out), "--kernel",
                  "bag_of_links", "--rankers", "lg,rankrls", "--folds", "2",
-                 "--alphas", "0.5,5", "--no-progress"]) == 0
+                 "--alphas", "0.5,5", "--quiet"]) == 0
     results = json.loads((out / "results.json").read_text())
     for name in ("lg", "rankrls[bag_of_links]"):
         assert {"kendall_tau_b", "disagreement", "top1_f", "oracle_f"} <= set(
             results["rankers"][name])
-    assert (out / "report.md").exists() and (out / "results.png").stat().st_size > 0
+    assert (out / "results.md").exists() and (out / "results.png").stat().st_size > 0
     model = tmp_path / "model"
     assert main(["train", "--data", str(path), "--output-model", str(model),
                  "--kernel", "locality", "--alphas", "1"]) == 0

@@ -15,15 +15,20 @@ def test_help():
     assert "--corpus" in out.stdout and "--variant" in out.stdout
 
 
-def test_cv_writes_results_json(data_dir, tmp_path):
+def test_cv_writes_results_json(data_dir, tmp_path, capsys):
     assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--output-dir",
                  str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("cv LLL: F ") and out[0].endswith(")")       # the stage line
+    assert f"wrote {tmp_path / 'results.json'}" in out and out[-2].startswith("LLL: F ")
+    assert out[-1].startswith("ppi cv: done in ") and "peak memory" in out[-1]
     res = json.loads((tmp_path / "results.json").read_text())
     assert res["corpus"] == "LLL"
     for k in ("precision", "recall", "f1", "f1_std", "auc", "auc_std"):
         assert 0 <= res[k] <= 1
     assert len(res["folds"]) == 10 and all(f["documents"] for f in res["folds"])
     assert (tmp_path / "results.md").read_text().count("LLL") >= 1
+    assert "![roc](roc.png)" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "roc.png").stat().st_size > 0
     assert (tmp_path / "predictions.tsv").read_text().count("\n") == 331
 
@@ -36,8 +41,8 @@ def test_train_then_predict(data_dir, tmp_path):
     assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 1
     src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
-                 str(tmp_path / "p"), "--quiet"]) == 0
-    res = json.loads((tmp_path / "p" / "predict.json").read_text())
+                 str(tmp_path / "p")]) == 0
+    res = json.loads((tmp_path / "p" / "results.json").read_text())
     assert res["n_pairs"] == 330 and res["auc"] > 0.9   # training data: optimistic
 
 

@@ -86,11 +86,11 @@ def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
     path = _lll(data_dir)
     names = build_lexicon([path], tmp_path / "lexicon.txt")
     assert (tmp_path / "lexicon.txt").read_text(encoding="utf-8").split("\n")[:-1] == names
-    from ppi.mentions import main as lexicon_main
-    assert lexicon_main(["--data-dir", str(data_dir), "--corpora", "LLL", "--output",
-                         str(tmp_path / "cli.txt")]) == 0
+    from ppi.__main__ import main
+    assert main(["mentions", "--data-dir", str(data_dir), "--corpora", "LLL", "--output",
+                 str(tmp_path / "cli.txt")]) == 0
     assert (tmp_path / "cli.txt").read_bytes() == (tmp_path / "lexicon.txt").read_bytes()
-    assert lexicon_main(["--output", str(tmp_path / "none.txt")]) == 2
+    assert main(["mentions", "--output", str(tmp_path / "none.txt")]) == 2
     tagger = DictionaryTagger(lexicon=tmp_path / "lexicon.txt")
     n = missed = 0
     for s in read_corpus(path).sentences():
@@ -220,7 +220,7 @@ def test_extract_pubtator_one_record_per_pair(nlp, data_dir, lll_model, tmp_path
     src = _write_pubtator(docs, tmp_path / "in.pubtator")
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
-                    out, "--workers", 0, "--chunk-size", 2) == 0
+                    out, "--jobs", 0, "--chunk-size", 2) == 0
     recs = _records(out)
     by_doc = {d.id: d for d in docs}
     seen = set()
@@ -261,7 +261,7 @@ def test_extract_pubmed_xml_with_lexicon_and_tsv(nlp, data_dir, lll_model, tmp_p
     build_lexicon([_lll(data_dir)], lex)
     out = tmp_path / "out.tsv"
     assert _extract("--model", lll_model, "--input", src, "--format", "pubmed-xml",
-                    "--output", out, "--lexicon", lex, "--workers", 0) == 0
+                    "--output", out, "--lexicon", lex, "--jobs", 0) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     from ppi.extract import TSV_COLUMNS
     assert lines[0].split("\t") == list(TSV_COLUMNS)
@@ -283,9 +283,9 @@ def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, 
     src = _write_pubtator(_abstracts(data_dir, n_docs=4), tmp_path / "in.pubtator")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
-                    a, "--workers", 0, "--chunk-size", 1) == 0
+                    a, "--jobs", 0, "--chunk-size", 1) == 0
     assert _extract("--model", lll_model, "--input", src, "--format", "pubtator", "--output",
-                    b, "--workers", 1, "--chunk-size", 1) == 0
+                    b, "--jobs", 1, "--chunk-size", 1) == 0
     assert a.read_bytes() == b.read_bytes()
     # an existing cluster given by its address (--scheduler)
     from distributed import LocalCluster
@@ -308,13 +308,13 @@ def test_extract_learning_xml_uses_the_files_parse_like_ppi_predict(data_dir, ll
     from ppi.model import PPIModel
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
-                    "--output", out, "--workers", 0, "--chunk-size", 7, "--spacy-model",
+                    "--output", out, "--jobs", 0, "--chunk-size", 7, "--spacy-model",
                     "no_such_model_xyz") == 0
     recs = _records(out)
     summary = json.loads((tmp_path / "out.jsonl.summary.json").read_text())
     assert summary["spacy_model"] is None and "split_parse" in summary["parser"]
     assert main(["predict", "--input", str(_lll(data_dir)), "--model", str(lll_model),
-                 "--output-dir", str(tmp_path / "pred"), "--quiet"]) == 0
+                 "--output-dir", str(tmp_path / "pred")]) == 0
     rows = [line.split("\t") for line in
             (tmp_path / "pred" / "predictions.tsv").read_text().splitlines()[1:]]
     # the CLI's predictions.tsv (scores printed to 6 significant digits), by pair id
@@ -350,13 +350,13 @@ def test_extract_learning_xml_without_the_models_parse_stops(data_dir, lll_model
     docs[1].sentences[0] = type(bad)(bad.id, bad.text, bad.entities, bad.pairs, {}, {}, bad.attrs)
     write_corpus(Corpus("LLL", docs), tmp_path / "noparse.xml")
     code = _extract("--model", lll_model, "--input", tmp_path / "noparse.xml", "--format",
-                    "learning-xml", "--output", tmp_path / "o.jsonl", "--workers", 0)
+                    "learning-xml", "--output", tmp_path / "o.jsonl", "--jobs", 0)
     err = capsys.readouterr().err
     assert code == 2 and bad.id in err and "--reparse" in err and "noparse.xml" in err
     src = tmp_path / "a.txt"
     src.write_text("KinC binds KinD.", encoding="utf-8")
     assert _extract("--model", lll_model, "--input", src, "--format", "text", "--lexicon",
-                    src, "--output", tmp_path / "t.jsonl", "--workers", 0, "--reparse") == 2
+                    src, "--output", tmp_path / "t.jsonl", "--jobs", 0, "--reparse") == 2
     assert "--reparse" in capsys.readouterr().err
 
 
@@ -370,7 +370,7 @@ def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
     from ppi.spacy_parse import reparse_corpus
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
-                    "--output", out, "--workers", 0, "--chunk-size", 7, "--reparse") == 0
+                    "--output", out, "--jobs", 0, "--chunk-size", 7, "--reparse") == 0
     recs = _records(out)
     corpus = reparse_corpus(read_corpus(_lll(data_dir)), nlp)
     data, s = PPIModel.load(lll_model).decision_function(corpus)
@@ -431,7 +431,7 @@ def test_resume_after_sigkill(nlp, data_dir, lll_model, tmp_path):
     out = tmp_path / "out.jsonl"
     cmd = [sys.executable, "-m", "ppi", "extract", "--quiet", "--model", str(lll_model),
            "--input", str(src), "--format", "pubtator", "--output", str(out),
-           "--workers", "0", "--chunk-size", "1"]
+           "--jobs", "0", "--chunk-size", "1"]
     proc = subprocess.Popen(cmd, cwd=tmp_path)
     parts = tmp_path / "out.jsonl.parts"
     deadline = time.time() + 300
@@ -460,14 +460,14 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
     lex = tmp_path / "lex.txt"
     lex.write_text("KinC\nKinD\n", encoding="utf-8")
     code = _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
-                    tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0, "--spacy-model",
+                    tmp_path / "o.jsonl", "--lexicon", lex, "--jobs", 0, "--spacy-model",
                     "no_such_model_xyz")
     assert code == 2 and "no_such_model_xyz" in capsys.readouterr().err
     assert _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
-                    tmp_path / "o.jsonl", "--workers", 0) == 2
+                    tmp_path / "o.jsonl", "--jobs", 0) == 2
     assert "--lexicon" in capsys.readouterr().err
     assert _extract("--model", lll_model, "--input", src, "--format", "text", "--output",
-                    tmp_path / "o.jsonl", "--lexicon", lex, "--workers", 0) == 0
+                    tmp_path / "o.jsonl", "--lexicon", lex, "--jobs", 0) == 0
     (r,) = _records(tmp_path / "o.jsonl")
     assert (r["e1"]["text"], r["e2"]["text"], r["doc_id"]) == ("KinC", "KinD", "a:1")
 

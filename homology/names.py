@@ -1,0 +1,34 @@
+"""The names a ``homology`` user chooses on the command line, importable without NumPy (so
+that ``python -m homology --help`` is instant), and the configurations of
+``python -m homology benchmark``.
+
+:data:`KERNELS`, :data:`LEARNERS`, :data:`SELECTIONS`, :data:`TARGETS` and the λ grids are
+defined here and imported by :mod:`homology.benchmark`; :data:`FEATURE_GROUPS` restates
+:mod:`homology.features`' (a test keeps them equal).
+"""
+
+KERNELS = ("spectrum", "mismatch", "locality", "features", "mismatch+features",
+           "locality+features", "spectrum+features")
+#: learners of the SCOP benchmark; :data:`TRAIN_LEARNERS` those a saved model can hold
+LEARNERS = ("rls", "rankrls", "l2svm")
+TRAIN_LEARNERS = ("l2svm", "rls")
+SELECTIONS = ("roc", "roc50")
+TARGETS = ("balanced", "pm1")
+LOCALITY_MODES = ("sensitive", "insensitive", "strict")
+FEATURE_KERNELS = ("linear", "gaussian")
+FEATURE_GROUPS = ("aa", "dipeptide", "physchem")
+#: the default λ grids of :mod:`homology.benchmark`, in :func:`kernelrank.cli.parse_grid`
+#: syntax (for the help)
+ALPHAS_TEXT = "2^-10..2^8"
+L2SVM_ALPHAS_TEXT = "2^-8..2^2:2"
+
+#: (name, kernel, kernel options) of ``python -m homology benchmark``
+BENCHMARK_CONFIGS = [
+    ("mismatch-k5-m1", "mismatch", {"k": 5, "m": 1}),
+    ("spectrum-k3", "spectrum", {"k": 3}),
+    ("locality-sensitive", "locality", {"mode": "sensitive", "half_width": 3, "theta": 2.0}),
+    ("locality-insensitive", "locality", {"mode": "insensitive", "half_width": 3}),
+    ("locality-strict", "locality", {"mode": "strict", "half_width": 3}),
+    ("features", "features", {}),
+    ("mismatch+features", "mismatch+features", {"k": 5, "m": 1, "weight": 0.2}),
+]

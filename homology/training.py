@@ -1,0 +1,42 @@
+"""A homology detector for your own family: train it from FASTA files and save it
+(:func:`train_from_fasta`), score the sequences of a FASTA file with it (:func:`score_fasta`).
+
+The model and its file format are :mod:`homology.model`'s; λ is chosen by leave-one-out ROC
+(or ROC50) on the training sequences.
+"""
+
+from homology.runs import default_alphas
+
+__all__ = ["train_from_fasta", "score_fasta"]
+
+
+def train_from_fasta(positives, negatives, model_path, kernel, options, *, alphas=None,
+                     learner="l2svm", select="roc"):
+    """Fit ``learner`` on the sequences of the FASTA files ``positives`` (family members)
+    and ``negatives`` with ``kernel`` (``options`` as :func:`homology.runs.kernel_options`)
+    and save it to ``model_path``. Returns the model's metadata."""
+    from corpora.fasta import read_fasta
+    from homology.model import save_model, train_model
+
+    model = train_model(read_fasta(positives), read_fasta(negatives), kernel, options,
+                        default_alphas(learner, alphas), learner, select)
+    save_model(model_path, model)
+    return model["meta"]
+
+
+def score_fasta(model_path, input, output):
+    """Score every sequence of the FASTA file ``input`` with the saved model; write the TSV
+    ``id<TAB>score`` (higher = more likely a member) to ``output`` atomically. Returns the
+    number of sequences scored."""
+    from corpora.fasta import read_fasta
+    from homology.model import load_model, predict_scores
+    from kernelrank.atomic import atomic_open
+
+    model = load_model(model_path)
+    records = read_fasta(input)
+    scores = predict_scores(model, [r.seq for r in records])
+    with atomic_open(output) as handle:
+        handle.write("id\tscore\n")
+        for r, s in zip(records, scores):
+            handle.write(f"{r.id}\t{s:.8g}\n")
+    return len(records)

@@ -1,0 +1,26 @@
+"""The names a ``ppi`` user chooses on the command line, importable without NumPy (so that
+``python -m ppi --help`` is instant), and where the benchmark corpora live.
+
+The learners and their defaults used by :mod:`ppi.evaluation` are defined here.
+"""
+
+#: The five benchmark corpora of Paper V, in its table order.
+CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
+#: ``rls`` (full kernel) or ``reduced_set`` (Paper V's sparse RLS), as :mod:`ppi.evaluation`.
+LEARNERS = ("rls", "reduced_set")
+#: Basis vectors of the reduced-set learner, as :data:`ppi.evaluation.N_BASIS`.
+N_BASIS = 3000
+#: Dependency analyses of the learning-format corpora.
+PARSES = ("split_parse", "split", "Charniak-Lease")
+#: ``max``: G = max_kl L W Lᵀ terms (errata, published code); ``sum``: G = L W Lᵀ (paper).
+VARIANTS = ("max", "sum")
+#: Pair orientation: the published code's e1/e2 order, or text order.
+ORDERS = ("pair", "text")
+
+
+def corpus_path(data_dir, name):
+    """``<data-dir>/ppi/<name>-learning-format.xml.gz``, or a DataNotFoundError saying how to
+    fetch it."""
+    from kernelrank.datadir import require_file
+
+    return require_file(data_dir, f"ppi/{name}-learning-format.xml.gz", "ppi")

@@ -1,0 +1,243 @@
+"""The experiments of Paper V end to end: corpora → all-paths features → evaluation → reports.
+
+Each run reads the benchmark corpora (:func:`ppi.names.corpus_path`), featurizes them with
+one :class:`Settings`, calls the protocol of :mod:`ppi.evaluation` and writes
+``results.json`` + ``results.md`` (which embeds the run's PNG plots) into an output folder:
+
+* :func:`run_cv` — 10-fold document-level CV of one corpus (Table 1), plus
+  ``predictions.tsv`` and ``roc.png``;
+* :func:`run_cross_corpus` — train on each corpus, test on the others (Tables 2–5);
+* :func:`run_learning_curves` — AUC against training size (Figure 3);
+* :func:`run_benchmark` — all three on a shared featurization (joint vocabulary), in
+  ``cv/<corpus>/``, ``cross_corpus/``, ``curves/`` plus a combined report.
+
+Every run returns ``(results, written)``: the results dictionary and the paths it wrote.
+Progress: tqdm bars (``Settings.progress``) and one INFO log line per finished stage on the
+``ppi`` logger (the command line prints them: ``cv AIMed: F 56.3 AUC 85.3 (1:33)``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelrank.report import format_duration
+from ppi.names import N_BASIS, corpus_path
+
+__all__ = ["Settings", "featurize_corpora", "run_cv", "run_cross_corpus",
+           "run_learning_curves", "run_benchmark"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Featurization and learner of a run (the command line's model options).
+
+    ``config()`` is the configuration recorded in every report.
+    """
+
+    variant: str = "max"
+    parse: str = "split_parse"
+    order: str = "pair"
+    learner: str = "reduced_set"
+    n_basis: int = N_BASIS
+    seed: int = 0
+    hash_features: int | None = None
+    normalize: bool = True
+    jobs: int = 1
+    progress: bool = True
+
+    def featurizer(self):
+        from ppi.features import PairFeaturizer
+        from ppi.graphs import GraphSettings
+
+        return PairFeaturizer(parse=self.parse, variant=self.variant, normalize=self.normalize,
+                              n_features=self.hash_features,
+                              settings=GraphSettings(order=self.order))
+
+    def config(self):
+        return {"variant": self.variant, "parse": self.parse, "order": self.order,
+                "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
+                "hash_features": self.hash_features}
+
+
+@contextlib.contextmanager
+def _progress(enabled):
+    """:mod:`ppi.evaluation`'s progress bars on or off for the block."""
+    import ppi.evaluation as evaluation
+
+    saved, evaluation.PROGRESS = evaluation.PROGRESS, enabled
+    try:
+        yield
+    finally:
+        evaluation.PROGRESS = saved
+
+
+def featurize_corpora(names, settings, data_dir=None):
+    """Read and featurize the corpora ``names`` with one (joint) vocabulary.
+
+    Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
+    ``kernel_fn(a, b)`` the kernel between two of them (a corpus' own kernel is cached).
+    """
+    from corpora.ppi_xml import read_corpus
+    from ppi.features import kernel
+
+    t0 = time.perf_counter()
+    corpora = [read_corpus(corpus_path(data_dir, n)) for n in names]
+    sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
+    datasets = dict(zip(names, sets))
+    cache = {}
+
+    def kernel_fn(a, b):
+        if (a, b) not in cache:
+            K = kernel(datasets[a], datasets[b])
+            if a != b:
+                return K
+            cache[a, b] = K
+        return cache[a, b]
+
+    log.info("featurized %s: %d pairs (%s)", ", ".join(names),
+             sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))
+    return datasets, kernel_fn
+
+
+def _strip(r):
+    """A CV result without the per-pair arrays (kept in predictions.tsv)."""
+    return {k: v for k, v in r.items() if k not in ("scores", "fold_of_pair", "y")}
+
+
+def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds):
+    from ppi import report
+    from ppi.evaluation import ALPHAS, cross_validate
+
+    out = Path(out)
+    with _progress(settings.progress):
+        r = cross_validate(data, K, n_folds=folds, alphas=ALPHAS, learner=settings.learner,
+                           n_basis=settings.n_basis, seed=settings.seed, leaky=leaky,
+                           jobs=settings.jobs)
+    r["y"] = data.y
+    r["featurize_seconds"] = feat_seconds
+    r["total_seconds"] = time.perf_counter() - t0
+    res = _strip(r)
+    res["config"] = settings.config()
+    written = [out / "roc.png", out / "predictions.tsv"]
+    report.plot_roc([r], written[0])
+    report.write_predictions(written[1], data, r["scores"], r["fold_of_pair"])
+    written[:0] = report.write_report(out, "results", res,
+                                      report.cv_markdown([r], settings.config(), written[:1]))
+    log.info("cv %s (%s)", report.cv_line(r), format_duration(r["total_seconds"]))
+    return r, written
+
+
+def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, leaky=False):
+    """Document-level ``folds``-fold CV of one corpus (``leaky``: pair-level random folds,
+    for comparison only). Returns ``(result, written)``; the result keeps the out-of-fold
+    ``scores``, ``y`` and ``fold_of_pair`` (left out of ``results.json``)."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.features import kernel
+
+    t0 = time.perf_counter()
+    (data,) = settings.featurizer().fit_transform(
+        [read_corpus(corpus_path(data_dir, corpus))], progress=settings.progress)
+    K = kernel(data)
+    return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0)
+
+
+def _cross(datasets, kernel_fn, out, settings, t0):
+    from ppi import report
+    from ppi.evaluation import ALPHAS, cross_corpus
+
+    out = Path(out)
+    with _progress(settings.progress):
+        res = cross_corpus(datasets, kernel_fn, alphas=ALPHAS, learner=settings.learner,
+                           n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs)
+    res["config"] = settings.config()
+    res["published"] = report.PUBLISHED_CROSS
+    res["seconds"] = time.perf_counter() - t0
+    written = [out / "cross_corpus_auc.png"]
+    report.plot_cross_auc(res, written[0])
+    written[:0] = report.write_report(out, "results", res,
+                                      report.cross_markdown(res, settings.config(), written))
+    log.info("%s (%s)", report.cross_line(res), format_duration(res["seconds"]))
+    return res, written
+
+
+def run_cross_corpus(names, output_dir, settings=Settings(), *, data_dir=None):
+    """Train on each corpus of ``names`` (λ and threshold by leave-one-document-out on it),
+    test on every other one. Returns ``(results, written)``; ``results["seconds"]``
+    includes the featurization."""
+    t0 = time.perf_counter()
+    datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
+    return _cross(datasets, kernel_fn, output_dir, settings, t0)
+
+
+def _curves(datasets, kernel_fn, out, settings, points):
+    from ppi import report
+    from ppi.evaluation import learning_curve
+
+    out, curves = Path(out), []
+    with _progress(settings.progress):
+        for name, d in datasets.items():
+            t0 = time.perf_counter()
+            curves.append(learning_curve(d, kernel_fn(name, name), n_points=points,
+                                         learner=settings.learner, n_basis=settings.n_basis,
+                                         seed=settings.seed))
+            log.info("%s (%s)", report.curve_line(curves[-1]),
+                     format_duration(time.perf_counter() - t0))
+    res = {"curves": curves, "config": settings.config()}
+    written = [out / "learning_curves.png"]
+    report.plot_learning_curves(curves, written[0])
+    written[:0] = report.write_report(out, "results", res,
+                                      report.curve_markdown(curves, settings.config(), written))
+    return res, written
+
+
+def run_learning_curves(names, output_dir, settings=Settings(), *, data_dir=None, points=8):
+    """Learning curve (AUC against training pairs, ``points`` sizes) of each corpus of
+    ``names``. Returns ``(results, written)``."""
+    datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
+    return _curves(datasets, kernel_fn, output_dir, settings, points)
+
+
+def run_benchmark(names, output_dir, settings=Settings(), *, data_dir=None, curves=True):
+    """10-fold CV of every corpus of ``names``, cross-corpus evaluation and (``curves``)
+    learning curves, on one featurization with a joint vocabulary. Returns
+    ``(results, written)``: ``results["cv"]`` (one CV result per corpus, without the
+    per-pair arrays), ``results["cross_corpus"]``, ``results["learning_curves"]``."""
+    from ppi import report
+
+    out = Path(output_dir)
+    t0 = time.perf_counter()
+    datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
+    t_feat = time.perf_counter() - t0
+    cv, written = [], []
+    for name, d in datasets.items():
+        r, w = _cv(d, kernel_fn(name, name), out / "cv" / name, settings, 10, False,
+                   time.perf_counter(), 0.0)
+        cv.append(r)
+        written += w
+    cross, w = _cross(datasets, kernel_fn, out / "cross_corpus", settings, time.perf_counter())
+    written += w
+    curve_res = None
+    if curves:
+        curve_res, w = _curves(datasets, kernel_fn, out / "curves", settings, 8)
+        written += w
+    res = {"cv": [_strip(r) for r in cv], "cross_corpus": cross,
+           "learning_curves": curve_res, "featurize_seconds": t_feat,
+           "total_seconds": time.perf_counter() - t0, "config": settings.config()}
+    plots = [out / "roc.png", out / "cross_corpus" / "cross_corpus_auc.png"]
+    if curve_res:
+        plots.append(out / "curves" / "learning_curves.png")
+    report.plot_roc(cv, plots[0])
+    md = [report.cv_markdown(cv, settings.config(), plots[:1], start=out),
+          report.cross_markdown(cross, settings.config(), plots[1:2], start=out)]
+    if curve_res:
+        md.append(report.curve_markdown(curve_res["curves"], settings.config(), plots[2:],
+                                        start=out))
+    md.append(f"Featurization of all corpora (joint vocabulary): {t_feat:.0f} s; "
+              f"total {res['total_seconds']:.0f} s.\n")
+    return res, [*report.write_report(out, "results", res, "\n".join(md)), plots[0], *written]

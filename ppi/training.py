@@ -1,0 +1,80 @@
+"""Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
+score the candidate pairs of a learning-format file with a saved one.
+
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`), choose λ and the
+  decision threshold by leave-one-document-out F (:func:`ppi.evaluation.select_parameters`),
+  save the primal model, write ``results.json`` + ``results.md``;
+* :func:`predict` — score every candidate pair, write ``predictions.tsv`` and
+  ``results.json`` + ``results.md`` (with P / R / F / AUC when the file has both labels).
+
+Both return ``(results, written)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ppi.names import corpus_path
+from ppi.runs import Settings
+
+__all__ = ["train", "predict"]
+
+
+def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None,
+          data_dir=None):
+    """Train on a benchmark ``corpus`` (read from ``data_dir``) or on a learning-format file
+    ``input``, save the model to ``model_dir`` and a report to ``output_dir``."""
+    import numpy as np
+
+    from corpora.ppi_xml import read_corpus
+    from kernelrank.report import write_report
+    from ppi.evaluation import ALPHAS, select_parameters
+    from ppi.features import kernel
+    from ppi.model import PPIModel
+
+    path = corpus_path(data_dir, corpus) if corpus else Path(input)
+    source = read_corpus(path)
+    f = settings.featurizer()
+    (data,) = f.fit_transform([source], progress=settings.progress)
+    K = kernel(data)
+    sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
+                                    settings.n_basis, settings.seed)
+    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
+    coef = np.asarray(model.regularization_path([choice["alpha"]]))[0]
+    basis = getattr(model, "basis_indices_", None)
+    Xb = data.X if basis is None else data.X[basis]
+    training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
+                "inner_f1": choice["f1"]}
+    m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], settings.learner,
+                          training)
+    m.save(model_dir)
+    res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
+           "inner_loo_document_f1": choice["f1"], "training": training,
+           "config": settings.config()}
+    md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
+          f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}).\n"
+          f"Saved to `{model_dir}`.\n")
+    return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
+
+
+def predict(input, model_dir, output_dir):
+    """Score the candidate pairs of the learning-format file ``input`` with the model in
+    ``model_dir``; ``predictions.tsv`` and the report go to ``output_dir``."""
+    import numpy as np
+
+    from corpora.ppi_xml import read_corpus
+    from learners.measures import auc, precision_recall_f1
+    from ppi.model import PPIModel
+    from ppi.report import write_predictions, write_report
+
+    m = PPIModel.load(model_dir)
+    data, s, pred = m.predict(read_corpus(input))
+    out = Path(output_dir)
+    write_predictions(out / "predictions.tsv", data, s)
+    res = {"model": str(model_dir), "input": str(input), "n_pairs": len(data),
+           "n_predicted_positive": int(pred.sum()), "threshold": m.threshold}
+    if len(np.unique(data.y)) == 2:
+        prf = precision_recall_f1(data.y, s, m.threshold)
+        res.update(precision=prf.precision, recall=prf.recall, f1=prf.f1, auc=auc(data.y, s))
+    md = "# PPI predictions\n\n" + "\n".join(f"- {k}: {v}" for k, v in res.items()) + "\n"
+    return res, [out / "predictions.tsv", *write_report(out, "results", res, md)]

@@ -14,7 +14,6 @@ from parse_ranking.__main__ import main
 from parse_ranking.dataset import build_dataset, load_dataset
 from parse_ranking.evaluation import article_folds, cross_validate, flatten
 from parse_ranking.linkgrammar import APT_PACKAGES, is_available
-from learners.pairs import preference_pairs
 
 needs_lg = pytest.mark.skipif(
     not is_available(),
@@ -143,18 +142,6 @@ def test_cli_bad_input_exit_code_2(tmp_path, capsys):
     bad.write_text('{"id": "a:1"}\n')
     assert main(["cv", "--data", str(bad), "--output-dir", str(tmp_path)]) == 2
     assert "line 1" in capsys.readouterr().err
-
-
-def test_preference_pairs_match_brute_force(rng):
-    y = rng.integers(0, 4, 30) / 4.0
-    qids = rng.integers(0, 5, 30)
-    pairs, mags = preference_pairs(y, qids)
-    brute = {(i, j) for i in range(30) for j in range(30)
-             if qids[i] == qids[j] and y[i] > y[j]}
-    assert set(map(tuple, pairs.tolist())) == brute and len(pairs) == len(brute)
-    np.testing.assert_allclose(mags, y[pairs[:, 0]] - y[pairs[:, 1]])
-    all_pairs, _ = preference_pairs(y)
-    assert len(all_pairs) == sum(1 for i in range(30) for j in range(30) if y[i] > y[j])
 
 
 def test_article_folds_keep_articles_together():

@@ -35,6 +35,7 @@ from sklearn.kernel_ridge import KernelRidge
 
 from kernelrank.atomic import write_json
 from kernelrank.cli import add_threads, thread_limit
+from learners.splits import folds_to_sets, group_folds
 from learners.kernels import kernel_matrix
 
 GAMMA = 1e-3
@@ -142,9 +143,8 @@ def bench_fit(X, y, repeats):
 def bench_loo(X, y, n_retrain, rng):
     m = X.shape[0]
     t_ours, loo = timed(lambda: ours_loo(X, y))
-    K = kernel_matrix(X, X, "gaussian", gamma=GAMMA)
-    t_eigh, _ = timed(lambda: sla.eigh(K, check_finite=False))
-    del K
+    t_eigh, _ = timed(lambda K=kernel_matrix(X, X, "gaussian", gamma=GAMMA):
+                      sla.eigh(K, check_finite=False))
     # explicit retrainings at a few (example, lambda) points, timed and checked
     idx = rng.choice(m, size=n_retrain, replace=False)
     lam_idx = rng.choice(GRID.size, size=n_retrain)
@@ -167,8 +167,7 @@ def bench_loo(X, y, n_retrain, rng):
 
 def bench_cv10(X, y, max_refits, rng):
     m = X.shape[0]
-    perm = np.random.default_rng(0).permutation(m)
-    folds = [np.sort(f) for f in np.array_split(perm, 10)]
+    folds = folds_to_sets(group_folds(np.arange(m), 10, seed=0))
     t_ours, preds = timed(lambda: ours_holdout_sets(X, y, folds))
     jobs = [(f, k) for f in range(10) for k in range(GRID.size)]
     n_jobs = len(jobs)

@@ -31,6 +31,8 @@ import numpy as np
 from kernelrank.datadir import resolve_data_dir
 from kernelrank.cli import add_threads, exit_code, thread_limit
 from kernelrank.errors import KernelrankError
+from learners.selection import best_candidate
+from learners.splits import folds_to_sets, group_folds
 from learners.reduced_set import ReducedSetRLS
 from kernelrank.report import markdown_table, write_report
 
@@ -50,16 +52,11 @@ def make_data(m, n_features, seed):
     return X, y
 
 
-def kfold(m, k, rng):
-    return np.array_split(rng.permutation(m), k)
-
-
 def bench_scale(args):
     print(f"[scale] m={args.m} r={args.r} features={args.n_features} gamma={args.gamma} "
           f"folds={args.folds} lambdas={GRID.size}; {_load()}", flush=True)
     X, y = make_data(args.m, args.n_features, args.seed)
-    rng = np.random.default_rng(args.seed + 1)
-    folds = kfold(args.m, args.folds, rng)
+    folds = folds_to_sets(group_folds(np.arange(args.m), args.folds, args.seed + 1))
     model = ReducedSetRLS(alpha=1.0, kernel="gaussian", gamma=args.gamma, n_basis=args.r,
                           random_state=args.seed)
     t0 = time.perf_counter()
@@ -72,7 +69,7 @@ def bench_scale(args):
     t_cv = time.perf_counter() - t0
     mse = np.array([np.mean(np.concatenate([(P[a] - y[U]) ** 2 for U, P in zip(folds, preds)]))
                     for a in range(GRID.size)])
-    best = int(np.argmin(mse))
+    best = best_candidate(mse, [{"alpha": a} for a in GRID], False)
     print(f"[scale] 10-fold CV x {GRID.size} lambdas, basis vectors removed: {t_cv:.1f} s; "
           f"ratio CV / training = {t_cv / t_fit:.2f}; best lambda 2^{int(np.log2(GRID[best]))} "
           f"CV MSE {mse[best]:.4f}; {_load()}", flush=True)

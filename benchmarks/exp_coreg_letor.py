@@ -19,7 +19,8 @@ are not stated. Here (our protocol):
     separately and averaged (same sparse basis, no unlabelled data);
   - ``CoRankRLS``: co-regularised, sparse variant with ``--n-basis`` random basis examples;
 * hyper-parameters: λ ∈ 2^{-8,-5,-2,1,4} (and μ ∈ {0.01, 0.1, 1, 10} for CoRankRLS), chosen by
-  MAP on the validation part (the same labelled validation data for every learner);
+  MAP on the validation part (the same labelled validation data for every learner) with the
+  selection engine (:func:`learners.selection.select`, ties: the larger λ, then μ);
 * measures on the test part: MAP and NDCG@10 (LETOR 3.0 conventions, :mod:`learners.measures`)
   and the query-averaged disagreement error; mean over 5 folds × ``--repetitions`` draws.
 
@@ -43,6 +44,7 @@ from learners.coreg import CoRankRLS
 from kernelrank.cli import exit_code
 from learners.measures import disagreement_error, mean_average_precision, ndcg_at_k
 from learners.rankrls import QueryRankRLS
+from learners.selection import ValidationSet, select
 from kernelrank.report import markdown_table, write_report
 
 ALPHAS = 2.0 ** np.array([-8, -5, -2, 1, 4])
@@ -91,27 +93,22 @@ def run_fold(parts, k, n_labelled, rng, n_unlabelled, n_basis):
     Xv, yv, qv = val
     out = {}
 
-    # supervised RankRLS, all features
-    model = QueryRankRLS(alpha=1.0, kernel="gaussian", gamma=1.0 / 90).fit(Xl, yl, ql)
-    P = model.predict_path(Xv, ALPHAS)
-    best = int(np.argmax([mean_average_precision(yv, P[i], qv) for i in range(len(ALPHAS))]))
-    model = QueryRankRLS(alpha=ALPHAS[best], kernel="gaussian", gamma=1.0 / 90).fit(Xl, yl, ql)
-    out["RankRLS"] = evaluate(test[1], model.predict(test[0]), test[2])
+    # supervised RankRLS, all features; λ (and μ) by validation MAP with the selection engine
+    sel = select(QueryRankRLS(kernel="gaussian", gamma=1.0 / 90), Xl, yl,
+                 cv=ValidationSet(Xv, yv, qv), path={"alpha": ALPHAS}, scoring="map",
+                 fit_params={"qids": ql}, refit=True)
+    out["RankRLS"] = evaluate(test[1], sel.predict(test[0]), test[2])
 
     # co-regularised, and its mu = 0 ablation (same basis: same random_state)
     seed = int(rng.integers(2 ** 31))
     for name, mus in (("CoRankRLS mu=0", [0.0]), ("CoRankRLS", MUS)):
-        best, best_map = None, -np.inf
-        for a in ALPHAS:
-            for mu in mus:
-                m = CoRankRLS(alpha=a, mu=mu, views=specs(), n_basis=n_basis,
-                              random_state=seed).fit(views(Xl), yl, ql, views(Xu),
-                                                     qids_unlabelled=qu)
-                score = mean_average_precision(yv, m.predict(views(Xv)), qv)
-                if score > best_map:
-                    best, best_map = m, score
-        out[name] = evaluate(test[1], best.predict(views(test[0])), test[2])
-        out[name]["alpha"], out[name]["mu"] = float(best.alpha), float(best.mu)
+        sel = select(CoRankRLS(views=specs(), n_basis=n_basis, random_state=seed), views(Xl),
+                     yl, cv=ValidationSet(views(Xv), yv, qv),
+                     path={"alpha": ALPHAS, "mu": mus}, scoring="map",
+                     fit_params={"qids": ql},
+                     fixed_fit_params={"X_unlabelled": views(Xu), "qids_unlabelled": qu})
+        out[name] = evaluate(test[1], sel.predict(views(test[0])), test[2])
+        out[name]["alpha"], out[name]["mu"] = sel.best_params["alpha"], sel.best_params["mu"]
     return out
 
 

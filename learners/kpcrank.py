@@ -59,6 +59,8 @@ from learners.base import (
 from learners.kernels import kernel_matrix
 from learners.measures import disagreement_error
 from learners.rls import KernelLearnerMixin
+from learners.selection import best_candidate
+from learners.splits import group_folds
 
 _EIG_RTOL = 1e-12
 _PIVOT_RTOL = 1e-10
@@ -230,7 +232,10 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
         codes = np.zeros(n, dtype=np.intp) if qids is None else check_groups(qids, n)[0]
         if self.n_components == "cv":
             self.cv_errors_ = self._cross_validate(X, y, codes)
-            chosen = int(np.argmin(self.cv_errors_)) + 1
+            # the selection engine's tie rule: the fewest components among equal errors
+            chosen = best_candidate(self.cv_errors_, [{"n_components": p} for p in
+                                                      range(1, self.cv_errors_.size + 1)],
+                                    greater_is_better=False) + 1
         else:
             chosen = self.n_components
         self.coef_path_, self.eigenvalues_, self._col_mean_ = self._path(X, y, codes)
@@ -246,11 +251,9 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
 
     def _cross_validate(self, X, y, codes):
         n, n_q = len(y), codes.max() + 1
-        rng = np.random.default_rng(self.random_state)
-        if n_q >= self.cv:               # whole queries per fold
-            folds = (rng.permutation(n_q) % self.cv)[codes]
-        else:                            # few queries (e.g. global ranking): split examples
-            folds = rng.permutation(n) % self.cv
+        # whole queries per fold; few queries (e.g. global ranking): split examples
+        folds = group_folds(codes if n_q >= self.cv else np.arange(n), self.cv,
+                            self.random_state)
         precomputed = self.kernel_spec_[0] == "precomputed"
         errors = []
         for f in range(self.cv):

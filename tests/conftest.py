@@ -1,5 +1,7 @@
-"""Shared test fixtures: the real data folder (skipped with a reason when absent), seeded RNGs."""
+"""Shared test fixtures: the real data folder (skipped with a reason when absent), seeded RNGs,
+broken gzip files."""
 
+import gzip
 import os
 from pathlib import Path
 
@@ -29,3 +31,19 @@ def data_dir():
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture
+def broken_gzip(tmp_path):
+    """``make(payload, kind)``: a gzip file of ``payload`` (bytes) cut in half
+    (``kind="truncated"``) or with one byte flipped a third of the way in (``"damaged"``)."""
+    def make(payload, kind):
+        packed = bytearray(gzip.compress(payload, mtime=0))
+        if kind == "truncated":
+            packed = packed[:len(packed) // 2]
+        else:
+            packed[len(packed) // 3] ^= 0xFF
+        path = tmp_path / f"{kind}.gz"
+        path.write_bytes(bytes(packed))
+        return path
+    return make

@@ -4,8 +4,8 @@ import gzip
 
 import pytest
 
-from corpora.conllu import iter_conllu, read_conllu, token_offsets
-from kernelrank.errors import CorpusFormatError
+from corpora.conllu import Token, iter_conllu, read_conllu, token_offsets
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 SAMPLE = """# newdoc id = doc7
 # sent_id = s1
@@ -44,17 +44,111 @@ def test_reads_comments_multiword_and_gz(tmp_path):
     assert token_offsets(sents[1]) == [(0, 2), (4, 9)]
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("1\tWe\twe\tPRON\n", "10 TAB-separated"),
-    ("1\tWe\twe\tPRON\tPRP\t_\tx\tnsubj\t_\t_\n", "HEAD"),
-    ("1\tWe\twe\tPRON\tPRP\t_\t5\tnsubj\t_\t_\n", "outside the sentence"),
-    ("2\tWe\twe\tPRON\tPRP\t_\t0\troot\t_\t_\n", "ids are not 1..n"),
-])
-def test_malformed_lines_name_file_and_line(tmp_path, bad, message):
-    path = _write(tmp_path, "# text = We\n" + bad + "\n", "bad.conllu.gz")
-    with pytest.raises(CorpusFormatError, match=message) as info:
+def _word(i, form, head, rel="dep"):
+    return f"{i}\t{form}\t{form.lower()}\tX\tX\t_\t{head}\t{rel}\t_\t_\n"
+
+
+GOOD = ("# sent_id = a\n# text = Hi there\n" + _word(1, "Hi", 0, "root")
+        + _word(2, "there", 1) + "\n")
+WE_GO = "# sent_id = b\n# text = We go\n"
+GO = _word(2, "go", 0, "root")
+EMPTY_COLS = "\t_" * 8
+
+# (sentence text, message fragment, line of the error counted from the sentence's first
+# line = 1). The file is GOOD + sentence + blank line + GOOD: lines offset by 5. What the
+# conllu package (6.0) does with each is in the corpora.conllu docstring.
+MALFORMED = [
+    (WE_GO + "1\tWe\twe\tPRON\n" + GO, "expected 10 TAB-separated columns, found 4", 3),
+    (WE_GO + _word(1, "We", 2).replace("\n", "\t\n") + GO, "found 11", 3),
+    (WE_GO + "1  We  we  PRON  PRP  _  2  nsubj  _  _\n" + GO, "found 1", 3),
+    (WE_GO + _word(1, "We", "x") + GO, "HEAD 'x' of word 1 is not an integer", 3),
+    (WE_GO + _word(1, "We", "+2") + GO, "HEAD '+2' of word 1 is not an integer", 3),
+    (WE_GO + _word(1, "We", "_") + GO, "word 1 has no HEAD", 3),
+    (WE_GO + _word(1, "We", -1) + GO, "HEAD -1 of word 1 is negative", 3),
+    (WE_GO + _word(1, "We", 5) + GO, "HEAD 5 of word 1 is outside the sentence (0..2)", 3),
+    (WE_GO + _word(1, "We", 2) + _word(2, "go", 7), "HEAD 7 of word 2 is outside", 4),
+    (WE_GO + _word(1, "We", 1) + GO, "word 1 is its own HEAD", 3),
+    (WE_GO + _word(1, "We", 2) + _word(2, "go", 1), "no word has HEAD 0", 3),
+    (WE_GO + _word(1, "We", 2) + _word(2, "go", 1) + _word(3, "x", 0, "root"),
+     "the HEADs of words 1, 2 form a cycle", 3),
+    (WE_GO + _word(1, "We", 0, "root") + GO, "words 1 and 2 both have HEAD 0", 4),
+    (WE_GO + _word(2, "We", 0, "root"), "word id 2 where 1 was expected", 3),
+    (WE_GO + _word(1, "We", 3) + _word(3, "go", 0, "root"), "word id 3 where 2", 4),
+    (WE_GO + _word(0, "We", 2) + GO, "word id 0 where 1", 3),
+    (WE_GO + _word("a", "We", 2) + GO, "id 'a' is not a word id", 3),
+    (WE_GO + _word(1, "We", 2) + GO + _word(1, "Hi", 0, "root"),
+     "word id 1 follows word 2: the blank line that ends a sentence is missing", 5),
+    (WE_GO + _word(1, "We", 2) + GO + "# sent_id = c\n" + _word(1, "Hi", 0, "root"),
+     "comment line among the words", 5),
+    (WE_GO + _word(1, "We", 2) + "# note = x\n" + GO, "comment line among the words", 4),
+    (WE_GO + "2-1\tWego" + EMPTY_COLS + "\n" + _word(1, "We", 2) + GO,
+     "multiword token id '2-1' is not a range", 3),
+    (WE_GO + "1-x\tWego" + EMPTY_COLS + "\n" + _word(1, "We", 2) + GO,
+     "multiword token id '1-x' is not a range", 3),
+    (WE_GO + "1-5\tWego" + EMPTY_COLS + "\n" + _word(1, "We", 2) + GO,
+     "multiword token 1-5 goes beyond the last word 2", 3),
+    (WE_GO + _word(1, "We", 2) + "1.x\tx" + EMPTY_COLS + "\n" + GO, "id '1.x' is not", 4),
+    (WE_GO + _word(1, "We", 2) + "1.0\tx" + EMPTY_COLS + "\n" + GO, "id '1.0' is not", 4),
+    (WE_GO + _word(1, "", 2) + GO, "word 1 has an empty FORM", 3),
+    (WE_GO, "sentence has comments but no words", 3),
+]
+
+
+@pytest.mark.parametrize("sentence, message, line", MALFORMED)
+def test_malformed_input_names_file_and_line(tmp_path, sentence, message, line):
+    path = _write(tmp_path, GOOD + sentence + "\n" + GOOD, "bad.conllu.gz")
+    with pytest.raises(CorpusFormatError) as info:
         read_conllu(path)
-    assert "bad.conllu.gz" in str(info.value) and "line" in str(info.value)
+    assert message in str(info.value) and "bad.conllu.gz" in str(info.value)
+    assert info.value.path == path and info.value.line == 5 + line
+
+
+@pytest.mark.parametrize("sentence, forms, multiword", [
+    ("# just a remark\n" + WE_GO + _word(1, "We", 2) + GO, ["We", "go"], 0),
+    (WE_GO + "1-2\tWego" + EMPTY_COLS + "\n" + _word(1, "We", 2) + GO, ["We", "go"], 1),
+    (WE_GO + _word(1, "We", 2) + "1.1\tx" + EMPTY_COLS[:-4] + "\t2:dep\t_\n" + GO,
+     ["We", "go"], 0),
+])
+def test_valid_comments_multiword_tokens_and_empty_nodes(tmp_path, sentence, forms, multiword):
+    (sent,) = read_conllu(_write(tmp_path, sentence + "\n"))
+    assert [t.form for t in sent.tokens] == forms and len(sent.multiword) == multiword
+
+
+def test_crlf_and_missing_final_blank_line_are_accepted(tmp_path):
+    text = (GOOD + WE_GO + _word(1, "We", 2) + GO).replace("\n", "\r\n")
+    sents = read_conllu(_write(tmp_path, text))
+    assert [s.sent_id for s in sents] == ["a", "b"]
+    assert sents[1].tokens[1].misc == "_" and sents[1].line == 6
+
+
+def test_tokens_equal_the_dataclass_built_normally(tmp_path):
+    (sent,) = read_conllu(_write(tmp_path, GOOD))
+    assert sent.tokens == [Token(1, "Hi", "hi", "X", "X", "_", 0, "root", "_", "_"),
+                           Token(2, "there", "there", "X", "X", "_", 1, "dep", "_", "_")]
+    assert hash(sent.tokens[0]) == hash(Token(1, "Hi", "hi", "X", "X", "_", 0, "root", "_", "_"))
+    with pytest.raises(AttributeError):
+        sent.tokens[0].head = 2  # still frozen
+
+
+def test_non_utf8_byte_is_located_beyond_the_decoder_block(tmp_path):
+    path = tmp_path / "latin1.conllu"
+    path.write_bytes(GOOD.encode() * 400 + _word(1, "caf\xe9", 0, "root").encode("latin-1"))
+    with pytest.raises(CorpusFormatError, match="not UTF-8 text: byte 0xe9") as info:
+        read_conllu(path)
+    assert info.value.line == 2001
+
+
+@pytest.mark.parametrize("kind", ["truncated", "damaged"])
+def test_broken_gzip_names_the_first_unreadable_line(broken_gzip, kind):
+    path = broken_gzip(GOOD.encode() * 20000, kind)
+    with pytest.raises(CorpusFormatError, match=kind) as info:
+        read_conllu(path)
+    assert info.value.path == path and 1 < info.value.line < 100000
+
+
+def test_missing_file_is_data_not_found(tmp_path):
+    with pytest.raises(DataNotFoundError, match="does not exist"):
+        read_conllu(tmp_path / "none.conllu")
 
 
 def test_text_mismatch_is_reported(tmp_path):

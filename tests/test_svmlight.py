@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from corpora.svmlight import dump_svmlight, load_svmlight
+from corpora.svmlight import _parse_tokens, _quick_tokens, dump_svmlight, load_svmlight
 from kernelrank.errors import CorpusFormatError
 
 
@@ -61,25 +61,114 @@ def test_parses_letor_line_comments_and_blank_lines(tmp_path):
     assert load_svmlight(path).X.shape == (2, 3)  # width = largest index seen
 
 
-@pytest.mark.parametrize("line,fragment", [
-    ("x qid:1 1:2", "label"),
-    ("1 qid:a 1:2", "qid"),
+# Malformed lines; what scikit-learn's load_svmlight_file does with each is in the
+# corpora.svmlight docstring (a ValueError without a line, or silent acceptance).
+MALFORMED = [
+    ("x qid:1 1:2", "label 'x' is not a number"),
+    ("qid:1 1:2", "label 'qid:1' is not a number"),
+    ("nan qid:1 1:2", "label 'nan' is not finite"),
+    ("1 qid:a 1:2", "qid 'a' is not an integer"),
+    ("1 qid:1.5 1:2", "qid '1.5' is not an integer"),
+    ("1 qid: 1:2", "qid '' is not an integer"),
+    ("1 qid:1_0 1:2", "qid '1_0' is not an integer"),
+    ("1 1:2 qid:1", "feature index 'qid' is not an integer"),
     ("1 qid:1 1-2", "index:value"),
-    ("1 qid:1 z:2", "not an integer"),
-    ("1 qid:1 1:abc", "not a number"),
+    ("1 qid:1 1 : 2", "index:value"),
+    ("1 qid:1 z:2", "feature index 'z' is not an integer"),
+    ("1 qid:1 1.5:2", "feature index '1.5' is not an integer"),
+    ("1 qid:1 1e0:2", "feature index '1e0' is not an integer"),
+    ("1 qid:1 \uff11:2", "is not an integer"),            # a full-width digit 1
+    ("1 qid:1 1:abc", "value of feature 1 'abc' is not a number"),
+    ("1 qid:1 1:", "value of feature 1 '' is not a number"),
+    ("1 qid:1 1:1_0", "value of feature 1 '1_0' is not a number"),
+    ("1 qid:1 1:2:3 4", "value of feature 1 '2:3' is not a number"),
+    ("1 qid:1 1:0.5\x00", "is not a number"),
     ("1 qid:1 1:nan", "not finite"),
+    ("1 qid:1 1:-inf", "not finite"),
+    ("1 qid:1 1:1e999", "not finite"),
     ("1 qid:1 0:1", "below 1"),
+    ("1 qid:1 -1:1", "below 1"),
     ("1 qid:1 3:1 2:1", "does not increase"),
+    ("1 qid:1 2:1 2:1", "does not increase"),
     ("1 qid:1 9:1", "exceeds n_features"),
-])
+    ("1 2:1", "qid: is given on some lines but not on others"),
+]
+
+
+@pytest.mark.parametrize("line,fragment", MALFORMED)
 def test_malformed_line_names_file_and_line(tmp_path, line, fragment):
     path = tmp_path / "bad.txt"
-    path.write_text("1 qid:1 1:0.5\n" + line + "\n")
+    path.write_text("1 qid:1 1:0.5\n" + line + "\n2 qid:1 1:1\n", encoding="utf-8")
     with pytest.raises(CorpusFormatError) as info:
         load_svmlight(path, n_features=5)
     message = str(info.value)
     assert str(path) in message and "line 2" in message and fragment in message
-    assert info.value.line == 2
+    assert info.value.line == 2 and info.value.path == path
+
+
+@pytest.mark.parametrize("line", ["", "   \t ", "# only a comment", "\r"])
+def test_blank_and_comment_only_lines_are_skipped(tmp_path, line):
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"1 qid:1 1:0.5\r\n" + line.encode() + b"\n2 qid:1\n")
+    data = load_svmlight(path, n_features=2, dense=True)
+    np.testing.assert_array_equal(data.X, [[0.5, 0], [0, 0]])
+    np.testing.assert_array_equal(data.y, [1, 2])
+
+
+GOOD_LINE = b"1 qid:1 1:0.5 2:0.25 #docid = 1\n"
+
+
+@pytest.mark.parametrize("bad,fragment", [
+    (b"1 qid:1 1:0.\xff\n", "byte 0xff at column 13"),
+    (b"1 qid:1 1:1 # caf\xe9\n", "byte 0xe9"),
+])
+def test_non_utf8_bytes_are_located_beyond_the_decoder_block(tmp_path, bad, fragment):
+    path = tmp_path / "bad.txt.gz"
+    path.write_bytes(gzip.compress(GOOD_LINE * 4000 + bad + GOOD_LINE * 10))
+    with pytest.raises(CorpusFormatError, match="not UTF-8") as info:
+        load_svmlight(path)
+    assert info.value.line == 4001 and fragment in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["truncated", "damaged"])
+def test_broken_gzip_names_the_first_unreadable_line(broken_gzip, kind):
+    path = broken_gzip(b"".join(b"%d qid:%d 1:%d.%d 2:0.5\n" % (i % 3, i // 7, i, i * 7919)
+                                for i in range(20000)), kind)
+    with pytest.raises(CorpusFormatError, match=kind) as info:
+        load_svmlight(path)
+    assert info.value.path == path and 1 < info.value.line < 20000
+
+
+def test_gzip_is_recognised_by_content_not_name(tmp_path):
+    path = tmp_path / "named-plain.txt"
+    path.write_bytes(gzip.compress(b"1 qid:3 2:1\n"))
+    data = load_svmlight(path, dense=True)
+    np.testing.assert_array_equal(data.X, [[0, 1]])
+    np.testing.assert_array_equal(data.qids, [3])
+
+
+def test_fast_path_agrees_with_strict_parser_on_random_lines(rng):
+    """Every line the fast path accepts is parsed the same way by the strict parser;
+    every line it declines is either accepted by the strict parser or reported by it."""
+    pieces = ["1", "2", "3", "10", "0", "-1", "0.5", "1e3", "+2", "nan", "inf", "x", "1_0",
+              ":", "::", " ", "qid:", "qid:4", "\uff11", "1.0", "", "-0"]
+    offset, memo, accepted, declined = 1, [None, None], 0, 0
+    for _ in range(5000):
+        line = "".join(rng.choice(pieces, size=rng.integers(1, 12)))
+        tokens = line.split()
+        if not tokens:
+            continue
+        quick = _quick_tokens(tokens, line, offset, memo)
+        try:
+            strict = _parse_tokens(tokens, "<fuzz>", 1, offset)
+        except CorpusFormatError:
+            assert quick is None, line
+            declined += 1
+            continue
+        accepted += 1
+        if quick is not None:
+            assert quick == strict, line
+    assert accepted > 100 and declined > 100
 
 
 def test_mixed_qid_presence_is_an_error(tmp_path):

@@ -40,6 +40,16 @@ wins — the largest λ (``alpha``), then the largest co-regularization ``mu``, 
 ``C``, the fewest ``n_components``; parameters without a direction keep their grid order
 (the first wins). Equal cross-validated quality, simplest model.
 
+**Rounding before scoring.** The closed forms equal explicit retraining only to about 1e-9
+relative, and rows with identical features — duplicated parses of a sentence, repeated
+pairs of a document — get retrained predictions that tie exactly but closed-form
+predictions that differ in their last digits. A measure that treats tied predictions
+specially (the disagreement error counts them as errors, AUC as 1/2) would then score
+floating-point noise, and two equivalent computations could choose different λ. So the
+hold-out predictions of each candidate are rounded to 1e-9 of their largest magnitude
+(:data:`PREDICTION_RTOL`) before scoring and before the threshold search: the score, and the
+choice, no longer depend on which exact computation produced the predictions.
+
 Decision threshold (``threshold="f1"``): for every candidate the F-maximizing threshold of its
 pooled hold-out predictions (:func:`learners.measures.best_f_threshold`) is recorded; the
 selected candidate's is the model's threshold (Paper V: λ and threshold by
@@ -67,11 +77,14 @@ from learners.measures import best_f_threshold, get_scorer
 from learners.splits import group_folds, group_sets, folds_to_sets
 
 __all__ = ["ValidationSet", "HoldoutPredictions", "Selection", "holdout_predictions",
-           "select", "nested_cross_validate", "make_sets", "rows_of", "TIE_RTOL",
-           "REGULARIZATION_DIRECTION"]
+           "select", "nested_cross_validate", "make_sets", "rows_of", "score_candidates",
+           "best_candidate", "TIE_RTOL", "PREDICTION_RTOL", "REGULARIZATION_DIRECTION"]
 
 #: Relative tolerance under which two scores count as tied.
 TIE_RTOL = 1e-12
+#: Hold-out predictions are rounded to this fraction of their largest magnitude before they
+#: are scored (module docstring).
+PREDICTION_RTOL = 1e-9
 #: +1: a larger value regularizes more; -1: a smaller value does (used by the tie rule, in
 #: this order of precedence).
 REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1}
@@ -191,6 +204,20 @@ class HoldoutPredictions:
         q = None if self.parts[0][2] is None else np.concatenate([p[2] for p in self.parts])
         P = np.concatenate([p[3] for p in self.parts], axis=1)
         return y, q, P
+
+    def snapped(self):
+        """The same predictions rounded to :data:`PREDICTION_RTOL` of each candidate's
+        largest magnitude (over all parts) — what the engine scores (module docstring)."""
+        scale = np.zeros(len(self.candidates))
+        for *_, P in self.parts:
+            if P.size:
+                scale = np.maximum(scale, np.abs(P).reshape(P.shape[0], -1).max(axis=1))
+        step = PREDICTION_RTOL * np.where(scale > 0, scale, 1.0)
+        parts = []
+        for r, y, q, P in self.parts:
+            st = step.reshape((-1,) + (1,) * (P.ndim - 1))
+            parts.append((r, y, q, np.round(P / st) * st))
+        return HoldoutPredictions(self.candidates, parts)
 
     def in_row_order(self, m):
         """Predictions (n_candidates, m[, t]) in training-row order when the parts partition
@@ -371,6 +398,7 @@ def score_candidates(holdout, scoring, *, greater_is_better=None, average="poole
     fn, greater = _resolve_scorer(scoring, greater_is_better)
     if average not in ("pooled", "folds"):
         raise InvalidParameterError(f"average must be 'pooled' or 'folds', got {average!r}")
+    holdout = holdout.snapped()
     n = len(holdout.candidates)
     scores = np.full(n, np.nan)
     if average == "pooled":
@@ -510,7 +538,7 @@ def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scorin
                                        average=average)
     details = thresholds = None
     if threshold == "f1":
-        yp, _, P = holdout.pooled()
+        yp, _, P = holdout.snapped().pooled()
         details = [_best_f_or_none(yp, P[c]) for c in range(len(candidates))]
         thresholds = np.array([np.nan if d is None else d.threshold for d in details])
     best = best_candidate(scores, candidates, greater)

@@ -268,3 +268,29 @@ def test_bad_specifications(rng):
         select(RLS(), X, y, path={"alpha": [1.0]}, scoring="mse", threshold="youden")
     with pytest.raises(InvalidParameterError):
         select(RLS(), X, y, path={"alpha": [1.0, np.nan]}, scoring="mse")
+
+
+def test_scores_do_not_depend_on_the_noise_of_tied_predictions():
+    """Duplicated rows tie exactly in exact arithmetic; the closed form and refitting break
+    those ties by different floating-point noise, which moves a tie-sensitive measure (the
+    disagreement error counts ties as errors). The engine rounds the predictions first, so
+    both computations give the same scores."""
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(30, 4))
+    X = np.vstack([base, base[::2]])                       # 15 duplicated rows
+    qids = np.r_[np.repeat(np.arange(6), 5), np.repeat(np.arange(6), 5)[::2]]
+    y = np.round(np.r_[base @ rng.normal(size=4), np.zeros(15)], 1)
+    y[30:] = y[:30][::2] + rng.choice([0, 0.5], 15)
+    est = QueryRankRLS(kernel="gaussian", gamma=0.5)
+    kw = dict(cv="group", groups=qids, path={"alpha": 2.0 ** np.arange(-12, 9, 4)},
+              qids=qids, fit_params={"qids": qids})
+    closed, _ = holdout_predictions(est, X, y, **kw)
+    refit, _ = holdout_predictions(est, X, y, method="refit", **kw)
+    A, B = closed.in_row_order(len(y)), refit.in_row_order(len(y))
+    np.testing.assert_allclose(A, B, rtol=1e-8, atol=1e-9 * np.abs(B).max())
+    raw = [disagreement_error(y, a, qids) - disagreement_error(y, b, qids) for a, b in zip(A, B)]
+    assert np.max(np.abs(raw)) > 1e-3                      # the noise does move the raw measure
+    s1 = select(est, X, y, scoring="disagreement", **kw)
+    s2 = select(est, X, y, scoring="disagreement", method="refit", **kw)
+    np.testing.assert_array_equal(s1.scores, s2.scores)
+    assert s1.best_params == s2.best_params

@@ -21,12 +21,17 @@ giving its direction. ``average``: ``"pooled"`` scores all hold-out predictions 
 ``"folds"`` averages per-set scores (thesis §5.3-5.4); leave-one-out is always pooled.
 """
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidParameterError
 from learners._validation import check_alphas, check_groups, validate_data
+from learners.base import KERNEL_CONSTRAINTS, SEED, RankerMixin, validate_hyperparameters
+from learners.measures.scorers import SCORERS
 from learners.rankrls import GlobalRankRLS, QueryRankRLS
 from learners.rls import RLS
 from learners.selection import select
@@ -40,6 +45,18 @@ class _PathSearchCV(BaseEstimator):
 
     _estimator_class = RLS
     _default_scoring = "mse"
+    _parameter_constraints = {
+        "alphas": ["array-like"],
+        **KERNEL_CONSTRAINTS,
+        "solver": [StrOptions({"auto", "dual", "primal"})],
+        "cv": [Interval(Integral, 2, None, closed="left"),
+               StrOptions({"loo", "lpo", "group"}), list, tuple],
+        "scoring": [None, StrOptions(set(SCORERS)), callable],
+        "greater_is_better": ["boolean"],
+        "param_grid": [dict, None],
+        "average": [StrOptions({"pooled", "folds"})],
+        "random_state": SEED,
+    }
 
     def __init__(self, alphas=DEFAULT_ALPHAS, *, kernel="linear", gamma=None, degree=3,
                  coef0=1.0, kernel_params=None, solver="auto", cv="loo", scoring=None,
@@ -61,8 +78,6 @@ class _PathSearchCV(BaseEstimator):
     def _grid(self):
         if self.param_grid is None:
             return None
-        if not isinstance(self.param_grid, dict):
-            raise InvalidParameterError("param_grid must be a dict of parameter -> list")
         bad = sorted(k for k in self.param_grid if k not in _KERNEL_KEYS)
         if bad:
             raise InvalidParameterError(f"param_grid keys {bad} are not kernel parameters "
@@ -71,9 +86,6 @@ class _PathSearchCV(BaseEstimator):
 
     def _search(self, X, y, *, qids=None, groups=None, fit_params=None):
         lams, _ = check_alphas(self.alphas, 1.0)
-        if self.average not in ("pooled", "folds"):
-            raise InvalidParameterError(f"average must be 'pooled' or 'folds', got "
-                                        f"{self.average!r}")
         lpo = isinstance(self.cv, str) and self.cv == "lpo"
         if lpo and self.scoring is not None:
             raise InvalidParameterError("cv='lpo' is scored by the leave-pair-out error "
@@ -147,6 +159,7 @@ class _UngroupedFit:
         """``groups``: rows of each hold-out group for ``cv="group"`` (and the groups of a
         k-fold split); ``qids``: if given, the scorer is called as
         ``scoring(y_true, y_pred, qids)`` (per-query measures)."""
+        validate_hyperparameters(self)
         X, y = validate_data(self, X, y)
         if qids is not None:
             codes, labels = check_groups(qids, X.shape[0], "qids")
@@ -160,7 +173,7 @@ class RLSCV(_UngroupedFit, RegressorMixin, _PathSearchCV):
     _default_scoring = "mse"
 
 
-class GlobalRankRLSCV(_UngroupedFit, _PathSearchCV):
+class GlobalRankRLSCV(_UngroupedFit, RankerMixin, _PathSearchCV):
     __doc__ = "GlobalRankRLS with λ (and kernel parameters) chosen by exact fast CV.\n" \
         + _COMMON_DOC
     _estimator_class = GlobalRankRLS
@@ -174,15 +187,18 @@ class GlobalRankRLSCV(_UngroupedFit, _PathSearchCV):
                          greater_is_better=greater_is_better, param_grid=param_grid,
                          average=average, random_state=random_state)
 
-    def score(self, X, y):
-        return self.best_estimator_.score(X, y)
 
 
-class QueryRankRLSCV(_PathSearchCV):
+class QueryRankRLSCV(RankerMixin, _PathSearchCV):
     __doc__ = "QueryRankRLS with λ (and kernel parameters) chosen by exact fast CV; " \
         "``fit(X, y, qids)``; default cv='query' (leave-query-out, eq. 33).\n" + _COMMON_DOC
     _estimator_class = QueryRankRLS
     _default_scoring = "cindex"
+    _parameter_constraints = {
+        **_PathSearchCV._parameter_constraints,
+        "cv": [Interval(Integral, 2, None, closed="left"),
+               StrOptions({"query", "loo", "lpo", "group"}), list, tuple],
+    }
 
     def __init__(self, alphas=DEFAULT_ALPHAS, *, kernel="linear", gamma=None, degree=3,
                  coef0=1.0, kernel_params=None, solver="auto", cv="query", scoring=None,
@@ -198,11 +214,9 @@ class QueryRankRLSCV(_PathSearchCV):
     def fit(self, X, y, qids=None, groups=None):
         """``qids``: query of every row (required); the hold-out groups of ``cv="query"`` and
         of an int ``cv`` (whole queries per fold) unless ``groups`` is given."""
+        validate_hyperparameters(self)
         X, y = validate_data(self, X, y)
         codes, labels = check_groups(qids, X.shape[0], "qids")
         qids = labels[codes]
         return self._search(X, y, qids=qids, groups=qids if groups is None else groups,
                             fit_params={"qids": qids})
-
-    def score(self, X, y, qids=None):
-        return self.best_estimator_.score(X, y, qids)

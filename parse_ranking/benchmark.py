@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from learners.all_paths import gram_matrix
+from learners.kernels import gram_matrix
 from parse_ranking.dataset import build_dataset, load_dataset
 from parse_ranking.representations import ParseRepresentation
 

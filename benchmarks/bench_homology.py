@@ -32,14 +32,14 @@ from homology.features import ALPHABET
 from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel
 from learners.kernels.kmers import kmer_windows
 from learners.kernels.mismatch import neighbourhood_overlap
-from learners.kernels.sequences import encode
+from learners.kernels.sequences import alphabet_ids, encode
 
 
 def naive_pairwise(sequences, k, m):
     """Unnormalized mismatch kernel, one pair of sequences at a time."""
     weights = np.array([neighbourhood_overlap(k, m, d, len(ALPHABET)) for d in range(k + 1)],
                        dtype=float)
-    symbols = {a: i for i, a in enumerate(ALPHABET)}
+    symbols = alphabet_ids(ALPHABET)
     per_seq = []
     for i in range(len(sequences)):
         idx, win = kmer_windows(*encode([sequences[i]], symbols), k)

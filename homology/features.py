@@ -40,7 +40,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from corpora.fasta import PROTEIN_ALPHABET, STANDARD_AMINO_ACIDS
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import VectorKernel, resolve_kernel
-from learners.kernels.sequences import check_sequences, encode, offset_pairs, sequence_index
+from learners.kernels.sequences import (alphabet_ids, check_sequences, encode, offset_pairs,
+                                        sequence_index)
 
 ALPHABET = STANDARD_AMINO_ACIDS
 ALPHABET_SIZE = len(ALPHABET)
@@ -101,7 +102,7 @@ def _aa_composition(sequences):
 
 
 def _dipeptide_composition(sequences):
-    ids, lengths = encode(sequences, {a: i for i, a in enumerate(ALPHABET)})
+    ids, lengths = encode(sequences, alphabet_ids(ALPHABET))
     seq_of = sequence_index(lengths)
     i, j = offset_pairs(ids, seq_of, 1)                  # (p_i, p_{i+1}), both standard
     block = np.bincount(seq_of[i] * ALPHABET_SIZE**2 + ids[i] * ALPHABET_SIZE + ids[j],

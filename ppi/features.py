@@ -2,9 +2,9 @@
 
 Every candidate pair becomes the two subgraphs of :mod:`ppi.graphs`; the generic
 :class:`learners.kernels.AllPathsKernel` turns them into rows of a sparse matrix (its
-feature map) whose linear kernel is the (normalized) all-paths graph kernel.  One vectorizer — one vocabulary
-of label pairs (or one hash) — is shared by every corpus featurized together, so kernels
-between corpora are dot products of rows.
+feature map) whose linear kernel is the (normalized) all-paths graph kernel.  One kernel
+object — one vocabulary of label pairs (or one hash) — is shared by every corpus featurized
+together, so kernels between corpora are dot products of rows.
 
 Because rows are normalized by the norm of the *whole* ``G`` (not only of the vocabulary's
 columns), the kernel between two pairs does not depend on which corpus the vocabulary was

@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import Interval
 
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.base import FeatureMapKernel, gram_matrix
-from learners.kernels.sequences import encode
+from learners.kernels.sequences import alphabet_ids, encode
 
 __all__ = ["WildcardSpectrumKernel", "kmer_windows", "pack", "wildcard_sets"]
 
@@ -124,10 +124,7 @@ class WildcardSpectrumKernel(FeatureMapKernel):
         raise NotImplementedError
 
     def _check_consistency(self):
-        size = len(self.alphabet)
-        if size == 0 or len(set(self.alphabet)) != size:
-            raise InvalidParameterError("alphabet must be non-empty, without repeated symbols, "
-                                        f"got {self.alphabet!r}")
+        size = len(alphabet_ids(self.alphabet))
         if size > 1 and self.k * np.log2(size) >= 63:
             max_k = int(np.floor(62.999 / np.log2(size)))
             raise InvalidParameterError(f"k must be at most {max_k} for an alphabet of {size} "
@@ -140,7 +137,7 @@ class WildcardSpectrumKernel(FeatureMapKernel):
 
     def _feature_map(self, sequences, fit):
         if fit:
-            self.symbols_ = {s: i for i, s in enumerate(self.alphabet)}
+            self.symbols_ = alphabet_ids(self.alphabet)
         ids, lengths = encode(sequences, self.symbols_, "ignore")
         seq_index, windows = kmer_windows(ids, lengths, self.k)
         n, base = len(lengths), len(self.symbols_)

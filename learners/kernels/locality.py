@@ -61,7 +61,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.base import FeatureMapKernel
-from learners.kernels.sequences import encode, offset_pairs, sequence_index
+from learners.kernels.sequences import alphabet_ids, encode, offset_pairs, sequence_index
 
 __all__ = ["LocalityKernel", "offset_weights", "offset_factor", "MATCHING"]
 
@@ -149,20 +149,18 @@ class LocalityKernel(FeatureMapKernel):
         if self.matching != "sensitive" and self.theta != _DEFAULT_THETA:
             raise InvalidParameterError(
                 f"theta is used only by matching='sensitive', not by matching={self.matching!r}")
-        if self.alphabet is not None and (len(self.alphabet) == 0
-                                          or len(set(self.alphabet)) != len(self.alphabet)):
-            raise InvalidParameterError("alphabet must be non-empty, without repeated symbols, "
-                                        f"got {self.alphabet!r}")
+        if self.alphabet is not None:
+            alphabet_ids(self.alphabet)
 
     def _feature_map(self, sequences, fit):
         fixed = self.alphabet is not None
         if fit:
             self.factor_ = offset_factor(self.half_width, self.theta, self.matching)
-            self.symbols_ = {s: i for i, s in enumerate(self.alphabet)} if fixed else {}
+            self.symbols_ = alphabet_ids(self.alphabet) if fixed else {}
         ids, lengths = encode(sequences, self.symbols_,
                               "ignore" if fixed else "add" if fit else "temporary")
         rows, a, b, offsets = self._offset_pairs(ids, lengths)
-        codes = (a << np.int64(32)) | b
+        codes = None if fixed else (a << np.int64(32)) | b
         exact = None
         if fixed:       # every pair of the alphabet is a column, in code order
             n_symbols = len(self.symbols_)
@@ -177,7 +175,7 @@ class LocalityKernel(FeatureMapKernel):
             known = pos < len(self.pair_codes_)
             known[known] = self.pair_codes_[pos[known]] == codes[known]
             if not known.all():
-                exact = self._self_kernel(rows, codes, offsets, len(lengths))
+                exact = self._exact_self_kernel(rows, codes, offsets, len(lengths))
                 rows, pos, offsets = rows[known], pos[known], offsets[known]
         width, n_pairs = self.factor_.shape[0], len(self.pair_codes_)
         counts = _count_matrix(rows, pos * width + offsets, (len(lengths), n_pairs * width))
@@ -198,7 +196,7 @@ class LocalityKernel(FeatureMapKernel):
             offsets.append(np.full(i.size, h + t, dtype=np.int64))
         return tuple(np.concatenate(x) for x in (rows, a, b, offsets))
 
-    def _self_kernel(self, rows, codes, offsets, n_rows):
+    def _exact_self_kernel(self, rows, codes, offsets, n_rows):
         """Exact ``k(p, p) = Σ_{a,b} C_p(a,b,·) G C_p(a,b,·)ᵀ`` over all pairs of ``p``,
         also those outside the fitted vocabulary."""
         width = self.factor_.shape[0]

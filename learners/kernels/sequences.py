@@ -24,11 +24,21 @@ from itertools import chain
 
 import numpy as np
 
-from kernelrank.errors import InvalidInputError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 
-__all__ = ["check_sequences", "encode", "sequence_index", "offset_pairs"]
+__all__ = ["alphabet_ids", "check_sequences", "encode", "sequence_index", "offset_pairs"]
 
 NEW_SYMBOLS = ("ignore", "add", "temporary")
+
+
+def alphabet_ids(alphabet):
+    """The vocabulary ``{symbol: id}`` of a fixed alphabet (a ``str`` is a sequence of
+    one-character symbols); an empty alphabet or a repeated symbol is an error."""
+    ids = {s: i for i, s in enumerate(alphabet)}
+    if not ids or len(ids) != len(alphabet):
+        raise InvalidParameterError("alphabet must be non-empty, without repeated symbols, "
+                                    f"got {alphabet!r}")
+    return ids
 
 
 def check_sequences(sequences):

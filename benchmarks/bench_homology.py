@@ -28,18 +28,21 @@ import numpy as np
 
 from kernelrank.atomic import write_json
 from corpora.scop import load_scop
-from homology.kmers import kmer_windows
-from homology.locality import LocalityKernel
-from homology.mismatch import MismatchKernel, neighbourhood_overlap
-from homology.spectrum import SpectrumKernel
+from homology.features import ALPHABET
+from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel
+from learners.kernels.kmers import kmer_windows
+from learners.kernels.mismatch import neighbourhood_overlap
+from learners.kernels.sequences import alphabet_ids, encode
 
 
 def naive_pairwise(sequences, k, m):
     """Unnormalized mismatch kernel, one pair of sequences at a time."""
-    weights = np.array([neighbourhood_overlap(k, m, d) for d in range(k + 1)], dtype=float)
+    weights = np.array([neighbourhood_overlap(k, m, d, len(ALPHABET)) for d in range(k + 1)],
+                       dtype=float)
+    symbols = alphabet_ids(ALPHABET)
     per_seq = []
     for i in range(len(sequences)):
-        idx, win = kmer_windows([sequences[i]], k)
+        idx, win = kmer_windows(*encode([sequences[i]], symbols), k)
         per_seq.append(win)
     n = len(sequences)
     K = np.zeros((n, n))
@@ -64,9 +67,9 @@ def main(argv=None):
     out = {"n_sequences": n, "machine": {"cpu_count": os.cpu_count(),
                                          "platform": platform.platform()}}
 
-    kern = MismatchKernel(k=5, m=1, normalize=False)
+    kern = MismatchKernel(ALPHABET, k=5, m=1, normalize=False)
     t0 = time.perf_counter()
-    phi = kern.fit_transform(seqs)
+    phi = kern.fit_features(seqs)
     t1 = time.perf_counter()
     K = (phi @ phi.T).toarray()
     t2 = time.perf_counter()
@@ -94,10 +97,11 @@ def main(argv=None):
           f"ratio naive/ours = {out['speedup_full_gram']:.0f}x; max rel. diff {diff:.1e}",
           flush=True)
 
-    for name, k in [("spectrum_3", SpectrumKernel(k=3)),
-                    ("locality_sensitive_t3", LocalityKernel("sensitive", 3, 2.0))]:
+    for name, k in [("spectrum_3", SpectrumKernel(ALPHABET, k=3)),
+                    ("locality_sensitive_t3", LocalityKernel(half_width=3, matching="sensitive",
+                                                             theta=2.0, alphabet=ALPHABET))]:
         t0 = time.perf_counter()
-        k.fit(seqs).gram(seqs)
+        k.fit_transform(seqs)
         out[name] = {"gram_s": time.perf_counter() - t0}
         print(f"{name} Gram: {out[name]['gram_s']:.1f} s", flush=True)
     try:

@@ -34,7 +34,8 @@ from threadpoolctl import threadpool_limits
 from kernelrank.atomic import write_json
 from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import read_corpus
-from learners.all_paths import all_paths_matrix, gram_matrix
+from learners.kernels import gram_matrix
+from learners.kernels.all_paths import all_paths_matrix
 from learners.splits import group_folds
 from ppi.evaluation import ALPHAS, select_parameters
 from ppi.features import PairFeaturizer, corpus_graphs

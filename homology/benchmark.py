@@ -43,17 +43,14 @@ import time
 
 import numpy as np
 
-from homology.features import GROUPS, ProteinFeatures
-from homology.locality import LocalityKernel
-from homology.mismatch import MismatchKernel
-from homology.spectrum import SpectrumKernel
-from homology.sums import SumKernel
+from homology.features import ALPHABET, GROUPS, ProteinFeatures, residue_sequences
 from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, SELECTIONS,
                             TARGETS)
 from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError
-from learners.measures import auc, roc50
 from kernelrank.parallel import map_tasks
+from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel
+from learners.measures import auc, roc50
 from learners.registry import make_learner
 from learners.selection import select as choose
 
@@ -73,7 +70,10 @@ def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2
                 groups=GROUPS, feature_kernel="linear", gamma=None, weight=0.2):
     """Kernel object for a CLI name; ``weight`` is the protein-feature share of a sum.
 
-    Defaults: spectrum k=3, mismatch (5, 1), locality sensitive t=3 theta=2.
+    Defaults: spectrum k=3, mismatch (5, 1), locality sensitive t=3 theta=2 (``mode`` and
+    ``half_width`` are the locality kernel's ``matching`` and ``half_width``; ``theta`` is
+    passed for ``mode="sensitive"`` only). The string kernels of :mod:`learners.kernels` get
+    the amino-acid :data:`homology.features.ALPHABET`, so ambiguous residues match nothing.
     Every kernel is normalized (k(x, x) = 1), so the weights of a sum are comparable.
     """
     if name not in KERNELS:
@@ -87,12 +87,12 @@ def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2
                             gamma=gamma)
         return SumKernel([(1.0 - weight, string), (weight, feats)])
     if name == "spectrum":
-        return SpectrumKernel(k=3 if k is None else k)
+        return SpectrumKernel(ALPHABET, k=3 if k is None else k)
     if name == "mismatch":
-        return MismatchKernel(k=5 if k is None else k, m=1 if m is None else m)
+        return MismatchKernel(ALPHABET, k=5 if k is None else k, m=1 if m is None else m)
     if name == "locality":
-        return LocalityKernel(mode=mode, half_width=half_width,
-                              theta=theta if mode == "sensitive" else 2.0)
+        return LocalityKernel(half_width=half_width, matching=mode, alphabet=ALPHABET,
+                              **({"theta": theta} if mode == "sensitive" else {}))
     return ProteinFeatures(groups=groups, kernel=feature_kernel, gamma=gamma)
 
 
@@ -102,6 +102,7 @@ def kernel_params(kernel):
         return {"parts": [{"weight": w, "kernel": type(k).__name__, **kernel_params(k)}
                           for w, k in kernel.parts]}
     params = dict(kernel.get_params())
+    params.pop("alphabet", None)      # always the amino acids
     if "groups" in params:
         params["groups"] = list(params["groups"])
     return params
@@ -109,7 +110,7 @@ def kernel_params(kernel):
 
 def full_gram(kernel, sequences):
     """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only)."""
-    return kernel.fit(sequences).gram(sequences)
+    return kernel.fit_transform(residue_sequences(sequences))
 
 
 def learner_for(name, alpha=1.0):
@@ -141,8 +142,6 @@ def select_alpha(K, y, alphas, learner="rls", select="roc", targets="balanced"):
     y_fit = training_targets(y, targets) if learner == "rls" else y
     return choose(learner_for(learner), K, y_fit, cv="loo", path={"alpha": alphas},
                   scoring=SELECTION_MEASURES[select], y_eval=y)
-
-
 
 
 def training_targets(y, targets="balanced"):

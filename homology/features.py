@@ -1,11 +1,17 @@
-"""Global protein features from Biopython's ``ProteinAnalysis``, standardized (issue 5).
+"""Protein representations of ``homology``: residue sequences for the string kernels, and
+global protein features from Biopython's ``ProteinAnalysis``, standardized (issue 5).
 
-Three groups, chosen with ``groups``:
+Residue sequences (:func:`residue_sequences`): upper-case strings over the 20 standard
+amino acids :data:`ALPHABET` and the ambiguity codes ``B Z J U O X``; the kernels of
+:mod:`learners.kernels` get :data:`ALPHABET` as their alphabet, so ambiguous residues match
+nothing. A character that is not a residue is an error naming the sequence.
+
+Protein features, three groups, chosen with ``groups``:
 
 * ``"aa"`` — amino-acid composition: the fraction of each of the 20 standard residues
   (``ProteinAnalysis.count_amino_acids`` / length);
 * ``"dipeptide"`` — dipeptide composition: the fraction of each of the 400 ordered pairs of
-  adjacent standard residues (counted vectorized, :func:`homology.locality.offset_pair_counts`);
+  adjacent standard residues (counted vectorized, :func:`learners.kernels.sequences.offset_pairs`);
 * ``"physchem"`` — 13 physico-chemical properties from ``ProteinAnalysis``: log length,
   log molecular weight, aromaticity, instability index, isoelectric point, GRAVY, helix /
   turn / sheet fractions, molar extinction coefficients (reduced, oxidized) per residue,
@@ -17,20 +23,29 @@ is undefined for a sequence (e.g. flexibility needs 9 residues) is imputed with 
 mean. Every column is standardized with the mean and standard deviation of the sequences
 given to :meth:`ProteinFeatures.fit` (constant columns get scale 1).
 
-The kernel on these features is linear or Gaussian (``learners.kernels``), optionally
-cosine-normalized, and can be summed with a string kernel (:mod:`homology.sums`).
+:class:`ProteinFeatures` is the kernel on these features: a linear or Gaussian
+:class:`learners.kernels.VectorKernel` whose input is the standardized feature rows of the
+sequences, optionally cosine-normalized, and can be summed with a string kernel
+(:class:`learners.kernels.SumKernel`).
 
 Cost: O(N) Python-level work per residue inside Biopython for ``physchem`` (about 1 ms per
 protein), vectorized NumPy for the compositions.
 """
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from homology.kmers import ALPHABET, ALPHABET_SIZE, _inverse_sqrt, as_sequences, encode
-from homology.locality import offset_pair_counts
-from kernelrank.errors import InvalidParameterError
-from learners.kernels import kernel_matrix, resolve_kernel
+from corpora.fasta import PROTEIN_ALPHABET, STANDARD_AMINO_ACIDS
+from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels import VectorKernel, resolve_kernel
+from learners.kernels.sequences import (alphabet_ids, check_sequences, encode, offset_pairs,
+                                        sequence_index)
 
+ALPHABET = STANDARD_AMINO_ACIDS
+ALPHABET_SIZE = len(ALPHABET)
+_RESIDUES = frozenset(PROTEIN_ALPHABET) | {c.lower() for c in PROTEIN_ALPHABET}
 GROUPS = ("aa", "dipeptide", "physchem")
 PHYSCHEM_NAMES = ("log_length", "log_molecular_weight", "aromaticity", "instability_index",
                   "isoelectric_point", "gravy", "helix_fraction", "turn_fraction",
@@ -38,6 +53,23 @@ PHYSCHEM_NAMES = ("log_length", "log_molecular_weight", "aromaticity", "instabil
                   "extinction_oxidized_per_residue", "charge_pH7_per_residue",
                   "mean_flexibility")
 _STANDARD = set(ALPHABET)
+
+
+def residue_sequences(sequences):
+    """Validated protein sequences, upper-cased (a single string is an error, not a batch).
+
+    Raises :class:`InvalidInputError` naming the sequence index on a non-protein character.
+    """
+    sequences = check_sequences(sequences)
+    for i, s in enumerate(sequences):
+        if not isinstance(s, str):
+            raise InvalidInputError(f"sequence {i} is a {type(s).__name__}, not a str")
+        bad = set(s) - _RESIDUES
+        if bad:
+            raise InvalidInputError(
+                f"sequence {i} has the non-protein character {min(bad)!r}; "
+                f"allowed are {ALPHABET} and the ambiguity codes B Z J U O X")
+    return [s.upper() for s in sequences]
 
 
 def _physchem_row(seq):
@@ -70,8 +102,12 @@ def _aa_composition(sequences):
 
 
 def _dipeptide_composition(sequences):
-    V = offset_pair_counts(sequences, 1)
-    block = V[:, 2 * ALPHABET_SIZE**2:].toarray()  # offset l = +1: (p_i, p_{i+1})
+    ids, lengths = encode(sequences, alphabet_ids(ALPHABET))
+    seq_of = sequence_index(lengths)
+    i, j = offset_pairs(ids, seq_of, 1)                  # (p_i, p_{i+1}), both standard
+    block = np.bincount(seq_of[i] * ALPHABET_SIZE**2 + ids[i] * ALPHABET_SIZE + ids[j],
+                        minlength=len(lengths) * ALPHABET_SIZE**2
+                        ).reshape(len(lengths), ALPHABET_SIZE**2).astype(float)
     total = block.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, block / np.where(total > 0, total, 1), np.nan)
@@ -79,8 +115,7 @@ def _dipeptide_composition(sequences):
 
 def raw_features(sequences, groups=GROUPS):
     """Unstandardized feature matrix (NaN where undefined) and the column names."""
-    sequences = as_sequences(sequences)
-    encode(sequences)  # validates the characters, naming the bad sequence
+    sequences = residue_sequences(sequences)  # validates the characters
     blocks, names = [], []
     for g in groups:
         if g == "aa":
@@ -96,8 +131,8 @@ def raw_features(sequences, groups=GROUPS):
     return np.hstack(blocks), names
 
 
-class ProteinFeatures:
-    """Standardized protein features and their kernel.
+class ProteinFeatures(VectorKernel):
+    """Standardized protein features and their kernel (a :class:`VectorKernel` on them).
 
     Parameters
     ----------
@@ -106,7 +141,8 @@ class ProteinFeatures:
     gamma : float or None
         Gaussian width (``None``: 1 / n_features); only for ``kernel="gaussian"``.
     normalize : bool, default True
-        Cosine normalization of the kernel (for the linear kernel: unit-length rows).
+        Cosine normalization of the kernel (for the linear kernel: unit-length rows; the
+        Gaussian kernel has ``k(x, x) = 1`` already).
 
     Attributes
     ----------
@@ -115,73 +151,43 @@ class ProteinFeatures:
     feature_names_ : list of str
     """
 
+    _parameter_constraints = {
+        "groups": [str, list, tuple],
+        "kernel": [StrOptions({"linear", "gaussian"})],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "normalize": ["boolean"],
+    }
+
     def __init__(self, groups=GROUPS, kernel="linear", gamma=None, normalize=True):
         self.groups = groups
         self.kernel = kernel
         self.gamma = gamma
         self.normalize = normalize
 
-    def get_params(self, deep=True):
-        return {"groups": self.groups, "kernel": self.kernel, "gamma": self.gamma,
-                "normalize": self.normalize}
+    def _resolve(self):
+        return resolve_kernel(self.kernel, gamma=self.gamma)
 
-    def set_params(self, **params):
-        for name, value in params.items():
-            if name not in self.get_params():
-                raise InvalidParameterError(
-                    f"ProteinFeatures has no parameter {name!r}; it has {sorted(self.get_params())}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        return "ProteinFeatures(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
-
-    def _check_params(self):
+    def _groups(self):
         groups = (self.groups,) if isinstance(self.groups, str) else tuple(self.groups)
         bad = [g for g in groups if g not in GROUPS]
         if not groups or bad or len(set(groups)) != len(groups):
             raise InvalidParameterError(
                 f"groups must be a non-empty selection of {GROUPS} without repeats, got "
                 f"{self.groups!r}")
-        if self.kernel not in ("linear", "gaussian"):
-            raise InvalidParameterError(f"kernel must be 'linear' or 'gaussian', got {self.kernel!r}")
-        resolve_kernel(self.kernel, gamma=self.gamma)
         return groups
 
-    @property
-    def is_feature_map(self):
-        return self.kernel == "linear"
+    def _check_consistency(self):
+        self._groups()
+        super()._check_consistency()
 
-    def fit(self, sequences):
-        """Learn the standardization (mean, standard deviation) on ``sequences``."""
-        groups = self._check_params()
-        raw, self.feature_names_ = raw_features(sequences, groups)
-        self.mean_ = np.nan_to_num(np.nanmean(raw, axis=0)) if len(raw) else np.zeros(raw.shape[1])
-        std = np.nan_to_num(np.nanstd(raw, axis=0))
-        self.scale_ = np.where(std > 0, std, 1.0)
-        return self
-
-    def transform(self, sequences):
-        """Standardized dense features (rows unit-length if linear and ``normalize``)."""
-        if not hasattr(self, "mean_"):
-            raise InvalidParameterError("ProteinFeatures is not fitted; call fit first")
-        groups = self._check_params()
-        raw, _ = raw_features(sequences, groups)
+    def _parse_input(self, sequences, fit):
+        """Standardized feature rows (the mean imputes undefined values)."""
+        raw, names = raw_features(sequences, self._groups())
+        if fit:
+            self.feature_names_ = names
+            self.mean_ = np.nan_to_num(np.nanmean(raw, axis=0)) if len(raw) \
+                else np.zeros(raw.shape[1])
+            std = np.nan_to_num(np.nanstd(raw, axis=0))
+            self.scale_ = np.where(std > 0, std, 1.0)
         Z = (np.where(np.isnan(raw), self.mean_, raw) - self.mean_) / self.scale_
-        if self.normalize and self.kernel == "linear":
-            Z = Z * _inverse_sqrt(np.einsum("ij,ij->i", Z, Z))[:, None]
-        return Z
-
-    def fit_transform(self, sequences):
-        return self.fit(sequences).transform(sequences)
-
-    def gram_from_features(self, A, B=None):
-        """Kernel matrix between standardized feature rows ``A`` and ``B``."""
-        B = A if B is None else B
-        name, params = resolve_kernel(self.kernel, gamma=self.gamma)
-        return kernel_matrix(A, B, name, **params)
-
-    def gram(self, X, Y=None):
-        """Dense kernel matrix (standardization must already be fitted)."""
-        A = self.transform(X)
-        return self.gram_from_features(A, None if Y is None else self.transform(Y))
+        return super()._parse_input(Z, fit)

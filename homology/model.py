@@ -28,8 +28,8 @@ import numpy as np
 
 from kernelrank.atomic import atomic_open
 from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS, make_kernel, select_alpha
-from homology.features import ProteinFeatures
-from homology.sums import SumKernel
+from homology.features import ProteinFeatures, residue_sequences
+from learners.kernels import SumKernel
 from kernelrank.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
 
 FORMAT, VERSION = "kernelrank-homology-model", 2
@@ -61,10 +61,10 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise InvalidInputError(f"sequence ids occur twice in the training files: {dup[:5]}")
-    seqs = [r.seq for r in records]
+    seqs = residue_sequences([r.seq for r in records])
     y = np.r_[np.ones(len(positives)), -np.ones(len(negatives))]
     kernel = make_kernel(kernel_name, **kernel_options)
-    K = kernel.fit(seqs).gram(seqs)
+    K = kernel.fit_transform(seqs)
     if alphas is None:
         alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
     sel = select_alpha(K, y, alphas, learner, select)
@@ -116,12 +116,13 @@ def load_model(path):
 
 def predict_scores(model, sequences):
     """Scores ``sum_i dual_coef[i] k(x, train_i) + intercept`` of ``sequences`` (higher =
-    more likely a family member)."""
+    more likely a family member).
+
+    The kernel is fitted on the stored training sequences again, which reproduces the
+    protein-feature standardization kept in the file (``feature_mean``, ``feature_scale``).
+    """
     meta = model["meta"]
     kernel = make_kernel(meta["kernel"], **meta["kernel_options"])
     train = [str(s) for s in model["train_sequences"]]
-    feats = _feature_part(kernel)
-    if feats is not None:
-        feats.fit(train[:1])  # sets feature names; the stored standardization replaces it
-        feats.mean_, feats.scale_ = model["feature_mean"], model["feature_scale"]
-    return kernel.gram(list(sequences), train) @ model["dual_coef"] + meta["intercept"]
+    K = kernel.fit(train).transform(residue_sequences(sequences))
+    return K @ model["dual_coef"] + meta["intercept"]

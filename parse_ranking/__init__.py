@@ -11,9 +11,10 @@ Modules (one concept each):
 * :mod:`parse_ranking.alignment`, :mod:`parse_ranking.scoring` — LG words → gold tokens by
   character offsets; F-score goodness;
 * :mod:`parse_ranking.dataset` — resumable, parallel (dask) data set builder and loader;
-* :mod:`parse_ranking.locality` — the locality-convolution kernel (exact sparse map);
-* :mod:`parse_ranking.representations` — bag of links, links with words, locality, graph
-  (all-paths graph kernel of :mod:`learners.all_paths`);
+* :mod:`parse_ranking.representations` — bag of links, links with words, locality
+  (link-type sequences for the locality-convolution kernel of
+  :mod:`learners.kernels.locality`), graph (for the all-paths graph kernel of
+  :mod:`learners.kernels.all_paths`);
 * :mod:`parse_ranking.ranking`, :mod:`parse_ranking.evaluation` — rankers with λ by
   leave-query-out (learners from :mod:`learners`), article-level CV and measures;
 * :mod:`parse_ranking.coreg` — sparse co-regularized RankRLS (``corankrls``: two views,

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.report import format_duration
-from learners.all_paths import gram_matrix
+from learners.kernels import gram_matrix
 from parse_ranking.dataset import build_dataset, load_dataset, subsample
 from parse_ranking.representations import ParseRepresentation
 

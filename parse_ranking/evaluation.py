@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from learners.all_paths import gram_matrix
+from learners.kernels import gram_matrix
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error, kendall_tau_b
 from learners.splits import group_folds

@@ -16,7 +16,7 @@ weight vector of each view over that view's feature columns, and ``codes0, codes
 kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
 Every supported kernel is linear in explicit sparse features (the graph kernel's all-paths
-features included, :mod:`learners.all_paths`), so the dual solution ``a`` of a kernel
+features included, :mod:`learners.kernels.all_paths`), so the dual solution ``a`` of a kernel
 model collapses to ``w = Xᵀ a`` and scoring a new parse is one sparse dot product per view;
 the score is the mean over the views (one view for the single-kernel rankers; the
 co-regularized ranker averages its view predictors, :mod:`learners.coreg`, whose basis
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import atomic_open, write_json
-from learners.all_paths import gram_matrix
+from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.names import SAVEABLE_KERNELS, SAVEABLE_RANKERS

@@ -8,7 +8,7 @@ import them.
 """
 
 REPRESENTATIONS = ("bag_of_links", "links_words", "locality", "graph")
-#: locality kernel window matching (:mod:`parse_ranking.locality`)
+#: locality kernel window matching (:mod:`learners.kernels.locality`; a test keeps them equal)
 MATCHING = ("sensitive", "strict", "insensitive")
 RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
            "rankrls_22_all", "rls", "kpcrank", "corankrls")

@@ -9,9 +9,12 @@ Pahikkala et al. 2006 graph representation — thesis ../shared/papers/003 §2.2
   ``label|left word``, ``label|right word``, ``label|left|right`` (words lower-cased from
   the sentence by character offsets, so LG subscripts do not split counts; walls are
   ``LEFT-WALL`` / ``RIGHT-WALL``).
-* ``"locality"``: the locality-convolution kernel (:mod:`parse_ranking.locality`) over the
-  sequence of link types in order of appearance (links sorted by left word, then right).
-* ``"graph"``: the all-paths graph kernel (:mod:`learners.all_paths`, shared with ``ppi``)
+* ``"locality"``: the locality-convolution kernel (:class:`learners.kernels.LocalityKernel`,
+  shared with ``homology``; vocabulary of link types learned at fit) over the sequence of
+  link types in order of appearance (links sorted by left word, then right); parameters
+  ``window`` (its ``half_width``, default 2), ``theta`` (1.0), ``matching`` ("sensitive").
+* ``"graph"``: the all-paths graph kernel (:class:`learners.kernels.AllPathsKernel`, shared
+  with ``ppi``)
   on a graph with one vertex per word (labels: the word and LG's subscript class, e.g.
   ``W:levels``, ``S:n``) and one vertex per link (label ``L:<type>``), each link vertex
   joined to its two words in both directions with weight ``edge_weight`` (0.3);
@@ -26,9 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 
-from learners.all_paths import AllPathsVectorizer, LabelledGraph
 from kernelrank.errors import InvalidParameterError
-from parse_ranking.locality import LocalityConvolutionVectorizer
+from learners.kernels import AllPathsKernel, LabelledGraph, LocalityKernel
 from parse_ranking.names import REPRESENTATIONS
 
 __all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
@@ -78,7 +80,7 @@ def _bag(parse, text, with_words):
 
 
 def parse_graph(parse, text, edge_weight=0.3):
-    """:class:`learners.all_paths.LabelledGraph` of a linkage (see module docstring)."""
+    """:class:`learners.kernels.LabelledGraph` of a linkage (see module docstring)."""
     words = parse_words(parse, text)
     n_words = len(words)
     labels = []
@@ -127,6 +129,21 @@ class ParseRepresentation:
             raise InvalidParameterError(f"representation must be one of {REPRESENTATIONS}, "
                                         f"got {self.kind!r}")
 
+    def _kernel(self):
+        """The structured kernel of ``kind`` "locality" or "graph" (unfitted)."""
+        if self.kind == "locality":
+            return LocalityKernel(half_width=self.window, matching=self.matching,
+                                  normalize=self.normalize,
+                                  **({"theta": self.theta} if self.matching == "sensitive"
+                                     else {}))
+        return AllPathsKernel(variant=self.variant, normalize=self.normalize,
+                              on_divergence="scale")
+
+    def _objects(self, items):
+        if self.kind == "locality":
+            return [link_sequence(p) for p, _ in items]
+        return [parse_graph(p, t, self.edge_weight) for p, t in items]
+
     @staticmethod
     def _unit(X):
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
@@ -141,14 +158,8 @@ class ParseRepresentation:
             X = self.vec_.fit_transform([_bag(p, t, self.kind == "links_words")
                                          for p, t in items]).tocsr().astype(float)
             return self._unit(X) if self.normalize else X
-        if self.kind == "locality":
-            self.vec_ = LocalityConvolutionVectorizer(self.window, self.theta, self.matching,
-                                                      self.normalize)
-            return self.vec_.fit_transform([link_sequence(p) for p, _ in items])
-        self.vec_ = AllPathsVectorizer(variant=self.variant, normalize=self.normalize,
-                                       on_divergence="scale")
-        return self.vec_.fit_transform([parse_graph(p, t, self.edge_weight)
-                                        for p, t in items]).tocsr()
+        self.vec_ = self._kernel()
+        return self.vec_.fit_features(self._objects(items))
 
     def fit(self, items):
         self.fit_transform(items)
@@ -160,18 +171,16 @@ class ParseRepresentation:
             X = self.vec_.transform([_bag(p, t, self.kind == "links_words")
                                      for p, t in items]).tocsr().astype(float)
             return self._unit(X) if self.normalize else X
-        if self.kind == "locality":
-            return self.vec_.transform([link_sequence(p) for p, _ in items])
-        return self.vec_.transform([parse_graph(p, t, self.edge_weight)
-                                    for p, t in items]).tocsr()
+        return self.vec_.features(self._objects(items))
 
 
 def representation_state(rep):
     """JSON-serialisable state of a fitted :class:`ParseRepresentation` (no pickle).
 
     ``bag_of_links``/``links_words``: the feature → column vocabulary; ``locality``: the
-    symbol ids, sorted feature-pair codes and the offset factor ``R``; ``graph``: the vertex
-    label list of :class:`learners.all_paths.AllPathsVectorizer` (a label's id is its
+    symbol ids, sorted feature-pair codes and the offset factor ``R`` of
+    :class:`learners.kernels.LocalityKernel`; ``graph``: the vertex label list of
+    :class:`learners.kernels.AllPathsKernel` (a label's id is its
     position) and its sorted label-pair codes ``i·2^32 + j`` (the columns). Codes are
     JSON integers; Python's ``json`` reads them back exactly (no float rounding).
     """
@@ -182,7 +191,7 @@ def representation_state(rep):
         v = rep.vec_
         state["symbols"] = {str(k): int(i) for k, i in v.symbols_.items()}
         state["pair_codes"] = [int(c) for c in v.pair_codes_]
-        state["R"] = v.R_.tolist()
+        state["R"] = v.factor_.tolist()
     elif rep.kind == "graph":
         v = rep.vec_
         state["labels"] = [str(x) for x in v.labels_]
@@ -205,14 +214,13 @@ def representation_from_state(state):
         vec.feature_names_ = names
         rep.vec_ = vec
     elif rep.kind == "locality":
-        vec = LocalityConvolutionVectorizer(rep.window, rep.theta, rep.matching, rep.normalize)
+        vec = rep._kernel()
         vec.symbols_ = dict(state["symbols"])
         vec.pair_codes_ = np.asarray(state["pair_codes"], dtype=np.int64)
-        vec.R_ = np.asarray(state["R"], dtype=float)
+        vec.factor_ = np.asarray(state["R"], dtype=float)
         rep.vec_ = vec
     elif rep.kind == "graph":
-        vec = AllPathsVectorizer(variant=rep.variant, normalize=rep.normalize,
-                                 on_divergence="scale")
+        vec = rep._kernel()
         vec.labels_ = list(state["labels"])
         codes = np.asarray(state["pair_codes"], dtype=np.int64)
         if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):

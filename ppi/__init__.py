@@ -2,7 +2,7 @@
 (Airola et al. 2008, Paper V of the thesis, with its errata).
 
 Pipeline: :mod:`corpora.ppi_xml` (learning-format XML) → :mod:`ppi.graphs` (pair graph:
-dependency + linear-order subgraphs) → :mod:`learners.all_paths` via :mod:`ppi.features`
+dependency + linear-order subgraphs) → :mod:`learners.kernels.all_paths` via :mod:`ppi.features`
 (sparse explicit all-paths features; linear kernel = the graph kernel) → :mod:`learners`
 RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.evaluation`
 on the engine's :mod:`learners.selection` and :mod:`learners.splits`) → reports (:mod:`ppi.report`) and saved models (:mod:`ppi.model`).

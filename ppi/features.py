@@ -1,16 +1,16 @@
 """Corpus → sparse all-paths feature matrix of its candidate pairs (Paper V, "Methods").
 
 Every candidate pair becomes the two subgraphs of :mod:`ppi.graphs`; the generic
-:class:`learners.all_paths.AllPathsVectorizer` turns them into rows of a sparse matrix whose
-linear kernel is the (normalized) all-paths graph kernel.  One vectorizer — one vocabulary
-of label pairs (or one hash) — is shared by every corpus featurized together, so kernels
-between corpora are dot products of rows.
+:class:`learners.kernels.AllPathsKernel` turns them into rows of a sparse matrix (its
+feature map) whose linear kernel is the (normalized) all-paths graph kernel.  One kernel
+object — one vocabulary of label pairs (or one hash) — is shared by every corpus featurized
+together, so kernels between corpora are dot products of rows.
 
 Because rows are normalized by the norm of the *whole* ``G`` (not only of the vocabulary's
 columns), the kernel between two pairs does not depend on which corpus the vocabulary was
 fitted on: featurizing a corpus once and slicing its kernel matrix by fold gives exactly
 the kernel a vocabulary fitted on each training part would give (tested in
-``tests/test_all_paths.py``).
+``tests/test_kernels_all_paths.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
-from learners.all_paths import AllPathsVectorizer, gram_matrix
+from learners.kernels import AllPathsKernel, gram_matrix
 from ppi.graphs import GraphSettings, sentence_graphs
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs"]
@@ -82,9 +82,9 @@ class PairFeaturizer:
                  n_features=None, settings=None):
         self.parse = resolve_parse_name(parse)
         self.settings = settings or GraphSettings()
-        self.vectorizer = AllPathsVectorizer(variant=variant, normalize=normalize,
-                                             min_weight=min_weight, n_features=n_features,
-                                             on_divergence="scale")
+        self.vectorizer = AllPathsKernel(variant=variant, normalize=normalize,
+                                         min_weight=min_weight, n_features=n_features,
+                                         on_divergence="scale")
 
     @property
     def variant(self):
@@ -98,7 +98,7 @@ class PairFeaturizer:
         """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each."""
         corpora = list(corpora)
         parts = self._graphs(corpora, progress)
-        X = self.vectorizer.fit_transform([g for p in parts for g in p[0]])
+        X = self.vectorizer.fit_features([g for p in parts for g in p[0]])
         self.n_scaled_ = self.vectorizer.n_scaled_
         return self._split(corpora, parts, X)
 
@@ -106,7 +106,7 @@ class PairFeaturizer:
         """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
         corpora = list(corpora)
         parts = self._graphs(corpora, progress)
-        X = self.vectorizer.transform([g for p in parts for g in p[0]])
+        X = self.vectorizer.features([g for p in parts for g in p[0]])
         self.n_scaled_ = self.vectorizer.n_scaled_
         return self._split(corpora, parts, X)
 

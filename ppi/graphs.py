@@ -1,7 +1,7 @@
 """The graph of one candidate protein pair (Paper V, "Graph encoding of sentence structure",
 l.2734–2748, Figure 2).
 
-Two unconnected subgraphs, returned as two :class:`learners.all_paths.LabelledGraph`:
+Two unconnected subgraphs, returned as two :class:`learners.kernels.LabelledGraph`:
 
 * dependency subgraph — a vertex per token (labels: text, POS) and a vertex per dependency
   (label: its type); edges governor → dependency → dependent.  Punctuation dependencies
@@ -34,8 +34,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from learners.all_paths import LabelledGraph
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
+from learners.kernels import LabelledGraph
 
 __all__ = ["GraphSettings", "pair_graphs", "sentence_graphs", "entity_tokens"]
 

@@ -1,15 +1,15 @@
-"""Protein features (Biopython ProteinAnalysis) and weighted kernel sums."""
+"""Protein representations of homology: residue sequences, protein features (Biopython
+ProteinAnalysis) and their weighted sums with string kernels."""
 
 import numpy as np
 import pytest
 from Bio.SeqUtils.ProtParam import ProteinAnalysis
 
-from homology.features import PHYSCHEM_NAMES, ProteinFeatures, raw_features
-from homology.kmers import ALPHABET
-from homology.mismatch import MismatchKernel
-from homology.spectrum import SpectrumKernel
-from homology.sums import SumKernel
+from homology.benchmark import full_gram, make_kernel
+from homology.features import (ALPHABET, PHYSCHEM_NAMES, ProteinFeatures, raw_features,
+                               residue_sequences)
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels import MismatchKernel, SpectrumKernel, SumKernel
 
 
 def _proteins(rng, n, lo=12, hi=40):
@@ -35,32 +35,50 @@ def test_raw_features_by_hand():
 def test_standardized_and_kernel(rng):
     X, Y = _proteins(rng, 30), _proteins(rng, 5)
     f = ProteinFeatures(normalize=False).fit(X)
-    Z = f.transform(X)
+    Z = f.features(X)
     assert np.allclose(Z.mean(axis=0), 0, atol=1e-10)
     sd = Z.std(axis=0)
     assert np.allclose(sd[sd > 0], 1)
-    np.testing.assert_allclose(f.gram(X, Y), Z @ f.transform(Y).T, rtol=1e-10)
+    np.testing.assert_allclose(f.transform(Y), f.features(Y) @ Z.T, rtol=1e-10)
+    np.testing.assert_allclose(f.fit_transform(X), Z @ Z.T, rtol=1e-10)
     g = ProteinFeatures(groups=("aa",), kernel="gaussian", gamma=0.1).fit(X)
-    A, B = g.transform(X), g.transform(Y)
-    expected = np.exp(-0.1 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-    np.testing.assert_allclose(g.gram(X, Y), expected, rtol=1e-10)
+    A, B = g.X_fit_, g._parse_input(Y, fit=False)[0]     # standardized with X's statistics
+    expected = np.exp(-0.1 * ((B[:, None, :] - A[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(g.transform(Y), expected, rtol=1e-10)
+    assert not g.has_feature_map
     n = ProteinFeatures().fit(X)
-    np.testing.assert_allclose(np.diag(n.gram(X)), 1.0)
+    np.testing.assert_allclose(np.diag(n.fit_transform(X)), 1.0)
+    np.testing.assert_allclose(np.linalg.norm(n.features(Y), axis=1), 1.0)
 
 
 def test_sum_kernel_gram_and_feature_map(rng):
     X, Y = _proteins(rng, 12), _proteins(rng, 4)
-    a, b = SpectrumKernel(k=2), ProteinFeatures(groups=("aa", "physchem"))
+    a, b = SpectrumKernel(ALPHABET, k=2), ProteinFeatures(groups=("aa", "physchem"))
     s = SumKernel([(0.7, a), (0.3, b)]).fit(X)
-    expected = 0.7 * a.gram(X, Y) + 0.3 * b.gram(X, Y)
-    np.testing.assert_allclose(s.gram(X, Y), expected, rtol=1e-10)
-    np.testing.assert_allclose((s.transform(X) @ s.transform(Y).T).toarray(), expected,
+    expected = 0.7 * a.fit(X).transform(Y) + 0.3 * b.fit(X).transform(Y)
+    np.testing.assert_allclose(s.fit(X).transform(Y), expected, rtol=1e-10)
+    np.testing.assert_allclose((s.features(Y) @ s.features(X).T).toarray(), expected,
                                rtol=1e-10)
-    thesis = MismatchKernel(3, 1, definition="thesis")
+    np.testing.assert_allclose(s.fit_transform(X),
+                               0.7 * a.fit_transform(X) + 0.3 * b.fit_transform(X), rtol=1e-10)
+    thesis = MismatchKernel(ALPHABET, 3, 1, definition="thesis")
     with pytest.raises(InvalidParameterError, match="feature map"):
-        SumKernel([(1.0, thesis)]).fit(X).transform(X)
+        SumKernel([(1.0, thesis)]).fit(X).features(X)
     with pytest.raises(InvalidParameterError, match=">= 0"):
         SumKernel([(-1.0, a)]).fit(X)
+
+
+def test_residue_sequences():
+    assert residue_sequences(["acdX", "MKV"]) == ["ACDX", "MKV"]
+    with pytest.raises(InvalidInputError, match="sequence 1"):
+        residue_sequences(["ACD", "AC1"])
+    with pytest.raises(InvalidInputError, match="sequence 1"):
+        full_gram(make_kernel("spectrum", k=2), ["ACD", "AC1"])
+    with pytest.raises(InvalidInputError, match="single string"):
+        residue_sequences("ACDEF")
+    # lower case and ambiguous residues as the string kernels see them
+    K = full_gram(make_kernel("spectrum", k=2), ["acdxef", "ACDEF"])
+    np.testing.assert_allclose(K[0, 1], 3 / np.sqrt(3 * 4))   # AC CD EF of AC CD DE EF
 
 
 def test_bad_input():

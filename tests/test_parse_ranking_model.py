@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from learners.all_paths import gram_matrix
+from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 from parse_ranking.__main__ import main
 from parse_ranking.coreg import fit_corankrls

@@ -1,5 +1,6 @@
-"""All-paths graph kernel (learners/all_paths.py) against brute force: walk enumeration,
-explicit triple loops over L W Lᵀ, and kernel = dot product of the feature vectors."""
+"""All-paths graph kernel (learners/kernels/all_paths.py) against brute force: walk
+enumeration, explicit triple loops over L W Lᵀ, and kernel = dot product of the feature
+vectors = the kernel matrix of the base class."""
 
 import itertools
 
@@ -7,10 +8,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from learners.all_paths import (AllPathsVectorizer, LabelledGraph, all_paths_matrix,
-                                graph_features, gram_matrix, spectral_radius,
-                                topological_order)
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels import AllPathsKernel, LabelledGraph, gram_matrix
+from learners.kernels.all_paths import (all_paths_matrix, graph_features, spectral_radius,
+                                        topological_order)
 
 LABELS = list("abcdefg")
 
@@ -146,7 +147,8 @@ def test_sum_variant_is_L_W_Lt(rng):
 @pytest.mark.parametrize("normalize", [False, True])
 def test_kernel_is_dot_product_of_feature_vectors(rng, variant, normalize):
     graphs = [random_graph(rng, int(rng.integers(2, 9))) for _ in range(12)]
-    X = AllPathsVectorizer(variant, normalize=normalize).fit_transform(graphs)
+    kernel = AllPathsKernel(variant, normalize=normalize)
+    X = kernel.fit_features(graphs)
     Gs = [explicit_G(g, variant) for g in graphs]
 
     def k(a, b):
@@ -157,7 +159,10 @@ def test_kernel_is_dot_product_of_feature_vectors(rng, variant, normalize):
         d = np.sqrt(np.diag(K))
         K = K / np.outer(d, d)
     np.testing.assert_allclose((X @ X.T).toarray(), K, rtol=1e-10, atol=1e-14)
-    np.testing.assert_allclose(gram_matrix(X, max_dense_columns=3), K, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(gram_matrix(X, dense_columns=3), K, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(gram_matrix(X, dense_columns=0), K, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(kernel.fit_transform(graphs), K, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(kernel.transform(graphs[:5]), K[:5], rtol=1e-10, atol=1e-14)
 
 
 def test_disjoint_union_instance(rng):
@@ -165,8 +170,8 @@ def test_disjoint_union_instance(rng):
     union = LabelledGraph(9, np.vstack([g1.edges, np.asarray(g2.edges) + 5]),
                           np.concatenate([g1.weights, g2.weights]), g1.labels + g2.labels)
     for variant in ("max", "sum"):
-        v = AllPathsVectorizer(variant, normalize=False)
-        X = v.fit_transform([[g1, g2], union])
+        v = AllPathsKernel(variant, normalize=False)
+        X = v.fit_features([[g1, g2], union])
         np.testing.assert_allclose(X[0].toarray(), X[1].toarray(), rtol=1e-12)
 
 
@@ -175,35 +180,41 @@ def test_vocabulary_from_training_graphs_gives_the_same_kernel(rng):
     rows as rows built with a joint vocabulary (normalization uses the full G)."""
     train = [random_graph(rng, 6) for _ in range(8)]
     test = [random_graph(rng, 6, n_labels=3) for _ in range(5)]
-    v = AllPathsVectorizer("max")
-    Xtr = v.fit_transform(train)
+    v = AllPathsKernel("max")
+    Xtr = v.fit_features(train)
     n_labels = len(v.labels_)
-    Xte = v.transform(test)
+    Xte = v.features(test)
     assert len(v.labels_) == n_labels   # transform does not grow the model
-    joint = AllPathsVectorizer("max").fit_transform(train + test)
+    joint = AllPathsKernel("max").fit_features(train + test)
     np.testing.assert_allclose((Xte @ Xtr.T).toarray(), (joint[8:] @ joint[:8].T).toarray(),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(v.transform(test), (joint[8:] @ joint[:8].T).toarray(),
                                rtol=1e-12, atol=1e-15)
 
 
 def test_hashing_without_collisions_equals_vocabulary(rng):
     graphs = [random_graph(rng, 6) for _ in range(6)]
     for variant in ("max", "sum"):
-        Xv = AllPathsVectorizer(variant).fit_transform(graphs)
-        Xh = AllPathsVectorizer(variant, n_features=2 ** 22).fit_transform(graphs)
+        Xv = AllPathsKernel(variant).fit_features(graphs)
+        Xh = AllPathsKernel(variant, n_features=2 ** 22).fit_features(graphs)
         np.testing.assert_allclose((Xv @ Xv.T).toarray(), (Xh @ Xh.T).toarray(), rtol=1e-12)
         assert sp.issparse(Xh) and Xh.shape[1] == 2 ** 22
 
 
 def test_parameters_are_validated(rng):
     g = random_graph(rng, 4)
-    with pytest.raises(InvalidParameterError):
-        AllPathsVectorizer(variant="mean").fit_transform([g])
-    with pytest.raises(InvalidParameterError):
-        AllPathsVectorizer().transform([g])
-    with pytest.raises(InvalidParameterError):
-        AllPathsVectorizer().set_params(varient="max")
-    with pytest.raises(InvalidParameterError):
-        AllPathsVectorizer(n_features=0).fit_transform([g])
+    with pytest.raises(InvalidParameterError, match="'variant'"):
+        AllPathsKernel(variant="mean").fit([g])
+    with pytest.raises(InvalidParameterError, match="not fitted"):
+        AllPathsKernel().transform([g])
+    with pytest.raises(InvalidParameterError, match="not fitted"):
+        AllPathsKernel().features([g])
+    with pytest.raises(InvalidParameterError, match="varient"):
+        AllPathsKernel().set_params(varient="max")
+    with pytest.raises(InvalidParameterError, match="'n_features'"):
+        AllPathsKernel(n_features=0).fit([g])
+    with pytest.raises(InvalidParameterError, match="'min_weight'"):
+        AllPathsKernel(min_weight=-1.0).fit([g])
 
 
 def test_upper_triangular_fast_path(rng):

@@ -1,4 +1,4 @@
-"""Kernel functions usable by every learner: linear, polynomial, Gaussian, precomputed, callable.
+"""Vector kernels usable by every learner: linear, polynomial, Gaussian, precomputed, callable.
 
 Definitions (as in scikit-learn, so that hyper-parameters transfer):
 
@@ -15,6 +15,10 @@ matrices; sparse inputs are never densified (only the m x m' kernel matrix is de
 Unlike the reference library (RLScore), an unknown kernel name or a parameter that the
 chosen kernel does not use is an error, never a silent fall-back to the linear kernel.
 Cost: O(m m' n) for m x m' kernel rows over n features (one BLAS-3 product).
+
+The learners take a kernel by name (:func:`resolve_kernel`, :func:`kernel_matrix`);
+:class:`VectorKernel` is the same computation as an object on the kernel base class
+(:mod:`learners.kernels.base`), for pipelines and sums with the structured kernels.
 """
 
 from numbers import Integral, Real
@@ -22,8 +26,11 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.utils import check_array
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels.base import Kernel, _squared_row_norms
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
@@ -130,3 +137,83 @@ def kernel_matrix(X, Z, kernel="linear", **params):
         G += params["coef0"]
         return G ** params["degree"]
     raise InvalidParameterError(f"unknown kernel {kernel!r}")
+
+
+class VectorKernel(Kernel):
+    """A named vector kernel (linear, polynomial, Gaussian) on the kernel base class.
+
+    ``transform(X)`` is ``kernel_matrix(X, X_fit)`` (normalized if ``normalize``); for the
+    linear kernel the (scaled) rows are its explicit feature map (:meth:`features`).
+
+    Parameters
+    ----------
+    kernel : {"linear", "polynomial", "poly", "gaussian", "rbf"}, default "linear"
+    gamma, degree, coef0 : as in :func:`resolve_kernel` (only the kernel's own parameters
+        may differ from their defaults; ``gamma=None`` is ``1 / n_features``)
+    normalize : bool, default False
+        Cosine normalization; self-similarities ``k(x, x)``: ``||x||^2`` (linear),
+        ``(gamma ||x||^2 + coef0)^degree`` (polynomial), 1 (Gaussian).
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    kernel_spec_ : (name, parameters) from :func:`resolve_kernel`
+
+    Cost: as :func:`kernel_matrix`, O(m m' n).
+    """
+
+    _parameter_constraints = {
+        "kernel": [StrOptions({"linear", "polynomial", "poly", "gaussian", "rbf"})],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "normalize": ["boolean"],
+    }
+
+    def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1.0, normalize=False):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.normalize = normalize
+
+    def _resolve(self):
+        """``resolve_kernel`` of this object's kernel parameters (subclasses with fewer
+        parameters override it)."""
+        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
+                              coef0=self.coef0)
+
+    def _check_consistency(self):
+        self.kernel_spec_ = self._resolve()
+
+    @property
+    def has_feature_map(self):
+        return self._resolve()[0] == "linear"
+
+    def _parse_input(self, X, fit):
+        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        if fit:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise InvalidInputError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                                    f"is expecting {self.n_features_in_} features as input")
+        name, params = self.kernel_spec_
+        sq = _squared_row_norms(X)
+        if name == "linear":
+            return X, sq
+        if name == "gaussian":
+            return X, np.ones(X.shape[0])
+        gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
+        return X, (gamma * sq + params["coef0"]) ** params["degree"]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _pairwise(self, P, Q):
+        name, params = self.kernel_spec_
+        return kernel_matrix(P, Q, name, **params)
+
+    def _feature_rows(self, P, self_kernel):
+        return self._scale_rows(P, self_kernel)

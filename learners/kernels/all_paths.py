@@ -17,8 +17,10 @@ The graph is represented by a label × label matrix ``G``:
 and the kernel is ``k(G', G'') = Σ_ij G'_ij G''_ij``: the dot product of the vectorized
 ``G``.  We never form ``G``: each graph becomes a sparse row whose columns are label pairs
 (i, j) with ``G_ij > 0``.  Columns come from a vocabulary fitted on training graphs (exact) or
-from feature hashing (fixed width, no fitting).  Rows may be unit-normalized, which makes the
-linear kernel on them the normalized kernel ``k(G',G'')/sqrt(k(G',G')k(G'',G''))``.
+from feature hashing (fixed width).  :class:`AllPathsKernel` is this feature map on the kernel
+base class (:class:`learners.kernels.base.FeatureMapKernel`): with ``normalize=True`` the rows
+have unit norm, which makes their dot product the normalized kernel
+``k(G',G'')/sqrt(k(G',G')k(G'',G''))``.
 
 Nothing here is specific to any task: a graph is a :class:`LabelledGraph`; an instance may be
 made of several (disconnected) graphs, whose entries are pooled before aggregation, which is
@@ -34,16 +36,19 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dtrtri
+from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
 
-__all__ = ["LabelledGraph", "all_paths_matrix", "spectral_radius", "topological_order", "label_pair_entries",
-           "aggregate_label_pairs", "graph_features", "AllPathsVectorizer", "gram_matrix"]
+__all__ = ["LabelledGraph", "all_paths_matrix", "spectral_radius", "topological_order",
+           "label_pair_entries", "aggregate_label_pairs", "graph_features", "AllPathsKernel"]
 
 VARIANTS = ("max", "sum")
 
@@ -219,7 +224,7 @@ def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise
     """The non-zero entries of ``G`` of one graph as a dict ``{(label_i, label_j): value}``.
 
     Reference implementation (used by the tests and for inspection); batches go through
-    :class:`AllPathsVectorizer`.
+    :class:`AllPathsKernel`.
     """
     graphs = graph if isinstance(graph, (list, tuple)) else [graph]
     index, names = {}, []
@@ -238,7 +243,7 @@ def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise
     return {(names[c // n], names[c % n]): float(v) for c, v in zip(G.col, G.data)}
 
 
-# ----------------------------------------------------------------------------- vectorizer
+# ----------------------------------------------------------------------------- kernel
 def _stable_hash64(text):
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(),
                           "little", signed=True)
@@ -256,25 +261,28 @@ def _mix64(a, b):
     return x
 
 
-class AllPathsVectorizer:
-    """Graphs → sparse explicit feature vectors of the all-paths graph kernel.
+class AllPathsKernel(FeatureMapKernel):
+    """The all-paths graph kernel as an explicit sparse feature map (module docstring).
 
-    ``X[r] · X[s] = k(G_r, G_s)`` (Paper V eq. for ``k``; with ``normalize=True`` the
+    ``k(G_r, G_s) = ⟨Φ(G_r), Φ(G_s)⟩`` (Paper V eq. for ``k``; with ``normalize=True`` the
     normalized kernel).  An instance is one :class:`LabelledGraph` or a list of them (their
-    disjoint union).
+    disjoint union).  :meth:`features` gives the rows, ``transform`` the kernel matrix
+    against the training graphs.
 
     Parameters
     ----------
     variant : {"max", "sum"}
         ``G = max_kl L_ik W_kl L_jl`` (errata, published numbers) or ``G = L W Lᵀ`` (paper).
     normalize : bool
-        Scale each row to unit Euclidean norm.
+        Cosine normalization: each row scaled to unit Euclidean norm — the norm of the
+        whole ``G``, label pairs outside the vocabulary included.
     min_weight : float
         Ignore ``W_kl ≤ min_weight`` (the published implementation used 1e-5; 0 is exact).
     n_features : int or None
         None: a vocabulary of label pairs is fitted on training graphs (``fit``), and pairs
-        never seen in training are dropped at ``transform`` (they cannot change a linear
-        model's predictions).  An int: feature hashing into that many columns, no fitting.
+        never seen in training are dropped from the rows of new graphs (they cannot change a
+        linear model's predictions).  An int: feature hashing into that many columns (the
+        normalization then uses the hashed rows).
     on_divergence : {"raise", "scale"}
         What to do when ρ(A) ≥ 1 (see :func:`all_paths_matrix`).
 
@@ -285,6 +293,14 @@ class AllPathsVectorizer:
     n_scaled_ : int                  graphs whose A had to be scaled in the last call
     """
 
+    _parameter_constraints = {
+        "variant": [StrOptions(set(VARIANTS))],
+        "normalize": ["boolean"],
+        "min_weight": [Interval(Real, 0, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left"), None],
+        "on_divergence": [StrOptions({"raise", "scale"})],
+    }
+
     def __init__(self, variant="max", normalize=True, min_weight=0.0, n_features=None,
                  on_divergence="raise"):
         self.variant = variant
@@ -292,30 +308,6 @@ class AllPathsVectorizer:
         self.min_weight = min_weight
         self.n_features = n_features
         self.on_divergence = on_divergence
-
-    # -- sklearn-style parameter access
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in
-                ("variant", "normalize", "min_weight", "n_features", "on_divergence")}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise InvalidParameterError(f"unknown parameter {k!r} of AllPathsVectorizer")
-            setattr(self, k, v)
-        return self
-
-    def _validate(self):
-        if self.variant not in VARIANTS:
-            raise InvalidParameterError(f"variant={self.variant!r}; choose 'max' or 'sum'")
-        if self.on_divergence not in ("raise", "scale"):
-            raise InvalidParameterError(f"on_divergence={self.on_divergence!r}; "
-                                        "choose 'raise' or 'scale'")
-        if self.n_features is not None and (int(self.n_features) != self.n_features
-                                            or self.n_features < 1):
-            raise InvalidParameterError(f"n_features={self.n_features!r}; a positive int or None")
-        if not self.min_weight >= 0:
-            raise InvalidParameterError(f"min_weight={self.min_weight!r} must be ≥ 0")
 
     def _label_ids(self, labels):
         index = self._index
@@ -358,69 +350,54 @@ class AllPathsVectorizer:
         self._index = {x: i for i, x in enumerate(self.labels_)} \
             if not hasattr(self, "_index") or len(self._index) != len(self.labels_) else self._index
 
-    def fit_transform(self, instances):
-        """Fit the label-pair vocabulary on ``instances`` and return their feature matrix."""
-        self._validate()
-        self.labels_, self._index = [], {}
-        rows, a, b, w = self._entries(instances)
-        codes = (a << np.int64(32)) | b
-        if self.n_features is None:
-            self.pair_codes_, cols = np.unique(codes, return_inverse=True)
-            X = aggregate_label_pairs(rows, cols, w, self.variant, len(instances),
-                                      max(len(self.pair_codes_), 1))
-            return self._normalize(X)
-        return self._finish(rows, a, b, codes, w, len(instances))
-
-    def fit(self, instances):
-        self.fit_transform(instances)
-        return self
-
-    def transform(self, instances):
-        """Feature matrix of ``instances`` with the fitted vocabulary (or the hash)."""
-        self._validate()
-        if self.n_features is None and not hasattr(self, "pair_codes_"):
-            raise InvalidParameterError("AllPathsVectorizer is not fitted; call fit first "
-                                        "or set n_features for feature hashing")
-        self._ensure_labels()
+    def _feature_map(self, instances, fit):
+        """Rows of ``G`` over the label-pair columns, and the exact ``k(G, G)``."""
+        instances = list(instances)
+        if fit:
+            self.labels_, self._index = [], {}
+        else:
+            self._ensure_labels()
         n_known = len(self.labels_)
         try:
             rows, a, b, w = self._entries(instances)
             codes = (a << np.int64(32)) | b
-            return self._finish(rows, a, b, codes, w, len(instances))
-        finally:  # labels first seen here are temporary: transform never changes the model
-            for x in self.labels_[n_known:]:
-                del self._index[x]
-            del self.labels_[n_known:]
+            if fit and self.n_features is None:
+                self.pair_codes_, cols = np.unique(codes, return_inverse=True)
+                X = aggregate_label_pairs(rows, cols, w, self.variant, len(instances),
+                                          max(len(self.pair_codes_), 1))
+                return self._canonical(X), None
+            return self._finish(rows, codes, w, len(instances))
+        finally:  # labels first seen by transform are temporary: it never changes the model
+            if not fit:
+                for x in self.labels_[n_known:]:
+                    del self._index[x]
+                del self.labels_[n_known:]
 
-    def _finish(self, rows, a, b, codes, w, n_rows):
+    def _finish(self, rows, codes, w, n_rows):
+        # aggregate per exact label pair first (the max or sum runs over the terms
+        # L_ik W_kl L_jl of ONE label pair, seen in training or not)
+        uniq, inverse = np.unique(codes, return_inverse=True)
+        X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
+                                  max(len(uniq), 1)).tocoo()
+        code = uniq[X.col]
         if self.n_features is None:
-            # aggregate over the exact label pairs (seen in training or not), so that the
-            # unit norm is the one of the whole G — the normalized kernel does not depend
-            # on the vocabulary — then keep the columns of the vocabulary
-            uniq, inverse = np.unique(codes, return_inverse=True)
-            X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
-                                      max(len(uniq), 1)).tocoo()
-            norms = self._row_norms(X, n_rows)
+            # keep the columns of the vocabulary; k(G, G) is the one of the whole G, so
+            # the normalized kernel does not depend on the vocabulary
+            self_kernel = np.bincount(X.row, weights=X.data ** 2, minlength=n_rows)
             n_cols = len(self.pair_codes_)
-            code = uniq[X.col]
             cols = np.searchsorted(self.pair_codes_, code)
             known = cols < n_cols
             known[known] = self.pair_codes_[cols[known]] == code[known]
             X = sp.csr_matrix((X.data[known], (X.row[known], cols[known])),
                               shape=(n_rows, n_cols))
-            return self._normalize(X, norms)
-        # hashing: aggregate per exact label pair first (the max or sum runs over the terms
-        # L_ik W_kl L_jl of ONE label pair), then colliding pairs add up in their column
-        uniq, inverse = np.unique(codes, return_inverse=True)
-        X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
-                                  max(len(uniq), 1)).tocoo()
-        code = uniq[X.col]
+            return self._canonical(X), self_kernel
+        # hashing: colliding pairs add up in their column
         hashes = self._label_hashes()
         h = _mix64(hashes[code >> np.int64(32)], hashes[code & np.int64(0xFFFFFFFF)])
         n_cols = int(self.n_features)
         X = sp.csr_matrix((X.data, (X.row, (h % np.uint64(n_cols)).astype(np.int64))),
                           shape=(n_rows, n_cols))
-        return self._normalize(X)
+        return self._canonical(X), None
 
     def _label_hashes(self):
         cache = self.__dict__.setdefault("_hash_by_label", {})
@@ -433,56 +410,15 @@ class AllPathsVectorizer:
         return out
 
     @staticmethod
-    def _row_norms(X, n_rows):
-        X = X.tocoo()
-        return np.sqrt(np.bincount(X.row, weights=X.data ** 2, minlength=n_rows))
-
-    def _normalize(self, X, norms=None):
+    def _canonical(X):
         X = X.tocsr()
         X.sum_duplicates()
         X.sort_indices()
-        if self.normalize:
-            if norms is None:
-                norms = self._row_norms(X, X.shape[0])
-            norms = np.where(norms == 0, 1.0, norms)
-            X = (sp.diags(1.0 / norms) @ X).tocsr()
         return X
 
     def feature_names(self):
         """``(label_i, label_j)`` of each column (vocabulary mode)."""
         if not hasattr(self, "pair_codes_"):
-            raise InvalidParameterError("no vocabulary: fit first (or hashing is used)")
+            raise KernelNotFittedError("no vocabulary: fit first (or hashing is used)")
         c = self.pair_codes_
         return [(self.labels_[i], self.labels_[j]) for i, j in zip(c >> 32, c & 0xFFFFFFFF)]
-
-
-def gram_matrix(X, Z=None, *, max_dense_columns=2048, dtype=np.float64):
-    """Dense linear kernel ``X Zᵀ`` of two sparse feature matrices (``Z = X`` if None).
-
-    The cost of a sparse product is Σ_f df_X(f)·df_Z(f) multiply-adds with scattered
-    memory access; the few label pairs present in most graphs dominate it.  Those
-    (``max_dense_columns`` columns of highest document frequency) go through a dense BLAS
-    product, the long tail through the sparse one; the sum is exact.
-    """
-    X = sp.csr_matrix(X)
-    same = Z is None
-    Z = X if same else sp.csr_matrix(Z)
-    if X.shape[1] != Z.shape[1]:
-        raise InvalidInputError(f"feature matrices have {X.shape[1]} and {Z.shape[1]} columns")
-    df = np.bincount(X.indices, minlength=X.shape[1])
-    if not same:
-        df = df + np.bincount(Z.indices, minlength=Z.shape[1])
-    k = min(max_dense_columns, X.shape[1])
-    dense_cols = np.argsort(-df, kind="stable")[:k]
-    mask = np.zeros(X.shape[1], bool)
-    mask[dense_cols] = True
-    mask &= df > 0
-    dense_cols = np.flatnonzero(mask)
-    sparse_cols = np.flatnonzero(~mask)
-    Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
-    Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
-    K = Xd @ Zd.T
-    Xs = X[:, sparse_cols]
-    Zs = Xs if same else Z[:, sparse_cols]
-    K += (Xs @ Zs.T).toarray()
-    return K

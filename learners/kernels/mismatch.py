@@ -3,7 +3,8 @@
 Standard definition (Leslie et al. 2004, the one used for the published SCOP results):
 for a k-mer ``beta`` let ``phi_beta(x)`` = number of k-mers ``alpha`` of ``x`` with
 Hamming distance ``d(alpha, beta) <= m`` (``alpha`` lies in the (k, m)-neighbourhood
-of ``beta``), and ``k(x, y) = <phi(x), phi(y)>`` over all ``20**k`` k-mers ``beta``.
+of ``beta``), and ``k(x, y) = <phi(x), phi(y)>`` over all ``L**k`` k-mers ``beta`` of the alphabet
+(L = 20 for proteins).
 Expanding the sum, each pair of k-mers ``(alpha in x, alpha' in y)`` contributes
 ``c_d = |N_m(alpha) ∩ N_m(alpha')|``, which depends only on ``d = d(alpha, alpha')``
 (``c_d = 0`` for ``d > 2m``); for (5, 1): ``c_0 = 96, c_1 = 20, c_2 = 2``.
@@ -19,11 +20,11 @@ when the two k-mers agree outside the position set ``T``, and
 times in ``Q_s``, so solving the triangular system
 ``sum_s w_s C(k - d, s - d) = c_d`` (d = 0..2m) gives
 ``k(x, y) = sum_T w_|T| <S_T(x), S_T(y)>`` with ``S_T`` the spectrum of k-mers with
-wildcards at ``T`` (see :mod:`homology.kmers`). For (5, 1): ``w = (16, 12, 2)`` over
+wildcards at ``T`` (see :mod:`learners.kernels.kmers`). For (5, 1): ``w = (16, 12, 2)`` over
 1 + 5 + 10 wildcard sets — all weights are non-negative, so
 ``x -> [sqrt(w_T) S_T(x)]_T`` is an explicit sparse feature map with 16 blocks (about 16x
 the non-zeros of the spectrum map, instead of (1 + 19 k) = 96x for the direct
-neighbourhood map).
+neighbourhood map). The overlaps ``c_d`` depend on the alphabet size L (20 for proteins).
 
 Cost: sum over wildcard sets of one vectorized sort, O(sum_s C(k, s) N log N) for N
 residues; the Gram matrix is one sparse product ``Phi Phi^T``.
@@ -31,16 +32,19 @@ residues; the Gram matrix is one sparse product ``Phi Phi^T``.
 
 from functools import lru_cache
 from math import comb, factorial
+from numbers import Integral
 
-import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from homology.kmers import ALPHABET_SIZE, WildcardSpectrumMap, wildcard_sets
 from kernelrank.errors import InvalidParameterError
+from learners.kernels.kmers import WildcardSpectrumKernel, wildcard_sets
+
+__all__ = ["MismatchKernel", "neighbourhood_overlap", "wildcard_weights"]
 
 DEFINITIONS = ("neighbourhood", "thesis")
 
 
-def neighbourhood_overlap(k, m, d, alphabet_size=ALPHABET_SIZE):
+def neighbourhood_overlap(k, m, d, alphabet_size):
     """``|N_m(a) ∩ N_m(b)|`` for two k-mers at Hamming distance ``d`` (closed-form count).
 
     ``beta`` differs from both at ``e`` of the ``k - d`` agreeing positions
@@ -60,7 +64,7 @@ def neighbourhood_overlap(k, m, d, alphabet_size=ALPHABET_SIZE):
 
 
 @lru_cache(maxsize=None)
-def wildcard_weights(k, m, definition="neighbourhood", alphabet_size=ALPHABET_SIZE):
+def wildcard_weights(k, m, definition, alphabet_size):
     """Weights ``w_s`` (s = 0..S) with ``k(x, y) = sum_{|T| <= S} w_|T| <S_T(x), S_T(y)>``.
 
     ``S = min(2m, k)`` for the neighbourhood definition, ``min(m, k)`` for the thesis one.
@@ -77,11 +81,14 @@ def wildcard_weights(k, m, definition="neighbourhood", alphabet_size=ALPHABET_SI
     return tuple(w)
 
 
-class MismatchKernel(WildcardSpectrumMap):
+class MismatchKernel(WildcardSpectrumKernel):
     """(k, m)-mismatch kernel; a sparse feature map for the standard definition.
 
     Parameters
     ----------
+    alphabet : str or sequence of symbols
+        The symbols that can match (homology: the 20 standard amino acids); its size L
+        enters the neighbourhood overlaps ``c_d``.
     k : int, default 5
         k-mer length.
     m : int, default 1
@@ -90,32 +97,35 @@ class MismatchKernel(WildcardSpectrumMap):
         Cosine normalization ``k(x, y) / sqrt(k(x, x) k(y, y))``.
     definition : {"neighbourhood", "thesis"}, default "neighbourhood"
         Leslie et al. (2004) neighbourhood feature map, or the thesis' eq. 1.14 (pairs of
-        k-mers within distance m counted once; Gram matrix only, not always PSD).
+        k-mers within distance m counted once; kernel matrix only, not always PSD).
 
     Attributes
     ----------
     vocabularies_ : list of int64 arrays
-        Per wildcard block, the codes seen by :meth:`fit` (the blocks of columns of
-        :meth:`transform`).
+        Per wildcard block, the codes seen by ``fit`` (the blocks of columns of the
+        feature rows).
     """
 
-    def __init__(self, k=5, m=1, normalize=True, definition="neighbourhood"):
+    _parameter_constraints = {
+        **WildcardSpectrumKernel._parameter_constraints,
+        "m": [Interval(Integral, 0, None, closed="left")],
+        "definition": [StrOptions(set(DEFINITIONS))],
+    }
+
+    def __init__(self, alphabet, k=5, m=1, normalize=True, definition="neighbourhood"):
+        self.alphabet = alphabet
         self.k = k
         self.m = m
         self.normalize = normalize
         self.definition = definition
 
-    def _check_params(self):
-        super()._check_params()
-        if (not isinstance(self.m, (int, np.integer)) or isinstance(self.m, bool)
-                or not 0 <= self.m < self.k):
+    def _check_consistency(self):
+        super()._check_consistency()
+        if self.m >= self.k:
             raise InvalidParameterError(f"m must be an integer with 0 <= m < k={self.k}, "
                                         f"got {self.m!r}")
-        if self.definition not in DEFINITIONS:
-            raise InvalidParameterError(
-                f"definition must be one of {DEFINITIONS}, got {self.definition!r}")
 
     def _blocks(self):
-        w = wildcard_weights(self.k, self.m, self.definition)
+        w = wildcard_weights(self.k, self.m, self.definition, len(self.alphabet))
         return [(t, float(w[len(t)])) for t in wildcard_sets(self.k, len(w) - 1)
                 if w[len(t)] != 0]

@@ -1,0 +1,37 @@
+"""Kernels of the engine: vector kernels by name for every learner, and structured kernels
+(graphs, symbol sequences) on one scikit-learn base class, each computed once here.
+
+* :mod:`learners.kernels.vector` — :func:`resolve_kernel` and :func:`kernel_matrix` (linear,
+  polynomial, Gaussian, precomputed, callable), the API of the learners; the same kernels as
+  an object, :class:`VectorKernel`;
+* :mod:`learners.kernels.base` — :class:`Kernel` (GraKeL manner: ``fit`` keeps the training
+  objects, ``transform`` returns the kernel matrix against them, one ``normalize`` flag) and
+  :class:`FeatureMapKernel` (explicit sparse feature maps, ``Φ Φᵀ`` by :func:`gram_matrix`);
+* :mod:`learners.kernels.all_paths` — the all-paths graph kernel (:class:`AllPathsKernel`
+  over :class:`LabelledGraph`), used by ``ppi`` and ``parse_ranking``;
+* :mod:`learners.kernels.sequences` — symbol sequences → ids (fixed or learned alphabet);
+* :mod:`learners.kernels.locality` — the locality-convolution kernel
+  (:class:`LocalityKernel`) of ``parse_ranking`` (link-type sequences) and ``homology``
+  (residue sequences);
+* :mod:`learners.kernels.kmers`, :mod:`learners.kernels.spectrum`,
+  :mod:`learners.kernels.mismatch` — string kernels over an alphabet
+  (:class:`SpectrumKernel`, :class:`MismatchKernel`);
+* :mod:`learners.kernels.sums` — weighted sums of kernels (:class:`SumKernel`).
+
+A structured kernel and a learner on precomputed kernels make a pipeline on objects::
+
+    make_pipeline(LocalityKernel(alphabet="ACDEFGHIKLMNPQRSTVWY"), RLS(kernel="precomputed"))
+"""
+
+from learners.kernels.all_paths import AllPathsKernel, LabelledGraph
+from learners.kernels.base import FeatureMapKernel, Kernel, KernelNotFittedError, gram_matrix
+from learners.kernels.locality import LocalityKernel
+from learners.kernels.mismatch import MismatchKernel
+from learners.kernels.spectrum import SpectrumKernel
+from learners.kernels.sums import SumKernel
+from learners.kernels.vector import KERNEL_NAMES, VectorKernel, kernel_matrix, resolve_kernel
+
+__all__ = ["AllPathsKernel", "FeatureMapKernel", "KERNEL_NAMES", "Kernel",
+           "KernelNotFittedError", "LabelledGraph", "LocalityKernel", "MismatchKernel",
+           "SpectrumKernel", "SumKernel", "VectorKernel", "gram_matrix", "kernel_matrix",
+           "resolve_kernel"]

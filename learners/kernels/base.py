@@ -77,14 +77,16 @@ def _squared_row_norms(X):
 def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=np.float64):
     """Dense linear kernel ``X Zᵀ`` of two sparse feature matrices (``Z = X`` if None).
 
-    A column f costs df_X(f)·df_Z(f) multiply-adds with scattered memory access in a sparse
-    product, and n_X·n_Z in a dense BLAS product, each about 100 times cheaper (measured on
-    the all-paths, locality and string-kernel features of ``ppi``, ``parse_ranking`` and
-    ``homology``).  So the columns with ``100 df_X df_Z ≥ n_X n_Z`` (the few label pairs
-    present in most graphs; nearly all columns of a locality kernel over amino acids) go
-    through one dense product, within ``max_dense_bytes`` of dense copies, and the long
-    tail through the sparse one; the sum is exact.  ``dense_columns``: force that many
-    columns of highest document frequency into the dense part instead.
+    Cost model, in dense multiply-adds (measured on the all-paths, locality and string-kernel
+    features of ``ppi``, ``parse_ranking`` and ``homology``): a column f costs n_X·n_Z in
+    a dense BLAS product and about 100·df_X(f)·df_Z(f) in a sparse product (scattered
+    memory access); splitting the columns between the two costs a gather of every stored
+    value, about 3000 each.  So the columns with ``100 df_X df_Z ≥ n_X n_Z`` (the few label
+    pairs present in most graphs) go through one dense product, within ``max_dense_bytes``
+    of dense copies, and the long tail through the sparse one — or every used column goes
+    dense when that is cheaper than the split (nearly all columns of a locality kernel over
+    amino acids).  The sum is exact.  ``dense_columns``: force that many columns of highest
+    document frequency into the dense part instead.
     """
     X = sp.csr_matrix(X)
     same = Z is None
@@ -93,18 +95,25 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
         raise InvalidInputError(f"feature matrices have {X.shape[1]} and {Z.shape[1]} columns")
     df_x = np.bincount(X.indices, minlength=X.shape[1])
     df_z = df_x if same else np.bincount(Z.indices, minlength=Z.shape[1])
-    if dense_columns is None:
-        rows = X.shape[0] + (0 if same else Z.shape[0])
-        dense_columns = min(np.count_nonzero(100 * df_x * df_z >= X.shape[0] * Z.shape[0]),
-                            max_dense_bytes // (8 * max(rows, 1)))
     df = df_x if same else df_x + df_z
+    used = np.count_nonzero(df)
+    if dense_columns is None:
+        n2 = float(X.shape[0]) * Z.shape[0]
+        budget = max_dense_bytes // (8 * max(X.shape[0] + (0 if same else Z.shape[0]), 1))
+        pair_df = df_x.astype(np.float64) * df_z
+        cheap = 100 * pair_df >= n2
+        dense_columns = min(np.count_nonzero(cheap), budget)
+        split = dense_columns * n2 + 100 * pair_df[~cheap].sum() \
+            + (3000 * (X.nnz + Z.nnz) if 0 < dense_columns < used else 0)
+        if used <= budget and used * n2 <= split:
+            dense_columns = used
     dense = np.zeros(X.shape[1], bool)
     dense[np.argsort(-df, kind="stable")[:dense_columns]] = True
     dense &= df > 0
-    if not dense.any():
-        K = (X @ Z.T).toarray()
-        return K.astype(dtype, copy=False)
-    if dense.sum() == np.count_nonzero(df):        # every used column: all dense
+    n_dense = np.count_nonzero(dense)
+    if n_dense == 0:
+        return (X @ Z.T).toarray().astype(dtype, copy=False)
+    if n_dense == used:                              # every used column: one dense product
         Xd = X.toarray().astype(dtype, copy=False)
         return Xd @ (Xd if same else Z.toarray().astype(dtype, copy=False)).T
     dense_cols, sparse_cols = np.flatnonzero(dense), np.flatnonzero(~dense)

@@ -5,8 +5,8 @@ A sequence is a ``str`` (each character one symbol, e.g. a protein) or a sequenc
 (e.g. the link types of a parse, as ``str`` tokens). A batch of sequences is concatenated
 into one int64 array of ids plus the sequence lengths; the kernels then work on whole
 batches with NumPy (offsets, k-mer windows) and never loop over symbols in Python. The
-encoding itself is one ``np.unique`` over the batch and one dictionary look-up per
-*distinct* symbol.
+encoding itself is one ``np.unique`` over the batch (a look-up table over code points for
+strings over a fixed alphabet) and one dictionary look-up per *distinct* symbol.
 
 Ids come from a vocabulary (dict symbol → id) in one of three ways (``new_symbols``):
 
@@ -17,7 +17,8 @@ Ids come from a vocabulary (dict symbol → id) in one of three ways (``new_symb
   ids ``≥ len(vocabulary)`` for this batch only (they match each other, never a training
   symbol), so exact self-similarities can count them; the vocabulary is not changed.
 
-Cost: O(N log N) for N symbols (the sort inside ``np.unique``).
+Cost: O(N log N) for N symbols (the sort inside ``np.unique``); O(N) for strings over a
+fixed alphabet.
 """
 
 from itertools import chain
@@ -48,11 +49,17 @@ def check_sequences(sequences):
     return list(sequences)
 
 
-def _distinct_symbols(sequences):
+def _distinct_symbols(sequences, need_first):
     """``(symbols, first, inverse)``: the distinct symbols of the concatenated batch, the
-    position of each one's first occurrence, and the index of every position's symbol."""
+    position of each one's first occurrence (None unless ``need_first``), and the index of
+    every position's symbol."""
     if all(isinstance(s, str) for s in sequences):
         points = np.frombuffer("".join(sequences).encode("utf-32-le"), dtype="<u4")
+        if not need_first:      # characters: a look-up table over code points, no sort
+            present = np.flatnonzero(np.bincount(points))
+            lut = np.zeros(present[-1] + 1, dtype=np.int64)
+            lut[present] = np.arange(present.size)
+            return [chr(c) for c in present.tolist()], None, lut[points]
         uniq, first, inverse = np.unique(points, return_index=True, return_inverse=True)
         return [chr(c) for c in uniq.tolist()], first, inverse
     flat = list(chain.from_iterable(sequences))
@@ -78,7 +85,7 @@ def encode(sequences, vocabulary, new_symbols="ignore"):
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
     if not lengths.sum():
         return np.zeros(0, dtype=np.int64), lengths
-    symbols, first, inverse = _distinct_symbols(sequences)
+    symbols, first, inverse = _distinct_symbols(sequences, new_symbols != "ignore")
     table = np.fromiter((vocabulary.get(s, -1) for s in symbols), dtype=np.int64,
                         count=len(symbols))
     unseen = np.flatnonzero(table < 0)

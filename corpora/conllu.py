@@ -199,7 +199,7 @@ def iter_conllu(path):
     doc_id = path.name.split(".")[0]
     comments, tokens, heads, lines, multiword = {}, [], [0], [], []
     start_line, index = None, 0
-    with open_text(path) as handle:
+    with open_text(path, "CoNLL-U file") as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 line = raw.rstrip("\r\n")

@@ -8,7 +8,6 @@ else (digits, ``*``, ``-``, blanks inside the sequence, ...) is an error naming 
 never silently dropped.
 """
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,8 @@ from Bio.Seq import Seq
 from Bio.SeqRecord import SeqRecord
 
 from kernelrank.atomic import atomic_open
-from kernelrank.errors import CorpusFormatError, DataNotFoundError
+from corpora.lines import open_text, reading
+from kernelrank.errors import CorpusFormatError
 
 STANDARD_AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 AMBIGUOUS_AMINO_ACIDS = "BZJUOX"
@@ -34,19 +34,10 @@ class ProteinRecord:
     seq: str
 
 
-def _open_text(path):
-    path = Path(path)
-    if not path.exists():
-        raise DataNotFoundError(f"FASTA file {path} does not exist")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
 def _check_header_lines(path):
     """Line number of each record header; errors on text before the first header."""
     starts = []
-    with _open_text(path) as handle:
+    with open_text(path, "FASTA file") as handle, reading(path):
         for lineno, line in enumerate(handle, 1):
             if line.startswith(">"):
                 starts.append(lineno)
@@ -76,13 +67,14 @@ def read_fasta(path, *, allow_empty=False):
     CorpusFormatError
         No record, text before the first header, an empty header, a duplicate id, an empty
         sequence, or a residue outside :data:`PROTEIN_ALPHABET` (the message names the file,
-        the header line and the record id).
+        the header line and the record id); text that is not UTF-8, a truncated or damaged
+        gzip stream, a directory instead of a file (with the line where it can be told).
     DataNotFoundError
         The file does not exist.
     """
     starts = _check_header_lines(path)
     records, seen = [], {}
-    with _open_text(path) as handle:
+    with open_text(path, "FASTA file") as handle, reading(path):
         for lineno, rec in zip(starts, SeqIO.parse(handle, "fasta")):
             if not rec.id:
                 raise CorpusFormatError("record with an empty header", path=path, line=lineno)

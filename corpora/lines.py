@@ -1,8 +1,11 @@
-"""Text lines of a plain or gzip-compressed data file, with read failures located by line.
+"""Opening a plain or gzip-compressed data file, with read failures typed and located by line.
 
-The line-oriented readers (:mod:`corpora.svmlight`, :mod:`corpora.conllu`) iterate
-:func:`open_text` and catch :data:`READ_ERRORS` around the iteration: bytes that are not
-UTF-8, a gzip stream that breaks off (truncated download) or is damaged. The text decoder
+Every reader of :mod:`corpora` opens its input here: :func:`open_binary` / :func:`open_text`
+recognise gzip by its magic bytes and raise :class:`~kernelrank.errors.DataNotFoundError` for
+a path that does not exist and :class:`~kernelrank.errors.CorpusFormatError` for a directory;
+the read itself runs inside :func:`reading`, which turns :data:`READ_ERRORS` — bytes that
+are not UTF-8, a gzip stream that breaks off (truncated download) or is damaged — into a
+:class:`~kernelrank.errors.CorpusFormatError` naming the line. The text decoder
 and the decompressor work on blocks of several kilobytes, so such an exception arrives
 before the lines of its block are handed out and carries no line number;
 :func:`read_error` finds the line by a second pass over the raw bytes, paid only on
@@ -12,27 +15,55 @@ failure, and returns the :class:`~kernelrank.errors.CorpusFormatError` to raise.
 import gzip
 import io
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
-from kernelrank.errors import CorpusFormatError
+from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
-__all__ = ["READ_ERRORS", "open_binary", "open_text", "read_error"]
+__all__ = ["READ_ERRORS", "open_binary", "open_text", "read_error", "reading"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
 
 
-def open_binary(path):
-    """Binary handle of ``path``; gzip is recognised by its magic bytes, not the name."""
+def open_binary(path, what="data file"):
+    """Binary handle of ``path``; gzip is recognised by its magic bytes, not the name.
+
+    Raises
+    ------
+    DataNotFoundError
+        ``path`` does not exist (the message names ``what`` and the path).
+    CorpusFormatError
+        ``path`` is a directory, or cannot be opened (permissions).
+    """
     path = Path(path)
-    with open(path, "rb") as handle:
-        magic = handle.read(2)
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(2)
+    except FileNotFoundError:
+        raise DataNotFoundError(f"{what} {path} does not exist; check the path (data sets: "
+                                "`python -m corpora list`)") from None
+    except IsADirectoryError:
+        raise CorpusFormatError(f"is a directory, not a {what}; give the file inside it",
+                                path=path) from None
+    except PermissionError as exc:
+        raise CorpusFormatError(f"cannot be opened ({exc.strerror})", path=path) from None
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
 
 
-def open_text(path):
-    """UTF-8 text handle of ``path`` (plain or gzip); raises FileNotFoundError if absent."""
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8")
+def open_text(path, what="data file"):
+    """UTF-8 text handle of ``path`` (plain or gzip); errors as :func:`open_binary`."""
+    return io.TextIOWrapper(open_binary(path, what), encoding="utf-8")
+
+
+@contextmanager
+def reading(path):
+    """Run a reader's loop over ``path``: :data:`READ_ERRORS` become the located
+    :class:`CorpusFormatError` of :func:`read_error` (typed errors pass unchanged)."""
+    try:
+        yield
+    except READ_ERRORS as exc:
+        raise read_error(path, exc) from None
 
 
 def read_error(path, exc):

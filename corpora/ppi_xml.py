@@ -25,6 +25,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpora.lines import open_binary, reading
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
@@ -172,13 +173,6 @@ def format_offsets(spans, variant="learning"):
 
 
 # ----------------------------------------------------------------------------- reading
-def _open(path):
-    path = Path(path)
-    with open(path, "rb") as handle:
-        magic = handle.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
-
-
 def _rest(attrib, known):
     return tuple(sorted((k, v) for k, v in attrib.items() if k not in known))
 
@@ -288,7 +282,7 @@ def iter_documents(path, variant="auto"):
     if variant not in ("auto",) + VARIANTS:
         raise InvalidParameterError(f"variant={variant!r}; choose auto, learning or interaction")
     path = Path(path)
-    with _open(path) as handle:
+    with open_binary(path, "PPI corpus file") as handle, reading(path):
         root_attrib, v = None, variant
         try:
             for event, elem in ET.iterparse(handle, events=("start", "end")):

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelrank.datadir import require_file
 from corpora.fasta import read_fasta
+from corpora.lines import open_text, reading
+from kernelrank.datadir import require_file
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 FASTA_NAME = "scop153/scop.1.53.1e-25.fasta"
@@ -77,10 +78,11 @@ def read_membership(path):
     """Parse ``all_seq_fam_membership.txt`` → ``(families, ids, codes)``.
 
     Raises :class:`CorpusFormatError` naming the line on a wrong header, a row with the
-    wrong number of fields, a code outside 0..4, or a duplicate id.
+    wrong number of fields, a code outside 0..4, a duplicate id, text that is not UTF-8 or a
+    truncated gzip stream; :class:`DataNotFoundError` when the file is missing.
     """
     path = Path(path)
-    with open(path, encoding="utf-8") as handle:
+    with open_text(path, "SCOP membership table") as handle, reading(path):
         lines = handle.read().splitlines()
     if not lines or lines[0].split()[:1] != ["ID"]:
         raise CorpusFormatError("the header must start with 'ID' followed by family ids",

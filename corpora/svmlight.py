@@ -211,9 +211,10 @@ def load_svmlight(path, n_features=None, dense=False, zero_based=False, dtype=np
     ------
     CorpusFormatError
         Malformed line, index beyond ``n_features``, qid present on only some lines, text
-        that is not UTF-8, a truncated or damaged gzip stream (with the line).
-    FileNotFoundError
-        ``path`` does not exist.
+        that is not UTF-8, a truncated or damaged gzip stream (with the line), a directory
+        instead of a file.
+    DataNotFoundError
+        ``path`` does not exist (a ``FileNotFoundError`` too).
     """
     path = Path(path)
     if n_features is not None and (int(n_features) != n_features or n_features < 1):
@@ -226,7 +227,7 @@ def load_svmlight(path, n_features=None, dense=False, zero_based=False, dtype=np
     has_qid = None
     last = offset - 1  # largest index seen, as written
     memo = [None, None]
-    with open_text(path) as handle:
+    with open_text(path, "SVMlight / LETOR file") as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 data, hash_, comment = raw.partition("#")

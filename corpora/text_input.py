@@ -38,12 +38,12 @@ because the stream cannot be resynchronised).
 
 from __future__ import annotations
 
-import gzip
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpora.lines import open_binary, reading
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 
 __all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents",
@@ -98,24 +98,20 @@ class ReadStats:
 
 def _open_text(path):
     """Binary handle (gzip detected); :func:`_lines` decodes it line by line."""
-    return _open_binary(path)
+    return open_binary(path, "input file")
 
 
 def _lines(handle, path):
-    """``(line number, decoded line)`` pairs; undecodable bytes → CorpusFormatError."""
-    for lineno, raw in enumerate(handle, 1):
-        try:
-            yield lineno, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
-                                    line=lineno) from None
-
-
-def _open_binary(path):
-    path = Path(path)
-    with open(path, "rb") as handle:
-        magic = handle.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    """``(line number, decoded line)`` pairs; undecodable bytes, a truncated or damaged gzip
+    stream → CorpusFormatError with the line."""
+    with reading(path):
+        for lineno, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
+                                        line=lineno) from None
+            yield lineno, line
 
 
 def _check_mentions(text, mentions, path, line, record):
@@ -331,7 +327,7 @@ def read_pubmed_xml(path, *, skip_bad=False, stats=None):
     stats = stats if stats is not None else ReadStats()
     number = inside = 0
     root = None
-    with _open_binary(path) as handle:
+    with open_binary(path, "PubMed XML file") as handle, reading(path):
         try:
             for event, elem in ET.iterparse(handle, events=("start", "end")):
                 if root is None:

@@ -1,14 +1,19 @@
 """Atomic file output: a reader never sees a half-written file, a crash never loses the old one.
 
 Everything is written to a temporary file in the target's directory, flushed and
-``fsync``-ed, then moved over the target with :func:`os.replace` (atomic on POSIX).
+``fsync``-ed, then moved over the target with :func:`os.replace` (atomic on POSIX). A
+directory of several files that belong together (a saved model) is written the same way as
+a unit: :func:`atomic_directory`.
 """
 
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
+
+from kernelrank.errors import InvalidParameterError
 
 
 @contextlib.contextmanager
@@ -28,6 +33,44 @@ def atomic_open(path, mode="w", encoding="utf-8"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def atomic_directory(path):
+    """Context manager yielding a fresh temporary sibling directory that replaces ``path``
+    (a directory) as a unit on success.
+
+    The files are written into ``.<name>.<random>.tmp`` next to ``path``; on success an
+    existing ``path`` is renamed aside, the new directory renamed to ``path`` and the old one
+    removed, so a reader sees either the old or the new directory, never a mixture. On an
+    exception (or a kill) the old directory is untouched; a kill between the two renames
+    leaves the old one as ``.<name>.<random>.old`` beside it. ``path`` may not be a file.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InvalidParameterError(f"{path} is a file; a directory is written there")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())   # mkdtemp's 0700 → what mkdir would have made
+        yield tmp
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old",
+                                        dir=path.parent))
+            os.replace(path, old)          # an empty directory is replaced by rename
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_text(path, text):

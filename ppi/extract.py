@@ -60,7 +60,6 @@ pairs/s.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
@@ -69,6 +68,7 @@ import time
 from pathlib import Path
 
 from kernelrank.atomic import atomic_open, write_json
+from kernelrank.checksum import file_sha256
 from corpora.text_input import FORMATS, ReadStats, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
@@ -256,13 +256,7 @@ def _batched(iterable, n):
 
 
 def _sha256(path):
-    if path is None:
-        return None
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return None if path is None else file_sha256(path)
 
 
 class _Parts:

@@ -1,0 +1,164 @@
+"""A saved PPI model is written as a unit and its two files are checked against each other.
+
+Issue 16, case 1: with the disk filling up (or a kill) while ``ppi train`` overwrote a
+model, ``model.json`` of one model ended up beside ``weights.npz`` of another and
+``ppi predict`` scored silently with the mixture; a hand-shortened ``labels`` list loaded
+too. Every case here must now be a :class:`CorpusFormatError` naming the file — or, for the
+interrupted save, leave the old model whole.
+"""
+
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from kernelrank.atomic import atomic_directory
+from kernelrank.errors import CorpusFormatError
+
+
+@pytest.fixture(scope="module")
+def lll(data_dir):
+    from corpora.ppi_xml import read_corpus
+    from ppi.features import PairFeaturizer
+    corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
+    featurizer = PairFeaturizer()
+    (data,) = featurizer.fit_transform([corpus])
+    return corpus, featurizer, data
+
+
+def _model(lll, seed):
+    from ppi.model import PPIModel
+    _, featurizer, data = lll
+    w = np.random.default_rng(seed).normal(size=data.X.shape[1])
+    return PPIModel(featurizer, w, alpha=0.5, threshold=0.1, learner="rls",
+                    training={"corpus": "LLL"})
+
+
+def _scores(model, corpus):
+    return model.decision_function(corpus)[1]
+
+
+def _edit_json(directory, change):
+    path = directory / "model.json"
+    meta = json.loads(path.read_text())
+    meta = change(meta)
+    path.write_text(json.dumps(meta))
+
+
+def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
+    from ppi.model import VERSION, PPIModel
+    corpus = lll[0]
+    m = _model(lll, 0)
+    m.save(tmp_path / "M")
+    meta = json.loads((tmp_path / "M" / "model.json").read_text())
+    assert meta["version"] == VERSION == 2
+    assert meta["n_labels"] == len(meta["labels"]) > 0 and len(meta["weights_sha256"]) == 64
+    np.testing.assert_allclose(_scores(PPIModel.load(tmp_path / "M"), corpus),
+                               _scores(m, corpus), rtol=1e-12, atol=1e-12)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["M"]     # no stray temporaries
+
+
+def test_weights_of_another_model_are_refused(lll, tmp_path):
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "A")
+    _model(lll, 1).save(tmp_path / "B")
+    (tmp_path / "A" / "weights.npz").write_bytes((tmp_path / "B" / "weights.npz").read_bytes())
+    with pytest.raises(CorpusFormatError, match="sha256.*different models") as err:
+        PPIModel.load(tmp_path / "A")
+    assert "weights.npz" in str(err.value)
+
+
+def test_shortened_labels_are_refused(lll, tmp_path):
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    _edit_json(tmp_path / "M", lambda m: {**m, "labels": m["labels"][:-3]})
+    with pytest.raises(CorpusFormatError, match="labels"):
+        PPIModel.load(tmp_path / "M")
+    # the count edited to match as well: the stored codes still name the missing labels
+    _edit_json(tmp_path / "M", lambda m: {**m, "n_labels": len(m["labels"])})
+    with pytest.raises(CorpusFormatError, match="names entry"):
+        PPIModel.load(tmp_path / "M")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: [m], "not an object"),
+    (lambda m: {k: v for k, v in m.items() if k != "threshold"}, "no field 'threshold'"),
+    (lambda m: {**m, "threshold": "0.1"}, "'threshold' is '0.1', not a"),
+    (lambda m: {**m, "alpha": True}, "'alpha'"),
+    (lambda m: {**m, "labels": [1, 2]}, "labels"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": []}}, "featurizer.graph"),
+    (lambda m: {**m, "featurizer": {k: v for k, v in m["featurizer"].items()
+                                    if k != "parse"}}, "featurizer.parse"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {"no_such": 1}}},
+     "featurizer settings"),
+])
+def test_malformed_model_json_is_a_format_error(lll, tmp_path, change, message):
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    _edit_json(tmp_path / "M", change)
+    with pytest.raises(CorpusFormatError, match=message) as err:
+        PPIModel.load(tmp_path / "M")
+    assert "model.json" in str(err.value)
+
+
+def test_truncated_weights_are_a_format_error(lll, tmp_path):
+    from kernelrank.checksum import file_sha256
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    w = tmp_path / "M" / "weights.npz"
+    w.write_bytes(w.read_bytes()[: w.stat().st_size // 2])
+    with pytest.raises(CorpusFormatError, match="sha256"):
+        PPIModel.load(tmp_path / "M")
+    # even with a matching checksum, a truncated archive is a typed error, not BadZipFile
+    _edit_json(tmp_path / "M", lambda m: {**m, "weights_sha256": file_sha256(w)})
+    with pytest.raises(CorpusFormatError, match="npz"):
+        PPIModel.load(tmp_path / "M")
+
+
+def test_interrupted_save_leaves_the_old_model_whole(lll, tmp_path, monkeypatch):
+    from ppi.model import PPIModel
+    corpus = lll[0]
+    old = _model(lll, 0)
+    old.save(tmp_path / "M")
+    expected = _scores(old, corpus)
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        _model(lll, 1).save(tmp_path / "M")
+    monkeypatch.undo()
+    np.testing.assert_array_equal(_scores(PPIModel.load(tmp_path / "M"), corpus), expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["M"]
+
+
+def test_version_1_models_still_load(lll, tmp_path):
+    from ppi.model import PPIModel
+    m = _model(lll, 0)
+    m.save(tmp_path / "M")
+    _edit_json(tmp_path / "M", lambda d: {k: v for k, v in {**d, "version": 1}.items()
+                                          if k not in ("n_labels", "weights_sha256")})
+    np.testing.assert_allclose(_scores(PPIModel.load(tmp_path / "M"), lll[0]),
+                               _scores(m, lll[0]), rtol=1e-12, atol=1e-12)
+
+
+def test_atomic_directory_replaces_as_a_unit_with_the_umask(tmp_path):
+    target = tmp_path / "out"
+    with atomic_directory(target) as d:
+        (d / "a").write_text("1")
+        (d / "b").write_text("1")
+    with pytest.raises(RuntimeError):
+        with atomic_directory(target) as d:
+            (d / "a").write_text("2")
+            raise RuntimeError("killed between the two files")
+    assert (target / "a").read_text() == (target / "b").read_text() == "1"
+    with atomic_directory(target) as d:
+        (d / "a").write_text("3")
+    assert sorted(p.name for p in target.iterdir()) == ["a"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o777 & ~mask

@@ -14,13 +14,14 @@ failure, and returns the :class:`~kernelrank.errors.CorpusFormatError` to raise.
 
 import gzip
 import io
+import re
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
-__all__ = ["READ_ERRORS", "open_binary", "open_text", "read_error", "reading"]
+__all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
@@ -92,3 +93,27 @@ def read_error(path, exc):
             f"the gzip stream is damaged ({broken}); this is the first line that cannot "
             "be read whole", path=path, line=lineno + 1)
     return CorpusFormatError(f"cannot be read ({type(exc).__name__}: {exc})", path=path)
+
+
+def find_lines(path, pattern, limit=None):
+    """Line numbers (1-based) of the lines of ``path`` that match ``pattern``, in file order.
+
+    A second pass over the raw bytes, paid only when a reader reports an error and wants
+    the line of a record its streaming parser could not tell (XML records, whose parser
+    reports no line per element). ``pattern`` is a ``bytes`` regular expression (or
+    compiled pattern) matched within one line; the search stops after ``limit`` matches.
+    A file that cannot be read to its end gives the lines found before the break; one
+    that cannot be opened gives ``[]`` — the caller's error is raised all the same.
+    """
+    regex = re.compile(pattern) if isinstance(pattern, bytes) else pattern
+    found = []
+    try:
+        with open_binary(path) as handle:
+            for lineno, raw in enumerate(handle, start=1):
+                if regex.search(raw):
+                    found.append(lineno)
+                    if limit is not None and len(found) >= limit:
+                        break
+    except (OSError, *READ_ERRORS, CorpusFormatError, DataNotFoundError):
+        pass
+    return found

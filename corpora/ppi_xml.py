@@ -15,24 +15,50 @@ the file variant.  Files are streamed with :func:`xml.etree.ElementTree.iterpars
 ``document`` at a time (:func:`iter_documents`).  Malformed input raises
 :class:`kernelrank.errors.CorpusFormatError` naming the file and the document/sentence id.
 :func:`write_corpus` writes either variant; reading what it wrote gives an equal corpus.
+
+Consistency of the records (issue 16, case 4) — each of these is a
+:class:`~kernelrank.errors.CorpusFormatError` naming the file, the line of the offending
+element and its id, and saying what to fix; none is repaired, because none occurs in the
+five real corpora (checked: 0 of 4,236 / 4,421 / 405 / 1,117 / 239 entities of AIMed /
+BioInfer / HPRD50 / IEPA / LLL mismatch, 0 duplicate ids of any kind, 0 self-pairs, 0
+entity pairs given twice):
+
+* an entity whose ``text`` is not the sentence text at its ``charOffset``
+  (:func:`entity_text_matches`: fragments of a discontinuous entity — BioInfer's 122 —
+  are joined by one space, as in the real files; runs of whitespace compare equal). A
+  missing ``text`` attribute is taken from the offsets. Spans outside the sentence, or
+  spans of a discontinuous entity out of order or overlapping, are errors too;
+* a document, sentence, entity or pair id met twice in the file (the message gives the
+  line of the first); ids are remembered per file, O(number of ids) memory;
+* a pair of an entity with itself (``e1 == e2``), a pair naming an entity not in its
+  sentence, and a second pair (``pair`` or ``interaction``) over the same two entities,
+  in either order — whatever its label.
+
+``iterparse`` reports no line per element, so the line is found by a second pass over the
+file when an error is raised (:func:`corpora.lines.find_lines`); reading valid files costs
+the same as before.  Token texts are not compared with their offsets: BioInfer has 12
+tokens (in each tokenization) whose offsets are shifted by one character, real data that
+no check of ours may reject.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
 
-from corpora.lines import open_binary, reading
+from corpora.lines import find_lines, open_binary, reading
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = [
     "Token", "Dependency", "Tokenization", "Parse", "Entity", "Pair", "Sentence", "Document",
     "Corpus", "PARSE_ALIASES", "iter_documents", "read_corpus", "write_corpus",
-    "parse_offsets", "format_offsets", "corpus_statistics",
+    "parse_offsets", "format_offsets", "corpus_statistics", "entity_text_matches",
 ]
 
 #: Names accepted for the analysis to use → the ``parser`` attribute of the parse.
@@ -185,48 +211,145 @@ def _need(elem, name, path, record):
     return value
 
 
-def _read_sentence(elem, variant, path):
+def _element_line(path, tag, ident, nth=1):
+    """Line of the ``nth`` ``<tag ... id="ident">`` start tag of ``path``, or None.
+
+    ``iterparse`` gives no line per element, so the line of a record is looked up by a
+    second pass over the file (:func:`corpora.lines.find_lines`), paid only when an
+    error is raised.
+    """
+    if path is None or ident is None:
+        return None
+    value = re.escape(xml_escape(ident, {'"': "&quot;", "\n": "&#10;"}).encode("utf-8"))
+    attr = rb"\sid\s*=\s*(?:\"" + value + rb"\"|'" + value + rb"')"
+    pattern = re.compile(rb"<" + tag.encode() + rb"\s(?:[^<]*?)" + attr)
+    lines = find_lines(path, pattern, limit=nth)
+    return lines[nth - 1] if len(lines) >= nth else None
+
+
+def _record_error(message, path, tag, ident, record=None, nth=1):
+    """A :class:`CorpusFormatError` naming the file, the line of element ``<tag id=ident>``
+    (the ``nth`` one) and the record (``ident`` unless ``record`` is given)."""
+    return CorpusFormatError(message, path=path, line=_element_line(path, tag, ident, nth),
+                             record=ident if record is None else record)
+
+
+class _SeenIds:
+    """Ids met so far in one file, per kind (document, sentence, entity, pair): O(ids)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.seen = {kind: {} for kind in ("document", "sentence", "entity", "pair")}
+
+    def add(self, kind, ident, tag=None, advice=""):
+        counts = self.seen[kind]
+        n = counts.get(ident, 0) + 1
+        counts[ident] = n
+        if n > 1:
+            tag = tag or kind
+            first = _element_line(self.path, tag, ident)
+            where = f"line {first}" if first is not None else "earlier in the file"
+            raise _record_error(f"duplicate {kind} id {ident!r} (first at {where}); ids "
+                                f"must be unique in a file{advice}", self.path, tag, ident,
+                                nth=n)
+
+
+def entity_text_matches(stated, sentence_text, spans):
+    """Whether an entity's ``text`` attribute is the sentence text at its ``spans``.
+
+    ``spans`` are ``(start, end_inclusive)`` pairs. The fragments of a discontinuous entity
+    are joined by one space (the convention of the five corpora: BioInfer's "muscle ...
+    actin" has text "muscle actin"); runs of whitespace compare equal to one space (XML
+    attribute normalisation turns line breaks and tabs into spaces).
+    """
+    fragments = [sentence_text[a:b + 1] for a, b in spans]
+    joined = " ".join(fragments)
+    return stated == joined or stated.split() == joined.split()
+
+
+def _read_entity(child, s, variant, path):
+    eid = _need(child, "id", path, s.id)
+    offsets = parse_offsets(_need(child, "charOffset", path, eid), variant,
+                            path=path, record=eid)
+    text = s.text
+    off = child.get("charOffset")
+    if max(b for _, b in offsets) >= len(text):
+        raise _record_error(f"charOffset {off} of entity {eid} lies outside its sentence "
+                            f"{s.id} (length {len(text)}); correct the charOffset",
+                            path, "entity", eid)
+    if any(b >= c for (_, b), (c, _) in zip(offsets, offsets[1:])):
+        raise _record_error(f"charOffset {off} of entity {eid}: the spans of a "
+                            "discontinuous entity must be in increasing order without "
+                            "overlap", path, "entity", eid)
+    stated = child.get("text")
+    if stated is None:      # no text attribute: nothing to contradict, take the offsets'
+        stated = " ".join(text[a:b + 1] for a, b in offsets)
+    elif not entity_text_matches(stated, text, offsets):
+        actual = " ".join(text[a:b + 1] for a, b in offsets)
+        raise _record_error(f"entity {eid} has text {stated!r} but its charOffset {off} "
+                            f"reads {actual!r} in sentence {s.id}; correct the entity's "
+                            "text or charOffset (offsets are 0-based with an inclusive "
+                            "end in the learning format, exclusive in interaction XML)",
+                            path, "entity", eid)
+    return Entity(eid, offsets, stated, child.get("type"),
+                  _rest(child.attrib, ("id", "charOffset", "text", "type")))
+
+
+def _read_sentence(elem, variant, path, ids=None):
     sid = elem.get("id")
     if sid is None:
         raise CorpusFormatError("<sentence> without an id", path=path)
+    ids = ids if ids is not None else _SeenIds(path)
+    ids.add("sentence", sid)
     text = _need(elem, "text", path, sid)
     s = Sentence(id=sid, text=text, attrs=_rest(elem.attrib, ("id", "text")))
+    pairs = []
     for child in elem:
         if child.tag == "entity":
-            eid = _need(child, "id", path, sid)
-            offsets = parse_offsets(_need(child, "charOffset", path, eid), variant,
-                                    path=path, record=eid)
-            if offsets[-1][1] >= len(text) + (1 if variant == "interaction" else 0):
-                raise CorpusFormatError(f"charOffset {child.get('charOffset')} lies outside "
-                                        f"the sentence (length {len(text)})",
-                                        path=path, record=eid)
-            s.entities.append(Entity(eid, offsets, child.get("text", ""), child.get("type"),
-                                     _rest(child.attrib, ("id", "charOffset", "text", "type"))))
+            entity = _read_entity(child, s, variant, path)
+            ids.add("entity", entity.id)
+            s.entities.append(entity)
         elif child.tag in ("pair", "interaction"):
-            pid = child.get("id") or f"{sid}.{child.tag}{len(s.pairs)}"
+            pid = child.get("id") or f"{sid}.{child.tag}{len(pairs)}"
             e1, e2 = _need(child, "e1", path, pid), _need(child, "e2", path, pid)
             if child.tag == "pair":
                 flag = _need(child, "interaction", path, pid)
                 if flag not in ("True", "False"):
                     raise CorpusFormatError(f"interaction={flag!r}, expected True or False",
                                             path=path, record=pid)
-                s.pairs.append(Pair(pid, e1, e2, flag == "True",
-                                    _rest(child.attrib, ("id", "e1", "e2", "interaction"))))
+                pair = Pair(pid, e1, e2, flag == "True",
+                            _rest(child.attrib, ("id", "e1", "e2", "interaction")))
             else:
-                s.pairs.append(Pair(pid, e1, e2, True,
-                                    (("_element", "interaction"),)
-                                    + _rest(child.attrib, ("id", "e1", "e2"))))
+                pair = Pair(pid, e1, e2, True, (("_element", "interaction"),)
+                            + _rest(child.attrib, ("id", "e1", "e2")))
+            if child.get("id") is not None:
+                ids.add("pair", pid, tag=child.tag, advice=" (a pair id names one "
+                        "labelled candidate; give the other pair a new id or remove it)")
+            pairs.append((pair, child.tag, child.get("id")))
         elif child.tag == "sentenceanalyses":
             _read_analyses(child, s, path)
         else:
             raise CorpusFormatError(f"unexpected element <{child.tag}> in a sentence",
                                     path=path, record=sid)
-    ids = {e.id for e in s.entities}
-    for p in s.pairs:
-        for e in (p.e1, p.e2):
-            if e not in ids:
-                raise CorpusFormatError(f"pair refers to entity {e!r}, which is not in the "
-                                        "sentence", path=path, record=p.id)
+    entity_ids, pair_keys = {e.id for e in s.entities}, {}
+    for pair, tag, given_id in pairs:
+        pid, e1, e2 = pair.id, pair.e1, pair.e2
+        for e in (e1, e2):
+            if e not in entity_ids:
+                raise _record_error(f"{tag} {pid} refers to entity {e!r}, which is not in "
+                                    f"sentence {sid}; correct e1/e2 or add the entity",
+                                    path, tag, given_id, record=pid)
+        if e1 == e2:
+            raise _record_error(f"{tag} {pid} pairs entity {e1} with itself; a candidate "
+                                "pair needs two entities — remove it", path, tag, given_id,
+                                record=pid)
+        key = frozenset((e1, e2))
+        if key in pair_keys:
+            raise _record_error(f"{tag} {pid} pairs entities {e1} and {e2} again (already "
+                                f"pair {pair_keys[key]} of sentence {sid}); keep one pair "
+                                "per entity pair", path, tag, given_id, record=pid)
+        pair_keys[key] = pid
+        s.pairs.append(pair)
     return s
 
 
@@ -284,6 +407,7 @@ def iter_documents(path, variant="auto"):
     path = Path(path)
     with open_binary(path, "PPI corpus file") as handle, reading(path):
         root_attrib, v = None, variant
+        ids = _SeenIds(path)
         try:
             for event, elem in ET.iterparse(handle, events=("start", "end")):
                 if event == "start":
@@ -301,12 +425,13 @@ def iter_documents(path, variant="auto"):
                     did = elem.get("id")
                     if did is None:
                         raise CorpusFormatError("<document> without an id", path=path)
+                    ids.add("document", did)
                     doc = Document(did, attrs=_rest(elem.attrib, ("id",)))
                     for child in elem:
                         if child.tag != "sentence":
                             raise CorpusFormatError(f"unexpected element <{child.tag}> in a "
                                                     "document", path=path, record=did)
-                        doc.sentences.append(_read_sentence(child, v, path))
+                        doc.sentences.append(_read_sentence(child, v, path, ids))
                     elem.clear()
                     yield root_attrib, v, doc
         except ET.ParseError as exc:
@@ -316,11 +441,8 @@ def iter_documents(path, variant="auto"):
 
 def read_corpus(path, variant="auto"):
     """Read a whole corpus file into a :class:`Corpus` (see :func:`iter_documents`)."""
-    docs, attrib, seen = [], {}, set()
+    docs, attrib = [], {}
     for attrib, _, doc in iter_documents(path, variant):
-        if doc.id in seen:
-            raise CorpusFormatError("duplicate document id", path=path, record=doc.id)
-        seen.add(doc.id)
         docs.append(doc)
     if not docs:
         raise CorpusFormatError("no <document> elements", path=path)

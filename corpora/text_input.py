@@ -29,6 +29,23 @@ Writers: :func:`write_pubtator` and :func:`write_pubmed_xml`; benchmark (learnin
 documents become :class:`TextDocument` objects with :func:`learning_to_text_document`,
 which deals explicitly with what PubTator cannot express (discontinuous entities, see there).
 
+Document ids are unique within a file (issue 16, case 4: the extraction output is keyed by
+``(doc_id, pair_id)``, so a repeated id would give two records with the same key).  A PMID
+repeated in a PubTator file, or a PMID (with the same version) repeated in a PubMed XML file,
+is a :class:`~kernelrank.errors.CorpusFormatError` naming the lines of both records (PubMed:
+also the article numbers); with ``skip_bad=True`` the later record is skipped and counted in
+:class:`ReadStats` (``skipped``, shown in the run summary of ``ppi extract``).  Nothing is
+merged: two records with one PMID may differ in text and annotations, and no rule tells
+which is right.  PubMed keeps each version of a *versioned citation* as a separate record with
+the same PMID and ``<PMID Version="N">``; such a record's id is ``PMID.N`` when N > 1 (NLM's
+``PMID.version`` identifier; version 1 keeps the plain PMID).  Real data checked: the BC6
+PPIm PubTator file has 597 records with 597 distinct PMIDs; the PubMed slice has 756 records,
+754 distinct PMIDs — PMID 31828225 in versions 2, 3 and 4 (two with the same text), read as
+``31828225.2``, ``.3`` and ``.4``.  Plain-text ids (``<stem>:<line>``, or the file stem in
+a directory of ``*.txt``) are unique by construction; learning-format XML ids are checked by
+:mod:`corpora.ppi_xml`.  The memory for the ids seen is O(documents in the file).  BioC XML
+is not read by this module.
+
 Malformed records raise :class:`kernelrank.errors.CorpusFormatError` naming the file, the
 line (or record number) and the record id.  With ``skip_bad=True`` a malformed record is
 skipped and counted in a :class:`ReadStats` instead (text, PubTator, PubMed records;
@@ -43,8 +60,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import open_binary, reading
-from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from corpora.lines import READ_ERRORS, open_binary, reading
+from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
+                               KernelrankError)
 
 __all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents",
            "read_text", "read_pubmed_xml", "read_pubtator", "read_learning_xml",
@@ -230,9 +248,32 @@ def _pubtator_record(lines, path, skip_bad, stats):
         return None
 
 
+def _unique(doc, first_line, seen, path, skip_bad, stats, what):
+    """``doc`` if its id is new in this file, else a CorpusFormatError (or a counted skip)."""
+    if doc is None:
+        return None
+    if doc.id in seen:
+        exc = CorpusFormatError(
+            f"{what} {doc.id} again: it is already the record at line {seen[doc.id]}; a "
+            "document id may appear once per file (the output is keyed by document and pair "
+            "id) — merge the two records or remove one (--skip-bad keeps the first)",
+            path=path, line=first_line, record=doc.id)
+        if not skip_bad:
+            raise exc
+        stats.skip(exc)
+        return None
+    seen[doc.id] = first_line
+    return doc
+
+
 def read_pubtator(path, *, skip_bad=False, stats=None):
-    """Documents (with their annotations) of a PubTator file."""
+    """Documents (with their annotations) of a PubTator file.
+
+    A PMID may appear in one record only (:class:`CorpusFormatError` naming the lines of
+    both records; with ``skip_bad`` the later one is skipped and counted).
+    """
     stats = stats if stats is not None else ReadStats()
+    seen = {}                                   # PMID → line of its record
     with _open_text(path) as handle:
         lines = []
         for lineno, line in _lines(handle, path):
@@ -241,13 +282,15 @@ def read_pubtator(path, *, skip_bad=False, stats=None):
                 lines.append((lineno, line))
                 continue
             if lines:
-                doc = _pubtator_record(lines, path, skip_bad, stats)
+                doc = _unique(_pubtator_record(lines, path, skip_bad, stats), lines[0][0],
+                              seen, path, skip_bad, stats, "PMID")
                 lines = []
                 if doc is not None:
                     stats.documents += 1
                     yield doc
         if lines:
-            doc = _pubtator_record(lines, path, skip_bad, stats)
+            doc = _unique(_pubtator_record(lines, path, skip_bad, stats), lines[0][0], seen,
+                          path, skip_bad, stats, "PMID")
             if doc is not None:
                 stats.documents += 1
                 yield doc
@@ -302,18 +345,74 @@ def _title_length(d):
 
 
 # ----------------------------------------------------------------------------- PubMed XML
+_RECORD_TAG = re.compile(rb"<(/?)(PubmedArticle|MedlineCitation)[\s>/]")
+
+
+def _article_line(path, number):
+    """Line where record ``number`` (1-based, counted as :func:`read_pubmed_xml` does)
+    starts, or None: a second pass over the file, paid only when an error is reported."""
+    count = inside = 0
+    try:
+        with open_binary(path) as handle:
+            for lineno, raw in enumerate(handle, 1):
+                for m in _RECORD_TAG.finditer(raw):
+                    closing, tag = m.group(1), m.group(2)
+                    if tag == b"PubmedArticle":
+                        inside += -1 if closing else 1
+                        count += not closing
+                    elif not closing and inside == 0:
+                        count += 1
+                    if count == number:
+                        return lineno
+    except (OSError, *READ_ERRORS, KernelrankError):
+        pass                           # only a location for an error being raised anyway
+    return None
+
+
+class _BadArticle(Exception):
+    """A malformed PubMed record (internal: :func:`read_pubmed_xml` turns it into a located
+    :class:`CorpusFormatError`, the line being looked up only when the error is shown)."""
+
+    def __init__(self, message, record, first=None):
+        super().__init__(message)
+        self.message, self.record, self.first = message, record, first
+
+    def error(self, path, number, locate=True):
+        """The error of record ``number``; ``locate``: look up its line (and that of the
+        ``first`` record it repeats)."""
+        line = _article_line(path, number) if locate else None
+        message = self.message
+        if self.first is not None:
+            where = f", line {_article_line(path, self.first)}" if locate else ""
+            message = message.format(first=f"article #{self.first}{where}")
+        return CorpusFormatError(f"{message} (article #{number})", path=path, line=line,
+                                 record=self.record)
+
+
+def _pubmed_id(pmid_el):
+    """The document id of a record: the PMID, or ``PMID.version`` for a versioned citation.
+
+    PubMed keeps every version of a versioned citation as its own record with the same
+    PMID and ``<PMID Version="N">`` (NLM: "the combination of PMID and version number in
+    the format PMID.version will be a unique identifier; all citations not versioned will
+    be considered version 1").
+    """
+    pmid = pmid_el.text.strip()
+    version = (pmid_el.get("Version") or "1").strip()
+    return pmid if version == "1" else f"{pmid}.{version}"
+
+
 def _pubmed_record(elem, number, path):
     pmid_el = elem.find(".//PMID")
     if pmid_el is None or not (pmid_el.text or "").strip():
-        raise CorpusFormatError("article without a PMID", path=path, record=f"article #{number}")
-    pmid = pmid_el.text.strip()
+        raise _BadArticle("article without a PMID", f"article #{number}")
+    pmid = _pubmed_id(pmid_el)
     title_el = elem.find(".//ArticleTitle")
     title = " ".join("".join(title_el.itertext()).split()) if title_el is not None else ""
     parts = [" ".join("".join(a.itertext()).split()) for a in elem.iterfind(".//AbstractText")]
     parts = [p for p in parts if p]
     if not title and not parts:
-        raise CorpusFormatError("article has neither a title nor an abstract", path=path,
-                                record=pmid)
+        raise _BadArticle("article has neither a title nor an abstract", pmid)
     text = " ".join([title] + parts) if parts else title
     return TextDocument(pmid, text, position=f"{path}:article #{number}", title_end=len(title))
 
@@ -326,7 +425,7 @@ def read_pubmed_xml(path, *, skip_bad=False, stats=None):
     """
     stats = stats if stats is not None else ReadStats()
     number = inside = 0
-    root = None
+    root, seen = None, {}                       # document id → number of its article
     with open_binary(path, "PubMed XML file") as handle, reading(path):
         try:
             for event, elem in ET.iterparse(handle, events=("start", "end")):
@@ -342,10 +441,17 @@ def read_pubmed_xml(path, *, skip_bad=False, stats=None):
                 number += 1
                 try:
                     doc = _pubmed_record(elem, number, path)
-                except CorpusFormatError as exc:
+                    if doc.id in seen:
+                        raise _BadArticle(
+                            f"PMID {doc.id} again: it is already {{first}}; a document id "
+                            "may appear once per file (the output is keyed by document and "
+                            "pair id) — remove one (--skip-bad keeps the first)", doc.id,
+                            first=seen[doc.id])
+                    seen[doc.id] = number
+                except _BadArticle as bad:
                     if not skip_bad:
-                        raise
-                    stats.skip(exc)
+                        raise bad.error(path, number) from None
+                    stats.skip(bad.error(path, number, locate=len(stats.errors) < 100))
                     doc = None
                 root.clear()                  # drop the finished record: memory stays flat
                 if doc is not None:

@@ -16,7 +16,11 @@ and the line: column count, word ids out of sequence (which also catches a missi
 line between sentences), HEAD missing, not an integer or outside the sentence, the basic
 tree (one root, no HEAD cycle), multiword and empty-node ids, empty FORM, a comment among
 the words; bytes that are not UTF-8 and a truncated or damaged gzip stream are located by
-:mod:`corpora.lines`. Cost: O(file size).
+:mod:`corpora.lines`. The errors of a sentence's lines and tree also name the sentence
+(``record``: its ``# sent_id``, else its 0-based index in the file, as
+:attr:`ConlluSentence.sent_id`). All 81 real CRAFT files (25,491 sentences, 660,681 words)
+pass these checks: each tree has exactly one root, so no multi-root rule is needed.
+Cost: O(file size).
 
 Why our own reader and not a thin layer over the ``conllu`` package (issue 13): on the 81
 CRAFT files (25,491 sentences, 660,681 words, identical records) ``conllu`` 6.0.0 takes
@@ -93,7 +97,16 @@ _new_object = object.__new__
 
 
 def _error(message, path, line):
-    return CorpusFormatError(message, path=path, line=line)
+    err = CorpusFormatError(message, path=path, line=line)
+    err.message = message
+    return err
+
+
+def _with_sentence(exc, sent_id):
+    """``exc`` (from :func:`_error`) naming sentence ``sent_id`` as its record as well."""
+    if getattr(exc, "message", None) is None or exc.record is not None:
+        return exc
+    return CorpusFormatError(exc.message, path=exc.path, line=exc.line, record=sent_id)
 
 
 def _is_number(text):
@@ -262,11 +275,16 @@ def iter_conllu(path):
                 lines.append(lineno)
         except READ_ERRORS as exc:
             raise read_error(path, exc) from None
-    if tokens:
-        yield _finish(comments, tokens, heads, lines, multiword, doc_id, path, start_line,
-                      index)
-    elif multiword or comments.get("text") is not None:
-        raise _error("sentence has comments but no words", path, start_line)
+        except CorpusFormatError as exc:      # name the sentence too (record)
+            raise _with_sentence(exc, comments.get("sent_id", str(index))) from None
+    try:
+        if tokens:
+            yield _finish(comments, tokens, heads, lines, multiword, doc_id, path,
+                          start_line, index)
+        elif multiword or comments.get("text") is not None:
+            raise _error("sentence has comments but no words", path, start_line)
+    except CorpusFormatError as exc:
+        raise _with_sentence(exc, comments.get("sent_id", str(index))) from None
 
 
 def read_conllu(path):

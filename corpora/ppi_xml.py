@@ -222,7 +222,7 @@ def _element_line(path, tag, ident, nth=1):
         return None
     value = re.escape(xml_escape(ident, {'"': "&quot;", "\n": "&#10;"}).encode("utf-8"))
     attr = rb"\sid\s*=\s*(?:\"" + value + rb"\"|'" + value + rb"')"
-    pattern = re.compile(rb"<" + tag.encode() + rb"\s(?:[^<]*?)" + attr)
+    pattern = re.compile(rb"<" + tag.encode() + rb"(?:\s[^<]*?)?" + attr)
     lines = find_lines(path, pattern, limit=nth)
     return lines[nth - 1] if len(lines) >= nth else None
 

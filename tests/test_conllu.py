@@ -173,3 +173,50 @@ def test_real_craft_file(data_dir):
         # the spans reproduce the forms exactly, in order, without overlap
         assert [s.text[a:b] for a, b in spans] == [t.form for t in s.tokens]
         assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+
+
+# Issue 16, case 9: an invalid tree names the file, the line and the sentence.
+TREE_ERRORS = [
+    (_word(1, "We", 2) + _word(2, "go", 1) + _word(3, "x", 0, "root"), "form a cycle", 3),
+    (_word(1, "We", 2) + _word(2, "go", 1), "no word has HEAD 0", 3),
+    (_word(1, "We", 0, "root") + GO, "words 1 and 2 both have HEAD 0", 4),
+    (_word(1, "We", 5) + GO, "outside the sentence", 3),
+    (_word(1, "We", 3) + _word(3, "go", 0, "root"), "word id 3 where 2", 4),
+]
+
+
+@pytest.mark.parametrize("words, message, line", TREE_ERRORS,
+                         ids=["cycle", "no-root", "two-roots", "head-outside", "id-gap"])
+@pytest.mark.parametrize("sent_id", ["b", None])
+def test_invalid_tree_names_the_sentence(tmp_path, words, message, line, sent_id):
+    head = WE_GO if sent_id else "# text = We go\n"
+    path = _write(tmp_path, GOOD + head + words + "\n" + GOOD, "tree.conllu.gz")
+    with pytest.raises(CorpusFormatError) as info:
+        read_conllu(path)
+    # without a sent_id the sentence is named as ConlluSentence.sent_id names it: its index
+    expected = sent_id or "1"
+    assert message in str(info.value) and f"record {expected!r}" in str(info.value)
+    assert info.value.record == expected and info.value.line == 5 + line - (sent_id is None)
+    assert info.value.path == path
+
+
+def test_invalid_last_sentence_without_final_blank_line_is_named(tmp_path):
+    path = _write(tmp_path, GOOD + WE_GO + _word(1, "We", 2) + _word(2, "go", 1))
+    with pytest.raises(CorpusFormatError, match="no word has HEAD 0") as info:
+        read_conllu(path)
+    assert info.value.record == "b" and info.value.line == 8
+
+
+def test_all_real_craft_files_are_valid_trees(data_dir):
+    folder = data_dir / "craft" / "conllu"
+    files = sorted(folder.glob("*.conllu.gz"))
+    if not files:
+        pytest.skip(f"no CRAFT CoNLL-U files in {folder}")
+    n_sentences = n_words = 0
+    for path in files:
+        for s in iter_conllu(path):
+            heads = [t.head for t in s.tokens]
+            assert heads.count(0) == 1 and all(0 <= h <= len(heads) for h in heads)
+            n_sentences += 1
+            n_words += len(heads)
+    assert (len(files), n_sentences, n_words) == (81, 25491, 660681)   # data README: 25,491

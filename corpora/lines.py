@@ -21,7 +21,8 @@ from pathlib import Path
 
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
-__all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading"]
+__all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading",
+           "unknown_xml_encoding"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
@@ -53,8 +54,12 @@ def open_binary(path, what="data file"):
 
 
 def open_text(path, what="data file"):
-    """UTF-8 text handle of ``path`` (plain or gzip); errors as :func:`open_binary`."""
-    return io.TextIOWrapper(open_binary(path, what), encoding="utf-8")
+    """UTF-8 text handle of ``path`` (plain or gzip); errors as :func:`open_binary`.
+
+    A UTF-8 byte order mark at the start (Windows editors write one) is dropped, not read
+    as part of the first line.
+    """
+    return io.TextIOWrapper(open_binary(path, what), encoding="utf-8-sig")
 
 
 @contextmanager
@@ -117,3 +122,14 @@ def find_lines(path, pattern, limit=None):
     except (OSError, *READ_ERRORS, CorpusFormatError, DataNotFoundError):
         pass
     return found
+
+
+def unknown_xml_encoding(path, exc):
+    """The :class:`CorpusFormatError` for the ``LookupError`` that ``xml.etree`` raises when
+    the XML declaration names an encoding Python does not know (``encoding="utf1_0"``), or
+    None for any other ``LookupError`` (a ``KeyError`` of the caller's own code stays a bug)."""
+    if not str(exc).startswith("unknown encoding"):
+        return None
+    return CorpusFormatError(f"the XML declaration names an encoding Python does not know "
+                             f"({exc}); declare UTF-8 (or UTF-16) and save the file in it",
+                             path=path, line=1)

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from corpora.lines import find_lines, open_binary, reading
+from corpora.lines import find_lines, open_binary, reading, unknown_xml_encoding
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
@@ -437,6 +437,11 @@ def iter_documents(path, variant="auto"):
         except ET.ParseError as exc:
             raise CorpusFormatError(f"not well-formed XML: {exc}", path=path,
                                     line=exc.position[0]) from None
+        except LookupError as exc:
+            error = unknown_xml_encoding(path, exc)
+            if error is None:
+                raise
+            raise error from None
 
 
 def read_corpus(path, variant="auto"):

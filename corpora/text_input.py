@@ -60,7 +60,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import READ_ERRORS, open_binary, reading
+from corpora.lines import READ_ERRORS, open_binary, reading, unknown_xml_encoding
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
                                KernelrankError)
 
@@ -125,7 +125,8 @@ def _lines(handle, path):
     with reading(path):
         for lineno, raw in enumerate(handle, 1):
             try:
-                line = raw.decode("utf-8")
+                # a UTF-8 byte order mark opening the file is not text
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
                                         line=lineno) from None
@@ -460,6 +461,11 @@ def read_pubmed_xml(path, *, skip_bad=False, stats=None):
         except ET.ParseError as exc:
             raise CorpusFormatError(f"not well-formed XML: {exc}", path=path,
                                     line=exc.position[0]) from None
+        except LookupError as exc:
+            error = unknown_xml_encoding(path, exc)
+            if error is None:
+                raise
+            raise error from None
 
 
 def write_pubmed_xml(docs, handle):

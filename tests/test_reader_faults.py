@@ -10,6 +10,7 @@ itself (large enough that the gzip stream spans several blocks), and each must e
 """
 
 import gzip
+import re
 import xml.sax.saxutils as su
 
 import pytest
@@ -172,3 +173,47 @@ def test_directory_instead_of_a_file_is_a_typed_error(tmp_path, name):
     with pytest.raises((CorpusFormatError, DataNotFoundError)) as err:
         _reader(name)(folder)
     assert str(folder) in str(err.value)
+
+
+# Found by tests/test_fuzz_readers.py: an XML declaration naming an unknown encoding
+# escaped xml.etree as a bare LookupError ("unknown encoding: utf1_0").
+@pytest.mark.parametrize("name", ["pubmed-xml", "ppi-xml"])
+def test_unknown_xml_encoding_is_a_format_error(tmp_path, name):
+    _, build, suffix, _ = READERS[name]
+    text = re.sub(r"<\?xml[^>]*\?>", '<?xml version="1.0" encoding="utf1_0"?>', build(),
+                  count=1)
+    assert text.startswith('<?xml version="1.0" encoding="utf1_0"?>')
+    path = tmp_path / f"{name}{suffix}"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="unknown encoding") as err:
+        _reader(name)(path)
+    assert err.value.path == path and err.value.line == 1
+
+
+def _plain(result):
+    """A reader's result in a comparable form (arrays as lists)."""
+    if hasattr(result, "X"):
+        return (result.X.toarray().tolist(), result.y.tolist(), result.qids.tolist(),
+                result.comments)
+    if isinstance(result, tuple) and len(result) == 3 and hasattr(result[2], "tolist"):
+        return result[0], result[1], result[2].tolist()
+    return result
+
+
+# Found while writing the fuzz suite: a UTF-8 byte order mark (Windows editors write one)
+# was read as part of the first line: the first plain-text document began with U+FEFF,
+# and FASTA, PubTator, SCOP, SVMlight and CoNLL-U files were refused at line 1.
+@pytest.mark.parametrize("name", READERS)
+def test_utf8_byte_order_mark_is_not_text(tmp_path, name):
+    _, build, suffix, _ = READERS[name]
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "marked").mkdir()
+    plain, marked = tmp_path / "plain" / f"f{suffix}", tmp_path / "marked" / f"f{suffix}"
+    plain.write_bytes(build().encode("utf-8"))
+    marked.write_bytes(b"\xef\xbb\xbf" + build().encode("utf-8"))
+    expected, got = _plain(_reader(name)(plain)), _plain(_reader(name)(marked))
+    for record in (expected + got if isinstance(expected, list) else []):
+        for where in ("position", "path"):      # these name the file read
+            if hasattr(record, where):
+                setattr(record, where, "")
+    assert got == expected

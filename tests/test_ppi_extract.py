@@ -472,24 +472,37 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
     assert (r["e1"]["text"], r["e2"]["text"], r["doc_id"]) == ("KinC", "KinD", "a:1")
 
 
-def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model, tmp_path):
-    from ppi.extract import extract
+def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model):
+    """process_chunk matches scores to pairs by position: two documents with one id (which
+    the readers refuse, issue 16 case 4, but a library caller may pass) keep their own."""
+    import ppi.extract as ex
+    from ppi.model import PPIModel
     a, b = _abstracts(data_dir, n_docs=2)
     same = [TextDocument("1", d.text, d.mentions, title_end=d.title_end) for d in (a, b)]
-    both = _write_pubtator(same, tmp_path / "both.pubtator")
-    extract(both, lll_model, tmp_path / "both.jsonl", "pubtator", chunk_size=2, workers=0,
-            progress=False)
+    res = ex.ExtractionResources(PPIModel.load(lll_model))
+    both, _ = ex.process_chunk(same, res)
     alone = []
-    for k, d in enumerate(same):
-        src = _write_pubtator([d], tmp_path / f"{k}.pubtator")
-        extract(src, lll_model, tmp_path / f"{k}.jsonl", "pubtator", workers=0, progress=False)
-        alone += _records(tmp_path / f"{k}.jsonl")
-    got = _records(tmp_path / "both.jsonl")
+    for d in same:
+        text, _ = ex.process_chunk([d], res)
+        alone += [json.loads(x) for x in text.splitlines()]
+    got = [json.loads(x) for x in both.splitlines()]
     assert len(got) == len(alone) > 0
     assert [(r["sentence"], r["e1"], r["e2"]) for r in got] == \
         [(r["sentence"], r["e1"], r["e2"]) for r in alone]
     np.testing.assert_allclose([r["score"] for r in got], [r["score"] for r in alone],
                                rtol=1e-12, atol=1e-12)
+
+
+def test_a_repeated_pmid_in_the_input_is_refused_naming_both_lines(nlp, data_dir, lll_model,
+                                                                    tmp_path):
+    from ppi.extract import extract
+    a, b = _abstracts(data_dir, n_docs=2)
+    same = [TextDocument("1", d.text, d.mentions, title_end=d.title_end) for d in (a, b)]
+    both = _write_pubtator(same, tmp_path / "both.pubtator")
+    with pytest.raises(CorpusFormatError, match=r"PMID 1 again.*line 1"):
+        extract(both, lll_model, tmp_path / "both.jsonl", "pubtator", chunk_size=2,
+                workers=0, progress=False)
+    assert not (tmp_path / "both.jsonl").exists()
 
 
 def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_model,

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from corpora.lines import READ_ERRORS, open_text, read_error
-from kernelrank.errors import CorpusFormatError, DataNotFoundError
+from kernelrank.errors import CorpusFormatError
 
 __all__ = ["Token", "MultiwordToken", "ConlluSentence", "read_conllu", "iter_conllu",
            "token_offsets"]
@@ -202,13 +202,11 @@ def iter_conllu(path):
         id out of sequence (also a missing blank line between sentences), a HEAD that is
         missing, not an integer or outside the sentence, a second root, a HEAD cycle, a
         bad multiword or empty-node id, an empty FORM, a comment among the words, text
-        that is not UTF-8, a truncated or damaged gzip stream.
+        that is not UTF-8, a truncated or damaged gzip stream; ``path`` is a directory.
     DataNotFoundError
         ``path`` does not exist.
     """
     path = Path(path)
-    if not path.is_file():
-        raise DataNotFoundError(f"CoNLL-U file {path} does not exist")
     doc_id = path.name.split(".")[0]
     comments, tokens, heads, lines, multiword = {}, [], [0], [], []
     start_line, index = None, 0

@@ -44,12 +44,17 @@ CONNECT_TIMEOUT = 10.0
 #: [IPv6]); a bare host:port means tcp
 _ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
                       r":([0-9]{1,5})")
+#: the address of a cluster in this process (``LocalCluster(processes=False)``)
+_INPROC = re.compile(r"inproc://[^/\s]+/[0-9]+/[0-9]+")
 
 
 def check_scheduler_address(address, option="--scheduler"):
     """``address`` if it is a Dask scheduler address (``tcp://host:port``, also ``tls://``,
-    ``ws://``, ``wss://``, ``ucx://`` or a bare ``host:port``); else
+    ``ws://``, ``wss://``, ``ucx://``, a bare ``host:port``, or the ``inproc://`` address of
+    a cluster in this process); else
     :class:`~kernelrank.errors.ClusterError` at once, naming it and the expected form."""
+    if _INPROC.fullmatch(str(address).strip()):
+        return str(address).strip()
     m = _ADDRESS.fullmatch(str(address).strip())
     if m is None or not 0 < int(m.group(3)) < 65536:
         raise ClusterError(f"{option} {address!r} is not a Dask scheduler address; give "
@@ -146,7 +151,7 @@ def _gather(client, task, items, bar):
 
 
 def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_threads=None,
-              desc=None, progress=True):
+              desc=None, progress=True, connect_timeout=None):
     """``[fn(item) for item in items]``, in parallel when ``jobs > 1`` or ``scheduler``.
 
     Parameters
@@ -159,6 +164,8 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
     blas_threads : int or None
     desc : str               progress-bar label
     progress : bool
+    connect_timeout : float  seconds to wait for ``scheduler`` (default
+                             :data:`CONNECT_TIMEOUT`)
 
     Returns
     -------
@@ -185,7 +192,8 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
             else:
                 cluster = local_cluster(1, jobs, processes=False)
         try:
-            client = Client(cluster) if cluster is not None else connect(scheduler)
+            client = (Client(cluster) if cluster is not None
+                      else connect(scheduler, connect_timeout))
             with client, cluster_failures(scheduler or "local cluster"):
                 n = jobs if scheduler is None else max(
                     1, sum(w.get("nthreads", 1) for w in

@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from kernelrank.errors import ClusterError, InvalidParameterError
 
 __all__ = ["map_tasks", "default_blas_threads", "local_cluster", "connect",
-           "check_scheduler_address", "cluster_failures", "CONNECT_TIMEOUT"]
+           "check_scheduler_address", "cluster_failures", "quiet_workers", "CONNECT_TIMEOUT"]
 
 #: seconds to wait for an existing scheduler to answer (Dask's own default is 30 s, and it
 #: retries beyond it)
@@ -70,9 +70,28 @@ def local_cluster(n_workers, threads_per_worker=1, processes=True):
     on every interface at port 8787 — hence the explicit loopback address."""
     from dask.distributed import LocalCluster
 
-    return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                        processes=processes, **({"host": "127.0.0.1"} if processes else {}),
-                        dashboard_address="127.0.0.1:0", worker_dashboard_address=None)
+    with _workers_ignore_ctrl_c(processes):
+        return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                            processes=processes, **({"host": "127.0.0.1"} if processes else {}),
+                            dashboard_address="127.0.0.1:0", worker_dashboard_address=None)
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c(processes):
+    """Worker processes started in the block ignore SIGINT (they inherit the ignored
+    signal): Ctrl-C in a terminal reaches the whole process group, and each worker would
+    print its own ``KeyboardInterrupt`` traceback while this process shuts them down."""
+    import signal
+    import threading
+
+    if not processes or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def connect(scheduler, connect_timeout=None, option="--scheduler"):
@@ -95,6 +114,18 @@ def connect(scheduler, connect_timeout=None, option="--scheduler"):
         raise ClusterError(f"cannot reach the Dask scheduler at {option} {address} within "
                            f"{timeout:g} s ({exc.__class__.__name__}: {exc}); check the "
                            "address and that the scheduler is running") from None
+
+
+def _silence_distributed_logs():
+    import logging
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+
+def quiet_workers(client):
+    """Silence the warnings of ``client``'s workers before an interrupted run closes them
+    (each would log the cancelled task); best effort."""
+    with contextlib.suppress(Exception):
+        client.run(_silence_distributed_logs, on_error="ignore")
 
 
 def _cluster_failure_types():

@@ -497,6 +497,11 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
             submit(k, batch)
             new += 1
         drain(0)
+    except KeyboardInterrupt:
+        if cluster is not None:                  # our own workers: a quiet shutdown
+            from kernelrank.parallel import quiet_workers
+            quiet_workers(client)
+        raise
     finally:
         bar.close()
         if client is not None:

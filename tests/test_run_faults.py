@@ -406,6 +406,34 @@ def test_case9_ctrl_c_of_a_real_build_then_resume(treebank, built, tmp_path):
     assert out.read_bytes() == built
 
 
+def test_case9_ctrl_c_of_extract_on_a_local_cluster_then_resume(data_dir, lll_model,
+                                                                tmp_path):
+    """SIGINT to the process group of `ppi extract` running on a local Dask cluster (its
+    worker processes get it too): one line, exit 130, no lock left, the rerun resumes to
+    the output of an uninterrupted run."""
+    from ppi.extract import extract
+    src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
+    extract(src, lll_model, ref, "learning-xml", chunk_size=2, workers=0, progress=False)
+    cmd = [sys.executable, "-m", "ppi", "extract", "--quiet", "--model", str(lll_model),
+           "--input", str(src), "--format", "learning-xml", "--output", str(out), "--jobs",
+           "1", "--chunk-size", "2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    parts = Path(str(out) + ".parts")
+    while proc.poll() is None and len(list(parts.glob("chunk-*.jsonl"))) < 2:
+        threading.Event().wait(0.05)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err == "interrupted; rerun the same command to resume (completed chunks are " \
+                  "kept)\n"
+    assert not Path(str(out) + ".lock").exists() and not list(parts.glob(".*.tmp"))
+    assert subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True).returncode == 0
+    assert out.read_bytes() == ref.read_bytes()
+
+
 # ----------------------------------------------------------------------------- Dask
 @pytest.mark.parametrize("address", ["foo", "http://x", "tcp://127.0.0.1", "tcp://h:99999",
                                      "127.0.0.1:8786:1"])

@@ -104,7 +104,7 @@ def connect(scheduler, connect_timeout=None, option="--scheduler"):
     address = check_scheduler_address(scheduler, option)
     timeout = CONNECT_TIMEOUT if connect_timeout is None else float(connect_timeout)
     if not timeout > 0:
-        raise InvalidParameterError(f"the scheduler connect timeout must be > 0 seconds, got "
+        raise InvalidParameterError(f"{option}-timeout must be > 0 seconds, got "
                                     f"{connect_timeout!r}")
     try:
         # the comm timeout bounds each attempt; Client's timeout bounds the whole wait
@@ -152,7 +152,7 @@ def cluster_failures(where, kept=None):
     try:
         yield
     except failures as exc:
-        detail = str(exc) or exc.__class__.__name__
+        detail = " ".join(str(exc).split())[:300] or "-"      # one line, bounded
         raise ClusterError(f"the Dask cluster ({where}) failed in the middle of the run: "
                            f"{exc.__class__.__name__}: {detail}"
                            + (f"; {kept}" if kept else "")) from None

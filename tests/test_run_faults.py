@@ -484,7 +484,7 @@ def test_dask_worker_death_is_a_cluster_error():
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                           host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
-            with pytest.raises(ClusterError, match="KilledWorker"):
+            with pytest.raises(ClusterError, match="KilledWorker|FuturesCancelledError"):
                 map_tasks(_exit_worker, [0, 1], scheduler=cluster.scheduler_address,
                           progress=False)
 
@@ -518,7 +518,10 @@ def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, ll
                            scheduler=cluster.scheduler_address, progress=False)
             monkeypatch.undo()
             msg = str(info.value)
-            assert cluster.scheduler_address in msg and "KilledWorker" in msg
+            assert cluster.scheduler_address in msg and "\n" not in msg
+            # the worker's task is lost (KilledWorker), or the data scattered to it with it
+            # (the futures are cancelled), depending on which the scheduler notices first
+            assert "KilledWorker" in msg or "FuturesCancelledError" in msg
             assert f"the completed chunks are kept in {out}.parts" in msg
             assert "rerun the same command to resume" in msg
             assert not Path(str(out) + ".lock").exists()

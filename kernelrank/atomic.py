@@ -4,9 +4,16 @@ Everything is written to a temporary file in the target's directory, flushed and
 ``fsync``-ed, then moved over the target with :func:`os.replace` (atomic on POSIX). A
 directory of several files that belong together (a saved model) is written the same way as
 a unit: :func:`atomic_directory`.
+
+Files and directories get the permissions a plain ``open`` / ``mkdir`` would give them (the
+user's umask), not the private 0600 / 0700 of :mod:`tempfile`. A failed write (disk full,
+quota) raises an :class:`OSError` that names the target file, so the command line reports
+``error: <path>: No space left on device`` instead of a traceback, and the temporary file is
+removed.
 """
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -21,18 +28,40 @@ def atomic_open(path, mode="w", encoding="utf-8"):
     """Context manager yielding a file object whose content replaces ``path`` on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise InvalidParameterError(f"{path} is a directory; give a file name for this "
+                                    "output")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     binary = "b" in mode
     try:
+        os.fchmod(fd, 0o666 & ~_umask())   # mkstemp's 0600 → what open() would have made
         with os.fdopen(fd, mode, **({} if binary else {"encoding": encoding})) as handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError as exc:
+                raise named_os_error(exc, path) from exc
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and named_os_error(exc, path) is not exc:
+            raise named_os_error(exc, path) from exc
         raise
+
+
+#: errors of a failed write (disk full, quota, file too large, read-only, I/O error)
+WRITE_ERRNOS = frozenset(getattr(errno, name) for name in
+                         ("ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO") if hasattr(errno, name))
+
+
+def named_os_error(exc, path):
+    """``exc`` (an :class:`OSError` of a failed write, which names no file) as the same
+    kind of error naming ``path``; any other error is returned unchanged."""
+    if exc.filename is not None or exc.errno not in WRITE_ERRNOS:
+        return exc
+    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
 
 
 @contextlib.contextmanager
@@ -68,6 +97,13 @@ def atomic_directory(path):
 
 
 def _umask():
+    """The process's umask (read from ``/proc`` where possible: setting it to read it back
+    would briefly change it for every thread)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

@@ -17,13 +17,21 @@ run the handler with stage lines (``logging`` INFO records of our packages) on s
 handler returns a :class:`Summary` — the files it wrote and its headline numbers — which
 :func:`print_summary` prints last, with the wall time and the peak memory. A typed
 :class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
-becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback.
+becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
+:class:`OSError` that names a file (disk full, permission denied, a directory where a file
+is written: ``error: <path>: <reason>``) — other exceptions are programming errors and keep
+their traceback. Ctrl-C ends with one line, ``interrupted`` (for a command that resumes —
+its parser sets ``resumes=True`` with ``set_defaults`` — ``interrupted; rerun the same
+command to resume …``), and exit code 130; the command's locks and temporary files are
+released on the way out. An ``--output-dir`` naming an existing file is refused before the
+command starts.
 
 Nothing here imports NumPy or any other heavy package: building a parser stays cheap, so
 ``--help`` answers at once.
 """
 
 import contextlib
+import errno
 import logging
 import math
 import os
@@ -39,7 +47,7 @@ from kernelrank.report import format_duration
 
 __all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quiet",
            "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
-           "print_summary", "peak_memory", "run_subcommand", "exit_code"]
+           "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -292,14 +300,51 @@ def run_subcommand(parser, argv, run):
         return 0
     args.command_line = f"python -m {parser.prog} " + shlex.join(
         sys.argv[1:] if argv is None else [str(a) for a in argv])
-    return exit_code(run, args, name=f"{parser.prog} {args.command}")
+
+    def checked(args):
+        check_output_dir(getattr(args, "output_dir", None))
+        return run(args)
+
+    return exit_code(checked, args, name=f"{parser.prog} {args.command}",
+                     resumes=bool(getattr(args, "resumes", False)))
 
 
-def exit_code(run, *args, name=None):
-    """Call ``run(*args)`` and return a process exit code: its return value (None = 0; a
-    :class:`Summary` is printed and gives its ``code``), or 2 after printing
-    ``error: <message>`` to stderr when it raises a
-    :class:`~kernelrank.errors.KernelrankError`. Also for scripts without subcommands."""
+def check_output_dir(path, option="--output-dir"):
+    """Refuse an output folder that exists as something other than a folder (a file): the
+    command would fail only after its work, when it writes its report."""
+    if path and os.path.exists(path) and not os.path.isdir(path):
+        raise InvalidParameterError(f"{option} {path} is an existing file, not a folder; "
+                                    "give a folder (it is created if absent)")
+
+
+#: the last line of a command interrupted by Ctrl-C
+INTERRUPTED = "interrupted"
+INTERRUPTED_RESUMABLE = ("interrupted; rerun the same command to resume (completed chunks "
+                         "are kept)")
+
+
+def os_error_message(exc, resumes=False):
+    """The one-line message of an :class:`OSError` naming a file: the path, the reason and
+    what to do when the disk is full."""
+    text = f"{exc.filename}: {exc.strerror or exc}"
+    if exc.filename2 is not None:
+        text = f"{exc.filename} → {exc.filename2}: {exc.strerror or exc}"
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        text += "; free some disk space, then rerun the same command" + (
+            " to resume (completed chunks are kept)" if resumes else "")
+    return text
+
+
+def exit_code(run, *args, name=None, resumes=False):
+    """Call ``run(*args)`` and return a process exit code.
+
+    Its return value (None = 0; a :class:`Summary` is printed and gives its ``code``); or 2
+    after printing ``error: <message>`` to stderr when it raises a
+    :class:`~kernelrank.errors.KernelrankError` or an :class:`OSError` naming a file (other
+    exceptions propagate with their traceback); or 130 after printing one line when it is
+    interrupted (Ctrl-C; ``resumes``: the line says how to resume). Also for scripts without
+    subcommands.
+    """
     start = time.perf_counter()
     try:
         with _stage_lines():
@@ -307,6 +352,14 @@ def exit_code(run, *args, name=None):
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        print(f"error: {os_error_message(exc, resumes)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(INTERRUPTED_RESUMABLE if resumes else INTERRUPTED, file=sys.stderr, flush=True)
+        return 130
     if isinstance(result, Summary):
         print_summary(name or os.path.basename(sys.argv[0]), result,
                       time.perf_counter() - start)

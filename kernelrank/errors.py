@@ -45,3 +45,13 @@ class DataNotFoundError(KernelrankError, FileNotFoundError):
 
 class ChecksumMismatchError(KernelrankError):
     """A downloaded or cached file does not have the expected checksum."""
+
+
+class OutputLockedError(KernelrankError):
+    """Another run is writing the same output (it holds ``<output>.lock``); the message
+    names its PID, host, start time and command line."""
+
+
+class ClusterError(KernelrankError):
+    """A Dask scheduler cannot be reached, its address is malformed, or the cluster failed
+    in the middle of a run (the message says what is kept and how to resume)."""

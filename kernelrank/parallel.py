@@ -9,17 +9,153 @@ tasks that release the GIL and share large read-only arrays without copying — 
 finish. Each task runs with ``blas_threads`` BLAS threads (default: unchanged when the
 tasks run in this process, else the machine's cores divided by the number of workers, so
 parallel tasks do not oversubscribe the cores).
+
+The Dask plumbing shared with ``ppi extract``:
+
+* :func:`local_cluster` — a local cluster whose scheduler and dashboard listen on
+  127.0.0.1 only (never on every interface of the machine);
+* :func:`connect` — a client of an existing scheduler: a malformed address is refused at
+  once (:func:`check_scheduler_address`), an unreachable one after ``connect_timeout``
+  seconds (default :data:`CONNECT_TIMEOUT`), both as
+  :class:`~kernelrank.errors.ClusterError` naming the address;
+* :func:`cluster_failures` — turns the cluster dying in the middle of a run (the scheduler
+  or the last worker lost: ``FuturesCancelledError``, ``CommClosedError``, ``KilledWorker``)
+  into a :class:`~kernelrank.errors.ClusterError` saying what is kept and how to resume.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 
 from tqdm.auto import tqdm
 
-from kernelrank.errors import InvalidParameterError
+from kernelrank.errors import ClusterError, InvalidParameterError
 
-__all__ = ["map_tasks", "default_blas_threads"]
+__all__ = ["map_tasks", "default_blas_threads", "local_cluster", "connect",
+           "check_scheduler_address", "cluster_failures", "quiet_workers", "CONNECT_TIMEOUT"]
+
+#: seconds to wait for an existing scheduler to answer (Dask's own default is 30 s, and it
+#: retries beyond it)
+CONNECT_TIMEOUT = 10.0
+
+#: the scheme://host:port of a scheduler (tcp, tls, ws, wss, ucx; host a name, IPv4 or
+#: [IPv6]); a bare host:port means tcp
+_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+                      r":([0-9]{1,5})")
+#: the address of a cluster in this process (``LocalCluster(processes=False)``)
+_INPROC = re.compile(r"inproc://[^/\s]+/[0-9]+/[0-9]+")
+
+
+def check_scheduler_address(address, option="--scheduler"):
+    """``address`` if it is a Dask scheduler address (``tcp://host:port``, also ``tls://``,
+    ``ws://``, ``wss://``, ``ucx://``, a bare ``host:port``, or the ``inproc://`` address of
+    a cluster in this process); else
+    :class:`~kernelrank.errors.ClusterError` at once, naming it and the expected form."""
+    if _INPROC.fullmatch(str(address).strip()):
+        return str(address).strip()
+    m = _ADDRESS.fullmatch(str(address).strip())
+    if m is None or not 0 < int(m.group(3)) < 65536:
+        raise ClusterError(f"{option} {address!r} is not a Dask scheduler address; give "
+                           "tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786 (the address "
+                           "`dask scheduler` prints)")
+    return str(address).strip()
+
+
+def local_cluster(n_workers, threads_per_worker=1, processes=True):
+    """A ``distributed.LocalCluster`` listening on 127.0.0.1 only: the scheduler (worker
+    processes; threads in this process talk in-process), and its HTTP server (dashboard)
+    on a free port. Dask starts that HTTP server even with ``dashboard_address=None``, then
+    on every interface at port 8787 — hence the explicit loopback address."""
+    from dask.distributed import LocalCluster
+
+    with _workers_ignore_ctrl_c(processes):
+        return LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
+                            processes=processes, **({"host": "127.0.0.1"} if processes else {}),
+                            dashboard_address="127.0.0.1:0", worker_dashboard_address=None)
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c(processes):
+    """Worker processes started in the block ignore SIGINT (they inherit the ignored
+    signal): Ctrl-C in a terminal reaches the whole process group, and each worker would
+    print its own ``KeyboardInterrupt`` traceback while this process shuts them down."""
+    import signal
+    import threading
+
+    if not processes or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def connect(scheduler, connect_timeout=None, option="--scheduler"):
+    """A ``distributed.Client`` of the scheduler at ``scheduler``; a malformed address or
+    one that does not answer within ``connect_timeout`` seconds (default
+    :data:`CONNECT_TIMEOUT`) is a :class:`~kernelrank.errors.ClusterError`."""
+    import dask
+    from dask.distributed import Client
+
+    address = check_scheduler_address(scheduler, option)
+    timeout = CONNECT_TIMEOUT if connect_timeout is None else float(connect_timeout)
+    if not timeout > 0:
+        raise InvalidParameterError(f"{option}-timeout must be > 0 seconds, got "
+                                    f"{connect_timeout!r}")
+    try:
+        # the comm timeout bounds each attempt; Client's timeout bounds the whole wait
+        with dask.config.set({"distributed.comm.timeouts.connect": f"{timeout}s"}):
+            return Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {option} {address} within "
+                           f"{timeout:g} s ({exc.__class__.__name__}: {exc}); check the "
+                           "address and that the scheduler is running") from None
+
+
+def _silence_distributed_logs():
+    import logging
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
+
+def quiet_workers(client):
+    """Silence the warnings of ``client``'s workers before an interrupted run closes them
+    (each would log the cancelled task); best effort."""
+    with contextlib.suppress(Exception):
+        client.run(_silence_distributed_logs, on_error="ignore")
+
+
+def _cluster_failure_types():
+    from distributed import CancelledError
+    from distributed.comm import CommClosedError
+    from distributed.scheduler import KilledWorker
+    return (CancelledError, CommClosedError, KilledWorker)
+
+
+@contextlib.contextmanager
+def cluster_failures(where, kept=None):
+    """Turn the Dask cluster failing in the block (scheduler or last worker lost) into a
+    :class:`~kernelrank.errors.ClusterError`.
+
+    Parameters
+    ----------
+    where : str          the cluster, for the message (e.g. its address)
+    kept : str or None   what survives and how to resume (e.g. "the completed chunks are
+                         kept in OUT.parts; rerun the same command to resume")
+
+    Errors raised by the tasks themselves pass unchanged.
+    """
+    failures = _cluster_failure_types()
+    try:
+        yield
+    except failures as exc:
+        detail = " ".join(str(exc).split())[:300] or "-"      # one line, bounded
+        raise ClusterError(f"the Dask cluster ({where}) failed in the middle of the run: "
+                           f"{exc.__class__.__name__}: {detail}"
+                           + (f"; {kept}" if kept else "")) from None
 
 
 def default_blas_threads(jobs=1):
@@ -46,7 +182,7 @@ def _gather(client, task, items, bar):
 
 
 def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_threads=None,
-              desc=None, progress=True):
+              desc=None, progress=True, connect_timeout=None):
     """``[fn(item) for item in items]``, in parallel when ``jobs > 1`` or ``scheduler``.
 
     Parameters
@@ -59,6 +195,8 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
     blas_threads : int or None
     desc : str               progress-bar label
     progress : bool
+    connect_timeout : float  seconds to wait for ``scheduler`` (default
+                             :data:`CONNECT_TIMEOUT`)
 
     Returns
     -------
@@ -66,7 +204,7 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
     """
     items = list(items)
     if jobs is None or int(jobs) < 1:
-        raise InvalidParameterError(f"jobs must be ≥ 1, got {jobs!r}")
+        raise InvalidParameterError(f"jobs (--jobs) must be ≥ 1, got {jobs!r}")
     bar = tqdm(total=len(items), desc=desc, leave=False, disable=not progress)
     try:
         if scheduler is None and jobs <= 1:
@@ -76,18 +214,18 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
                 out.append(task(it))
                 bar.update()
             return out
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
 
         cluster = None
         if scheduler is None:
             if processes:
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                cluster = local_cluster(jobs, 1, processes=True)
             else:
-                cluster = LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
-                                       dashboard_address=None)
+                cluster = local_cluster(1, jobs, processes=False)
         try:
-            with Client(cluster if cluster is not None else scheduler) as client:
+            client = (Client(cluster) if cluster is not None
+                      else connect(scheduler, connect_timeout))
+            with client, cluster_failures(scheduler or "local cluster"):
                 n = jobs if scheduler is None else max(
                     1, sum(w.get("nthreads", 1) for w in
                            client.scheduler_info()["workers"].values()))

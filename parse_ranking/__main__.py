@@ -37,6 +37,7 @@ def _add_build(sub):
     p.add_argument("--chunk-size", type=int, default=100)
     add_common(p, data_dir="craft/conllu/ (the CRAFT gold trees)",
                seed="the subset of --max-sentences", jobs=2)
+    p.set_defaults(resumes=True)        # Ctrl-C and disk full say how to resume
 
 
 def _add_learning(p):
@@ -167,7 +168,8 @@ def _run_build(args):
                       linkage_limit=args.linkage_limit, timeout=args.timeout,
                       min_length=args.min_length, max_length=args.max_length,
                       max_sentences=args.max_sentences, seed=args.seed, jobs=args.jobs,
-                      chunk_size=args.chunk_size, progress=not args.quiet)
+                      chunk_size=args.chunk_size, progress=not args.quiet,
+                      command=args.command_line)
     return Summary([args.output, args.output + ".meta.json"], [
         f"kept {s['sentences_kept']} of {s['sentences_in_file']} sentences "
         f"({s['dropped_fewer_than_2_scores']} with < 2 distinct scores, "

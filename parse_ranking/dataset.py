@@ -20,23 +20,37 @@ and counts it) or ``"no_linkage"``.
 
 Determinism: the sentence selection depends only on ``seed``; LG reseeds its sampler per
 sentence (``repeatable_rand``). Resumable: lines are appended in chunks (one ``write`` +
-``fsync`` per chunk); a rerun reads the ids already present (dropping a torn last line),
-checks that the options in ``<output>.meta.json`` match and processes only the rest.
+``fsync`` per chunk; a chunk whose write fails, e.g. on a full disk, is cut off again); a
+rerun reads the ids already present (dropping a torn last line), checks that the options in
+``<output>.meta.json`` match and processes only the rest. One build per output: the build
+holds the lock ``<output>.lock`` (:mod:`kernelrank.lock`) while it runs, so a second build
+of the same file stops at once with an error naming the first one's PID and start time
+instead of appending every record a second time.
 Parallel: each chunk is a ``dask.bag`` computed on a process pool of ``jobs`` workers,
-each worker holding one LG dictionary.
+each worker holding one LG dictionary (the workers ignore Ctrl-C; the build stops them).
+
+Nothing to build: when no sentence of the treebank is within the length limits, the build
+stops with an error before it writes anything. When sentences are selected but none is
+usable (each has fewer than two distinct F values or no linkage), the file is complete and
+kept — it records every sentence's status, so a rerun does not redo them — and the build
+ends with an :class:`~kernelrank.errors.InvalidInputError` saying so, since nothing in it
+can be ranked.
 """
 
 import json
 import os
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import write_json
+from kernelrank.atomic import named_os_error, write_json
 from corpora.conllu import iter_conllu, token_offsets
-from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
+                               InvalidParameterError)
+from kernelrank.lock import output_lock
 from parse_ranking.alignment import align_words, is_punctuation
 from parse_ranking.scoring import f_score, gold_edges, linkage_edges
 
@@ -167,28 +181,91 @@ def _read_done(output):
     return done
 
 
+def _ignore_sigint():
+    """Pool workers ignore Ctrl-C (the terminal sends it to the whole process group): the
+    build stops them, and each would print its own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_meta(meta_path, output):
+    """The ``.meta.json`` of a partly built ``output``; a CorpusFormatError naming it when
+    it is not a JSON object."""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        meta = exc
+    if not isinstance(meta, dict):
+        problem = (f"not JSON ({meta})" if isinstance(meta, Exception) else
+                   f"a JSON {type(meta).__name__}, not an object")
+        raise CorpusFormatError(f"unreadable build record: {problem}; delete it and {output} "
+                                "to build afresh", path=meta_path)
+    return meta
+
+
+def _append(handle, data, output):
+    """Append ``data`` (bytes) to the binary ``handle`` and ``fsync``; on failure (disk
+    full, Ctrl-C) cut the file back to where the chunk began, so it never keeps a part of
+    a chunk, and name ``output`` in the error."""
+    start = handle.seek(0, os.SEEK_END)
+    try:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    except BaseException as exc:
+        try:
+            handle.truncate(start)
+        except OSError:
+            pass             # the rerun drops a torn last line anyway (_read_done)
+        if isinstance(exc, OSError) and named_os_error(exc, output) is not exc:
+            raise named_os_error(exc, output) from exc
+        raise
+
+
 def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeout=1,
                   min_length=8, max_length=30, max_sentences=None, seed=0, jobs=1,
-                  chunk_size=100, progress=True):
+                  chunk_size=100, progress=True, command=None):
     """Build (or resume) the JSONL data set; return a summary dict (also in ``.meta.json``).
 
     See the module docstring for what is written. ``jobs`` worker processes parse in
     parallel through ``dask.bag``; ``chunk_size`` sentences are appended per chunk.
+    ``command``: the command line recorded in the lock ``<output>.lock`` (default
+    ``sys.argv``).
+
+    Raises
+    ------
+    OutputLockedError
+        Another build writes ``output``.
+    InvalidInputError
+        No sentence is selected (nothing written), or none of them is usable (the complete
+        file is kept).
     """
-    import dask
-    import dask.bag as db
     from parse_ranking.linkgrammar import LinkGrammarParser  # fail early if LG is absent
 
     LinkGrammarParser(max_parses=max_parses, linkage_limit=linkage_limit, timeout=timeout)
     opts = BuildOptions(max_parses, linkage_limit, timeout, min_length, max_length,
                         max_sentences, seed)
     jobs, chunk_size = int(jobs), int(chunk_size)
-    if jobs < 1 or chunk_size < 1:
-        raise InvalidParameterError("jobs and chunk_size must be >= 1")
+    if jobs < 1:
+        raise InvalidParameterError(f"--jobs {jobs}; give the number of worker processes "
+                                    "(≥ 1)")
+    if chunk_size < 1:
+        raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
     output = Path(output)
+    if output.is_dir():
+        raise InvalidParameterError(f"--output {output} is a directory; give the JSONL file "
+                                    f"to write, e.g. {output / 'craft.jsonl'}")
+    with output_lock(output, command):
+        return _build(treebank, output, opts, jobs, chunk_size, progress)
+
+
+def _build(treebank, output, opts, jobs, chunk_size, progress):
+    """:func:`build_dataset` while holding the output's lock."""
+    import dask
+    import dask.bag as db
+
     meta_path = output.with_name(output.name + ".meta.json")
     if output.exists() and meta_path.exists():
-        old = json.loads(meta_path.read_text())
+        old = _read_meta(meta_path, output)
         if old.get("options") != opts:
             raise InvalidParameterError(
                 f"{output} was built with other options {old.get('options')}; use a new "
@@ -196,9 +273,15 @@ def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeou
     elif output.exists() and output.stat().st_size > 0:
         raise InvalidParameterError(f"{output} exists without {meta_path.name}; refusing "
                                     "to append to a file of unknown origin")
+    sentences = select_sentences(treebank, opts["min_length"], opts["max_length"],
+                                 opts["max_sentences"], opts["seed"])
+    if not sentences:
+        raise InvalidInputError(
+            f"no sentence of {treebank} has between {opts['min_length']} and "
+            f"{opts['max_length']} words; nothing to build (nothing written) — widen "
+            "--min-length / --max-length")
     output.parent.mkdir(parents=True, exist_ok=True)
     write_json(meta_path, {"options": opts, "complete": False})
-    sentences = select_sentences(treebank, min_length, max_length, max_sentences, seed)
     done = _read_done(output)
     todo = [s for s in sentences if sentence_key(s) not in done]
     t0 = time.time()
@@ -207,9 +290,10 @@ def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeou
         from tqdm import tqdm
         bar = tqdm(total=len(sentences), initial=len(sentences) - len(todo), unit="sent",
                    desc="parse_ranking build")
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    pool = ProcessPoolExecutor(jobs, initializer=_ignore_sigint) if jobs > 1 else None
+    finished = False
     try:
-        with open(output, "a", encoding="utf-8") as handle:
+        with open(output, "ab") as handle:
             for start in range(0, len(todo), chunk_size):
                 chunk = todo[start:start + chunk_size]
                 if pool is None:
@@ -219,14 +303,14 @@ def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeou
                     with dask.config.set(pool=pool):
                         lines = bag.map_partitions(_process_partition, opts).compute(
                             scheduler="processes", num_workers=jobs)
-                handle.write("".join(line + "\n" for line in lines))
-                handle.flush()
-                os.fsync(handle.fileno())
+                _append(handle, "".join(line + "\n" for line in lines).encode("utf-8"),
+                        output)
                 if bar is not None:
                     bar.update(len(chunk))
+        finished = True
     finally:
         if pool is not None:
-            pool.shutdown()
+            pool.shutdown(wait=finished, cancel_futures=not finished)
         if bar is not None:
             bar.close()
     records, counts = load_dataset(output, return_counts=True)
@@ -235,6 +319,13 @@ def build_dataset(treebank, output, *, max_parses=20, linkage_limit=1000, timeou
                "wall_seconds_this_run": round(time.time() - t0, 2), "jobs": jobs,
                **counts}
     write_json(meta_path, summary)
+    if not records:
+        raise InvalidInputError(
+            f"{output}: none of the {counts['sentences_in_file']} selected sentences can be "
+            f"ranked ({counts['dropped_fewer_than_2_scores']} with fewer than 2 distinct "
+            f"scores, {counts['dropped_no_linkage']} without a linkage); the file is complete "
+            "but holds nothing to train on — select more sentences (--max-sentences, "
+            "--min-length, --max-length) or allow more parses (--max-parses, --timeout)")
     return summary
 
 

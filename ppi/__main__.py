@@ -114,6 +114,8 @@ def build_parser():
     p.add_argument("--scheduler", default=None,
                    help="address of an existing Dask scheduler (tcp://host:port); default: "
                         "a local cluster of --jobs processes")
+    p.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for --scheduler to answer (default 10)")
     p.add_argument("--overwrite", action="store_true",
                    help="discard an existing output / unfinished run instead of resuming")
     add_output_dir(p, default="", help="folder of the run's summary report OUT.summary.json "
@@ -122,6 +124,7 @@ def build_parser():
     add_jobs(p, default=None, help="local Dask worker processes (default: the CPU count; "
                                    "0 = no Dask, in this process)")
     add_threads(p, default=1)
+    p.set_defaults(resumes=True)        # Ctrl-C and disk full say how to resume
 
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
@@ -211,7 +214,8 @@ def _extract(args):
                 chunk_size=args.chunk_size, output_format=args.output_format,
                 skip_bad=args.skip_bad, one_document=args.one_document, workers=args.jobs,
                 scheduler=args.scheduler, overwrite=args.overwrite, progress=not args.quiet,
-                reparse=args.reparse)
+                reparse=args.reparse, connect_timeout=args.scheduler_timeout,
+                command=args.command_line)
     written = [args.output, *write_summary_report(s, args.output_dir)]
     return Summary(written, [f"{s['documents']} documents, {s['sentences']} sentences, "
                              f"{s['pairs']} candidate pairs, {s['predicted_positive']} "

@@ -43,7 +43,13 @@ When every chunk is done, ``OUT`` is assembled atomically from the chunks in ord
 ``OUT.parts`` is removed.  A killed run leaves complete chunk files plus at most some
 temporary files; the rerun (same command) deletes the temporaries, skips the complete
 chunks and computes the others, so no record is lost or written twice.  A rerun with a
-different input, model or setting stops with an error (``--overwrite`` starts afresh).
+different input, model or setting stops with an error (``--overwrite`` starts afresh), and
+so does an unreadable ``run.json``.
+
+One run per output: the run holds the lock ``OUT.lock`` (:mod:`kernelrank.lock`) from
+before it touches ``OUT`` or ``OUT.parts`` until it ends, so a second run on the same output
+stops at once with an error naming the first one's PID and start time instead of
+interleaving with it; the lock of a killed run is taken over by the next run.
 
 Scale-out
 ---------
@@ -54,7 +60,10 @@ spaCy and the spaCy model installed).  The model and tagger are broadcast once t
 worker (``client.scatter(..., broadcast=True)``); chunks are submitted as tasks, at most
 ``2 × workers`` in flight so memory stays flat however long the input.  The driver reads
 the input and writes the output.  A tqdm bar shows documents/s with sentences/s and
-pairs/s.
+pairs/s.  The local cluster and its dashboard listen on 127.0.0.1 only.  A malformed
+``--scheduler`` address is refused at once, an unreachable one after
+``--scheduler-timeout`` seconds; the scheduler or the last worker lost in the middle of the
+run stops it with an error — the completed chunks are kept and the same command resumes.
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ from kernelrank.atomic import atomic_open, write_json
 from kernelrank.checksum import file_sha256
 from corpora.text_input import FORMATS, ReadStats, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
+from kernelrank.lock import output_lock
 
 __all__ = ["extract", "process_chunk", "write_summary_report", "TSV_COLUMNS",
            "OUTPUT_FORMATS", "ExtractionResources"]
@@ -283,7 +293,7 @@ class _Parts:
                                         "--overwrite to replace it")
         run = self.dir / "run.json"
         if run.exists():
-            old = json.loads(run.read_text(encoding="utf-8"))
+            old = self._read_run(run, fingerprint)
             if old != fingerprint:
                 diff = sorted(k for k in set(old) | set(fingerprint)
                               if old.get(k) != fingerprint.get(k))
@@ -295,6 +305,25 @@ class _Parts:
             tmp.unlink()
         write_json(run, fingerprint)
         return {int(p.name[6:12]) for p in self.dir.glob(f"chunk-*.{self.ext}")}
+
+    def _read_run(self, run, fingerprint):
+        """The fingerprint stored in ``run.json``; a CorpusFormatError naming it when it is
+        not a JSON object with the fingerprint's keys (truncated, edited, another file)."""
+        try:
+            old = json.loads(run.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            problem = f"not JSON ({exc.__class__.__name__}: {exc})"
+        else:
+            missing = (sorted(set(fingerprint) - set(old)) if isinstance(old, dict) else None)
+            if missing is None:
+                problem = f"a JSON {type(old).__name__}, not an object"
+            elif missing:
+                problem = f"lacks {', '.join(missing)}"
+            else:
+                return old
+        raise CorpusFormatError(f"the record of an unfinished run is unreadable: {problem}; "
+                                f"pass --overwrite to start afresh (discards the chunks in "
+                                f"{self.dir})", path=run)
 
     def write(self, k, text, counts):
         write_json(self.counts(k), counts)
@@ -340,20 +369,46 @@ def _output_format(output, output_format):
 def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
             collapse=True, chunk_size=100, output_format=None, skip_bad=False,
             one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
-            max_chunks=None, reparse=False):
+            max_chunks=None, reparse=False, connect_timeout=None, command=None):
     """Run the extraction (module docstring); returns the summary dict.
 
     ``reparse`` (learning-xml input only): parse the file's sentences with spaCy instead of
     using their own analysis.  ``max_chunks`` stops after that many newly computed chunks
     without assembling the output (to test and demonstrate resuming).
+    ``connect_timeout``: seconds to wait for ``scheduler`` (default
+    :data:`kernelrank.parallel.CONNECT_TIMEOUT`).  ``command``: the command line recorded in
+    the lock ``OUT.lock`` (default ``sys.argv``).
     """
+    from kernelrank.parallel import check_scheduler_address
+
+    if chunk_size < 1:
+        raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
+    if workers is not None and workers < 0:
+        raise InvalidParameterError(f"--jobs {workers}; give the number of local Dask worker "
+                                    "processes (≥ 1), or 0 to run in this process")
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
+    if Path(output).is_dir():
+        raise InvalidParameterError(f"--output {output} is a directory; give the output "
+                                    f"file, e.g. {Path(output) / 'pairs.jsonl'}")
+    with output_lock(output, command):
+        return _extract(input, model, output, format, lexicon=lexicon,
+                        spacy_model=spacy_model, collapse=collapse, chunk_size=chunk_size,
+                        output_format=output_format, skip_bad=skip_bad,
+                        one_document=one_document, workers=workers, scheduler=scheduler,
+                        overwrite=overwrite, progress=progress, max_chunks=max_chunks,
+                        reparse=reparse, connect_timeout=connect_timeout)
+
+
+def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, chunk_size,
+             output_format, skip_bad, one_document, workers, scheduler, overwrite, progress,
+             max_chunks, reparse, connect_timeout):
+    """:func:`extract` while holding the output's lock."""
     from ppi.mentions import DictionaryTagger
     from ppi.model import PPIModel
     from ppi.spacy_parse import load_spacy
 
     t0 = time.perf_counter()
-    if chunk_size < 1:
-        raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
     if format not in FORMATS:
         raise InvalidParameterError(f"unknown input format {format!r}; choose one of "
                                     f"{', '.join(FORMATS)}")
@@ -399,23 +454,31 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
             def drain(block_until):
                 pass
         else:
-            from distributed import Client, LocalCluster, wait
+            from distributed import Client, wait
+
+            from kernelrank.parallel import cluster_failures, connect, local_cluster
             if scheduler is None:
                 n = workers or os.cpu_count() or 1
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0")
+                cluster = local_cluster(n, 1, processes=True)
                 client = Client(cluster)
             else:
-                client = Client(scheduler)
-            n_workers = max(1, len(client.scheduler_info()["workers"]))
-            shared = client.scatter(resources, broadcast=True)
+                client = connect(scheduler, connect_timeout)
+            where = scheduler or f"local cluster {cluster.scheduler_address}"
+
+            def failures():
+                return cluster_failures(where, f"the completed chunks are kept in "
+                                               f"{parts.dir}; rerun the same command to resume")
+            with failures():
+                n_workers = max(1, len(client.scheduler_info()["workers"]))
+                shared = client.scatter(resources, broadcast=True)
             inflight = {}
 
             def drain(block_until):
-                while len(inflight) > block_until:
-                    finished, _ = wait(list(inflight), return_when="FIRST_COMPLETED")
-                    for f in finished:
-                        finish(inflight.pop(f), f.result())
+                with failures():
+                    while len(inflight) > block_until:
+                        finished, _ = wait(list(inflight), return_when="FIRST_COMPLETED")
+                        for f in finished:
+                            finish(inflight.pop(f), f.result())
 
             def submit(k, batch):
                 f = client.submit(process_chunk, batch, shared, output_format, pure=False,
@@ -434,6 +497,11 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
             submit(k, batch)
             new += 1
         drain(0)
+    except KeyboardInterrupt:
+        if cluster is not None:                  # our own workers: a quiet shutdown
+            from kernelrank.parallel import quiet_workers
+            quiet_workers(client)
+        raise
     finally:
         bar.close()
         if client is not None:

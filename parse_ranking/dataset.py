@@ -313,7 +313,7 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
             pool.shutdown(wait=finished, cancel_futures=not finished)
         if bar is not None:
             bar.close()
-    records, counts = load_dataset(output, return_counts=True)
+    records, counts = _read_records(output)
     summary = {"options": opts, "complete": True, "treebank": str(treebank),
                "selected_sentences": len(sentences), "processed_this_run": len(todo),
                "wall_seconds_this_run": round(time.time() - t0, 2), "jobs": jobs,
@@ -334,12 +334,33 @@ def load_dataset(path, return_counts=False):
 
     Returns the list of records (dicts), and with ``return_counts`` also a dict counting
     every status, the parses and the mean F of LG's first / the oracle parse.
+
+    Raises
+    ------
+    DataNotFoundError
+        ``path`` does not exist.
+    CorpusFormatError
+        A line that is not a JSON object or lacks a key; a sentence id twice (the mark of
+        two concurrent builds before builds took a lock); a build that has not finished
+        (its ``.meta.json`` says ``complete: false``).
     """
     path = Path(path)
     if not path.is_file():
         raise DataNotFoundError(f"{path} does not exist; build it with "
                                 "`python -m parse_ranking build --output FILE`")
-    records, status = [], {}
+    meta_path = path.with_name(path.name + ".meta.json")
+    if meta_path.exists() and _read_meta(meta_path, path).get("complete") is False:
+        raise CorpusFormatError(
+            "its build has not finished (the .meta.json says complete: false — a build is "
+            "running or was stopped); rerun the same `python -m parse_ranking build` command "
+            "to finish it", path=path)
+    records, counts = _read_records(path)
+    return (records, counts) if return_counts else records
+
+
+def _read_records(path):
+    """The ``ok`` records of a built file and the counts of :func:`load_dataset`."""
+    records, status, first_line = [], {}, {}
     with open(path, encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
@@ -349,14 +370,19 @@ def load_dataset(path, return_counts=False):
             except json.JSONDecodeError as exc:
                 raise CorpusFormatError(f"not a JSON line ({exc.msg})", path=path,
                                         line=lineno) from None
+            if not isinstance(rec, dict):
+                raise CorpusFormatError("not a JSON object", path=path, line=lineno)
             for key in ("id", "article", "status", "parses"):
                 if key not in rec:
                     raise CorpusFormatError(f"record lacks {key!r}", path=path, line=lineno)
+            if first_line.setdefault(rec["id"], lineno) != lineno:
+                raise CorpusFormatError(
+                    f"sentence {rec['id']!r} again (first at line {first_line[rec['id']]}); "
+                    "a file written twice by concurrent builds — build it afresh into a new "
+                    "file", path=path, line=lineno, record=rec["id"])
             status[rec["status"]] = status.get(rec["status"], 0) + 1
             if rec["status"] == STATUS_OK:
                 records.append(rec)
-    if not return_counts:
-        return records
     first = [r["parses"][0]["f"] for r in records]
     best = [max(p["f"] for p in r["parses"]) for r in records]
     counts = {

@@ -150,3 +150,40 @@ def test_article_folds_keep_articles_together():
     for a in np.unique(arts):
         assert len(set(folds[arts == a])) == 1
     assert set(folds) == {0, 1}
+
+
+@needs_lg
+def test_a_file_written_twice_is_refused_naming_the_repeated_sentence(built, tmp_path):
+    """Issue 16 case 2: two concurrent builds (before builds took a lock) wrote every record
+    twice and `train` fitted on the doubled data; such a file is now refused on load."""
+    import shutil
+
+    from kernelrank.errors import CorpusFormatError
+    path, _ = built
+    doubled = tmp_path / "d.jsonl"
+    text = path.read_text(encoding="utf-8")
+    doubled.write_text(text + text, encoding="utf-8")
+    shutil.copy(path.with_name(path.name + ".meta.json"), tmp_path / "d.jsonl.meta.json")
+    n = len(text.splitlines())
+    first_id = json.loads(text.splitlines()[0])["id"]
+    with pytest.raises(CorpusFormatError, match=rf"line {n + 1}.*again \(first at line 1\)") \
+            as err:
+        load_dataset(doubled)
+    assert err.value.record == first_id
+
+
+@needs_lg
+def test_an_unfinished_build_is_refused_until_it_is_finished(built, tmp_path):
+    import shutil
+
+    from kernelrank.errors import CorpusFormatError
+    path, _ = built
+    copy = tmp_path / "d.jsonl"
+    shutil.copy(path, copy)
+    meta = json.loads(path.with_name(path.name + ".meta.json").read_text(encoding="utf-8"))
+    (tmp_path / "d.jsonl.meta.json").write_text(json.dumps({**meta, "complete": False}),
+                                                encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match="has not finished.*rerun the same"):
+        load_dataset(copy)
+    (tmp_path / "d.jsonl.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert len(load_dataset(copy)) == len(load_dataset(path)) > 0

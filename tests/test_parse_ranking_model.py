@@ -128,7 +128,7 @@ def test_bad_model_files_are_typed_errors(data, tmp_path):
         load_model(tmp_path / "missing")
     train_model(records, tmp_path / "m", kernel="graph", alphas=ALPHAS, max_parses=6)
     text = (tmp_path / "m.json").read_text()
-    (tmp_path / "m.json").write_text(text.replace("model/3", "model/9"))
+    (tmp_path / "m.json").write_text(text.replace("model/4", "model/9"))
     with pytest.raises(CorpusFormatError, match="unsupported model format"):
         load_model(tmp_path / "m")
     (tmp_path / "m.json").write_text("{not json")

@@ -83,6 +83,7 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
     if ranker not in SAVEABLE_RANKERS:
         raise InvalidParameterError(f"ranker {ranker!r} cannot be saved; choose from "
                                     f"{SAVEABLE_RANKERS}")
+    _refuse_directories(Path(path))
     items, y, qids, arts, _ = flatten(records, max_parses)
     rep_params = dict(rep_params or {})
     with threadpool_limits(limits=int(threads)):

@@ -255,6 +255,12 @@ def _read_meta(path, arrays):
         raise _bad(path, f"unknown selection {meta['selection']!r}")
     if meta["alpha"] <= 0 or meta["n_positive"] < 2 or meta["n_negative"] < 2:
         raise _bad(path, "alpha must be positive and n_positive, n_negative at least 2")
+    if version >= 3:      # exactly the options the kernel takes (a default never stands in)
+        from homology.runs import kernel_options
+        expected = set(kernel_options(meta["kernel"]))
+        if set(meta["kernel_options"]) != expected:
+            raise _bad(path, f"kernel options {sorted(meta['kernel_options'])}, but kernel "
+                             f"{meta['kernel']!r} takes {sorted(expected)}")
     for key, value in meta["kernel_options"].items():
         if key not in _OPTIONS:
             raise _bad(path, f"unknown kernel option {key!r}")

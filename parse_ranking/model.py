@@ -53,7 +53,7 @@ from kernelrank.checksum import file_sha256
 from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
-from parse_ranking.names import SAVEABLE_KERNELS, SAVEABLE_RANKERS
+from parse_ranking.names import MATCHING, SAVEABLE_KERNELS, SAVEABLE_RANKERS
 from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,
                                            representation_state)
@@ -205,7 +205,7 @@ def load_model(path):
             state = dict(state, pair_codes=codes)
         elif codes is not None:
             raise _bad(npz, f"array 'codes{v}' belongs to no view with pair codes")
-        n_columns = _check_state(js, npz, v, view["kernel"], state)
+        n_columns = _check_state(js, npz, v, view["kernel"], state, every=fmt == FORMAT)
         w = arrays.get(f"w{v}")
         if w is None:
             raise _bad(npz, f"no array 'w{v}' (weights of view {v})")
@@ -325,16 +325,24 @@ def _codes(path, codes, what, n_ids):
     return codes
 
 
-def _check_state(js, npz, v, kernel, state):
-    """Check view ``v``'s representation state; return its number of feature columns."""
+def _check_state(js, npz, v, kernel, state, every=True):
+    """Check view ``v``'s representation state (``every``: all parameters present, as
+    version 4 writes them); return its number of feature columns."""
     where = f"views[{v}].representation."
     params = _field(js, state, "params", dict, where)
     for key, kind in _PARAMS.items():
-        if key in params:
+        if every or key in params:
             _field(js, params, key, kind, where + "params.")
     unknown = set(params) - set(_PARAMS)
     if unknown:
         raise _bad(js, f"view {v}: unknown representation parameters {sorted(unknown)}")
+    checks = {"window": lambda x: x >= 0, "theta": lambda x: x > 0,
+              "matching": lambda x: x in MATCHING, "edge_weight": lambda x: x > 0,
+              "variant": lambda x: x in ("sum", "max")}
+    for key, ok in checks.items():
+        if key in params and not ok(params[key]):
+            raise _bad(js, f"view {v}: representation parameter {key!r} is "
+                           f"{params[key]!r}, not a valid value")
     if params.get("kind") != kernel:
         raise _bad(js, f"view {v}: representation kind {params.get('kind')!r} is not its "
                        f"kernel {kernel!r}")

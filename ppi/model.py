@@ -53,6 +53,7 @@ from kernelrank.checksum import file_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
+from ppi.names import VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 VERSIONS = (1, 2, 3)
@@ -241,8 +242,15 @@ def _read_meta(path):
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
         raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or a positive "
                          "integer")
+    if f["variant"] not in VARIANTS or f["min_weight"] < 0:
+        raise _bad(path, f"featurizer variant {f['variant']!r} / min_weight "
+                         f"{f['min_weight']!r}: expected one of {VARIANTS} and a number >= 0")
     g = f["graph"]
-    _check_fields(path, g, {k: t for k, t in _GRAPH.items() if k in g}, "featurizer.graph.")
+    # version 3 has every field GraphSettings writes; older files may lack some (defaults)
+    needed = _GRAPH if version >= 3 else {k: t for k, t in _GRAPH.items() if k in g}
+    _check_fields(path, g, needed, "featurizer.graph.")
+    if version >= 3 and "remove_types" not in g:
+        raise _bad(path, "no field 'featurizer.graph.remove_types'")
     types_ = g.get("remove_types", [])
     if not isinstance(types_, list) or not all(isinstance(x, str) for x in types_):
         raise _bad(path, "field 'featurizer.graph.remove_types' is not a list of strings")

@@ -97,8 +97,10 @@ def test_shortened_labels_are_refused(lll, tmp_path):
     (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": []}}, "featurizer.graph"),
     (lambda m: {**m, "featurizer": {k: v for k, v in m["featurizer"].items()
                                     if k != "parse"}}, "featurizer.parse"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {
+        **m["featurizer"]["graph"], "no_such": 1}}}, "featurizer settings"),
     (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {"no_such": 1}}},
-     "featurizer settings"),
+     "featurizer.graph.path_weight"),
 ])
 def test_malformed_model_json_is_a_format_error(lll, tmp_path, change, message):
     from ppi.model import PPIModel

@@ -41,12 +41,15 @@ def _scores(path):
 def _rewrite(path, change, reseal=False):
     """Rewrite the archive with ``change(meta, arrays)`` applied; ``reseal``: recompute the
     seal (a writer with a bug), so that the checks behind it are reached."""
-    from homology.model import content_sha256
+    try:
+        from homology.model import content_sha256
+    except ImportError:             # the model code before the seal (to count old failures)
+        content_sha256 = None
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(str(arrays["meta"]))
     meta, arrays = change(meta, arrays)
-    if reseal and isinstance(meta, dict):
+    if reseal and content_sha256 and isinstance(meta, dict):
         meta["sha256"] = content_sha256(meta, arrays)
     arrays["meta"] = np.array(json.dumps(meta))
     out = io.BytesIO()

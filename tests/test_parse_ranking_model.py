@@ -152,7 +152,10 @@ def _reseal(path):
     """Recompute the seals of ``path``.json (a writer with a bug), so that the checks behind
     them are reached."""
     from kernelrank.checksum import file_sha256
-    from parse_ranking.model import meta_sha256
+    try:
+        from parse_ranking.model import meta_sha256
+    except ImportError:             # the model code before the seals (to count old failures)
+        return
     meta = json.loads(path.with_suffix(".json").read_text())
     meta["weights_sha256"] = file_sha256(path.with_suffix(".npz"))
     meta["meta_sha256"] = meta_sha256(meta)

@@ -195,8 +195,8 @@ _FIELDS = {"kernel": str, "kernel_options": dict, "alpha": _NUMBER, "n_positive"
 _FIELDS_V2 = {"learner": str, "selection": str, "intercept": _NUMBER}
 #: kernel option → (type, test of the value, what it must be)
 _OPTIONS = {
-    "k": (int, lambda v: v >= 1, "a positive integer"),
-    "m": (int, lambda v: v >= 0, "a non-negative integer"),
+    "k": (int, lambda v: v >= 1, "null or a positive integer"),
+    "m": (int, lambda v: v >= 0, "null or a non-negative integer"),
     "mode": (str, lambda v: v in LOCALITY_MODES, f"one of {LOCALITY_MODES}"),
     "half_width": (int, lambda v: v >= 0, "a non-negative integer"),
     "theta": (_NUMBER, lambda v: v > 0, "a positive number"),
@@ -207,6 +207,10 @@ _OPTIONS = {
     "gamma": (_NUMBER, lambda v: v > 0, "null or a positive number"),
     "weight": (_NUMBER, lambda v: 0 <= v <= 1, "a number in [0, 1]"),
 }
+
+
+#: options whose null means the kernel's default (spectrum k=3, mismatch (5, 1), gamma 1/d)
+_MAY_BE_NULL = ("k", "m", "gamma")
 
 
 def _typed(value, kind):
@@ -253,8 +257,8 @@ def _read_meta(path, arrays):
         raise _bad(path, f"unknown learner {meta['learner']!r}")
     if version >= 2 and meta["selection"] not in SELECTIONS:
         raise _bad(path, f"unknown selection {meta['selection']!r}")
-    if meta["alpha"] <= 0 or meta["n_positive"] < 2 or meta["n_negative"] < 2:
-        raise _bad(path, "alpha must be positive and n_positive, n_negative at least 2")
+    if meta["alpha"] <= 0 or meta["n_positive"] < 1 or meta["n_negative"] < 1:
+        raise _bad(path, "alpha must be positive and n_positive, n_negative at least 1")
     if version >= 3:      # exactly the options the kernel takes (a default never stands in)
         from homology.runs import kernel_options
         expected = set(kernel_options(meta["kernel"]))
@@ -265,7 +269,7 @@ def _read_meta(path, arrays):
         if key not in _OPTIONS:
             raise _bad(path, f"unknown kernel option {key!r}")
         kind, ok, what = _OPTIONS[key]
-        if key == "gamma" and value is None:
+        if key in _MAY_BE_NULL and value is None:      # the kernel's default
             continue
         if not _typed(value, kind) or not ok(value):
             raise _bad(path, f"kernel option {key!r} is {value!r}, not {what}")

@@ -9,30 +9,55 @@ Model file format (no pickle): one NumPy ``.npz`` archive (``np.load(allow_pickl
 with the arrays
 
 * ``meta`` — a 0-d unicode array holding JSON: ``format`` ("kernelrank-homology-model"),
-  ``version`` (2), ``kernel`` (CLI name), ``kernel_options`` (the keyword arguments of
+  ``version`` (3), ``kernel`` (CLI name), ``kernel_options`` (the keyword arguments of
   :func:`homology.benchmark.make_kernel`), ``learner`` ("l2svm" or "rls"), ``alpha``,
   ``selection`` ("roc" or "roc50"), ``loo_score`` (its best leave-one-out value),
-  ``intercept``, ``n_positive``, ``n_negative``;
+  ``intercept``, ``n_positive``, ``n_negative`` and ``sha256``, the seal of the file's
+  content (:func:`content_sha256`: the canonical JSON of the other fields, then every other
+  array's name, dtype, shape and bytes);
 * ``train_ids``, ``train_sequences`` — unicode arrays of the training sequences;
 * ``dual_coef`` — float64, one coefficient per training sequence: the score of x is
   ``sum_i dual_coef[i] k(x, train_i) + intercept``;
 * ``feature_mean``, ``feature_scale`` — the protein-feature standardization (present only
   when the kernel uses protein features).
 
-Version 1 files (RLS only, no intercept, ``loo_roc``) still load.
+The file is written atomically (:func:`kernelrank.atomic.atomic_open`). :func:`load_model`
+checks it whole before anything is used: every archive member's CRC (a byte flip or a
+truncation), the seal (an edited field or array, a member of another model), every field's
+type and value (finite numbers, a known kernel and its options), and the arrays against
+the metadata (one id, sequence and finite float64 coefficient per training sequence,
+``n_positive + n_negative`` of them); any failure is a
+:class:`~kernelrank.errors.CorpusFormatError` naming the file, an object array (which
+``allow_pickle=False`` refuses) included. Version 2 files (no seal) and version 1 files (RLS
+only, no intercept, ``loo_roc``) still load, with the same field and array checks.
 """
 
+import hashlib
 import json
+import math
+import struct
+import zipfile
+import zlib
+from pathlib import Path
 
 import numpy as np
 
 from kernelrank.atomic import atomic_open
 from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS, make_kernel, select_alpha
 from homology.features import ProteinFeatures, residue_sequences
+from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_MODES,
+                            SELECTIONS, TRAIN_LEARNERS)
 from learners.kernels import SumKernel
-from kernelrank.errors import CorpusFormatError, InvalidInputError, InvalidParameterError
+from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
+                               InvalidParameterError)
 
-FORMAT, VERSION = "kernelrank-homology-model", 2
+FORMAT, VERSION = "kernelrank-homology-model", 3
+VERSIONS = (1, 2, 3)
+
+#: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
+NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
+              NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
+              SyntaxError, TypeError, MemoryError)
 
 
 def _feature_part(kernel):
@@ -85,33 +110,214 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     return out
 
 
+def content_sha256(meta, arrays):
+    """Hex SHA-256 sealing a model file: the canonical JSON of ``meta`` without its
+    ``sha256`` key (sorted keys, no whitespace), then, in name order, every array of
+    ``arrays`` other than ``meta``: its name, dtype, shape and C-order bytes."""
+    digest = hashlib.sha256()
+    body = {k: v for k, v in meta.items() if k != "sha256"}
+    digest.update(json.dumps(body, sort_keys=True, separators=(",", ":"),
+                             ensure_ascii=True).encode("ascii"))
+    for name in sorted(arrays):
+        if name == "meta":
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        digest.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode("ascii"))
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
 def save_model(path, model):
-    arrays = {"meta": np.array(json.dumps(model["meta"])),
-              "train_ids": np.array(model["train_ids"], dtype=str),
+    """Write ``model`` (as :func:`train_model` returns it) to the ``.npz`` file ``path``
+    atomically, sealed by :func:`content_sha256`."""
+    arrays = {"train_ids": np.array(model["train_ids"], dtype=str),
               "train_sequences": np.array(model["train_sequences"], dtype=str),
               "dual_coef": np.asarray(model["dual_coef"], dtype=np.float64)}
     for key in ("feature_mean", "feature_scale"):
         if key in model:
             arrays[key] = np.asarray(model[key], dtype=np.float64)
+    meta = {**model["meta"], "version": VERSION}
+    meta["sha256"] = content_sha256(meta, arrays)
+    arrays["meta"] = np.array(json.dumps(meta))
     with atomic_open(path, "wb") as handle:
         np.savez(handle, **arrays)
 
 
 def load_model(path):
+    """The model saved at ``path`` (a dict as :func:`train_model` returns, ``meta`` a dict),
+    checked whole (see the module docstring).
+
+    Raises
+    ------
+    DataNotFoundError
+        ``path`` does not exist.
+    CorpusFormatError
+        ``path`` is a directory, not a readable ``.npz`` archive, not a homology model, or
+        damaged, altered or inconsistent (the message names the file and what is wrong).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataNotFoundError(f"homology model file {path} does not exist; train one with "
+                                "`python -m homology train`")
+    if path.is_dir():
+        raise CorpusFormatError("is a directory, not a homology model file (.npz)", path=path)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            model = {k: data[k] for k in data.files}
-        meta = json.loads(str(model["meta"]))
-    except (OSError, ValueError, KeyError) as exc:
-        raise CorpusFormatError(f"not a kernelrank homology model ({exc})", path=path) from None
-    if meta.get("format") != FORMAT or meta.get("version") not in (1, VERSION):
-        raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
-                                f"{meta.get('version')!r}", path=path)
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()              # every member's CRC: flips, truncation
+        if bad is None:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+    except NPZ_ERRORS as exc:
+        raise CorpusFormatError(f"not a readable kernelrank homology model "
+                                f"({type(exc).__name__}: {exc}); train one with "
+                                "`python -m homology train`", path=path) from None
+    if bad is not None:
+        raise _bad(path, f"member {bad!r} of the archive fails its CRC check")
+    meta = _read_meta(path, arrays)
     if meta["version"] == 1:  # RLS without intercept
         meta = {**meta, "learner": "rls", "intercept": 0.0, "selection": "roc",
                 "loo_score": meta.get("loo_roc")}
+    _check_arrays(path, meta, arrays)
+    model = {k: v for k, v in arrays.items() if k != "meta"}
     model["meta"] = meta
     return model
+
+
+# ------------------------------------------------------------------ checks on load
+def _bad(path, what):
+    return CorpusFormatError(f"{what}; the model is damaged or altered — retrain it with "
+                             "`python -m homology train`", path=path)
+
+
+_NUMBER = (int, float)
+_FIELDS = {"kernel": str, "kernel_options": dict, "alpha": _NUMBER, "n_positive": int,
+           "n_negative": int}
+_FIELDS_V2 = {"learner": str, "selection": str, "intercept": _NUMBER}
+#: kernel option → (type, test of the value, what it must be)
+_OPTIONS = {
+    "k": (int, lambda v: v >= 1, "null or a positive integer"),
+    "m": (int, lambda v: v >= 0, "null or a non-negative integer"),
+    "mode": (str, lambda v: v in LOCALITY_MODES, f"one of {LOCALITY_MODES}"),
+    "half_width": (int, lambda v: v >= 0, "a non-negative integer"),
+    "theta": (_NUMBER, lambda v: v > 0, "a positive number"),
+    "groups": (list, lambda v: bool(v) and all(isinstance(g, str) and g in FEATURE_GROUPS
+                                               for g in v) and len(set(v)) == len(v),
+               f"a list of distinct groups from {FEATURE_GROUPS}"),
+    "feature_kernel": (str, lambda v: v in FEATURE_KERNELS, f"one of {FEATURE_KERNELS}"),
+    "gamma": (_NUMBER, lambda v: v > 0, "null or a positive number"),
+    "weight": (_NUMBER, lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+}
+
+
+#: options whose null means the kernel's default (spectrum k=3, mismatch (5, 1), gamma 1/d)
+_MAY_BE_NULL = ("k", "m", "gamma")
+
+
+def _typed(value, kind):
+    """``value`` is of ``kind`` (bool counts only as bool) and, if a float, finite."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _read_meta(path, arrays):
+    """The ``meta`` member as a dict with checked fields (the seal of version 3 too)."""
+    if "meta" not in arrays:
+        raise _bad(path, "no array 'meta' (not a kernelrank homology model?)")
+    raw = arrays["meta"]
+    if raw.shape != () or raw.dtype.kind != "U":
+        raise _bad(path, f"array 'meta' is {raw.dtype}{raw.shape}, not a unicode scalar")
+    try:
+        meta = json.loads(str(raw))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise _bad(path, f"array 'meta' is not JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise _bad(path, f"array 'meta' is a JSON {type(meta).__name__}, not an object")
+    version = meta.get("version")
+    if meta.get("format") != FORMAT or isinstance(version, bool) or version not in VERSIONS:
+        raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
+                                f"{version!r} (expected {FORMAT} version 1, 2 or {VERSION})",
+                                path=path)
+    if version >= 3:
+        if not isinstance(meta.get("sha256"), str):
+            raise _bad(path, "no field 'sha256' (the seal of version 3)")
+        if meta["sha256"] != content_sha256(meta, arrays):
+            raise _bad(path, "its content is not the one its sha256 sealed (an edited or "
+                             "damaged field or array, or a member of another model)")
+    types = {**_FIELDS, **(_FIELDS_V2 if version >= 2 else {})}
+    for key, kind in types.items():
+        if key not in meta:
+            raise _bad(path, f"no field {key!r}")
+        if not _typed(meta[key], kind):
+            raise _bad(path, f"field {key!r} is {meta[key]!r}, not a valid "
+                             f"{'number' if kind is _NUMBER else kind.__name__}")
+    if meta["kernel"] not in KERNELS:
+        raise _bad(path, f"unknown kernel {meta['kernel']!r}")
+    if version >= 2 and meta["learner"] not in TRAIN_LEARNERS:
+        raise _bad(path, f"unknown learner {meta['learner']!r}")
+    if version >= 2 and meta["selection"] not in SELECTIONS:
+        raise _bad(path, f"unknown selection {meta['selection']!r}")
+    if meta["alpha"] <= 0 or meta["n_positive"] < 1 or meta["n_negative"] < 1:
+        raise _bad(path, "alpha must be positive and n_positive, n_negative at least 1")
+    if version >= 3:      # exactly the options the kernel takes (a default never stands in)
+        from homology.runs import kernel_options
+        expected = set(kernel_options(meta["kernel"]))
+        if set(meta["kernel_options"]) != expected:
+            raise _bad(path, f"kernel options {sorted(meta['kernel_options'])}, but kernel "
+                             f"{meta['kernel']!r} takes {sorted(expected)}")
+    for key, value in meta["kernel_options"].items():
+        if key not in _OPTIONS:
+            raise _bad(path, f"unknown kernel option {key!r}")
+        kind, ok, what = _OPTIONS[key]
+        if key in _MAY_BE_NULL and value is None:      # the kernel's default
+            continue
+        if not _typed(value, kind) or not ok(value):
+            raise _bad(path, f"kernel option {key!r} is {value!r}, not {what}")
+    return meta
+
+
+def _check_arrays(path, meta, arrays):
+    """The arrays agree with ``meta``: one id, sequence and coefficient per training
+    sequence, finite float64 coefficients, the feature standardization when present."""
+    n = meta["n_positive"] + meta["n_negative"]
+    for key in ("train_ids", "train_sequences", "dual_coef"):
+        if key not in arrays:
+            raise _bad(path, f"no array {key!r}")
+    for key in ("train_ids", "train_sequences"):
+        a = arrays[key]
+        if a.dtype.kind != "U" or a.shape != (n,):
+            raise _bad(path, f"array {key!r} is {a.dtype}{a.shape}, not {n} strings "
+                             "(n_positive + n_negative)")
+    if len(set(arrays["train_ids"].tolist())) != n:
+        raise _bad(path, "array 'train_ids' holds an id twice")
+    try:
+        residue_sequences(arrays["train_sequences"].tolist())
+    except InvalidInputError as exc:
+        raise _bad(path, f"array 'train_sequences': {exc}") from None
+    coef = arrays["dual_coef"]
+    if coef.dtype != np.float64 or coef.shape != (n,):
+        raise _bad(path, f"array 'dual_coef' is {coef.dtype}{coef.shape}, not {n} float64")
+    if not np.isfinite(coef).all():
+        raise _bad(path, "array 'dual_coef' holds non-finite values")
+    if not math.isfinite(meta["intercept"]):
+        raise _bad(path, "field 'intercept' is not finite")
+    present = [k for k in ("feature_mean", "feature_scale") if k in arrays]
+    if present:
+        if len(present) != 2:
+            raise _bad(path, "only one of 'feature_mean' and 'feature_scale'")
+        m, sc = arrays["feature_mean"], arrays["feature_scale"]
+        if (m.dtype != np.float64 or sc.dtype != np.float64 or m.ndim != 1
+                or sc.shape != m.shape or not (np.isfinite(m).all() and np.isfinite(sc).all())):
+            raise _bad(path, f"feature standardization arrays {m.dtype}{m.shape}, "
+                             f"{sc.dtype}{sc.shape} are not two finite float64 vectors of "
+                             "one length")
+    if bool(present) != ("features" in meta["kernel"]):
+        raise _bad(path, f"kernel {meta['kernel']!r} "
+                         f"{'has no' if present else 'needs the'} feature standardization")
+    extra = set(arrays) - {"meta", "train_ids", "train_sequences", "dual_coef",
+                           "feature_mean", "feature_scale"}
+    if extra:
+        raise _bad(path, f"unknown arrays {sorted(extra)}")
 
 
 def predict_scores(model, sequences):
@@ -122,7 +328,11 @@ def predict_scores(model, sequences):
     protein-feature standardization kept in the file (``feature_mean``, ``feature_scale``).
     """
     meta = model["meta"]
-    kernel = make_kernel(meta["kernel"], **meta["kernel_options"])
+    try:
+        kernel = make_kernel(meta["kernel"], **meta["kernel_options"])
+    except TypeError as exc:                  # an option the kernel does not take
+        raise CorpusFormatError(f"kernel options {meta['kernel_options']} do not fit kernel "
+                                f"{meta['kernel']!r} ({exc})") from None
     train = [str(s) for s in model["train_sequences"]]
     K = kernel.fit(train).transform(residue_sequences(sequences))
     return K @ model["dual_coef"] + meta["intercept"]

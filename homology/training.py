@@ -5,9 +5,19 @@ The model and its file format are :mod:`homology.model`'s; λ is chosen by leave
 (or ROC50) on the training sequences.
 """
 
+from pathlib import Path
+
 from homology.runs import default_alphas
+from kernelrank.errors import InvalidParameterError
 
 __all__ = ["train_from_fasta", "score_fasta"]
+
+
+def _output_file(path, option):
+    """Refuse at once an output ``path`` that is a directory (it would fail only at the
+    end, after the work, with an ``IsADirectoryError``)."""
+    if Path(path).is_dir():
+        raise InvalidParameterError(f"{option} {path} is a directory; give a file name")
 
 
 def train_from_fasta(positives, negatives, model_path, kernel, options, *, alphas=None,
@@ -18,6 +28,7 @@ def train_from_fasta(positives, negatives, model_path, kernel, options, *, alpha
     from corpora.fasta import read_fasta
     from homology.model import save_model, train_model
 
+    _output_file(model_path, "--model")
     model = train_model(read_fasta(positives), read_fasta(negatives), kernel, options,
                         default_alphas(learner, alphas), learner, select)
     save_model(model_path, model)
@@ -32,6 +43,7 @@ def score_fasta(model_path, input, output):
     from homology.model import load_model, predict_scores
     from kernelrank.atomic import atomic_open
 
+    _output_file(output, "--output")
     model = load_model(model_path)
     records = read_fasta(input)
     scores = predict_scores(model, [r.seq for r in records])

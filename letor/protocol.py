@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from kernelrank.datadir import require_file
 from corpora.svmlight import load_svmlight
-from kernelrank.errors import InvalidParameterError
+from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
 from learners.selection import ValidationSet, select
 from letor.names import DATASETS, EXTRA_LEARNERS, LEARNERS
@@ -52,7 +52,16 @@ RANKSVM_TOL = 1e-5   # relative optimality gap of every RankSVM fit (certified b
 
 
 def load_parts(data_dir, dataset="OHSUMED"):
-    """The five LETOR parts of ``dataset`` as :class:`corpora.svmlight.SvmlightData` (dense X)."""
+    """The five LETOR parts of ``dataset`` as :class:`corpora.svmlight.SvmlightData` (dense X).
+
+    Raises
+    ------
+    DataNotFoundError
+        A part file does not exist (the message says how to fetch the data set).
+    CorpusFormatError
+        A part is a directory, malformed, not UTF-8 text, a broken gzip stream, holds no
+        example, or has no ``qid:`` (every LETOR line has one).
+    """
     if dataset not in DATASETS:
         raise InvalidParameterError(f"unknown LETOR dataset {dataset!r}; known: "
                                     f"{', '.join(DATASETS)}")
@@ -60,7 +69,14 @@ def load_parts(data_dir, dataset="OHSUMED"):
     parts = []
     for k in range(1, info["n_parts"] + 1):
         path = require_file(data_dir, f"letor/{dataset}/Fold{k}.test.txt.gz", "letor")
-        parts.append(load_svmlight(path, n_features=info["n_features"], dense=True))
+        part = load_svmlight(path, n_features=info["n_features"], dense=True)
+        if part.y.size == 0:
+            raise CorpusFormatError("holds no example (empty file?); fetch the data set again "
+                                    "with `python -m corpora fetch letor --force`", path=path)
+        if part.qids is None:
+            raise CorpusFormatError("no line has a qid:, but a LETOR part is ranked per "
+                                    "query; is this a LETOR file?", path=path)
+        parts.append(part)
     return parts
 
 

@@ -1,40 +1,59 @@
 """Train a parse ranker on a built data set, save it without pickle, rerank new sentences.
 
-A saved model is two files (format ``kernelrank.parse_ranking.model/3``):
+A saved model is two files (format ``kernelrank.parse_ranking.model/4``):
 
 ``<model>.json`` (UTF-8 JSON)::
 
-    {"format": "kernelrank.parse_ranking.model/3", "ranker": "rankrls" | ... | "corankrls",
+    {"format": "kernelrank.parse_ranking.model/4", "ranker": "rankrls" | ... | "corankrls",
      "views": [{"kernel": "locality" | "bag_of_links" | "links_words" | "graph",
                 "representation": {fitted state, see representation_state}}, ...],
      "combine": "mean", "fit_info": {...}, "n_sentences": .., "n_parses": ..,
-     "lg_options": {...}}
+     "lg_options": {...}, "weights_sha256": sha256 of <model>.npz,
+     "meta_sha256": sha256 of this object without the key itself, as canonical JSON}
 
 ``<model>.npz`` (NumPy, compressed, ``allow_pickle=False``): ``w0, w1, …``, the primal
 weight vector of each view over that view's feature columns, and ``codes0, codes1, …``
 (int64), the sorted feature-pair codes of the views that have them (locality and graph
 kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
+The two files are written as a pair: the ``.npz`` first, then the ``.json`` that records
+its sha256, each atomically (:func:`kernelrank.atomic.atomic_open`); a crash between the
+two leaves a new ``.npz`` beside the old ``.json``, which :func:`load_model` refuses (the
+checksum) instead of scoring with the mixture. :func:`load_model` also checks the JSON's
+own seal ``meta_sha256`` (canonical JSON: ``json.dumps(meta, sort_keys=True,
+separators=(",", ":"))``, so whitespace and key order do not matter, an edited value
+does), every field's type, each view's representation state (parameters, vocabularies,
+pair codes naming known symbols or labels, the locality factor ``R``) and each weight
+vector against it (float64, finite, one weight per feature column of the view); every
+failure — a truncated or damaged ``.npz``, an object array, files of two models — is a
+:class:`~kernelrank.errors.CorpusFormatError` naming the file.
+
 Every supported kernel is linear in explicit sparse features (the graph kernel's all-paths
 features included, :mod:`learners.kernels.all_paths`), so the dual solution ``a`` of a kernel
 model collapses to ``w = Xᵀ a`` and scoring a new parse is one sparse dot product per view;
 the score is the mean over the views (one view for the single-kernel rankers; the
 co-regularized ranker averages its view predictors, :mod:`learners.coreg`, whose basis
-rows play the role of ``X``). Version-2 files (pair codes as JSON integers inside
-``representation``) and version-1 files (single view: top-level ``kernel``,
-``representation`` and ``w``) are still read.
+rows play the role of ``X``). Version-3 files (no checksums), version-2 files (pair codes
+as JSON integers inside ``representation``) and version-1 files (single view: top-level
+``kernel``, ``representation`` and ``w``) are still read, with the same field checks.
 """
 
+import hashlib
 import json
+import math
+import struct
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from kernelrank.atomic import atomic_open, write_json
+from kernelrank.checksum import file_sha256
 from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
-from parse_ranking.names import SAVEABLE_KERNELS, SAVEABLE_RANKERS
+from parse_ranking.names import MATCHING, SAVEABLE_KERNELS, SAVEABLE_RANKERS
 from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,
                                            representation_state)
@@ -42,7 +61,8 @@ from parse_ranking.representations import (ParseRepresentation, representation_f
 __all__ = ["train_model", "load_model", "score_parses", "rank_sentence", "SAVEABLE_RANKERS",
            "SAVEABLE_KERNELS", "FORMAT"]
 
-FORMAT = "kernelrank.parse_ranking.model/3"
+FORMAT = "kernelrank.parse_ranking.model/4"
+_FORMAT_V3 = "kernelrank.parse_ranking.model/3"
 _FORMAT_V2 = "kernelrank.parse_ranking.model/2"
 _FORMAT_V1 = "kernelrank.parse_ranking.model/1"
 
@@ -63,6 +83,7 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
     if ranker not in SAVEABLE_RANKERS:
         raise InvalidParameterError(f"ranker {ranker!r} cannot be saved; choose from "
                                     f"{SAVEABLE_RANKERS}")
+    _refuse_directories(Path(path))
     items, y, qids, arts, _ = flatten(records, max_parses)
     rep_params = dict(rep_params or {})
     with threadpool_limits(limits=int(threads)):
@@ -88,10 +109,29 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
     meta = {"format": FORMAT, "ranker": ranker, "views": views, "combine": "mean",
             "fit_info": info, "n_sentences": int(np.unique(qids).size),
             "n_parses": int(y.size), "lg_options": lg_options or {}}
+    _refuse_directories(path)
+    with atomic_open(path.with_suffix(".npz"), "wb") as handle:      # the npz first, then
+        np.savez_compressed(handle, **arrays)                        # the JSON naming it
+    meta["weights_sha256"] = file_sha256(path.with_suffix(".npz"))
+    meta["meta_sha256"] = meta_sha256(meta)
     write_json(path.with_suffix(".json"), meta)
-    with atomic_open(path.with_suffix(".npz"), "wb") as handle:
-        np.savez_compressed(handle, **arrays)
     return meta
+
+
+def _refuse_directories(path):
+    for p in (path.with_suffix(".json"), path.with_suffix(".npz")):
+        if p.is_dir():
+            raise InvalidParameterError(f"{p} is a directory; the model is written as the "
+                                        "files <stem>.json and <stem>.npz — choose another "
+                                        "--output-model")
+
+
+def meta_sha256(meta):
+    """Hex SHA-256 of ``meta`` (without its ``meta_sha256`` key) as canonical JSON: sorted
+    keys, no whitespace — the seal of the model's JSON file."""
+    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def _train_corankrls(records, items, y, qids, arts, max_parses, rep_params, coreg, seed):
@@ -122,39 +162,220 @@ def _train_corankrls(records, items, y, qids, arts, max_parses, rep_params, core
 
 def load_model(path):
     """``(meta, views, weights)`` of a saved model: ``views`` the fitted
-    :class:`ParseRepresentation` of every view, ``weights`` their primal weight vectors."""
+    :class:`ParseRepresentation` of every view, ``weights`` their primal weight vectors.
+
+    Raises
+    ------
+    DataNotFoundError
+        ``<path>.json`` or ``<path>.npz`` does not exist.
+    CorpusFormatError
+        A file is damaged, altered, of another model, or a field or array is not what the
+        model needs (the message names the file and the field).
+    """
     path = Path(path)
     js, npz = path.with_suffix(".json"), path.with_suffix(".npz")
     if not js.is_file() or not npz.is_file():
         raise DataNotFoundError(f"model files {js} and {npz} are needed; train one with "
                                 "`python -m parse_ranking train`")
+    meta = _read_meta(js)
+    fmt = meta["format"]
+    if fmt == FORMAT and file_sha256(npz) != meta["weights_sha256"]:
+        raise _bad(npz, "its sha256 is not the one the model's JSON records: the two files "
+                        "come from different models (or the weights were altered)")
     try:
-        meta = json.loads(js.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CorpusFormatError(f"not JSON: {exc.msg}", path=js) from None
-    fmt = meta.get("format") if isinstance(meta, dict) else None
-    if fmt not in (FORMAT, _FORMAT_V2, _FORMAT_V1):
-        raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT}, "
-                                f"{_FORMAT_V2} or {_FORMAT_V1})", path=js)
-    with np.load(npz, allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
+        with np.load(npz, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except NPZ_ERRORS as exc:
+        raise _bad(npz, f"not a readable NumPy .npz file ({type(exc).__name__}: "
+                        f"{exc})") from None
     if fmt == _FORMAT_V1:
         meta = dict(meta, views=[{"kernel": meta["kernel"],
                                   "representation": meta["representation"]}],
                     combine="mean")
+        if "w" not in arrays:
+            raise _bad(npz, "no array 'w' (version 1)")
         arrays = {"w0": arrays["w"]}
     views, weights = [], []
     for v, view in enumerate(meta["views"]):
         state = view["representation"]
-        if f"codes{v}" in arrays:                 # version 3: pair codes in the npz
-            state = dict(state, pair_codes=arrays[f"codes{v}"])
-        rep = representation_from_state(state)
+        codes = arrays.get(f"codes{v}")
+        if fmt in (FORMAT, _FORMAT_V3) and view["kernel"] in ("locality", "graph"):
+            if codes is None:
+                raise _bad(npz, f"no array 'codes{v}' (pair codes of view {v})")
+            state = dict(state, pair_codes=codes)
+        elif codes is not None:
+            raise _bad(npz, f"array 'codes{v}' belongs to no view with pair codes")
+        n_columns = _check_state(js, npz, v, view["kernel"], state, every=fmt == FORMAT)
         w = arrays.get(f"w{v}")
         if w is None:
-            raise CorpusFormatError(f"weights w{v} of view {v} missing", path=npz)
+            raise _bad(npz, f"no array 'w{v}' (weights of view {v})")
+        if w.dtype != np.float64 or w.shape != (n_columns,):
+            raise _bad(npz, f"array 'w{v}' is {w.dtype}{w.shape}, not {n_columns} float64 "
+                            f"weights (one per feature column of view {v})")
+        if not np.isfinite(w).all():
+            raise _bad(npz, f"array 'w{v}' holds non-finite weights")
+        try:
+            rep = representation_from_state(state)
+        except (InvalidParameterError, TypeError, ValueError, KeyError) as exc:
+            raise _bad(js, f"view {v}: the representation cannot be rebuilt ({exc})") from None
         views.append(rep)
-        weights.append(np.asarray(w, dtype=float))
+        weights.append(w)
+    extra = set(arrays) - {f"{k}{v}" for k in ("w", "codes") for v in range(len(views))}
+    if extra:
+        raise _bad(npz, f"unknown arrays {sorted(extra)}")
     return meta, views, weights
+
+
+# ------------------------------------------------------------------ checks on load
+#: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
+NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
+              NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
+              SyntaxError, TypeError, MemoryError)
+_NUMBER = (int, float)
+_PARAMS = {"kind": str, "normalize": bool, "window": int, "theta": _NUMBER, "matching": str,
+           "edge_weight": _NUMBER, "variant": str}
+
+
+def _bad(path, what):
+    return CorpusFormatError(f"{what}; the model is damaged or altered — retrain it with "
+                             "`python -m parse_ranking train`", path=path)
+
+
+def _typed(value, kind):
+    """``value`` is of ``kind`` (bool counts only as bool) and, if a float, finite."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _field(path, obj, key, kind, where=""):
+    if key not in obj:
+        raise _bad(path, f"no field {where + key!r}")
+    if not _typed(obj[key], kind):
+        what = "number" if kind is _NUMBER else {"str": "string", "dict": "object"}.get(
+            kind.__name__, kind.__name__)
+        raise _bad(path, f"field {where + key!r} is {obj[key]!r}, not a {what}")
+    return obj[key]
+
+
+def _read_meta(js):
+    """The model's JSON as a dict whose fields have the types :func:`load_model` uses."""
+    try:
+        meta = json.loads(js.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise CorpusFormatError(f"not JSON: {exc}", path=js) from None
+    if not isinstance(meta, dict):
+        raise _bad(js, f"a JSON {type(meta).__name__}, not an object")
+    fmt = meta.get("format")
+    if fmt not in (FORMAT, _FORMAT_V3, _FORMAT_V2, _FORMAT_V1):
+        raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT}, "
+                                f"{_FORMAT_V3}, {_FORMAT_V2} or {_FORMAT_V1})", path=js)
+    if fmt == FORMAT:
+        _field(js, meta, "weights_sha256", str)
+        _field(js, meta, "meta_sha256", str)
+        if meta["meta_sha256"] != meta_sha256(meta):
+            raise _bad(js, "its content is not the one its meta_sha256 sealed (the file was "
+                           "edited or damaged)")
+    ranker = _field(js, meta, "ranker", str)
+    if ranker not in SAVEABLE_RANKERS:
+        raise _bad(js, f"unknown ranker {ranker!r}")
+    if fmt == _FORMAT_V1:
+        _field(js, meta, "kernel", str)
+        _field(js, meta, "representation", dict)
+        views = [{"kernel": meta["kernel"], "representation": meta["representation"]}]
+    else:
+        views = _field(js, meta, "views", list)
+        if meta.get("combine", "mean") != "mean":
+            raise _bad(js, f"field 'combine' is {meta['combine']!r}, not 'mean'")
+    if not views:
+        raise _bad(js, "field 'views' is empty")
+    for v, view in enumerate(views):
+        if not isinstance(view, dict):
+            raise _bad(js, f"view {v} is not an object")
+        kernel = _field(js, view, "kernel", str, f"views[{v}].")
+        if kernel not in SAVEABLE_KERNELS:
+            raise _bad(js, f"view {v}: unknown kernel {kernel!r}")
+        _field(js, view, "representation", dict, f"views[{v}].")
+    lg = meta.get("lg_options", {})
+    if not isinstance(lg, dict):
+        raise _bad(js, "field 'lg_options' is not an object")
+    for key in ("linkage_limit", "timeout"):
+        if key in lg and (not _typed(lg[key], int) or lg[key] < 1):
+            raise _bad(js, f"field 'lg_options.{key}' is {lg[key]!r}, not a positive integer")
+    return meta
+
+
+def _codes(path, codes, what, n_ids):
+    """Pair codes ``i·2^32 + j`` as an int64 array: strictly increasing, ids below
+    ``n_ids``."""
+    if isinstance(codes, list):
+        if not all(_typed(c, int) for c in codes):
+            raise _bad(path, f"{what} holds a non-integer")
+        try:
+            codes = np.asarray(codes, dtype=np.int64)
+        except OverflowError:
+            raise _bad(path, f"{what} holds an integer beyond int64") from None
+    if not isinstance(codes, np.ndarray) or codes.dtype != np.int64 or codes.ndim != 1:
+        raise _bad(path, f"{what} is not a vector of int64 codes")
+    if codes.size:
+        if codes.min() < 0 or max((codes >> 32).max(), (codes & 0xFFFFFFFF).max()) >= n_ids:
+            raise _bad(path, f"{what} names an id beyond the {n_ids} known")
+        if not np.all(codes[1:] > codes[:-1]):
+            raise _bad(path, f"{what} are not strictly increasing")
+    return codes
+
+
+def _check_state(js, npz, v, kernel, state, every=True):
+    """Check view ``v``'s representation state (``every``: all parameters present, as
+    version 4 writes them); return its number of feature columns."""
+    where = f"views[{v}].representation."
+    params = _field(js, state, "params", dict, where)
+    for key, kind in _PARAMS.items():
+        if every or key in params:
+            _field(js, params, key, kind, where + "params.")
+    unknown = set(params) - set(_PARAMS)
+    if unknown:
+        raise _bad(js, f"view {v}: unknown representation parameters {sorted(unknown)}")
+    checks = {"window": lambda x: x >= 0, "theta": lambda x: x > 0,
+              "matching": lambda x: x in MATCHING, "edge_weight": lambda x: x > 0,
+              "variant": lambda x: x in ("sum", "max")}
+    for key, ok in checks.items():
+        if key in params and not ok(params[key]):
+            raise _bad(js, f"view {v}: representation parameter {key!r} is "
+                           f"{params[key]!r}, not a valid value")
+    if params.get("kind") != kernel:
+        raise _bad(js, f"view {v}: representation kind {params.get('kind')!r} is not its "
+                       f"kernel {kernel!r}")
+    if kernel in ("bag_of_links", "links_words"):
+        vocabulary = _field(js, state, "vocabulary", dict, where)
+        ids = list(vocabulary.values())
+        if not all(_typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
+            raise _bad(js, f"view {v}: the vocabulary's columns are not 0..{len(ids) - 1}, "
+                           "each once")
+        return len(vocabulary)
+    if kernel == "locality":
+        symbols = _field(js, state, "symbols", dict, where)
+        ids = list(symbols.values())
+        if not all(_typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
+            raise _bad(js, f"view {v}: the symbol ids are not 0..{len(ids) - 1}, each once")
+        R = _field(js, state, "R", list, where)
+        window = params.get("window", 2)
+        if (not R or not all(isinstance(r, list) and r and len(r) == len(R[0])
+                             and all(_typed(x, _NUMBER) for x in r) for r in R)
+                or len(R) != 2 * window + 1):
+            raise _bad(js, f"view {v}: the locality factor R is not a finite "
+                           f"{2 * window + 1}-row matrix (window {window})")
+        codes = _codes(npz if isinstance(state["pair_codes"], np.ndarray) else js,
+                       _field(js, state, "pair_codes", (list, np.ndarray), where),
+                       f"the pair codes of view {v}", len(ids))
+        return len(codes) * len(R[0])
+    labels = _field(js, state, "labels", list, where)
+    if not all(isinstance(x, str) for x in labels) or len(set(labels)) != len(labels):
+        raise _bad(js, f"view {v}: the graph labels are not distinct strings")
+    codes = _codes(npz if isinstance(state["pair_codes"], np.ndarray) else js,
+                   _field(js, state, "pair_codes", (list, np.ndarray), where),
+                   f"the pair codes of view {v}", len(labels))
+    return len(codes)
 
 
 def score_parses(views, weights, items):

@@ -20,6 +20,18 @@ from ppi.runs import Settings
 __all__ = ["train", "predict"]
 
 
+def _check_outputs(model_dir=None, output_dir=None):
+    """Refuse at once outputs of the wrong kind (they would fail only after the work, with
+    a ``FileExistsError`` / ``NotADirectoryError``): ``--model`` and ``--output-dir`` are
+    directories and may not name an existing file."""
+    from kernelrank.errors import InvalidParameterError
+
+    for option, path in (("--model", model_dir), ("--output-dir", output_dir)):
+        if path is not None and Path(path).exists() and not Path(path).is_dir():
+            raise InvalidParameterError(f"{option} {path} is a file; a directory is written "
+                                        "there — choose another path")
+
+
 def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None,
           data_dir=None):
     """Train on a benchmark ``corpus`` (read from ``data_dir``) or on a learning-format file
@@ -32,6 +44,7 @@ def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None
     from ppi.features import kernel
     from ppi.model import PPIModel
 
+    _check_outputs(model_dir, output_dir)
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = read_corpus(path)
     f = settings.featurizer()
@@ -67,6 +80,7 @@ def predict(input, model_dir, output_dir):
     from ppi.model import PPIModel
     from ppi.report import write_predictions, write_report
 
+    _check_outputs(output_dir=output_dir)
     m = PPIModel.load(model_dir)
     data, s, pred = m.predict(read_corpus(input))
     out = Path(output_dir)

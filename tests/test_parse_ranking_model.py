@@ -128,7 +128,7 @@ def test_bad_model_files_are_typed_errors(data, tmp_path):
         load_model(tmp_path / "missing")
     train_model(records, tmp_path / "m", kernel="graph", alphas=ALPHAS, max_parses=6)
     text = (tmp_path / "m.json").read_text()
-    (tmp_path / "m.json").write_text(text.replace("model/3", "model/9"))
+    (tmp_path / "m.json").write_text(text.replace("model/4", "model/9"))
     with pytest.raises(CorpusFormatError, match="unsupported model format"):
         load_model(tmp_path / "m")
     (tmp_path / "m.json").write_text("{not json")
@@ -145,3 +145,98 @@ def test_cli_train_graph(data, tmp_path, capsys):
     assert "rankrls[graph]" in capsys.readouterr().out
     meta, views, _ = load_model(tmp_path / "g")
     assert views[0].kind == "graph" and len(meta["views"][0]["representation"]["labels"]) > 0
+
+
+# ------------------------------------------------- issue 16: the two files as a checked pair
+def _reseal(path):
+    """Recompute the seals of ``path``.json (a writer with a bug), so that the checks behind
+    them are reached."""
+    from kernelrank.checksum import file_sha256
+    try:
+        from parse_ranking.model import meta_sha256
+    except ImportError:             # the model code before the seals (to count old failures)
+        return
+    meta = json.loads(path.with_suffix(".json").read_text())
+    meta["weights_sha256"] = file_sha256(path.with_suffix(".npz"))
+    meta["meta_sha256"] = meta_sha256(meta)
+    path.with_suffix(".json").write_text(json.dumps(meta))
+
+
+def test_saved_pair_records_checksums(data, tmp_path):
+    from parse_ranking.model import FORMAT
+    records, items, _ = data
+    train_model(records, tmp_path / "m", kernel="locality", alphas=ALPHAS, max_parses=6)
+    meta = json.loads((tmp_path / "m.json").read_text())
+    assert meta["format"] == FORMAT == "kernelrank.parse_ranking.model/4"
+    assert len(meta["weights_sha256"]) == len(meta["meta_sha256"]) == 64
+    before = score_parses(*load_model(tmp_path / "m")[1:], items)
+    # re-indented, keys reordered: the same model
+    (tmp_path / "m.json").write_text(json.dumps(dict(reversed(list(meta.items()))), indent=3))
+    np.testing.assert_array_equal(score_parses(*load_model(tmp_path / "m")[1:], items), before)
+
+
+def test_npz_of_another_model_is_refused(data, tmp_path):
+    """Also the state a crash between the two writes leaves: the new npz (written first)
+    beside the old JSON."""
+    records, _, _ = data
+    train_model(records, tmp_path / "a", kernel="graph", alphas=ALPHAS, max_parses=6)
+    train_model(records[:-2], tmp_path / "b", kernel="graph", alphas=ALPHAS, max_parses=6)
+    (tmp_path / "a.npz").write_bytes((tmp_path / "b.npz").read_bytes())
+    with pytest.raises(CorpusFormatError, match="different models") as err:
+        load_model(tmp_path / "a")
+    assert "a.npz" in str(err.value)
+
+
+def test_hand_edited_json_is_refused(data, tmp_path):
+    records, _, _ = data
+    train_model(records, tmp_path / "m", kernel="locality", alphas=ALPHAS, max_parses=6)
+    meta = json.loads((tmp_path / "m.json").read_text())
+    meta["views"][0]["representation"]["params"]["theta"] = 2.0
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(CorpusFormatError, match="meta_sha256"):
+        load_model(tmp_path / "m")
+
+
+@pytest.mark.parametrize("kernel, change, message", [
+    ("graph", lambda m, a: {**a, "w0": a["w0"][:-1]}, "w0"),
+    ("graph", lambda m, a: {**a, "w0": a["w0"].astype(np.float32)}, "w0"),
+    ("graph", lambda m, a: {**a, "w0": np.r_[np.nan, a["w0"][1:]]}, "non-finite"),
+    ("graph", lambda m, a: {**a, "codes0": a["codes0"][::-1].copy()}, "increasing"),
+    ("graph", lambda m, a: {**a, "codes0": a["codes0"] + (np.int64(1) << 40)}, "beyond"),
+    ("graph", lambda m, a: {k: v for k, v in a.items() if k != "codes0"}, "codes0"),
+    ("graph", lambda m, a: {**a, "w0": np.array(list(a["w0"]), dtype=object)}, "npz"),
+    ("locality", lambda m, a: m["views"][0]["representation"].update(R=[[1.0]]), "factor R"),
+    ("locality", lambda m, a: m["views"][0]["representation"]["params"].update(window="2"),
+     "window"),
+    ("links_words", lambda m, a: m["views"][0]["representation"].update(
+        vocabulary={k: 0 for k in m["views"][0]["representation"]["vocabulary"]}),
+     "vocabulary"),
+    ("links_words", lambda m, a: m.update(views={"0": m["views"][0]}), "views"),
+    ("links_words", lambda m, a: m["views"][0]["representation"]["params"].pop("normalize"),
+     "normalize"),
+])
+def test_bad_fields_and_arrays_behind_the_checksums(data, tmp_path, kernel, change, message):
+    """Every field and array is checked, also when a buggy writer recorded the checksums."""
+    records, _, _ = data
+    train_model(records, tmp_path / "m", kernel=kernel, alphas=ALPHAS, max_parses=6)
+    meta = json.loads((tmp_path / "m.json").read_text())
+    with np.load(tmp_path / "m.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    new = change(meta, arrays)
+    if isinstance(new, dict) and "w0" in new or new == {}:
+        np.savez(tmp_path / "m.npz", **new)
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    _reseal(tmp_path / "m")
+    with pytest.raises(CorpusFormatError, match=message):
+        load_model(tmp_path / "m")
+
+
+def test_version_3_files_still_load(data, tmp_path):
+    records, items, _ = data
+    train_model(records, tmp_path / "m", kernel="graph", alphas=ALPHAS, max_parses=6)
+    before = score_parses(*load_model(tmp_path / "m")[1:], items)
+    meta = json.loads((tmp_path / "m.json").read_text())
+    meta = {k: v for k, v in meta.items() if k not in ("weights_sha256", "meta_sha256")}
+    meta["format"] = "kernelrank.parse_ranking.model/3"
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    np.testing.assert_array_equal(score_parses(*load_model(tmp_path / "m")[1:], items), before)

@@ -38,7 +38,7 @@ def test_train_then_predict(data_dir, tmp_path):
     assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
                  str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
     meta = json.loads((model / "model.json").read_text())
-    assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 2
+    assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 3
     src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
                  str(tmp_path / "p")]) == 0

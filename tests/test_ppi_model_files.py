@@ -40,10 +40,18 @@ def _scores(model, corpus):
     return model.decision_function(corpus)[1]
 
 
-def _edit_json(directory, change):
+def _edit_json(directory, change, reseal=True):
+    """Apply ``change`` to model.json; ``reseal``: recompute its meta_sha256 afterwards (as
+    a writer with a bug would), so that the checks behind the seal are reached."""
+    try:
+        from ppi.model import meta_sha256
+    except ImportError:             # the model code before the seal (to count old failures)
+        meta_sha256 = None
     path = directory / "model.json"
     meta = json.loads(path.read_text())
     meta = change(meta)
+    if reseal and meta_sha256 and isinstance(meta, dict) and "meta_sha256" in meta:
+        meta["meta_sha256"] = meta_sha256(meta)
     path.write_text(json.dumps(meta))
 
 
@@ -53,8 +61,9 @@ def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
     m = _model(lll, 0)
     m.save(tmp_path / "M")
     meta = json.loads((tmp_path / "M" / "model.json").read_text())
-    assert meta["version"] == VERSION == 2
+    assert meta["version"] == VERSION == 3
     assert meta["n_labels"] == len(meta["labels"]) > 0 and len(meta["weights_sha256"]) == 64
+    assert len(meta["meta_sha256"]) == 64
     np.testing.assert_allclose(_scores(PPIModel.load(tmp_path / "M"), corpus),
                                _scores(m, corpus), rtol=1e-12, atol=1e-12)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["M"]     # no stray temporaries
@@ -91,8 +100,10 @@ def test_shortened_labels_are_refused(lll, tmp_path):
     (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": []}}, "featurizer.graph"),
     (lambda m: {**m, "featurizer": {k: v for k, v in m["featurizer"].items()
                                     if k != "parse"}}, "featurizer.parse"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {
+        **m["featurizer"]["graph"], "no_such": 1}}}, "featurizer settings"),
     (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {"no_such": 1}}},
-     "featurizer settings"),
+     "featurizer.graph.path_weight"),
 ])
 def test_malformed_model_json_is_a_format_error(lll, tmp_path, change, message):
     from ppi.model import PPIModel
@@ -135,12 +146,94 @@ def test_interrupted_save_leaves_the_old_model_whole(lll, tmp_path, monkeypatch)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["M"]
 
 
+@pytest.mark.parametrize("change", [
+    lambda m: {**m, "threshold": m["threshold"] + 0.5},
+    lambda m: {**m, "labels": m["labels"][::-1]},
+    lambda m: {**m, "featurizer": {**m["featurizer"],
+                                   "graph": {**m["featurizer"]["graph"], "path_weight": 0.5}}},
+])
+def test_hand_edited_model_json_is_refused(lll, tmp_path, change):
+    """Issue 16, fuzz finding: a valid-looking edit of model.json (threshold, label order,
+    a graph weight) scored silently differently; the content is now sealed."""
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    _edit_json(tmp_path / "M", change, reseal=False)
+    with pytest.raises(CorpusFormatError, match="meta_sha256") as err:
+        PPIModel.load(tmp_path / "M")
+    assert "model.json" in str(err.value)
+
+
+def test_reformatted_model_json_still_loads(lll, tmp_path):
+    from ppi.model import PPIModel
+    m = _model(lll, 0)
+    m.save(tmp_path / "M")
+    path = tmp_path / "M" / "model.json"
+    meta = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(reversed(list(meta.items()))), indent=7))
+    np.testing.assert_array_equal(_scores(PPIModel.load(tmp_path / "M"), lll[0]),
+                                  _scores(m, lll[0]))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: {**m, "threshold": float("nan")}, "finite"),
+    (lambda m: {**m, "version": True}, "unsupported"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "normalize": 1}}, "normalize"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "n_features": -3}}, "n_features"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {
+        **m["featurizer"]["graph"], "path_weight": "0.9"}}}, "path_weight"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {
+        **m["featurizer"]["graph"], "remove_types": "punct"}}}, "remove_types"),
+    (lambda m: {**m, "labels": m["labels"][:1] * len(m["labels"])}, "twice"),
+])
+def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, message):
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    _edit_json(tmp_path / "M", change)
+    with pytest.raises(CorpusFormatError, match=message):
+        PPIModel.load(tmp_path / "M")
+
+
+@pytest.mark.parametrize("arrays, message", [
+    (lambda a: {**a, "weights": a["weights"].astype(np.float32)}, "wrong shape or type"),
+    (lambda a: {**a, "weights": a["weights"][:-1]}, "wrong shape or type"),
+    (lambda a: {**a, "pair_codes": a["pair_codes"][::-1].copy()}, "increasing"),
+    (lambda a: {**a, "weights": np.array([object()] * len(a["weights"]))}, "npz"),
+    (lambda a: {k: v for k, v in a.items() if k != "pair_codes"}, "no array"),
+])
+def test_bad_arrays_behind_the_checksum_are_refused(lll, tmp_path, arrays, message):
+    """An npz rewritten with wrong arrays and its checksum recorded (a buggy writer): the
+    array checks still refuse it; an object array is a format error, not a ValueError."""
+    from kernelrank.checksum import file_sha256
+    from ppi.model import PPIModel
+    _model(lll, 0).save(tmp_path / "M")
+    w = tmp_path / "M" / "weights.npz"
+    with np.load(w) as z:
+        new = arrays({k: z[k] for k in z.files})
+    with open(w, "wb") as handle:
+        np.savez(handle, **new)
+    _edit_json(tmp_path / "M", lambda m: {**m, "weights_sha256": file_sha256(w)})
+    with pytest.raises(CorpusFormatError, match=message) as err:
+        PPIModel.load(tmp_path / "M")
+    assert "weights.npz" in str(err.value)
+
+
+def test_version_2_models_still_load(lll, tmp_path):
+    from ppi.model import PPIModel
+    m = _model(lll, 0)
+    m.save(tmp_path / "M")
+    _edit_json(tmp_path / "M", lambda d: {k: v for k, v in {**d, "version": 2}.items()
+                                          if k != "meta_sha256"})
+    np.testing.assert_array_equal(_scores(PPIModel.load(tmp_path / "M"), lll[0]),
+                                  _scores(m, lll[0]))
+
+
 def test_version_1_models_still_load(lll, tmp_path):
     from ppi.model import PPIModel
     m = _model(lll, 0)
     m.save(tmp_path / "M")
     _edit_json(tmp_path / "M", lambda d: {k: v for k, v in {**d, "version": 1}.items()
-                                          if k not in ("n_labels", "weights_sha256")})
+                                          if k not in ("n_labels", "weights_sha256",
+                                                       "meta_sha256")})
     np.testing.assert_allclose(_scores(PPIModel.load(tmp_path / "M"), lll[0]),
                                _scores(m, lll[0]), rtol=1e-12, atol=1e-12)
 

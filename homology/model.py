@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import atomic_open
+from kernelrank.checksum import canonical_json
 from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS, make_kernel, select_alpha
 from homology.features import ProteinFeatures, residue_sequences
 from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_MODES,
@@ -115,9 +116,7 @@ def content_sha256(meta, arrays):
     ``sha256`` key (sorted keys, no whitespace), then, in name order, every array of
     ``arrays`` other than ``meta``: its name, dtype, shape and C-order bytes."""
     digest = hashlib.sha256()
-    body = {k: v for k, v in meta.items() if k != "sha256"}
-    digest.update(json.dumps(body, sort_keys=True, separators=(",", ":"),
-                             ensure_ascii=True).encode("ascii"))
+    digest.update(canonical_json(meta, exclude=("sha256",)))
     for name in sorted(arrays):
         if name == "meta":
             continue

@@ -48,6 +48,7 @@ import numpy as np
 
 from kernelrank.atomic import named_os_error, write_json
 from corpora.conllu import iter_conllu, token_offsets
+from corpora.lines import open_text, reading
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
                                InvalidParameterError)
 from kernelrank.lock import output_lock
@@ -313,7 +314,8 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
             pool.shutdown(wait=finished, cancel_futures=not finished)
         if bar is not None:
             bar.close()
-    records, counts = _read_records(output)
+    records, status = _read_records(output)
+    counts = _counts(records, status)
     summary = {"options": opts, "complete": True, "treebank": str(treebank),
                "selected_sentences": len(sentences), "processed_this_run": len(todo),
                "wall_seconds_this_run": round(time.time() - t0, 2), "jobs": jobs,
@@ -345,7 +347,7 @@ def load_dataset(path, return_counts=False):
         (its ``.meta.json`` says ``complete: false``).
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataNotFoundError(f"{path} does not exist; build it with "
                                 "`python -m parse_ranking build --output FILE`")
     meta_path = path.with_name(path.name + ".meta.json")
@@ -354,14 +356,14 @@ def load_dataset(path, return_counts=False):
             "its build has not finished (the .meta.json says complete: false — a build is "
             "running or was stopped); rerun the same `python -m parse_ranking build` command "
             "to finish it", path=path)
-    records, counts = _read_records(path)
-    return (records, counts) if return_counts else records
+    records, status = _read_records(path)
+    return (records, _counts(records, status)) if return_counts else records
 
 
 def _read_records(path):
-    """The ``ok`` records of a built file and the counts of :func:`load_dataset`."""
+    """The ``ok`` records of a built file and the number of records of every status."""
     records, status, first_line = [], {}, {}
-    with open(path, encoding="utf-8") as handle:
+    with open_text(path, "built parse-ranking data set") as handle, reading(path):
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -383,6 +385,11 @@ def _read_records(path):
             status[rec["status"]] = status.get(rec["status"], 0) + 1
             if rec["status"] == STATUS_OK:
                 records.append(rec)
+    return records, status
+
+
+def _counts(records, status):
+    """The counts :func:`load_dataset` returns with ``return_counts``."""
     first = [r["parses"][0]["f"] for r in records]
     best = [max(p["f"] for p in r["parses"]) for r in records]
     counts = {
@@ -396,7 +403,7 @@ def _read_records(path):
         "mean_f_oracle": float(np.mean(best)) if best else None,
         "timed_out": sum(r["lg"]["timed_out"] for r in records),
     }
-    return records, counts
+    return counts
 
 
 def subsample(records, max_sentences=None, seed=0):

@@ -38,7 +38,6 @@ as JSON integers inside ``representation``) and version-1 files (single view: to
 ``kernel``, ``representation`` and ``w``) are still read, with the same field checks.
 """
 
-import hashlib
 import json
 import math
 import struct
@@ -49,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import atomic_open, write_json
-from kernelrank.checksum import file_sha256
+from kernelrank.checksum import file_sha256, json_sha256
 from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
@@ -129,9 +128,7 @@ def _refuse_directories(path):
 def meta_sha256(meta):
     """Hex SHA-256 of ``meta`` (without its ``meta_sha256`` key) as canonical JSON: sorted
     keys, no whitespace — the seal of the model's JSON file."""
-    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return json_sha256(meta, exclude=("meta_sha256",))
 
 
 def _train_corankrls(records, items, y, qids, arts, max_parses, rep_params, coreg, seed):

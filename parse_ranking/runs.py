@@ -45,12 +45,9 @@ def coreg_options(*, views=None, alphas=None, mus=None, n_basis=None, n_inner=No
 
 
 def _records(data, max_sentences, seed):
-    from corpora.lines import reading
     from parse_ranking.dataset import load_dataset, subsample
 
-    with reading(data):      # bytes that are not UTF-8 (a binary --data): a located error
-        records = load_dataset(data)
-    return subsample(records, max_sentences, seed)
+    return subsample(load_dataset(data), max_sentences, seed)
 
 
 def _given(options):

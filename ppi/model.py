@@ -38,7 +38,6 @@ when ``f(x) > threshold``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import struct
@@ -49,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import atomic_directory, atomic_open, write_json
-from kernelrank.checksum import file_sha256
+from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
@@ -176,9 +175,7 @@ def _bad(path, what):
 def meta_sha256(meta):
     """Hex SHA-256 of ``meta`` (without its ``meta_sha256`` key) as canonical JSON: sorted
     keys, no whitespace — the seal of ``model.json``'s content."""
-    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return json_sha256(meta, exclude=("meta_sha256",))
 
 
 _NUMBER = (int, float)

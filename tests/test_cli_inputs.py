@@ -267,3 +267,22 @@ def test_parse_ranking_output_model_that_is_a_directory(parse_model, tmp_path, c
     (tmp_path / "d.npz").mkdir()
     _fails(main, ["train", "--data", data, "--output-model", tmp_path / "d", "--alphas", "1"],
            capsys, tmp_path / "d.npz")
+
+
+@pytest.mark.parametrize("kind", ["directory", "binary", "not-an-object"])
+def test_parse_ranking_benchmark_data_of_the_wrong_kind_is_a_located_error(kind, tmp_path,
+                                                                         capsys):
+    """`parse_ranking benchmark --data` reads through load_dataset like train and cv: a
+    directory, non-UTF-8 bytes and a JSON line that is not an object are typed errors."""
+    from parse_ranking.__main__ import main as pr_main
+    data = tmp_path / "d.jsonl"
+    if kind == "directory":
+        data.mkdir()
+    elif kind == "binary":
+        data.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(128, 256)) + b"\n")
+    else:
+        data.write_text("5\n", encoding="utf-8")
+    code = pr_main(["benchmark", "--data", str(data), "--output-dir", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and str(data) in err
+    assert "Traceback" not in err

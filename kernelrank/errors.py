@@ -45,3 +45,9 @@ class DataNotFoundError(KernelrankError, FileNotFoundError):
 
 class ChecksumMismatchError(KernelrankError):
     """A downloaded or cached file does not have the expected checksum."""
+
+
+class NumericalError(KernelrankError, ArithmeticError):
+    """A computation overflowed or produced non-finite values (NaN, inf) from finite input;
+    the message names the estimator, the step and the likely cause (unscaled features, an
+    extreme λ, an indefinite or huge precomputed kernel)."""

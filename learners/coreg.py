@@ -58,6 +58,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_matrix
 from learners.base import (
     NON_NEGATIVE,
@@ -262,6 +263,7 @@ class _CoRegBase(BaseEstimator):
         self.n_views_ = M
         return self
 
+    @numerical_guard("predict_views")
     def predict_views(self, X_views):
         """Predictions of every view's predictor, shape (t, M)."""
         check_is_fitted(self, "dual_coef_")
@@ -273,10 +275,12 @@ class _CoRegBase(BaseEstimator):
                         @ self.dual_coef_[v])
         return np.column_stack(cols)
 
+    @numerical_guard("predict")
     def predict(self, X_views):
         """Average of the view predictors, shape (t,)."""
         return self.predict_views(X_views).mean(axis=1)
 
+    @numerical_guard("predict_path")
     def predict_path(self, X_views, alphas, mus=None):
         """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
         the same data and basis. α is shared by the views.
@@ -342,6 +346,7 @@ class CoRLS(RegressorMixin, _CoRegBase):
 
     _ranking = False
 
+    @numerical_guard("fit")
     def fit(self, X_views, y, X_unlabelled=None):
         """Fit on labelled examples (every view) and unlabelled examples (every view).
 
@@ -361,6 +366,7 @@ class CoRankRLS(RankerMixin, _CoRegBase):
 
     _ranking = True
 
+    @numerical_guard("fit")
     def fit(self, X_views, y, qids, X_unlabelled=None, qids_unlabelled=None):
         """Fit the co-regularised ranker.
 

@@ -62,6 +62,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_matrix
 from learners.base import (
     KERNEL_CONSTRAINTS,
@@ -248,6 +249,7 @@ class _KronBase(BaseEstimator):
         return kernel_matrix(X, Z, name, **params)
 
     # -- fit ----------------------------------------------------------------------------
+    @numerical_guard("fit")
     def fit(self, X, y, edges=None, X_end=None):
         """Fit on a labelled graph.
 
@@ -320,6 +322,7 @@ class _KronBase(BaseEstimator):
         return self
 
     # -- predict ------------------------------------------------------------------------
+    @numerical_guard("predict")
     def predict(self, X, edges=None, X_end=None):
         """Predict edge scores for (new) node pairs.
 
@@ -341,6 +344,7 @@ class _KronBase(BaseEstimator):
         Ks, Ke, edges = self._test_kernels(X, edges, X_end)
         return _predict_dual(self.dual_coef_, Ks, Ke, edges)
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas, edges=None, X_end=None):
         """Predictions for several regularisation values from one fit (closed form only).
 
@@ -450,6 +454,7 @@ class KronRLS(RegressorMixin, _KronBase):
         y, pred, _ = self._edge_scores(X, y, edges, X_end)
         return float(r2_score(y, pred))
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-edge-out predictions of the complete-graph closed form.
 

@@ -30,6 +30,7 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import check_finite
 from learners.kernels.base import Kernel, _squared_row_norms
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
@@ -108,6 +109,11 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     Returns
     -------
     K : ndarray, shape (m, m'), dense float64.
+
+    Raises
+    ------
+    NumericalError
+        The kernel values overflow (unscaled features) or a callable kernel returns NaN/inf.
     """
     if callable(kernel):
         K = kernel(X, Z, **params)
@@ -115,7 +121,7 @@ def kernel_matrix(X, Z, kernel="linear", **params):
         if K.shape != (X.shape[0], Z.shape[0]):
             raise InvalidParameterError(
                 f"callable kernel returned shape {K.shape}, expected {(X.shape[0], Z.shape[0])}")
-        return K
+        return check_finite(K, "the callable kernel's matrix")
     if kernel == "precomputed":
         return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     if X.shape[1] != Z.shape[1]:
@@ -124,19 +130,29 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     gamma = params.get("gamma")
     if gamma is None:
         gamma = 1.0 / X.shape[1]
-    if kernel == "gaussian":
-        D = euclidean_distances(X, Z, squared=True)
-        np.multiply(D, -gamma, out=D)
-        return np.exp(D, out=D)
-    G = X @ Z.T
-    G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
-    if kernel == "linear":
-        return G
-    if kernel == "polynomial":
-        G *= gamma
-        G += params["coef0"]
-        return G ** params["degree"]
+    # Overflow is checked before exp / the power: exp(-inf) = 0 would hide it (K = I).
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kernel == "gaussian":
+            D = euclidean_distances(X, Z, squared=True)
+            _check_kernel(D, "squared distances of the gaussian kernel", X, Z)
+            np.multiply(D, -gamma, out=D)
+            return np.exp(D, out=D)
+        G = X @ Z.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
+        _check_kernel(G, f"inner products of the {kernel} kernel", X, Z)
+        if kernel == "linear":
+            return G
+        if kernel == "polynomial":
+            G *= gamma
+            G += params["coef0"]
+            G **= params["degree"]
+            return _check_kernel(G, f"the polynomial kernel of degree {params['degree']}", X, Z)
     raise InvalidParameterError(f"unknown kernel {kernel!r}")
+
+
+def _check_kernel(K, step, X, Z):
+    """``K`` if finite, else :class:`NumericalError` citing the inputs' magnitude."""
+    return check_finite(K, step, X=[X, Z])
 
 
 class VectorKernel(Kernel):

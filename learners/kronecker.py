@@ -275,13 +275,13 @@ class _KronBase(BaseEstimator):
         validate_hyperparameters(self)
         self._kernel_spec_ = resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
                                             coef0=self.coef0, kernel_params=self.kernel_params)
-        X = check_matrix(X, "X")
+        X = check_matrix(X, "X", owner=type(self).__name__)
         two_domain = X_end is not None
         if two_domain and self.pairwise != "kronecker":
             raise InvalidParameterError(
                 f"pairwise={self.pairwise!r} needs one node set (start and end nodes from the "
                 "same domain); drop X_end")
-        X_end = check_matrix(X_end, "X_end") if two_domain else X
+        X_end = check_matrix(X_end, "X_end", owner=type(self).__name__) if two_domain else X
         m, m_end = X.shape[0], X_end.shape[0]
         if self.kernel == "precomputed":
             for name, K in (("X", X), ("X_end", X_end)):
@@ -389,8 +389,8 @@ class _KronBase(BaseEstimator):
 
     def _test_kernels(self, X, edges, X_end):
         check_is_fitted(self, "dual_coef_")
-        X = check_matrix(X, "X")
-        X_end = X if X_end is None else check_matrix(X_end, "X_end")
+        X = check_matrix(X, "X", owner=type(self).__name__)
+        X_end = X if X_end is None else check_matrix(X_end, "X_end", owner=type(self).__name__)
         train_end = self.X_fit_ if self.X_end_fit_ is None else self.X_end_fit_
         Ks = self._node_kernel(X, self.X_fit_)
         Ke = self._node_kernel(X_end, train_end)

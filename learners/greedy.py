@@ -224,7 +224,8 @@ class GreedyRankRLS(RankerMixin, _GreedyBase):
         codes, self.queries_ = check_groups(qids, m, name="qids")
         n_q = np.bincount(codes)
         if n_q.size < 2:
-            raise InvalidInputError("leave-query-out needs at least two queries")
+            raise InvalidInputError(f"{type(self).__name__}: the leave-query-out criterion needs "
+                                    f"at least two queries, got {n_q.size} ({m} rows)")
 
         def transform(X, Y, codes):
             scale = np.sqrt(n_q)[codes][:, None]

@@ -124,7 +124,7 @@ def check_finite(values, step, *, X=None, owner=None):
         For λ and the kernel in the message.
     """
     if not all_finite(values):
-        raise NumericalError(f"{step} contains NaN or inf (overflow); {likely_cause(owner, X)}")
+        raise NumericalError(f"{step}: NaN or inf values (overflow); {likely_cause(owner, X)}")
     return values
 
 

@@ -81,7 +81,7 @@ def check_numeric_dtype(a, owner, name="X"):
                 f"{prefix}{name} has {advice.format(name=name)} (got dtype {dtype})")
 
 
-def _named(owner, message):
+def with_owner(owner, message):
     """Prefix ``message`` with the estimator name unless it already names it; drop the
     array dump scikit-learn appends to some messages."""
     if message.startswith("Complex data not supported"):
@@ -133,9 +133,9 @@ def validate_data(estimator, X, y=_NO_Y, *, reset=True, precomputed=False, y_num
     except KernelrankError:
         raise
     except ValueError as exc:
-        raise InvalidInputError(_named(owner, str(exc))) from exc
+        raise InvalidInputError(with_owner(owner, str(exc))) from exc
     except TypeError as exc:                 # e.g. a dict inside an object array
-        raise InvalidInputTypeError(_named(owner, f"X must be numeric: {exc}")) from exc
+        raise InvalidInputTypeError(with_owner(owner, f"X must be numeric: {exc}")) from exc
     X = out[0] if isinstance(out, tuple) else out
     if sp.issparse(X) and X.format == "coo":
         X = X.tocsr()

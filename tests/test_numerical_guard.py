@@ -20,6 +20,7 @@ from test_contract import ESTIMATORS  # tests dir on sys.path
 
 import learners
 from kernelrank.errors import InvalidInputError, KernelrankError, NumericalError
+from learners.kernels.vector import VectorKernel
 from learners.nystroem import NystroemMap
 from learners.selection import holdout_predictions
 
@@ -360,6 +361,23 @@ def test_complex_is_not_cast_to_real():
                       (NystroemMap(n_basis=2), lambda e: e.fit(X))]:
         with pytest.raises(InvalidInputError, match="complex"):
             call(est)
+
+
+@pytest.mark.parametrize("bad", sorted(BAD))
+def test_vector_kernel_object_bad_input(bad):
+    with pytest.raises(InvalidInputError, match="VectorKernel"):
+        VectorKernel().fit(BAD[bad])
+
+
+@pytest.mark.parametrize("params", [{}, {"normalize": True}, {"kernel": "polynomial"}])
+def test_vector_kernel_object_overflow(params):
+    """Normalized rows of X * 1e160 were all 0: ||x||^2 = inf."""
+    X = _data(HUGE).X
+    with pytest.raises(NumericalError, match="scale them"):
+        _quiet(lambda: VectorKernel(**params).fit(X).transform(X))
+    if params.get("kernel") != "polynomial":
+        with pytest.raises(NumericalError, match="scale them"):
+            _quiet(lambda: VectorKernel(**params).fit(X).features(X))
 
 
 def test_object_array_of_numbers_is_still_accepted():

@@ -31,6 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
+from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
 from learners.kernels.base import Kernel, _squared_row_norms
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
@@ -207,20 +208,29 @@ class VectorKernel(Kernel):
         return self._resolve()[0] == "linear"
 
     def _parse_input(self, X, fit):
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        owner = type(self).__name__
+        check_numeric_dtype(X, owner)
+        try:
+            X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        except ValueError as exc:
+            raise InvalidInputError(with_owner(owner, str(exc))) from exc
+        except TypeError as exc:
+            raise InvalidInputTypeError(with_owner(owner, f"X must be numeric: {exc}")) from exc
         if fit:
             self.n_features_in_ = X.shape[1]
         elif X.shape[1] != self.n_features_in_:
             raise InvalidInputError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                                     f"is expecting {self.n_features_in_} features as input")
         name, params = self.kernel_spec_
-        sq = _squared_row_norms(X)
-        if name == "linear":
-            return X, sq
         if name == "gaussian":
             return X, np.ones(X.shape[0])
-        gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
-        return X, (gamma * sq + params["coef0"]) ** params["degree"]
+        with np.errstate(over="ignore"):
+            sq = _squared_row_norms(X)
+            if name != "linear":
+                gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
+                sq = (gamma * sq + params["coef0"]) ** params["degree"]
+        # an infinite self-similarity would normalize rows to 0 silently
+        return X, check_finite(sq, f"{owner}: the self-similarities k(x, x)", X=X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

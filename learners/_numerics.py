@@ -137,13 +137,20 @@ def _arrays(out):
         yield out
 
 
+#: fitted attributes that are learned solutions (diagnostics such as ``cv_scores_`` may
+#: legitimately hold NaN: a measure undefined for a candidate)
+_SOLUTIONS = ("cholesky_", "eigenvalues_")
+
+
 def _learned(est):
-    """The arrays an estimator learned in ``fit`` (public attributes ending in ``_``; the
-    training inputs ``X_fit_`` etc. were validated and are skipped)."""
+    """The learned solutions of an estimator after ``fit``: every public ``*coef*_``
+    attribute (``coef_``, ``dual_coef_``, ``coef_map_``, ``coef_path_``...; arrays or lists
+    of arrays) and the factors in :data:`_SOLUTIONS`."""
     for name, value in vars(est).items():
-        if name.endswith("_") and not name.startswith(("_", "X")) and (
-                isinstance(value, np.ndarray) or sp.issparse(value)):
-            yield name, value
+        if name.endswith("_") and not name.startswith("_") and (
+                "coef" in name or name in _SOLUTIONS):
+            for array in _arrays(value):
+                yield name, array
 
 
 def _named(est, step, exc, problem, data):
@@ -160,7 +167,7 @@ def numerical_guard(step, *, data="X"):
     Inside the method NumPy raises on overflow. An overflow (``FloatingPointError``), a
     ``LinAlgError`` from a decomposition, a :class:`NumericalError` from a chokepoint, or
     NaN/inf in the result (the returned arrays; for a method returning ``self``, i.e.
-    ``fit``, the learned ``*_`` array attributes) are raised as :class:`NumericalError`
+    ``fit``, the learned coefficients and factors) are raised as :class:`NumericalError`
     prefixed with ``Estimator.step``. The check is O(size of the result).
 
     Parameters

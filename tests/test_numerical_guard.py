@@ -123,6 +123,36 @@ def test_every_public_method_is_guarded():
                 assert hasattr(getattr(cls, m), "__numerical_guard__"), f"{name}.{m}"
 
 
+def test_guard_checks_solutions_not_diagnostics():
+    """NaN in a diagnostic (a CV score undefined for a candidate) is legitimate."""
+    from learners._numerics import numerical_guard   # here: the module is new
+
+    class _Toy:
+        """A minimal estimator to test the decorator itself."""
+
+        @numerical_guard("fit")
+        def fit(self, coef, scores):
+            self.coef_, self.cv_scores_ = np.asarray(coef), np.asarray(scores)
+            return self
+
+        @numerical_guard("predict")
+        def predict(self, X):
+            return [np.asarray(X, dtype=float)]
+
+        @numerical_guard("leave-one-out", data="fitted")
+        def leave_one_out(self):
+            raise np.linalg.LinAlgError("Eigenvalues did not converge")
+
+    _Toy().fit([1.0, 2.0], [0.5, np.nan])
+    with pytest.raises(NumericalError, match=r"_Toy\.fit: the learned coef_ has NaN"):
+        _Toy().fit([1.0, np.inf], [0.5, 0.5])
+    with pytest.raises(NumericalError, match=r"_Toy\.predict: the result has NaN"):
+        _Toy().predict([1.0, np.nan])
+    with pytest.raises(NumericalError, match=r"_Toy\.leave-one-out: a matrix decomposition "
+                                             r"failed \(Eigenvalues did not converge\)"):
+        _Toy().leave_one_out()
+
+
 # ---------------------------------------------------------------------- case 5
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_unscaled_features_raise_numerical_error(name):

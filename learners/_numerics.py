@@ -26,6 +26,9 @@ whether a product overflows depends on the kernel, its degree and the number of 
 (``RLS`` on 10 rows with |x| = 1e150 is finite and correct). They are rejected at the first
 computation that overflows, with a message that states their magnitude and says to scale
 them. Ill-conditioned but finite problems (tiny λ, near-collinear features) are not errors.
+Not detected, because nothing is non-finite: unscaled features that stay below overflow make
+λ negligible against the kernel (|x| = 1e150 and λ = 1 act like λ = 1e-300 on scaled data),
+so a dual fit of a rank-deficient kernel loses its digits; scaling the features avoids both.
 """
 
 import functools

@@ -55,3 +55,9 @@ class OutputLockedError(KernelrankError):
 class ClusterError(KernelrankError):
     """A Dask scheduler cannot be reached, its address is malformed, or the cluster failed
     in the middle of a run (the message says what is kept and how to resume)."""
+
+
+class NumericalError(KernelrankError, ArithmeticError):
+    """A computation overflowed or produced non-finite values (NaN, inf) from finite input;
+    the message names the estimator, the step and the likely cause (unscaled features, an
+    extreme λ, an indefinite or huge precomputed kernel)."""

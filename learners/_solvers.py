@@ -13,7 +13,11 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError, NumericalError
+from learners._numerics import check_finite, magnitude
+
+#: entries beyond sqrt(max float64) overflow in any product of two of them
+_HUGE = 1e150
 
 
 def resolve_solver(solver, kernel_name, n_samples, n_features):
@@ -63,6 +67,12 @@ def solve_shifted(A, B, alpha, *, assume_pos=True, overwrite=False):
     try:
         return sla.solve(M, B, overwrite_a=True, check_finite=False)
     except (np.linalg.LinAlgError, sla.LinAlgError) as exc:
+        size = magnitude(keep) if keep is not None else None
+        if size is not None and size > _HUGE:       # overflow inside LAPACK, not singularity
+            raise NumericalError(
+                f"the regularized system (A + alpha I) could not be solved: its entries reach "
+                f"{size:.1e} and overflow; scale the features (e.g. StandardScaler) or rescale "
+                "the precomputed kernel") from exc
         raise InvalidInputError(
             f"the regularized system is singular for alpha={alpha!r}; increase alpha") from exc
 
@@ -87,9 +97,15 @@ def spectral_apply(V, w, VtB):
 
 
 def gram(X):
-    """``X^T X`` as a dense (n, n) array; sparse ``X`` is multiplied sparse. O(nnz n)."""
-    G = X.T @ X
-    return G.toarray() if sp.issparse(G) else np.asarray(G)
+    """``X^T X`` as a dense (n, n) array; sparse ``X`` is multiplied sparse. O(nnz n).
+
+    Raises :class:`~kernelrank.errors.NumericalError` if it overflows (unscaled features):
+    an infinite ``X^T X`` would otherwise make the Cholesky solve return ``w = 0``.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        G = X.T @ X
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    return check_finite(G, "X^T X", X=X)
 
 
 def dense(M):

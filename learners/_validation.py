@@ -25,18 +25,98 @@ except ImportError:  # pragma: no cover - older scikit-learn
 _NO_Y = "no_validation"
 
 
+class InvalidInputTypeError(InvalidInputError, TypeError):
+    """Input of a non-numeric type (strings, dicts, objects that are not numbers).
+
+    Also a ``TypeError``, as scikit-learn's contract expects for such input
+    (``check_dtype_object``)."""
+
+
+#: dtype kinds the learners refuse, with what to do instead (bool, int, float are accepted;
+#: an object array is accepted when its items are numbers, as in scikit-learn)
+_REFUSED_KINDS = {
+    "c": "complex values (Complex data not supported); the learners work on real numbers: use "
+         "the modulus, or the real and imaginary parts as separate columns "
+         "(np.hstack([{name}.real, {name}.imag]))",
+    "U": "strings; encode them as numbers first (e.g. sklearn.preprocessing.OrdinalEncoder)",
+    "S": "byte strings; encode them as numbers first",
+    "M": "dates; convert them to numbers first (e.g. days since a fixed date)",
+    "m": "time differences; convert them to numbers first",
+    "V": "a structured or void dtype; pass a plain numeric 2-D array",
+}
+
+
+def _dtypes(a):
+    """The dtype(s) of array-like ``a`` (one per column of a data frame), or () if unknown."""
+    if sp.issparse(a) or isinstance(a, np.ndarray):
+        return (a.dtype,)
+    dtypes = getattr(a, "dtypes", None)              # pandas / polars data frames
+    if dtypes is not None and not isinstance(dtypes, np.dtype):
+        try:
+            return tuple(np.dtype(d) for d in dtypes)
+        except TypeError:                            # extension dtypes: leave to check_array
+            return ()
+    try:
+        return (np.asarray(a).dtype,)
+    except (TypeError, ValueError):                  # ragged: check_array will say so
+        return ()
+
+
+def check_numeric_dtype(a, owner, name="X"):
+    """Refuse complex, string, date and structured input with a message naming ``owner`` (an
+    estimator name, or None) and ``name``.
+
+    NumPy would silently drop the imaginary part of complex input (``ComplexWarning``) and
+    parse strings of digits as numbers; both are errors here.
+
+    Raises
+    ------
+    InvalidInputTypeError
+    """
+    for dtype in _dtypes(a):
+        advice = _REFUSED_KINDS.get(dtype.kind)
+        if advice is not None:
+            prefix = f"{owner}: " if owner else ""
+            raise InvalidInputTypeError(
+                f"{prefix}{name} has {advice.format(name=name)} (got dtype {dtype})")
+
+
+def with_owner(owner, message):
+    """Prefix ``message`` with the estimator name unless it already names it; drop the
+    array dump scikit-learn appends to some messages."""
+    if message.startswith("Complex data not supported"):
+        message = "Complex data not supported"
+    return message if owner in message else f"{owner}: {message}"
+
+
 def validate_data(estimator, X, y=_NO_Y, *, reset=True, precomputed=False, y_numeric=True):
     """Check ``X`` (and ``y``) like scikit-learn does, re-raising as :class:`InvalidInputError`.
 
     ``X`` may be dense or scipy.sparse (kept sparse, CSR); ``y`` 1-D or 2-D (multiple outputs).
-    NaN/inf, complex values, empty arrays and mismatched lengths are errors.
+    NaN/inf, complex, string or date values, empty arrays (no rows or no features) and
+    mismatched lengths are errors whose message starts with the estimator's name; an object
+    array is accepted when its items are numbers (scikit-learn's contract). Magnitude is not
+    checked here: values whose products overflow are reported where they overflow
+    (:mod:`learners._numerics`).
+
+    Raises
+    ------
+    InvalidInputError
+        Unusable values or shapes.
+    InvalidInputTypeError
+        (Also a ``TypeError``.) Non-numeric input: complex, strings, dates, objects.
     """
+    owner = type(estimator).__name__
     kwargs = dict(accept_sparse=("csr", "csc", "coo"), dtype=np.float64)
     if y is None:
         raise InvalidInputError(
-            f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+            f"{owner} requires y to be passed, but the target y is None")
+    check_numeric_dtype(X, owner, "X")
+    has_y = not (isinstance(y, str) and y == _NO_Y)
+    if has_y and y_numeric:
+        check_numeric_dtype(y, owner, "y")
     try:
-        if isinstance(y, str) and y == _NO_Y:
+        if not has_y:
             if _sk_validate_data is not None:
                 X = _sk_validate_data(estimator, X, reset=reset, **kwargs)
             else:  # pragma: no cover
@@ -53,14 +133,17 @@ def validate_data(estimator, X, y=_NO_Y, *, reset=True, precomputed=False, y_num
     except KernelrankError:
         raise
     except ValueError as exc:
-        raise InvalidInputError(str(exc)) from exc
+        raise InvalidInputError(with_owner(owner, str(exc))) from exc
+    except TypeError as exc:                 # e.g. a dict inside an object array
+        raise InvalidInputTypeError(with_owner(owner, f"X must be numeric: {exc}")) from exc
     X = out[0] if isinstance(out, tuple) else out
     if sp.issparse(X) and X.format == "coo":
         X = X.tocsr()
         out = (X, out[1]) if isinstance(out, tuple) else X
     if precomputed and reset and X.shape[0] != X.shape[1]:
         raise InvalidInputError(
-            f"kernel='precomputed' needs a square training kernel matrix, got shape {X.shape}")
+            f"{owner}: kernel='precomputed' needs a square training kernel matrix, got shape "
+            f"{X.shape}")
     return out
 
 
@@ -187,6 +270,7 @@ def check_groups(groups, m, name="qids"):
 
 
 def check_finite_array(a, name):
+    check_numeric_dtype(a, None, name)
     a = check_array(a, ensure_2d=False, dtype=np.float64, ensure_all_finite=False) \
         if not isinstance(a, np.ndarray) else np.asarray(a, dtype=np.float64)
     if not np.all(np.isfinite(a)):
@@ -194,22 +278,32 @@ def check_finite_array(a, name):
     return a
 
 
-def check_matrix(X, name, *, empty_ok=False):
-    """A finite 2-D float array with at least one row (``empty_ok``: or none), dense or
-    scipy.sparse (kept sparse, CSR), for inputs that do not go through
-    :func:`validate_data` (node sets, views)."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise InvalidInputError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
-        values = X
+def check_matrix(X, name, *, empty_ok=False, owner=None):
+    """A finite 2-D float array with at least one row (``empty_ok``: or none) and one column,
+    dense or scipy.sparse (kept sparse, CSR), for inputs that do not go through
+    :func:`validate_data` (node sets, views). Complex, string, date values and objects that
+    are not numbers are refused (:func:`check_numeric_dtype`); ``owner`` (an estimator
+    name) prefixes the messages."""
+    where = f"{owner}: {name}" if owner else name
+    check_numeric_dtype(X, owner, name)
+    try:
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64)
+            values = X.data
+        else:
+            X = np.asarray(X, dtype=np.float64)
+            values = X
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputTypeError(f"{where} must be a numeric array: {exc}") from exc
+    if X.ndim != 2:
+        raise InvalidInputError(f"{where} must be 2-D (rows x features), got shape {X.shape}")
     if X.shape[0] == 0 and not empty_ok:
-        raise InvalidInputError(f"{name} has no rows")
+        raise InvalidInputError(f"{where} has no rows")
+    if X.shape[1] == 0 and X.shape[0] > 0:
+        raise InvalidInputError(f"{where} has no features (shape {X.shape}); give at least "
+                                "one column")
     if not np.all(np.isfinite(values)):
-        raise InvalidInputError(f"{name} contains NaN or infinite values")
+        raise InvalidInputError(f"{where} contains NaN or infinite values")
     return X
 
 
@@ -219,6 +313,8 @@ def check_vector(values, name, length=None, *, numeric=True):
     ``numeric``: converted to float64 and required finite (labels, scores, weights);
     otherwise kept as given (identifiers such as qids).
     """
+    if numeric:
+        check_numeric_dtype(values, None, name)
     try:
         arr = np.asarray(values, dtype=np.float64 if numeric else None)
     except (TypeError, ValueError) as exc:

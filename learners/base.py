@@ -16,6 +16,16 @@
   grid...)`` with the grid as the leading axis of the result (``alphas`` for λ).
 * **Tags**: ``input_tags.pairwise`` is True whenever ``kernel="precomputed"``, so that
   scikit-learn's CV utilities slice a Gram matrix on both axes.
+* **Numerical guard**: every public computing method (``fit``, ``predict``, ``transform``,
+  the paths, every CV shortcut) is decorated with
+  :func:`learners._numerics.numerical_guard`: an overflow, a failed decomposition or NaN/inf
+  in the result raises :class:`kernelrank.errors.NumericalError` naming the estimator, the
+  step and the likely cause (unscaled features: "features up to 2.4e+160 in absolute value:
+  scale them"). Features are not capped at validation; see :mod:`learners._numerics`.
+* **Input types**: no rows, no features, complex, string or date values are
+  :class:`kernelrank.errors.InvalidInputError` whose message starts with the estimator's
+  name (:func:`learners._validation.validate_data`); an object array of numbers is data,
+  as in scikit-learn.
 """
 
 from numbers import Integral, Real

@@ -35,6 +35,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernelrank.errors import InvalidInputError
+from learners._numerics import numerical_guard
 from learners._validation import check_pairs, check_vector, validate_data
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 from learners.pairs import count_preference_pairs, incidence_matrix
@@ -149,6 +150,7 @@ class _CGBase(BaseEstimator):
     def _max_iter(self, n):
         return self.max_iter if self.max_iter is not None else 10 * n
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Scores ``X w (+ intercept)``; O(nnz(X))."""
         check_is_fitted(self, "coef_")
@@ -204,6 +206,7 @@ class CGRLS(RegressorMixin, _CGBase):
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
 
+    @numerical_guard("fit")
     def fit(self, X, y, X_val=None, y_val=None):
         """Fit on ``(X, y)``; ``X_val, y_val`` are required iff ``early_stopping``."""
         validate_hyperparameters(self)
@@ -275,6 +278,7 @@ class CGRankRLS(RankerMixin, _CGBase):
         self.early_stopping = early_stopping
         self.n_iter_no_change = n_iter_no_change
 
+    @numerical_guard("fit")
     def fit(self, X, y=None, qids=None, *, pairs=None, magnitudes=None, weights=None,
             X_val=None, y_val=None, qids_val=None):
         """Fit from scored data ``(y, qids)`` or from ``pairs`` (exactly one of y, pairs).

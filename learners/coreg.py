@@ -58,6 +58,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_matrix
 from learners.base import (
     NON_NEGATIVE,
@@ -72,12 +73,13 @@ from learners.kernels import kernel_matrix, resolve_kernel
 _SPEC_KEYS = {"kernel", "gamma", "degree", "coef0", "kernel_params"}
 
 
-def _check_views(X_views, n_views, name, rows=None, *, empty_ok=False):
+def _check_views(X_views, n_views, name, rows=None, *, empty_ok=False, owner=None):
     if not isinstance(X_views, (list, tuple)):
         raise InvalidInputError(f"{name} must be a list with one array per view")
     if n_views is not None and len(X_views) != n_views:
         raise InvalidInputError(f"{name} has {len(X_views)} views, expected {n_views}")
-    out = [check_matrix(X, f"{name}[{v}]", empty_ok=empty_ok) for v, X in enumerate(X_views)]
+    out = [check_matrix(X, f"{name}[{v}]", empty_ok=empty_ok, owner=owner)
+           for v, X in enumerate(X_views)]
     counts = {X.shape[0] for X in out}
     if len(counts) != 1:
         raise InvalidInputError(f"the views in {name} have different numbers of rows "
@@ -220,7 +222,7 @@ class _CoRegBase(BaseEstimator):
 
     def _fit(self, X_views, y, codes_L, X_unlabelled, codes_U):
         validate_hyperparameters(self)
-        X_views = _check_views(X_views, None, "X_views")
+        X_views = _check_views(X_views, None, "X_views", owner=type(self).__name__)
         M, m = len(X_views), X_views[0].shape[0]
         if M == 0 or m == 0:
             raise InvalidInputError("X_views must hold at least one view with rows")
@@ -234,7 +236,8 @@ class _CoRegBase(BaseEstimator):
             X_unlabelled = [None] * M
             n = 0
         else:
-            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled", empty_ok=True)
+            X_unlabelled = _check_views(X_unlabelled, M, "X_unlabelled", empty_ok=True,
+                                        owner=type(self).__name__)
             n = X_unlabelled[0].shape[0]
         if codes_U is not None and len(codes_U) != n:
             raise InvalidInputError(f"qids_unlabelled must have {n} entries (unlabelled rows)")
@@ -262,10 +265,11 @@ class _CoRegBase(BaseEstimator):
         self.n_views_ = M
         return self
 
+    @numerical_guard("predict_views")
     def predict_views(self, X_views):
         """Predictions of every view's predictor, shape (t, M)."""
         check_is_fitted(self, "dual_coef_")
-        X_views = _check_views(X_views, self.n_views_, "X_views")
+        X_views = _check_views(X_views, self.n_views_, "X_views", owner=type(self).__name__)
         cols = []
         for v in range(self.n_views_):
             name, params = self._specs_[v]
@@ -273,10 +277,12 @@ class _CoRegBase(BaseEstimator):
                         @ self.dual_coef_[v])
         return np.column_stack(cols)
 
+    @numerical_guard("predict")
     def predict(self, X_views):
         """Average of the view predictors, shape (t,)."""
         return self.predict_views(X_views).mean(axis=1)
 
+    @numerical_guard("predict_path")
     def predict_path(self, X_views, alphas, mus=None):
         """Predictions (average of the views) for every (α, μ) of a grid, as if refitted on
         the same data and basis. α is shared by the views.
@@ -295,7 +301,7 @@ class _CoRegBase(BaseEstimator):
         mus = np.asarray([self.mu] if mus is None else mus, dtype=float).ravel()
         if mus.size == 0 or not np.all(np.isfinite(mus)) or np.any(mus < 0):
             raise InvalidParameterError(f"mus must be non-negative numbers, got {mus!r}")
-        X_views = _check_views(X_views, self.n_views_, "X_views")
+        X_views = _check_views(X_views, self.n_views_, "X_views", owner=type(self).__name__)
         KX = [kernel_matrix(X_views[v], self.basis_views_[v], name, **params)
               for v, (name, params) in enumerate(self._specs_)]
         out = np.empty((alphas.size, mus.size, KX[0].shape[0]))
@@ -342,6 +348,7 @@ class CoRLS(RegressorMixin, _CoRegBase):
 
     _ranking = False
 
+    @numerical_guard("fit")
     def fit(self, X_views, y, X_unlabelled=None):
         """Fit on labelled examples (every view) and unlabelled examples (every view).
 
@@ -361,6 +368,7 @@ class CoRankRLS(RankerMixin, _CoRegBase):
 
     _ranking = True
 
+    @numerical_guard("fit")
     def fit(self, X_views, y, qids, X_unlabelled=None, qids_unlabelled=None):
         """Fit the co-regularised ranker.
 

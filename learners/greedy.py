@@ -30,6 +30,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import as_2d_targets, check_groups, validate_data
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
@@ -153,6 +154,7 @@ class _GreedyBase(BaseEstimator):
         tags.target_tags.multi_output = True
         return tags
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Linear predictions ``X w`` with ``w`` zero outside ``selected_``."""
         check_is_fitted(self, "coef_")
@@ -186,6 +188,7 @@ class GreedyRLS(RegressorMixin, _GreedyBase):
     leave-one-out error is evaluated in O(m t) per step through rank-one updates.
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y):
         errors, (m, t) = self._select(X, y, None, lambda X, Y, codes: (X, Y))
         self.loo_errors_ = errors / (m * t)
@@ -214,13 +217,15 @@ class GreedyRankRLS(RankerMixin, _GreedyBase):
     O(k m n t) time, O(m n) memory, independent of the query sizes.
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         validate_hyperparameters(self)
         m = X.shape[0] if hasattr(X, "shape") else len(X)
         codes, self.queries_ = check_groups(qids, m, name="qids")
         n_q = np.bincount(codes)
         if n_q.size < 2:
-            raise InvalidInputError("leave-query-out needs at least two queries")
+            raise InvalidInputError(f"{type(self).__name__}: the leave-query-out criterion needs "
+                                    f"at least two queries, got {n_q.size} ({m} rows)")
 
         def transform(X, Y, codes):
             scale = np.sqrt(n_q)[codes][:, None]

@@ -48,6 +48,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_groups, validate_data
 from learners.base import (
     KERNEL_CONSTRAINTS,
@@ -210,6 +211,7 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
         return self._centred_test(Kt, col_mean) if col_mean is not None else Kt
 
     # -- fit / predict -------------------------------------------------------------------
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         """Fit the whole component path and select ``n_components_``.
 
@@ -268,12 +270,14 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
         width = min(len(e) for e in errors)
         return np.mean([e[:width] for e in errors], axis=0)
 
+    @numerical_guard("predict")
     def predict(self, X, n_components=None):
         """Scores ``k̂(X, X_fit_) coef`` of the p-component model (default ``n_components_``)."""
         check_is_fitted(self)
         p = self.n_components_ if n_components is None else n_components
         return self.predict_path(X, [p])[0]
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, n_components=None):
         """Scores of the models with each number of components in ``n_components`` (default
         every p = 1..``max_components_``), shape (len(n_components), t): the path axis first,

@@ -62,6 +62,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_matrix
 from learners.base import (
     KERNEL_CONSTRAINTS,
@@ -248,6 +249,7 @@ class _KronBase(BaseEstimator):
         return kernel_matrix(X, Z, name, **params)
 
     # -- fit ----------------------------------------------------------------------------
+    @numerical_guard("fit")
     def fit(self, X, y, edges=None, X_end=None):
         """Fit on a labelled graph.
 
@@ -273,13 +275,13 @@ class _KronBase(BaseEstimator):
         validate_hyperparameters(self)
         self._kernel_spec_ = resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
                                             coef0=self.coef0, kernel_params=self.kernel_params)
-        X = check_matrix(X, "X")
+        X = check_matrix(X, "X", owner=type(self).__name__)
         two_domain = X_end is not None
         if two_domain and self.pairwise != "kronecker":
             raise InvalidParameterError(
                 f"pairwise={self.pairwise!r} needs one node set (start and end nodes from the "
                 "same domain); drop X_end")
-        X_end = check_matrix(X_end, "X_end") if two_domain else X
+        X_end = check_matrix(X_end, "X_end", owner=type(self).__name__) if two_domain else X
         m, m_end = X.shape[0], X_end.shape[0]
         if self.kernel == "precomputed":
             for name, K in (("X", X), ("X_end", X_end)):
@@ -320,6 +322,7 @@ class _KronBase(BaseEstimator):
         return self
 
     # -- predict ------------------------------------------------------------------------
+    @numerical_guard("predict")
     def predict(self, X, edges=None, X_end=None):
         """Predict edge scores for (new) node pairs.
 
@@ -341,6 +344,7 @@ class _KronBase(BaseEstimator):
         Ks, Ke, edges = self._test_kernels(X, edges, X_end)
         return _predict_dual(self.dual_coef_, Ks, Ke, edges)
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas, edges=None, X_end=None):
         """Predictions for several regularisation values from one fit (closed form only).
 
@@ -385,8 +389,8 @@ class _KronBase(BaseEstimator):
 
     def _test_kernels(self, X, edges, X_end):
         check_is_fitted(self, "dual_coef_")
-        X = check_matrix(X, "X")
-        X_end = X if X_end is None else check_matrix(X_end, "X_end")
+        X = check_matrix(X, "X", owner=type(self).__name__)
+        X_end = X if X_end is None else check_matrix(X_end, "X_end", owner=type(self).__name__)
         train_end = self.X_fit_ if self.X_end_fit_ is None else self.X_end_fit_
         Ks = self._node_kernel(X, self.X_fit_)
         Ke = self._node_kernel(X_end, train_end)
@@ -450,6 +454,7 @@ class KronRLS(RegressorMixin, _KronBase):
         y, pred, _ = self._edge_scores(X, y, edges, X_end)
         return float(r2_score(y, pred))
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-edge-out predictions of the complete-graph closed form.
 

@@ -51,6 +51,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, validate_data
 from learners.base import KERNEL_CONSTRAINTS, POSITIVE, POSITIVE_INT, validate_hyperparameters
 from learners.rls import KernelLearnerMixin
@@ -245,6 +246,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ fit / predict
+    @numerical_guard("fit")
     def fit(self, X, y):
         """Fit at ``alpha`` (Newton steps on the active set, exact optimum).
 
@@ -280,16 +282,19 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = n_iter
         return self
 
+    @numerical_guard("decision_function")
     def decision_function(self, X):
         """``f(x) = k(x, X_fit) β + b``; positive means ``classes_[1]``. Shape (m',)."""
         return self._scores(X) + self.intercept_
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Labels: ``classes_[1]`` where the decision value is positive, else ``classes_[0]``."""
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     # ------------------------------------------------------------------ λ path, LOO
+    @numerical_guard("regularization_path", data="fitted")
     def regularization_path(self, alphas):
         """``(dual_coefs, intercepts)`` of the optimum at every λ in ``alphas``: arrays
         (n_alphas, m) and (n_alphas,), from the cached / warm-started path."""
@@ -300,6 +305,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             coefs[j], intercepts[j] = self._solve(a)[:2]
         return coefs, intercepts
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas):
         """Decision values (:meth:`decision_function`, not labels) for every λ in
         ``alphas``: array (n_alphas, m'). The kernel between X and the training data is
@@ -312,6 +318,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
             out[j] = Kx @ beta + b
         return out
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Leave-one-out decision values of the training examples, shape (m,) or
         (n_alphas, m) with ``alphas``: exact for inactive examples, fixed-active-set RLS

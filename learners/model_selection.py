@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_groups, validate_data
 from learners.base import KERNEL_CONSTRAINTS, SEED, RankerMixin, validate_hyperparameters
 from learners.measures.scorers import SCORERS
@@ -120,6 +121,7 @@ class _PathSearchCV(BaseEstimator):
     def _cv(self, qids):
         return self.cv
 
+    @numerical_guard("predict")
     def predict(self, X):
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
@@ -155,6 +157,7 @@ _COMMON_DOC = """
 class _UngroupedFit:
     """``fit(X, y, groups=None, qids=None)`` for learners whose own fit takes no groups."""
 
+    @numerical_guard("fit")
     def fit(self, X, y, groups=None, qids=None):
         """``groups``: rows of each hold-out group for ``cv="group"`` (and the groups of a
         k-fold split); ``qids``: if given, the scorer is called as
@@ -211,6 +214,7 @@ class QueryRankRLSCV(RankerMixin, _PathSearchCV):
     def _cv(self, qids):
         return "group" if isinstance(self.cv, str) and self.cv == "query" else self.cv
 
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None, groups=None):
         """``qids``: query of every row (required); the hold-out groups of ``cv="query"`` and
         of an int ``cv`` (whole queries per fold) unless ``groups`` is given."""

@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import numerical_guard
 from learners._solvers import dense
 from learners._validation import check_index_sets, validate_data
 from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
@@ -199,6 +200,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
                               coef0=self.coef0, kernel_params=self.kernel_params)
 
+    @numerical_guard("fit")
     def fit(self, X, y=None):
         """Choose the basis vectors and factor ``K_RR + eps I = C C^T``. O(r^3)."""
         validate_hyperparameters(self)
@@ -234,6 +236,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
             return dense(X[:, self.basis_indices_])
         return kernel_matrix(X, self.basis_X_, name, **params)
 
+    @numerical_guard("transform")
     def transform(self, X):
         """``Phi(X) = K_XR (C^T)^-1``, shape (n, r). O(n r^2)."""
         return self.map_from_kernel(self.basis_kernel(X))

@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from learners._numerics import check_finite, numerical_guard
 from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
@@ -78,10 +79,14 @@ class QueryLaplacian:
         return self.d[:, None] * self.center(M)
 
     def gram(self, X):
-        """``X^T L X = X^T D X - (P^T X)^T (P^T X)``; sparse X stays sparse. O(nnz n)."""
+        """``X^T L X = X^T D X - (P^T X)^T (P^T X)``; sparse X stays sparse. O(nnz n).
+
+        Raises NumericalError if it overflows (unscaled features)."""
         PX = self.P.T @ X
         DX = sp.diags(self.d) @ X if sp.issparse(X) else self.d[:, None] * X
-        return dense(X.T @ DX) - dense(PX.T @ PX)
+        with np.errstate(over="ignore", invalid="ignore"):
+            G = dense(X.T @ DX) - dense(PX.T @ PX)
+        return check_finite(G, "X^T L X", X=X)
 
     def xtl(self, X, Y):
         """``X^T L Y``."""
@@ -173,6 +178,7 @@ class _RankRLSBase(RankerMixin, KernelLearnerMixin, BaseEstimator):
         self.solver_ = resolve_solver(self.solver, spec[0], X.shape[0], X.shape[1])
         return Y
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Scores ``k(X, X_fit) a`` (dual) or ``X w`` (primal); rank by decreasing score."""
         return self._scores(X)
@@ -203,6 +209,7 @@ class _RankRLSBase(RankerMixin, KernelLearnerMixin, BaseEstimator):
             return p["Z"] @ (p["ZtB"] / (p["e"] + lam)[:, None])
         return self._apply_R_from_path(p["V"] @ (p["VtB"] / (p["e"] + lam)[:, None]))
 
+    @numerical_guard("regularization_path", data="fitted")
     def regularization_path(self, alphas):
         """Coefficients for every λ (eq. 31): (n_alphas, m[, t]) dual, (n_alphas, [t,] n) primal."""
         lams, _ = check_alphas(alphas, self.alpha)
@@ -211,6 +218,7 @@ class _RankRLSBase(RankerMixin, KernelLearnerMixin, BaseEstimator):
             return C[..., 0]
         return np.swapaxes(C, 1, 2) if self.solver_ == "primal" else C
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas):
         """Predictions for every λ, shape (n_alphas, m'[, t])."""
         X = self._validate_predict(X)
@@ -342,6 +350,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
     of an m = 2000 problem in one batched pass.
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y):
         """Fit on scored data (all pairs, eq. 21).
 
@@ -371,6 +380,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
             self._cache["global"] = got
         return got
 
+    @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):
         """Exact predictions for each (possibly overlapping) set from the model trained
         without it (all pairs touching the set removed).
@@ -384,10 +394,12 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
         res = self._global_spectral().holdout_sets(sets, lams)
         return [shape_output(r, single, self._was_1d) for r in res]
 
+    @numerical_guard("holdout", data="fitted")
     def holdout(self, indices, alphas=None):
         check_is_fitted(self)
         return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions, (m[, t]) or (n_alphas, m[, t])."""
         check_is_fitted(self)
@@ -398,6 +410,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
         out = self._global_spectral().equal_size_sets(np.arange(m)[:, None], lams)[:, :, 0]
         return shape_output(out, single, self._was_1d)
 
+    @numerical_guard("leave-pair-out", data="fitted")
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out (Paper I eqs. 34-39), vectorized over pairs.
 
@@ -439,6 +452,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
     O(|T|^2 m + |T|^3) per set and λ, |T| = rows of the queries the set intersects.
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         """Fit with pairs only inside queries.
 
@@ -519,6 +533,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
             self._cache["split"] = got
         return got
 
+    @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):
         """Exact hold-out predictions (edges touching each set removed), list of arrays."""
         check_is_fitted(self)
@@ -527,10 +542,12 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         res = self._holdout(sets, lams)
         return [shape_output(r, single, self._was_1d) for r in res]
 
+    @numerical_guard("holdout", data="fitted")
     def holdout(self, indices, alphas=None):
         check_is_fitted(self)
         return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
+    @numerical_guard("leave-query-out", data="fitted")
     def leave_query_out(self, alphas=None):
         """Predictions for every row from the model trained without its query (eq. 33).
 
@@ -559,6 +576,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
             out[:, U] = r
         return shape_output(out, single, self._was_1d)
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions (each row removed from its query), (m[, t]) or
         (n_alphas, m[, t]). O(n_q^2 m) per query and λ, then O(n_q^3) per row."""
@@ -568,6 +586,7 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         res = self._holdout([np.array([i]) for i in range(m)], lams)
         return shape_output(np.concatenate(res, axis=1), single, self._was_1d)
 
+    @numerical_guard("leave-pair-out", data="fitted")
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out (typically pairs inside a query): (n, 2[, t]).
 
@@ -642,6 +661,7 @@ class PairwiseRankRLS(_RankRLSBase):
         self.max_pairs = max_pairs
         self.tie_tolerance = tie_tolerance
 
+    @numerical_guard("fit")
     def fit(self, X, y=None, qids=None, *, pairs=None, magnitudes=None, weights=None):
         """Fit on the preference graph of scores ``y`` (and ``qids``) or on explicit ``pairs``.
 
@@ -749,8 +769,7 @@ class PairwiseRankRLS(_RankRLSBase):
         return z, was_1d, w
 
     def _gram_of(self, F):
-        MF = self._graph.M.T @ F
-        return dense(MF.T @ MF)
+        return gram(self._graph.M.T @ F)                   # (M^T F)^T (M^T F), checked
 
     def _rhs_of(self, F):
         return dense(F.T @ self._graph.b)
@@ -791,6 +810,7 @@ class PairwiseRankRLS(_RankRLSBase):
             return got
         return super()._path_spectral()
 
+    @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):
         """Exact predictions for each set from the model trained without the edges touching it."""
         check_is_fitted(self)
@@ -799,10 +819,12 @@ class PairwiseRankRLS(_RankRLSBase):
         res = self._touched_holdout(sets, lams, self._graph)
         return [shape_output(r, single, self._was_1d) for r in res]
 
+    @numerical_guard("holdout", data="fitted")
     def holdout(self, indices, alphas=None):
         check_is_fitted(self)
         return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions (edges of each row removed), (m[, t])."""
         check_is_fitted(self)
@@ -811,6 +833,7 @@ class PairwiseRankRLS(_RankRLSBase):
         res = self._touched_holdout(sets, lams, self._graph)
         return shape_output(np.concatenate(res, axis=1), single, self._was_1d)
 
+    @numerical_guard("leave-pair-out", data="fitted")
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out: (n, 2[, t]); one touched-row update per pair."""
         check_is_fitted(self)

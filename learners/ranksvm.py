@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernelrank.errors import InvalidInputError
+from learners._numerics import numerical_guard
 from learners._validation import check_vector, validate_data
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
@@ -251,6 +252,7 @@ class RankSVM(RankerMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         """Fit on scored data; ``qids`` (None: one global ranking) restricts pairs to queries."""
         validate_hyperparameters(self)
@@ -316,6 +318,7 @@ class RankSVM(RankerMixin, BaseEstimator):
         self.n_iter_ = it
         return self
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Scores ``X w``; O(nnz(X))."""
         check_is_fitted(self, "coef_")

@@ -37,6 +37,7 @@ import scipy.linalg as sla
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from learners._numerics import numerical_guard
 from learners._solvers import solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
@@ -160,12 +161,14 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         """Drop the output axis when y was 1-D."""
         return Z[..., 0] if self._y_1d else Z
 
+    @numerical_guard("predict")
     def predict(self, X):
         """``f(X) = K_XR b``. O(|X| r) kernel evaluations + O(|X| r t)."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False)
         return self.nystroem_.basis_kernel(X) @ self.dual_coef_
 
+    @numerical_guard("regularization_path", data="fitted")
     def regularization_path(self, alphas):
         """Reduced-set coefficients ``b`` for every lambda, shape (n_alphas, r[, t]).
 
@@ -181,6 +184,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         B = self.nystroem_.coef_to_dual(W.transpose(1, 0, 2).reshape(r, -1))
         return shape_output(B.reshape(r, len(alphas), t).transpose(1, 0, 2), False, self._y_1d)
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas):
         """Predictions for every lambda, shape (n_alphas, m'[, t]), one decomposition."""
         check_is_fitted(self, "dual_coef_")
@@ -337,6 +341,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         return [self._holdout_predictions(U, alphas) for U in sets]
 
+    @numerical_guard("holdout", data="fitted")
     def holdout(self, indices, alphas=None):
         """Predictions for ``indices`` from the model retrained without them.
 
@@ -350,6 +355,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         alphas, single = check_alphas(alphas, self.alpha)
         return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
 
+    @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):
         """:meth:`holdout` for several sets; a list with one array per set."""
         check_is_fitted(self, "dual_coef_")
@@ -359,6 +365,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         return [shape_output(P, single, self._y_1d)
                 for P in self._predictions_over_sets(sets, alphas)]
 
+    @numerical_guard("leave-pair-out", data="fitted")
     def leave_pair_out(self, pairs, alphas=None):
         """For each pair (i, j): predictions for i and j of the model trained without both
         (held-out basis vectors removed). Shape (n, 2[, t]) or (n_alphas, n, 2[, t]).
@@ -408,10 +415,12 @@ class ReducedSetRLS(RegressorMixin, _ReducedSetBase):
     ``holdout_sets`` with n folds: O(m r^2 + n r^3) (+ O(r^2 t + |U| r t) per lambda and fold).
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y):
         """Fit on ``X`` (or the m x m kernel matrix if ``kernel='precomputed'``) and ``y``."""
         return self._fit(X, y, None)
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Leave-one-out predictions, basis vectors removed when held out.
 
@@ -462,6 +471,7 @@ class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
     small sets).
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y):
         return self._fit(X, y, None)
 
@@ -493,6 +503,7 @@ class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
         YB = np.vstack([rb * Y[U], y_tr[None, :]])
         return beta, B, YB, np.ones(B.shape[0]), False
 
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Leave-one-out predictions (all pairs touching the row removed, basis vector too).
 
@@ -526,6 +537,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     index (:class:`learners.base.RankerMixin`).
     """
 
+    @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         """Fit; ``qids`` gives the query of every row (required, never inferred)."""
         validate_hyperparameters(self)
@@ -562,6 +574,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         return (1.0, np.vstack([B_out, B_in]), np.vstack([Y_out, Y_in]),
                 np.concatenate([np.ones(touched.size), -np.ones(rest.size)]), False)
 
+    @numerical_guard("leave-query-out", data="fitted")
     def leave_query_out(self, alphas=None):
         """Predictions for every row from the model trained without its query.
 

@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from learners._numerics import numerical_guard
 from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
@@ -151,6 +152,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         self.solver = solver
 
     # ------------------------------------------------------------------ fit / predict
+    @numerical_guard("fit")
     def fit(self, X, y):
         """Fit by one Cholesky solve (thesis §2.7).
 
@@ -189,6 +191,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._set_dual(a)
         return self
 
+    @numerical_guard("predict")
     def predict(self, X):
         """Predictions ``k(X, X_fit) a`` (dual) or ``X w`` (primal).
 
@@ -220,6 +223,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
             self._cache["rls"] = spec
         return spec
 
+    @numerical_guard("regularization_path", data="fitted")
     def regularization_path(self, alphas):
         """Coefficients for every λ from one decomposition.
 
@@ -235,6 +239,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         a = np.stack([spec.dual_coef(lam) for lam in lams])
         return a[..., 0] if self._was_1d else a
 
+    @numerical_guard("predict_path")
     def predict_path(self, X, alphas):
         """Predictions for every λ, shape (n_alphas, m'[, t]), one decomposition."""
         X = self._validate_predict(X)
@@ -250,6 +255,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         return shape_output(np.stack([Kt @ c for c in coefs]), False, self._was_1d)
 
     # ------------------------------------------------------------------ fast CV
+    @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions ``f_i = y_i - a_i / G_ii`` (residual form) or the
         equivalent hat form, whichever is accurate for each λ.
@@ -270,6 +276,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         lams, single = check_alphas(alphas, self.alpha)
         return shape_output(self._spectral().loo(lams), single, self._was_1d)
 
+    @numerical_guard("holdout", data="fitted")
     def holdout(self, indices, alphas=None):
         """Predictions for ``indices`` from the model trained without them (exact).
 
@@ -290,6 +297,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         H = check_index_set(indices, self._Y.shape[0])
         return self.holdout_sets([H], alphas=alphas)[0]
 
+    @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):
         """Exact hold-out predictions for each of a list of (possibly overlapping) index sets.
 
@@ -316,6 +324,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         res = self._spectral().holdout_sets(sets, lams)
         return [shape_output(r, single, self._was_1d) for r in res]
 
+    @numerical_guard("leave-pair-out", data="fitted")
     def leave_pair_out(self, pairs, alphas=None):
         """Exact leave-pair-out: for each pair (i, j) the predictions for i and j of the model
         trained without both.

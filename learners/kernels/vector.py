@@ -30,6 +30,8 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners._numerics import check_finite
+from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
 from learners.kernels.base import Kernel, _squared_row_norms
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
@@ -108,6 +110,11 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     Returns
     -------
     K : ndarray, shape (m, m'), dense float64.
+
+    Raises
+    ------
+    NumericalError
+        The kernel values overflow (unscaled features) or a callable kernel returns NaN/inf.
     """
     if callable(kernel):
         K = kernel(X, Z, **params)
@@ -115,7 +122,7 @@ def kernel_matrix(X, Z, kernel="linear", **params):
         if K.shape != (X.shape[0], Z.shape[0]):
             raise InvalidParameterError(
                 f"callable kernel returned shape {K.shape}, expected {(X.shape[0], Z.shape[0])}")
-        return K
+        return check_finite(K, "the callable kernel's matrix")
     if kernel == "precomputed":
         return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     if X.shape[1] != Z.shape[1]:
@@ -124,19 +131,29 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     gamma = params.get("gamma")
     if gamma is None:
         gamma = 1.0 / X.shape[1]
-    if kernel == "gaussian":
-        D = euclidean_distances(X, Z, squared=True)
-        np.multiply(D, -gamma, out=D)
-        return np.exp(D, out=D)
-    G = X @ Z.T
-    G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
-    if kernel == "linear":
-        return G
-    if kernel == "polynomial":
-        G *= gamma
-        G += params["coef0"]
-        return G ** params["degree"]
+    # Overflow is checked before exp / the power: exp(-inf) = 0 would hide it (K = I).
+    with np.errstate(over="ignore", invalid="ignore"):
+        if kernel == "gaussian":
+            D = euclidean_distances(X, Z, squared=True)
+            _check_kernel(D, "squared distances of the gaussian kernel", X, Z)
+            np.multiply(D, -gamma, out=D)
+            return np.exp(D, out=D)
+        G = X @ Z.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
+        _check_kernel(G, f"inner products of the {kernel} kernel", X, Z)
+        if kernel == "linear":
+            return G
+        if kernel == "polynomial":
+            G *= gamma
+            G += params["coef0"]
+            G **= params["degree"]
+            return _check_kernel(G, f"the polynomial kernel of degree {params['degree']}", X, Z)
     raise InvalidParameterError(f"unknown kernel {kernel!r}")
+
+
+def _check_kernel(K, step, X, Z):
+    """``K`` if finite, else :class:`NumericalError` citing the inputs' magnitude."""
+    return check_finite(K, step, X=[X, Z])
 
 
 class VectorKernel(Kernel):
@@ -191,20 +208,29 @@ class VectorKernel(Kernel):
         return self._resolve()[0] == "linear"
 
     def _parse_input(self, X, fit):
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        owner = type(self).__name__
+        check_numeric_dtype(X, owner)
+        try:
+            X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        except ValueError as exc:
+            raise InvalidInputError(with_owner(owner, str(exc))) from exc
+        except TypeError as exc:
+            raise InvalidInputTypeError(with_owner(owner, f"X must be numeric: {exc}")) from exc
         if fit:
             self.n_features_in_ = X.shape[1]
         elif X.shape[1] != self.n_features_in_:
             raise InvalidInputError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                                     f"is expecting {self.n_features_in_} features as input")
         name, params = self.kernel_spec_
-        sq = _squared_row_norms(X)
-        if name == "linear":
-            return X, sq
         if name == "gaussian":
             return X, np.ones(X.shape[0])
-        gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
-        return X, (gamma * sq + params["coef0"]) ** params["degree"]
+        with np.errstate(over="ignore"):
+            sq = _squared_row_norms(X)
+            if name != "linear":
+                gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
+                sq = (gamma * sq + params["coef0"]) ** params["degree"]
+        # an infinite self-similarity would normalize rows to 0 silently
+        return X, check_finite(sq, f"{owner}: the self-similarities k(x, x)", X=X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -38,7 +38,9 @@ import os
 import re
 import resource
 import shlex
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -335,6 +337,46 @@ def os_error_message(exc, resumes=False):
     return text
 
 
+@contextlib.contextmanager
+def _redeliver_swallowed_interrupts():
+    """Re-raise a Ctrl-C that Python swallowed.
+
+    A ``KeyboardInterrupt`` raised while Python runs a finalizer (a ``__del__``, a ``gc``
+    callback — Dask's futures and its GC diagnostics have both) cannot propagate: Python prints
+    "Exception ignored in …" through :data:`sys.unraisablehook` and goes on, so the run
+    would ignore the user's Ctrl-C. While the block runs, such an interrupt is not printed but
+    sent again to the main thread 50 ms later from a timer thread (``signal.pthread_kill``): its handler
+    raises it in ordinary code, where it stops the run like any other Ctrl-C (should it land
+    in a finalizer again, it is sent again). Other unraisable
+    exceptions go to the previous hook unchanged.
+    """
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            # sent again from another thread: by the time it runs, the main thread has left
+            # the finalizer (raising it here would be swallowed again); a real signal also
+            # interrupts a blocking wait, as the user's Ctrl-C did
+            resend = threading.Timer(0.05, signal.pthread_kill,
+                                     (threading.main_thread().ident, signal.SIGINT))
+            resend.daemon = True
+            pending.append(resend)
+            resend.start()
+            return
+        previous(unraisable)
+
+    pending = []
+    sys.unraisablehook = hook
+    try:
+        yield
+        if pending:                  # the block ended before the interrupt came back
+            raise KeyboardInterrupt
+    finally:
+        sys.unraisablehook = previous
+        for resend in pending:
+            resend.cancel()
+
+
 def exit_code(run, *args, name=None, resumes=False):
     """Call ``run(*args)`` and return a process exit code.
 
@@ -342,12 +384,13 @@ def exit_code(run, *args, name=None, resumes=False):
     after printing ``error: <message>`` to stderr when it raises a
     :class:`~kernelrank.errors.KernelrankError` or an :class:`OSError` naming a file (other
     exceptions propagate with their traceback); or 130 after printing one line when it is
-    interrupted (Ctrl-C; ``resumes``: the line says how to resume). Also for scripts without
-    subcommands.
+    interrupted (Ctrl-C, also one that arrives inside a finalizer:
+    :func:`_redeliver_swallowed_interrupts`; ``resumes``: the line says how to resume). Also
+    for scripts without subcommands.
     """
     start = time.perf_counter()
     try:
-        with _stage_lines():
+        with _stage_lines(), _redeliver_swallowed_interrupts():
             result = run(*args)
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -548,3 +548,42 @@ def test_dask_local_cluster_listens_on_loopback_only(processes):
             assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
     finally:
         cluster.close()
+
+
+def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys):
+    """A Ctrl-C that arrives while Python runs a finalizer (Dask's Future.__del__ and its gc
+    callback were seen swallowing it: the run went on and exited 0) is re-raised: one line,
+    exit 130, and nothing after it runs."""
+    import time
+
+    reached = []
+
+    class Finalizer:
+        def __del__(self):
+            raise KeyboardInterrupt          # as if the signal had arrived here
+
+    def run():
+        Finalizer()                           # collected at once: the interrupt is swallowed
+        for _ in range(50):
+            time.sleep(0.01)
+        reached.append("the end")
+
+    assert exit_code(run, resumes=True) == 130
+    assert capsys.readouterr().err == ("interrupted; rerun the same command to resume "
+                                       "(completed chunks are kept)\n")
+    assert reached == []
+
+
+def test_case9_ctrl_c_swallowed_just_before_the_end_still_counts(capsys):
+    """The interrupt is swallowed by a finalizer and the run returns at once: still exit 130
+    (not 0 followed by a stray signal)."""
+    class Finalizer:
+        def __del__(self):
+            raise KeyboardInterrupt
+
+    def run():
+        Finalizer()
+        return 0
+
+    assert exit_code(run) == 130
+    assert capsys.readouterr().err == "interrupted\n"

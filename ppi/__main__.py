@@ -86,14 +86,17 @@ def build_parser():
     add_common(p, output_dir=True, seed=False, quiet=False, threads=True)
 
     p = sub.add_parser("extract", help="score every candidate protein pair of raw text "
-                                       "(PubMed XML, PubTator, plain text, learning XML)",
+                                       "(PubMed XML, PubTator, BioC XML/JSON, plain text, "
+                                       "learning XML)",
                        description="Score every candidate protein pair of raw text with a "
                                    "saved model (see the module ppi.extract for the output "
                                    "format, chunking and resuming).")
     p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
     p.add_argument("--input", required=True, help="input file (gz allowed) or, for --format "
                                                   "text, a directory of *.txt files")
-    p.add_argument("--format", required=True, choices=FORMATS, help="input format")
+    p.add_argument("--format", default=None, choices=FORMATS,
+                   help="input format (default: from the file name — .pubtator, .txt or a "
+                        "directory, .json/.jsonl = bioc-json — or an .xml file's root element)")
     p.add_argument("--output", required=True, help="OUT.jsonl or OUT.tsv")
     p.add_argument("--output-format", choices=("jsonl", "tsv"), default=None,
                    help="default: tsv if --output ends in .tsv, else jsonl")

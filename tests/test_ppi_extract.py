@@ -278,6 +278,79 @@ def test_extract_pubmed_xml_with_lexicon_and_tsv(nlp, data_dir, lll_model, tmp_p
     assert len(gold & tagged) > 0.8 * len(gold)
 
 
+def _concept_ids(docs):
+    """A made-up concept id per distinct mention text (case-folded), like a gene id."""
+    names = sorted({m.text.lower() for d in docs for m in d.mentions})
+    return {n: str(1000 + k) for k, n in enumerate(names)}
+
+
+def _write_bioc(docs, ids, path, shift_first=0):
+    """Documents as BioC XML (one passage: the whole text at offset 0), with the concept
+    ids ``ids[text.lower()]``; the first mention of each document stated ``shift_first``
+    characters off (a misaligned export)."""
+    from xml.sax.saxutils import escape
+    parts = ['<?xml version="1.0" encoding="UTF-8"?><collection><source>t</source>'
+             "<date>d</date><key>k</key>"]
+    for d in docs:
+        parts.append(f"<document><id>{d.id}</id><passage><offset>0</offset>"
+                     f"<text>{escape(d.text)}</text>")
+        for k, m in enumerate(d.mentions):
+            start = m.start + (shift_first if k == 0 else 0)
+            parts.append(f'<annotation id="a{k}"><infon key="identifier">{ids[m.text.lower()]}'
+                         f'</infon><infon key="type">{m.type}</infon><location offset="{start}" '
+                         f'length="{m.end - m.start}"/><text>{escape(m.text)}</text>'
+                         "</annotation>")
+        parts.append("</passage></document>")
+    parts.append("</collection>")
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def test_extract_bioc_carries_concept_ids_jsonl_and_tsv(nlp, data_dir, lll_model, tmp_path):
+    from ppi.extract import TSV_COLUMNS
+    docs = _abstracts(data_dir, n_docs=4)
+    ids = _concept_ids(docs)
+    src = _write_bioc(docs, ids, tmp_path / "in.bioc.xml", shift_first=2)
+    out = tmp_path / "out.jsonl"
+    # --format left out: told from the name
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0) == 0
+    recs = _records(out)
+    assert len(recs) >= 10
+    by_doc = {d.id: d for d in docs}
+    for r in recs:
+        for e in (r["e1"], r["e2"]):
+            assert e["concept_id"] == ids[e["text"].lower()]
+            assert by_doc[r["doc_id"]].text[e["doc_start"]:e["doc_end"]] == e["text"]
+    summary = json.loads((tmp_path / "out.jsonl.summary.json").read_text())
+    assert summary["format"] == "bioc-xml"
+    assert summary["mentions_repaired"] == len(docs) and summary["mentions_dropped"] == 0
+    assert summary["mentions"] == sum(len(d.mentions) for d in docs)
+    # the same pairs as the PubTator export of the same documents (mentions aligned there)
+    ref = tmp_path / "ref.jsonl"
+    assert _extract("--model", lll_model, "--input", _write_pubtator(docs, tmp_path / "in.pubtator"),
+                    "--output", ref, "--jobs", 0) == 0
+    strip = [{**r, "e1": {**r["e1"], "concept_id": None}, "e2": {**r["e2"], "concept_id": None}}
+             for r in recs]
+    assert strip == _records(ref)
+    tsv = tmp_path / "out.tsv"
+    assert _extract("--model", lll_model, "--input", src, "--format", "bioc-xml", "--output",
+                    tsv, "--jobs", 0) == 0
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t")[-2:] == ["e1_concept_id", "e2_concept_id"]
+    rows = [dict(zip(TSV_COLUMNS, line.split("\t"))) for line in lines[1:]]
+    assert [(row["e1_concept_id"], row["e2_concept_id"]) for row in rows] == \
+        [(r["e1"]["concept_id"], r["e2"]["concept_id"]) for r in recs]
+
+
+def test_extract_without_ids_writes_null(nlp, data_dir, lll_model, tmp_path):
+    src = _write_pubtator(_abstracts(data_dir, n_docs=2), tmp_path / "in.pubtator")
+    out = tmp_path / "out.jsonl"
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0) == 0
+    recs = _records(out)
+    assert recs and all(r["e1"]["concept_id"] is None and r["e2"]["concept_id"] is None
+                        for r in recs)
+
+
 def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, tmp_path):
     pytest.importorskip("distributed")
     src = _write_pubtator(_abstracts(data_dir, n_docs=4), tmp_path / "in.pubtator")

@@ -9,6 +9,10 @@ graph kernel (Airola et al. 2008, Paper V).
   python -m ppi predict --input F --model M  score the candidate pairs of a corpus file
   python -m ppi extract --model M --input F --format pubtator --output OUT.jsonl
                                              score every candidate pair of raw text
+  python -m ppi aggregate --input OUT.jsonl --output DOCS.jsonl
+                                             per document: interacting gene-id pairs + evidence
+  python -m ppi network --input DOCS.jsonl --output-dir NET
+                                             corpus-level network (TSV, GraphML, PNG, report)
   python -m ppi mentions --corpora LLL --output lexicon.txt
                                              protein-name lexicon of training corpora
 
@@ -129,6 +133,39 @@ def build_parser():
     add_threads(p, default=1)
     p.set_defaults(resumes=True)        # Ctrl-C and disk full say how to resume
 
+    p = sub.add_parser("aggregate", help="document-level gene-id pairs (max over mention "
+                                         "pairs) with evidence sentences, from `ppi extract` "
+                                         "output",
+                       description="Per document, the unordered gene-id pairs of the "
+                                   "extract output, scored by the maximum of their mention "
+                                   "pairs' scores (see the module ppi.aggregate for why max "
+                                   "and not noisy-or), with their evidence sentences.")
+    p.add_argument("--input", required=True, help="output of `ppi extract` (JSONL or TSV)")
+    p.add_argument("--output", required=True, help="DOCS.jsonl or DOCS.tsv")
+    p.add_argument("--output-format", choices=("jsonl", "tsv"), default=None,
+                   help="default: tsv if --output ends in .tsv, else jsonl")
+    p.add_argument("--evidence", type=int, default=3,
+                   help="evidence sentences kept per gene pair, best first (default 3)")
+    p.add_argument("--positive-only", action="store_true",
+                   help="write only the pairs predicted to interact (default: every "
+                        "co-mentioned pair with its score)")
+    p.add_argument("--no-self-pairs", action="store_true",
+                   help="leave out pairs of a gene with itself (two mentions of one gene)")
+    add_output_dir(p, default="", help="folder of the report OUT.summary.json + .md + "
+                                       "scores PNG (default: the folder of --output)")
+    add_common(p, seed=False)
+
+    p = sub.add_parser("network", help="the interaction network over all documents "
+                                       "(TSV, GraphML, PNG, report) from `ppi aggregate` "
+                                       "output")
+    p.add_argument("--input", required=True, help="output of `ppi aggregate` (JSONL or TSV)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="an edge for every co-mentioned pair (co-occurrence network), not "
+                        "only the pairs predicted to interact")
+    p.add_argument("--top-edges", type=int, default=50,
+                   help="edges drawn in network.png (the strongest; default 50)")
+    add_common(p, output_dir=True, seed="the layout of network.png")
+
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
     p.add_argument("--corpora", nargs="*", choices=CORPORA, default=[],
@@ -226,6 +263,28 @@ def _extract(args):
                              " chunks resumed)"])
 
 
+def _aggregate(args):
+    from ppi.aggregate import aggregate, write_aggregate_report
+
+    s = aggregate(args.input, args.output, output_format=args.output_format,
+                  evidence=args.evidence, self_pairs=not args.no_self_pairs,
+                  positive_only=args.positive_only, command=args.command_line)
+    written = [args.output, *write_aggregate_report(s, args.output_dir)]
+    return Summary(written, [f"{s['documents_with_pairs']} documents, {s['gene_pairs']} gene "
+                             f"pairs, {s['interacting_gene_pairs']} predicted to interact "
+                             f"({s['mention_pairs_without_ids']} of {s['mention_pairs']} "
+                             "mention pairs without concept ids left out)"])
+
+
+def _network(args):
+    from ppi.network import run_network
+
+    r, written = run_network(args.input, args.output_dir, all_pairs=args.all_pairs,
+                             top_edges=args.top_edges, seed=args.seed)
+    return Summary(written, [f"{r['nodes']} genes, {r['edges']} interactions, "
+                             f"{r['components']} components (largest {r['largest_component']})"])
+
+
 def _mentions(args):
     from ppi.mentions import write_lexicon
 
@@ -236,7 +295,8 @@ def _mentions(args):
 
 COMMANDS = {"cv": _cv, "cross-corpus": _cross, "learning-curve": _curves,
             "benchmark": _benchmark, "train": _train, "predict": _predict,
-            "extract": _extract, "mentions": _mentions}
+            "extract": _extract, "aggregate": _aggregate, "network": _network,
+            "mentions": _mentions}
 
 
 def _run(args):

@@ -13,6 +13,8 @@ graph kernel (Airola et al. 2008, Paper V).
                                              per document: interacting gene-id pairs + evidence
   python -m ppi network --input DOCS.jsonl --output-dir NET
                                              corpus-level network (TSV, GraphML, PNG, report)
+  python -m ppi evaluate-documents --input DOCS.jsonl --gold GOLD.bioc.xml
+                                             document-level P/R/F/AUC vs BioC gold relations
   python -m ppi mentions --corpora LLL --output lexicon.txt
                                              protein-name lexicon of training corpora
 
@@ -166,6 +168,23 @@ def build_parser():
                    help="edges drawn in network.png (the strongest; default 50)")
     add_common(p, output_dir=True, seed="the layout of network.png")
 
+    p = sub.add_parser("evaluate-documents",
+                       help="precision, recall, F, AUC of `ppi aggregate` output against the "
+                            "gold relations of a BioC file, with the co-occurrence baseline")
+    p.add_argument("--input", required=True,
+                   help="output of `ppi aggregate` (every co-mentioned pair: not "
+                        "--positive-only)")
+    p.add_argument("--gold", required=True, help="BioC XML or JSON file with document-level "
+                                                 "relations (infons Gene1, Gene2)")
+    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json"), default=None,
+                   help="default: bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="leave out (and count) predicted documents the gold file does not "
+                        "have, and gold relations without two genes, instead of stopping")
+    p.add_argument("--note", default=None,
+                   help="a sentence for the report, e.g. which model made the predictions")
+    add_common(p, output_dir=True, seed=False)
+
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
     p.add_argument("--corpora", nargs="*", choices=CORPORA, default=[],
@@ -285,6 +304,20 @@ def _network(args):
                              f"{r['components']} components (largest {r['largest_component']})"])
 
 
+def _evaluate_documents(args):
+    from ppi.document_evaluation import run_evaluate_documents
+
+    r, written = run_evaluate_documents(args.input, args.gold, args.output_dir,
+                                        gold_format=args.gold_format, skip_bad=args.skip_bad,
+                                        model_note=args.note)
+    m, c = r["model"], r["cooccurrence"]
+    return Summary(written, [
+        f"model: P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} F {100 * m['f1']:.1f}"
+        + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None else ""),
+        f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "
+        f"F {100 * c['f1']:.1f} (precision is a lower bound for mutation-only gold)"])
+
+
 def _mentions(args):
     from ppi.mentions import write_lexicon
 
@@ -296,6 +329,7 @@ def _mentions(args):
 COMMANDS = {"cv": _cv, "cross-corpus": _cross, "learning-curve": _curves,
             "benchmark": _benchmark, "train": _train, "predict": _predict,
             "extract": _extract, "aggregate": _aggregate, "network": _network,
+            "evaluate-documents": _evaluate_documents,
             "mentions": _mentions}
 
 

@@ -597,3 +597,48 @@ def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_mo
         [(r["sentence_id"], r["e1"], r["e2"]) for r in b]
     np.testing.assert_allclose([r["score"] for r in a], [r["score"] for r in b], rtol=1e-12,
                                atol=1e-12)
+
+
+@pytest.mark.slow
+def test_bc6_bioc_slice_extract_aggregate_network_evaluate(nlp, data_dir, lll_model, tmp_path):
+    """Real BioC input end to end: five BioCreative VI PPIm abstracts → extract → aggregate
+    → network → evaluate-documents against their own gold relations."""
+    import gzip
+
+    import networkx as nx
+    path = data_dir / "text" / "PMtask_Relations_TrainingSet.bioc.xml.gz"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    text = gzip.open(path, "rt", encoding="utf-8").read()
+    head, *docs = text.split("<document>")
+    src = tmp_path / "bc6.bioc.xml"
+    src.write_text(head + "".join("<document>" + d.split("</document>")[0] + "</document>"
+                                  for d in docs[:5]) + "</collection>", encoding="utf-8")
+    pairs, agg, net, ev = (tmp_path / "pairs.jsonl", tmp_path / "docs.jsonl",
+                           tmp_path / "net", tmp_path / "eval")
+    assert _extract("--model", lll_model, "--input", src, "--output", pairs, "--jobs", 0) == 0
+    recs = _records(pairs)
+    assert recs and all(r["e1"]["concept_id"] and r["e2"]["concept_id"] for r in recs)
+    from ppi.__main__ import main
+    assert main(["aggregate", "--quiet", "--input", str(pairs), "--output", str(agg)]) == 0
+    doc_pairs = _records(agg)
+    # every mention pair's gene pair is one document pair, each document pair once
+    keys = [(x["doc_id"], x["gene1"], x["gene2"]) for x in doc_pairs]
+    assert len(keys) == len(set(keys))
+    assert sum(x["mention_pairs"] for x in doc_pairs) >= len(recs)
+    for x in doc_pairs:
+        mine = [r["score"] for r in recs if r["doc_id"] == x["doc_id"] and any(
+                {a, b} == {x["gene1"], x["gene2"]}
+                for a in r["e1"]["concept_id"].split(",")
+                for b in r["e2"]["concept_id"].split(","))]
+        assert x["score"] == max(mine)
+    assert main(["network", "--quiet", "--input", str(agg), "--output-dir", str(net)]) == 0
+    g = nx.read_graphml(net / "network.graphml")
+    positive = {frozenset((x["gene1"], x["gene2"])) for x in doc_pairs if x["interaction"]}
+    assert {frozenset(e) for e in g.edges} == positive
+    assert main(["evaluate-documents", "--quiet", "--input", str(agg), "--gold", str(src),
+                 "--output-dir", str(ev)]) == 0
+    r = json.loads((ev / "results.json").read_text())
+    assert r["gold_documents"] == 5 and r["gold_pairs"] >= 5
+    assert r["cooccurrence"]["recall"] == pytest.approx(r["recall_ceiling"])
+    assert r["model"]["recall"] <= r["cooccurrence"]["recall"] + 1e-12

@@ -21,7 +21,7 @@ Documents
 ---------
 The text is every passage's text placed at its offset, gaps filled with spaces (PubTator's
 ``title + " " + abstract`` for a title at 0 and an abstract at ``len(title) + 1``); a
-passage without text is built from its sentences the same way.  Passages that overlap are
+passage without text is built from its sentences the same way.  Passages that overlap (or leave a gap of more than :data:`MAX_GAP` characters) are
 an error.  ``title_end`` is the end of a first passage of type ``title`` (or ``front``).
 Annotations of the document, its passages and sentences are the mentions (:class:`Mention`
 with ``type`` = the ``type`` infon and ``id`` = the first of :data:`ID_INFONS` present),
@@ -60,6 +60,9 @@ __all__ = ["ID_INFONS", "read_bioc_xml", "read_bioc_json", "read_bioc_relations"
 #: ``identifier``; BioCreative VI PPIm: ``NCBI GENE``); compared case-insensitively
 ID_INFONS = ("identifier", "ncbi gene", "ncbigene", "ncbi_gene", "gene_id")
 _TITLE_TYPES = ("title", "front")
+#: the largest gap between passages filled with spaces (a larger one is a wrong offset, and
+#: would otherwise cost its size in memory)
+MAX_GAP = 100_000
 _DOCUMENT_TAG = re.compile(rb"<document[\s>/]")
 
 
@@ -182,8 +185,19 @@ def _xml_documents(path):
 
 
 # ----------------------------------------------------------------------------- JSON → bioc
+def _check_int(value, what, number):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _BadDocument(f"JSON value #{number}: {what} {value!r} is not an integer")
+
+
+def _check_text(value, what, number):
+    if value is not None and not isinstance(value, str):
+        raise _BadDocument(f"JSON value #{number}: {what} {value!r} is not a string")
+
+
 def _complete(obj, number):
-    """``obj`` with the optional BioC JSON keys ``bioc.biocjson`` expects filled in."""
+    """``obj`` with the optional BioC JSON keys ``bioc.biocjson`` expects filled in, and the
+    types of the fields read here checked (offsets and lengths integers, texts strings)."""
     if not isinstance(obj, dict) or "passages" not in obj:
         raise _BadDocument(f"JSON value #{number} is not a BioC document (an object with "
                            "\"passages\")")
@@ -191,12 +205,29 @@ def _complete(obj, number):
         raise _BadDocument(f"JSON value #{number} is a {obj['bioctype']}, not a BioCDocument")
 
     def annotations(x):
-        for a in x.setdefault("annotations", []):
+        if not isinstance(x.setdefault("annotations", []), list) or not isinstance(
+                x.setdefault("relations", []), list):
+            raise _BadDocument(f"JSON value #{number}: annotations and relations must be "
+                               "lists")
+        for a in x["annotations"]:
+            if not isinstance(a, dict):
+                raise _BadDocument(f"JSON value #{number}: an annotation is not an object")
             a.setdefault("infons", {})
             a.setdefault("id", None)
             a.setdefault("text", None)
-            a.setdefault("locations", [])
-        for r in x.setdefault("relations", []):
+            _check_text(a["text"], "annotation text", number)
+            if not isinstance(a["infons"], dict) or not isinstance(
+                    a.setdefault("locations", []), list):
+                raise _BadDocument(f"JSON value #{number}: annotation {a['id']}: infons must "
+                                   "be an object and locations a list")
+            for loc in a["locations"]:
+                if not isinstance(loc, dict):
+                    raise _BadDocument(f"JSON value #{number}: a location is not an object")
+                _check_int(loc.get("offset"), "location offset", number)
+                _check_int(loc.get("length"), "location length", number)
+        for r in x["relations"]:
+            if not isinstance(r, dict):
+                raise _BadDocument(f"JSON value #{number}: a relation is not an object")
             r.setdefault("infons", {})
             r.setdefault("id", None)
             r.setdefault("nodes", [])
@@ -204,14 +235,24 @@ def _complete(obj, number):
     obj["id"] = str(obj.get("id", "") or "").strip()
     obj.setdefault("infons", {})
     annotations(obj)
+    if not isinstance(obj["passages"], list):
+        raise _BadDocument(f"JSON value #{number}: passages must be a list")
     for p in obj["passages"]:
+        if not isinstance(p, dict):
+            raise _BadDocument(f"JSON value #{number}: a passage is not an object")
         p.setdefault("infons", {})
-        p.setdefault("offset", 0)
+        _check_int(p.setdefault("offset", 0), "passage offset", number)
+        _check_text(p.get("text"), "passage text", number)
         annotations(p)
-        for s in p.setdefault("sentences", []):
+        if not isinstance(p.setdefault("sentences", []), list):
+            raise _BadDocument(f"JSON value #{number}: sentences must be a list")
+        for s in p["sentences"]:
+            if not isinstance(s, dict):
+                raise _BadDocument(f"JSON value #{number}: a sentence is not an object")
             s.setdefault("infons", {})
             s.setdefault("text", None)
-            s.setdefault("offset", 0)
+            _check_text(s["text"], "sentence text", number)
+            _check_int(s.setdefault("offset", 0), "sentence offset", number)
             annotations(s)
     return obj
 
@@ -287,6 +328,10 @@ def _place(parts, offset, text, what):
     if offset < length:
         raise _BadDocument(f"{what} at offset {offset} overlaps the text before it (which "
                            f"ends at {length})")
+    if offset - length > MAX_GAP:
+        raise _BadDocument(f"{what} at offset {offset} leaves a gap of {offset - length:,} "
+                           f"characters after the text before it (more than {MAX_GAP:,}: a "
+                           "wrong offset?)")
     parts.append(" " * (offset - length))
     parts.append(text)
 
@@ -345,8 +390,9 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
                 stats.mention_errors.append(str(exc))
             continue
         start = a.locations[0].offset
+        kind = a.infons.get("type")
         m = Mention(start, start + a.locations[0].length, a.text or "",
-                    a.infons.get("type") or None, _concept_id(a.infons))
+                    str(kind) if kind else None, _concept_id(a.infons))
         located.append((loc, m))
     mentions = align_mentions(text, located, stats, path=path, record=bdoc.id,
                               skip_bad=skip_bad)

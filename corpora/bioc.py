@@ -21,8 +21,8 @@ Documents
 ---------
 The text is every passage's text placed at its offset, gaps filled with spaces (PubTator's
 ``title + " " + abstract`` for a title at 0 and an abstract at ``len(title) + 1``); a
-passage without text is built from its sentences the same way.  Passages that overlap (or leave a gap of more than :data:`MAX_GAP` characters) are
-an error.  ``title_end`` is the end of a first passage of type ``title`` (or ``front``).
+passage without text is built from its sentences the same way.  Passages that overlap, or
+leave a gap of more than :data:`MAX_GAP` characters, are an error.  ``title_end`` is the end of a first passage of type ``title`` (or ``front``).
 Annotations of the document, its passages and sentences are the mentions (:class:`Mention`
 with ``type`` = the ``type`` infon and ``id`` = the first of :data:`ID_INFONS` present),
 aligned, repaired and merged by :func:`corpora.standoff.align_mentions` exactly as PubTator

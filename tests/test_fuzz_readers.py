@@ -32,7 +32,7 @@ the reader's invariants, written here independently of the readers: entity text 
 the sentence text at its offsets, ids unique, pairs of two entities of their sentence,
 labels in range, finite numbers, valid trees, ...
 
-``CASES`` = 200 cases per reader (9 readers: 1,800 cases), fixed seeds, deterministic;
+``CASES`` = 200 cases per reader (11 readers: 2,200 cases), fixed seeds, deterministic;
 ``KERNELRANK_FUZZ_CASES=N`` runs N per reader instead (long runs). A failure lists the
 reader, the case number and the mutations, so ``_mutate(reader, case, slice)`` replays it.
 Wall time of the whole file at 200 cases: 8-10 s (see ``CASES``). On the readers before

@@ -24,13 +24,14 @@ class MentionCounts:
     mentions_identical: int = 0
     mentions_merged: int = 0
     mentions_overlapping: int = 0
+    mentions_without_id: int = 0       # kept mentions that carry no concept id
     repair_examples: list = field(default_factory=list)    # first 20 repairs
     mention_errors: list = field(default_factory=list)     # first 100 dropped mentions
 
     def mention_counts(self):
         return {k: getattr(self, k) for k in (
             "mentions", "mentions_repaired", "mentions_dropped", "mentions_identical",
-            "mentions_merged", "mentions_overlapping")}
+            "mentions_merged", "mentions_overlapping", "mentions_without_id")}
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,9 @@ mentions through :func:`align_mentions`, so they treat such input the same way:
    ``b-catenin`` in "CBP/b-catenin", or nested names) are all kept — the benchmark corpora
    label pairs of nested entities too — and counted as ``mentions_overlapping`` (mentions
    that overlap another one), so a user sees them in the run summary.
+5. **Mentions without a concept id** are kept (their records carry ``concept_id`` null)
+   and counted as ``mentions_without_id``; :mod:`ppi.aggregate` cannot give their pairs a
+   gene pair and counts those too.
 
 Two mentions of one gene at different places are different mentions: their candidate pair
 is scored like any other (its gene-id pair is the self-pair ``(g, g)``, see
@@ -151,4 +154,5 @@ def align_mentions(text, located, counts, *, path=None, record=None, skip_bad=Fa
         reach = max(reach, m.end)
     counts.mentions_overlapping += len(overlapping)
     counts.mentions += len(mentions)
+    counts.mentions_without_id += sum(1 for m in mentions if not split_concept_ids(m.id))
     return mentions

@@ -119,7 +119,9 @@ def build_parser():
     p.add_argument("--one-document", action="store_true",
                    help="--format text: the whole file is one document")
     p.add_argument("--skip-bad", action="store_true",
-                   help="skip malformed records (counted in the summary) instead of stopping")
+                   help="skip malformed records, and leave out PubTator/BioC mentions that "
+                        "cannot be placed near their offsets (both counted in the summary), "
+                        "instead of stopping")
     p.add_argument("--scheduler", default=None,
                    help="address of an existing Dask scheduler (tcp://host:port); default: "
                         "a local cluster of --jobs processes")

@@ -588,7 +588,8 @@ def write_summary_report(summary, report_dir=None):
           f"{summary['mentions_repaired']} misaligned ones repaired, "
           f"{summary['mentions_dropped']} that could not be placed dropped (--skip-bad), "
           f"{summary['mentions_identical']} identical and {summary['mentions_merged']} "
-          f"same-span ones merged, {summary['mentions_overlapping']} overlapping another",
+          f"same-span ones merged, {summary['mentions_overlapping']} overlapping another, "
+          f"{summary['mentions_without_id']} without a concept id",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
           f"- chunks: {summary['chunks']} ({summary['resumed_chunks']} resumed from an "

@@ -253,3 +253,13 @@ def test_real_bc6_bioc_and_pubtator_agree(data_dir):
     gold = dict(read_bioc_relations(_bc6(data_dir, "bioc.xml")))
     assert len(gold) == 597 and all(gold.values())
     assert sum(len(p) for p in gold.values()) == 752         # 760 relations, 8 repeated
+
+
+def test_mentions_without_id_are_kept_and_counted(tmp_path):
+    path = _write(tmp_path / "n.xml", _collection(_document("100", _ann("N0", None, SPOIIE, 6,
+                                                                        "SpoIIE"))))
+    stats = ReadStats()
+    [doc] = read_documents(path, "bioc-xml", stats=stats)
+    assert [(m.text, m.id) for m in doc.mentions] == [("KinC", "111"), ("KinD", "222"),
+                                                      ("SpoIIE", None)]
+    assert stats.mentions_without_id == 1 and stats.mentions == 3

@@ -153,8 +153,9 @@ def build_parser():
     p.add_argument("--positive-only", action="store_true",
                    help="write only the pairs predicted to interact (default: every "
                         "co-mentioned pair with its score)")
-    p.add_argument("--no-self-pairs", action="store_true",
-                   help="leave out pairs of a gene with itself (two mentions of one gene)")
+    p.add_argument("--self-pairs", action="store_true",
+                   help="keep pairs of a gene with itself (from two mentions of one gene in a "
+                        "sentence; left out by default, see ppi.aggregate)")
     add_output_dir(p, default="", help="folder of the report OUT.summary.json + .md + "
                                        "scores PNG (default: the folder of --output)")
     add_common(p, seed=False)
@@ -288,7 +289,7 @@ def _aggregate(args):
     from ppi.aggregate import aggregate, write_aggregate_report
 
     s = aggregate(args.input, args.output, output_format=args.output_format,
-                  evidence=args.evidence, self_pairs=not args.no_self_pairs,
+                  evidence=args.evidence, self_pairs=args.self_pairs,
                   positive_only=args.positive_only, command=args.command_line)
     written = [args.output, *write_aggregate_report(s, args.output_dir)]
     return Summary(written, [f"{s['documents_with_pairs']} documents, {s['gene_pairs']} gene "

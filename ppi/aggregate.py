@@ -24,8 +24,13 @@ Ids
 ---
 A mention with several ids (``"877855,877852"``) stands for each of them; a mention pair
 gives the gene pairs of every id combination (each once).  A mention pair of two mentions of
-the same gene gives the self-pair ``(g, g)`` — a homodimer claim; BioCreative VI PPIm gold
-holds such pairs (76 of 760) — marked ``self_pair`` and left out with ``--no-self-pairs``.
+the same gene gives the self-pair ``(g, g)``.  Self-pairs are **left out by default**
+(counted as ``self_pairs_left_out``; ``--self-pairs`` keeps them, marked ``self_pair``): a
+sentence naming one gene twice ("p53 … p53") rarely states that it binds itself.  Measured on
+the BioCreative VI PPIm training set (597 abstracts, five-corpora model): of 1,589
+co-mentioned document pairs 823 are self-pairs and 51 of those are gold (its gold has 74
+homodimer pairs among 752); keeping them took document-level precision from 86.6 % to 54.7 %
+for 34 more true pairs.
 Mention pairs with a mention without an id (lexicon-tagged text) cannot be given a gene pair:
 they are counted (``mention_pairs_without_ids``) and left out.  Gene pairs are written with
 ``gene1 ≤ gene2`` (numeric ids compared as numbers).
@@ -182,10 +187,11 @@ def _by_document(records, path):
 
 
 # ----------------------------------------------------------------------------- one document
-def aggregate_document(doc_id, records, *, evidence=3, self_pairs=True, counts=None):
+def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=None):
     """The gene-pair records of one document's mention-pair records (module docstring).
 
-    ``counts`` (a dict) is incremented: ``mention_pairs``, ``mention_pairs_without_ids``.
+    ``counts`` (a dict) is incremented: ``mention_pairs``, ``mention_pairs_without_ids``,
+    ``self_pairs_left_out`` (mention pairs whose only gene pairs are self-pairs).
     Returns the records sorted by (−score, gene1, gene2).
     """
     counts = counts if counts is not None else {}
@@ -207,6 +213,8 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=True, counts=N
                 # which mention stands for which gene of the pair
                 keys[key] = (r["e1"]["text"], r["e2"]["text"]) if key == (g1, g2) else \
                     (r["e2"]["text"], r["e1"]["text"])
+        if not keys:
+            counts["self_pairs_left_out"] = counts.get("self_pairs_left_out", 0) + 1
         for key, (t1, t2) in keys.items():
             p = pairs.get(key)
             if p is None:
@@ -253,7 +261,7 @@ def _tsv_line(x):
     return "\t".join(clean(v) for v in row) + "\n"
 
 
-def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=True,
+def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False,
               positive_only=False, command=None):
     """Aggregate an extract output into document-level gene pairs (module docstring).
 
@@ -268,7 +276,7 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=True,
         raise InvalidParameterError(f"output format {output_format!r}; choose jsonl or tsv")
     if Path(output).resolve() == Path(input).resolve():
         raise InvalidParameterError("--output is the --input file; give another name")
-    counts = {"mention_pairs": 0, "mention_pairs_without_ids": 0}
+    counts = {"mention_pairs": 0, "mention_pairs_without_ids": 0, "self_pairs_left_out": 0}
     docs = pairs = positive = selfs = 0
     histogram = Counter()          # (score bin, interaction) → gene pairs: memory stays flat
     with output_lock(output, command), atomic_open(output) as out:
@@ -335,7 +343,9 @@ def write_aggregate_report(summary, report_dir=None):
           f"- documents with candidate pairs: {summary['documents_with_pairs']}",
           f"- mention pairs read: {summary['mention_pairs']} "
           f"({summary['mention_pairs_without_ids']} without a concept id, left out)",
-          f"- gene pairs: {summary['gene_pairs']} ({summary['self_pairs']} self-pairs)",
+          f"- gene pairs: {summary['gene_pairs']} ({summary['self_pairs']} self-pairs; "
+          + ("kept, --self-pairs)" if summary["self_pairs_kept"] else
+             f"mention pairs of one gene left out: {summary['self_pairs_left_out']})"),
           f"- predicted to interact: {summary['interacting_gene_pairs']}", "",
           markdown_image(png, "gene-pair scores"), ""]
     return [*write_report(report_dir, out.name + ".summary", summary, "\n".join(md)), png]

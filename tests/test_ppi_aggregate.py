@@ -54,7 +54,7 @@ def _read(path):
 def test_aggregate_max_over_mention_pairs(tmp_path):
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     out = tmp_path / "docs.jsonl"
-    assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
+    assert _main("aggregate", "--quiet", "--input", src, "--output", out, "--self-pairs") == 0
     got = {(x["doc_id"], x["gene1"], x["gene2"]): x for x in _read(out)}
     assert list(got) == [("A", "4193", "7157"), ("A", "7157", "7157"), ("A", "7157", "877852"),
                          ("A", "7157", "877855"), ("B", "4193", "7157"), ("C", "9", "10")]
@@ -75,6 +75,12 @@ def test_aggregate_max_over_mention_pairs(tmp_path):
     assert summary["mention_pairs"] == 8 and summary["mention_pairs_without_ids"] == 1
     assert summary["gene_pairs"] == 6 and summary["interacting_gene_pairs"] == 3
     assert (tmp_path / "docs.jsonl.scores.png").stat().st_size > 0
+    # by default the self-pair is left out and counted; nothing else changes
+    default = tmp_path / "default.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", default) == 0
+    assert [x for x in _read(out) if not x["self_pair"]] == _read(default)
+    s2 = json.loads((tmp_path / "default.jsonl.summary.json").read_text())
+    assert s2["self_pairs_left_out"] == 1 and s2["gene_pairs"] == 5
 
 
 def test_aggregate_options_and_tsv(tmp_path):
@@ -82,18 +88,18 @@ def test_aggregate_options_and_tsv(tmp_path):
     tsv_in = _write_tsv(RECORDS, tmp_path / "pairs.tsv")
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert _main("aggregate", "--quiet", "--input", src, "--output", a, "--positive-only",
-                 "--no-self-pairs", "--evidence", "1") == 0
+                 "--evidence", "1") == 0
     assert [(x["doc_id"], x["gene1"], x["gene2"]) for x in _read(a)] == \
         [("A", "4193", "7157"), ("C", "9", "10")]
     assert all(len(x["evidence"]) == 1 for x in _read(a))
     assert _main("aggregate", "--quiet", "--input", tsv_in, "--output", b, "--positive-only",
-                 "--no-self-pairs", "--evidence", "1") == 0
+                 "--evidence", "1") == 0
     assert _read(a) == _read(b)                        # TSV input = JSONL input
     out = tmp_path / "docs.tsv"
     assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
     from ppi.aggregate import TSV_COLUMNS
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].split("\t") == list(TSV_COLUMNS) and len(lines) == 7
+    assert lines[0].split("\t") == list(TSV_COLUMNS) and len(lines) == 6     # no self-pair
     assert lines[1].split("\t")[:3] == ["A", "4193", "7157"]
 
 
@@ -115,7 +121,7 @@ def test_network_edges_attributes_graphml(tmp_path):
     import networkx as nx
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     docs = tmp_path / "docs.jsonl"
-    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
     net = tmp_path / "net"
     assert _main("network", "--quiet", "--input", docs, "--output-dir", net) == 0
     g = nx.read_graphml(net / "network.graphml")
@@ -150,7 +156,7 @@ def test_network_graphml_round_trip_equals_graph(tmp_path):
     from ppi.network import build_network, write_network
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     docs = tmp_path / "docs.tsv"
-    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
     graph, _ = build_network(docs, all_pairs=True)      # from the TSV form
     write_network(graph, tmp_path, seed=1)
     back = nx.read_graphml(tmp_path / "network.graphml")
@@ -179,7 +185,7 @@ def test_evaluate_documents_known_answer(tmp_path):
     pytest.importorskip("bioc")
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     docs = tmp_path / "docs.jsonl"
-    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
     gold = _gold(tmp_path / "gold.bioc.xml", {
         "A": [("7157", "4193"), ("7157", "7157"), ("1", "2")],   # (1, 2): never co-mentioned
         "B": [("4193", "7157"), ("7157", "4193")],               # the same pair twice

@@ -625,7 +625,10 @@ def test_bc6_bioc_slice_extract_aggregate_network_evaluate(nlp, data_dir, lll_mo
     # every mention pair's gene pair is one document pair, each document pair once
     keys = [(x["doc_id"], x["gene1"], x["gene2"]) for x in doc_pairs]
     assert len(keys) == len(set(keys))
-    assert sum(x["mention_pairs"] for x in doc_pairs) >= len(recs)
+    left_out = json.loads((tmp_path / "docs.jsonl.summary.json").read_text())[
+        "self_pairs_left_out"]
+    assert sum(x["mention_pairs"] for x in doc_pairs) + left_out >= len(recs)
+    assert not any(x["self_pair"] for x in doc_pairs)
     for x in doc_pairs:
         mine = [r["score"] for r in recs if r["doc_id"] == x["doc_id"] and any(
                 {a, b} == {x["gene1"], x["gene2"]}

@@ -295,7 +295,8 @@ def _aggregate(args):
     return Summary(written, [f"{s['documents_with_pairs']} documents, {s['gene_pairs']} gene "
                              f"pairs, {s['interacting_gene_pairs']} predicted to interact "
                              f"({s['mention_pairs_without_ids']} of {s['mention_pairs']} "
-                             "mention pairs without concept ids left out)"])
+                             "mention pairs without concept ids and "
+                             f"{s['self_pairs_left_out']} of one gene left out)"])
 
 
 def _network(args):

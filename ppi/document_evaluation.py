@@ -15,8 +15,10 @@ Measures, over (document, unordered gene pair) items
 * **co-occurrence baseline**: every candidate pair predicted to interact (Paper V's
   baseline, at document level).  Its recall is the ceiling of any sentence-level extractor
   on these candidates; AUC 0.5.
-* both again **without self-pairs** (a gene with itself), which a pair-of-mentions extractor
-  produces only from two mentions of one gene in one sentence.
+* both again on **non-self pairs only** (self-pairs, a gene with itself, left out of the
+  gold and the predictions): a pair-of-mentions extractor produces a self-pair only from two
+  mentions of one gene in one sentence (``ppi aggregate`` leaves them out unless
+  ``--self-pairs``).
 
 A document of the predictions that the gold file does not have is an error (typed, naming
 the file and line); with ``skip_bad`` it is left out and counted.  Gold documents without
@@ -169,7 +171,7 @@ def _plot(y, s, d, n_gold, cooc, path):
     ax.set_ylabel("precision (a lower bound for PPIm gold)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
     save_figure(fig, path, dpi=100)
     plt.close(fig)
@@ -190,8 +192,8 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
     _plot(y, s, d, n_gold, r["cooccurrence"], png)
     table = [{"system": name, **r[key]} for name, key in (
         ("model", "model"), ("co-occurrence", "cooccurrence"),
-        ("model, no self-pairs", "model_without_self_pairs"),
-        ("co-occurrence, no self-pairs", "cooccurrence_without_self_pairs"))]
+        ("model, non-self pairs only", "model_without_self_pairs"),
+        ("co-occurrence, non-self pairs only", "cooccurrence_without_self_pairs"))]
     md = ["# Document-level evaluation", "",
           f"Predictions `{predictions}` against the gold relations of `{gold}`."
           + (f" {model_note}" if model_note else ""), "",
@@ -204,7 +206,8 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)", "",
           markdown_table(table, ["system", "precision", "recall", "f1", "auc",
                                  "predicted_positive", "true_positive"]),
-          "AUC: over the candidate pairs. **Precision is a lower bound**: "
+          "\"Non-self pairs only\": self-pairs left out of both the gold and the "
+          "predictions. AUC: over the candidate pairs. **Precision is a lower bound**: "
           + r["precision_is_lower_bound_note"] + ".", "",
           markdown_image(png, "precision-recall"), ""]
     written = [png, *write_report(output_dir, "results", r, "\n".join(md))]

@@ -381,8 +381,9 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
             problem = ("has no location" if not a.locations else
                        f"is discontinuous ({len(a.locations)} locations); a mention is one "
                        "span")
-            exc = CorpusFormatError(f"annotation {a.id} {a.text!r} {problem}; pass --skip-bad "
-                                    "to leave it out (counted)", path=path, **loc)
+            exc = CorpusFormatError(f"annotation {a.id} {a.text!r} {problem}" + (
+                "; left out (--skip-bad)" if skip_bad else
+                "; pass --skip-bad to leave it out (counted)"), path=path, **loc)
             if not skip_bad:
                 raise exc
             stats.mentions_dropped += 1

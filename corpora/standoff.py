@@ -118,8 +118,9 @@ def align_mentions(text, located, counts, *, path=None, record=None, skip_bad=Fa
         start, end, problem = locate_mention(text, m.start, m.end, m.text, window)
         if problem is not None:
             exc = CorpusFormatError(
-                f"annotation {m.start}-{m.end} {m.text!r}: {problem}; fix the annotation, or "
-                "pass --skip-bad to leave this mention out (counted)",
+                f"annotation {m.start}-{m.end} {m.text!r}: {problem}" + (
+                    "; left out (--skip-bad)" if skip_bad else "; fix the annotation, or pass "
+                    "--skip-bad to leave this mention out (counted)"),
                 path=path, **{"record": record, **where})
             if not skip_bad:
                 raise exc

@@ -138,6 +138,7 @@ def _slice_text(data_dir):
 
 
 def _slice_bioc_xml(data_dir):
+    pytest.importorskip("bioc", reason="the bioc package is not installed")
     data = _read_bytes(_data_file(data_dir, "text/PMtask_Relations_TrainingSet.bioc.xml.gz"))
     return _xml_slice(data, "document", 3)
 

@@ -109,6 +109,10 @@ def build_parser():
     p.add_argument("--lexicon", default=None,
                    help="protein names, one per line, for input without mention annotations "
                         "(build one with `ppi mentions`)")
+    p.add_argument("--mention-types", nargs="+", default=None, metavar="TYPE",
+                   help="PubTator/BioC input: pair only the mentions of these types, e.g. "
+                        "Gene (PubTator Central also annotates chemicals, diseases, species, "
+                        "...); default: every annotated mention")
     p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
     p.add_argument("--reparse", action="store_true",
                    help="--format learning-xml: parse the sentences with spaCy instead of "
@@ -277,7 +281,7 @@ def _extract(args):
                 skip_bad=args.skip_bad, one_document=args.one_document, workers=args.jobs,
                 scheduler=args.scheduler, overwrite=args.overwrite, progress=not args.quiet,
                 reparse=args.reparse, connect_timeout=args.scheduler_timeout,
-                command=args.command_line)
+                command=args.command_line, mention_types=args.mention_types)
     written = [args.output, *write_summary_report(s, args.output_dir)]
     return Summary(written, [f"{s['documents']} documents, {s['sentences']} sentences, "
                              f"{s['pairs']} candidate pairs, {s['predicted_positive']} "

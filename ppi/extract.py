@@ -41,7 +41,9 @@ spaces.
 
 Mentions of PubTator and BioC input are aligned and merged by :mod:`corpora.standoff`
 (misaligned ones repaired or, with ``--skip-bad``, dropped; identical ones merged); the run
-summary counts what was repaired, dropped, merged and overlapping.  ``--format`` may be left
+summary counts what was repaired, dropped, merged and overlapping.  ``--mention-types Gene``
+pairs only the annotated mentions of those types (PubTator Central also annotates chemicals,
+diseases, species, mutations, …; by default every annotated mention is a candidate).  ``--format`` may be left
 out when :func:`corpora.text_input.detect_format` can tell it from the file name (or the
 root element of an ``.xml`` file).
 
@@ -110,16 +112,27 @@ class ExtractionResources:
     """What every worker needs, broadcast once: the model, the tagger, the parser settings.
 
     ``reparse``: re-analyse pre-split (learning-format) sentences with spaCy instead of
-    scoring the parse they carry.
+    scoring the parse they carry.  ``mention_types``: keep only given mentions of these types
+    (compared case-insensitively; None keeps all).
     """
 
     def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True,
-                 reparse=False):
+                 reparse=False, mention_types=None):
         self.model = model
         self.tagger = tagger
         self.spacy_model = spacy_model
         self.collapse = collapse
         self.reparse = reparse
+        self.mention_types = (None if mention_types is None else
+                              frozenset(t.lower() for t in mention_types))
+
+    def mentions(self, doc):
+        """The mentions of a raw-text document that are candidates (given or tagged)."""
+        from ppi.mentions import document_mentions
+        ms = document_mentions(doc, self.tagger)
+        if self.mention_types is None or doc.mentions is None:
+            return ms
+        return [m for m in ms if (m.type or "").lower() in self.mention_types]
 
 
 # ----------------------------------------------------------------------------- records
@@ -214,14 +227,13 @@ def process_chunk(docs, resources, output_format="jsonl"):
     ``resources.reparse`` (module docstring).
     """
     from corpora.ppi_xml import Corpus, Document
-    from ppi.mentions import document_mentions
     from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
 
     parse = resources.model.featurizer.parse
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
-    parsed = parse_documents(nlp, raw, lambda d: document_mentions(d, resources.tagger), parse,
+    parsed = parse_documents(nlp, raw, resources.mentions, parse,
                              resources.collapse) if raw else []
     for d in presplit:
         if resources.reparse:
@@ -363,7 +375,7 @@ class _Parts:
 
 
 def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
-                 output_format, skip_bad, one_document, reparse):
+                 output_format, skip_bad, one_document, reparse, mention_types=None):
     input = Path(input)
     st = input.stat()
     return {"input": str(input.resolve()), "input_size": st.st_size,
@@ -373,7 +385,9 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
             "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
             "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse,
-            "record_version": RECORD_VERSION}
+            "record_version": RECORD_VERSION,
+            "mention_types": None if mention_types is None else sorted(
+                {t.lower() for t in mention_types})}
 
 
 def _output_format(output, output_format):
@@ -387,12 +401,15 @@ def _output_format(output, output_format):
 def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
             collapse=True, chunk_size=100, output_format=None, skip_bad=False,
             one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
-            max_chunks=None, reparse=False, connect_timeout=None, command=None):
+            max_chunks=None, reparse=False, connect_timeout=None, command=None,
+            mention_types=None):
     """Run the extraction (module docstring); returns the summary dict.
 
     ``reparse`` (learning-xml input only): parse the file's sentences with spaCy instead of
     using their own analysis.  ``max_chunks`` stops after that many newly computed chunks
     without assembling the output (to test and demonstrate resuming).
+    ``mention_types``: keep only annotated mentions of these types (PubTator Central exports
+    annotate genes, chemicals, diseases, species, …: ``["Gene"]`` pairs the genes only).
     ``connect_timeout``: seconds to wait for ``scheduler`` (default
     :data:`kernelrank.parallel.CONNECT_TIMEOUT`).  ``command``: the command line recorded in
     the lock ``OUT.lock`` (default ``sys.argv``).
@@ -415,12 +432,13 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
                         output_format=output_format, skip_bad=skip_bad,
                         one_document=one_document, workers=workers, scheduler=scheduler,
                         overwrite=overwrite, progress=progress, max_chunks=max_chunks,
-                        reparse=reparse, connect_timeout=connect_timeout)
+                        reparse=reparse, connect_timeout=connect_timeout,
+                        mention_types=mention_types)
 
 
 def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, chunk_size,
              output_format, skip_bad, one_document, workers, scheduler, overwrite, progress,
-             max_chunks, reparse, connect_timeout):
+             max_chunks, reparse, connect_timeout, mention_types=None):
     """:func:`extract` while holding the output's lock."""
     from ppi.mentions import DictionaryTagger
     from ppi.model import PPIModel
@@ -445,7 +463,10 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     uses_spacy = format != "learning-xml" or reparse
     if uses_spacy:
         load_spacy(spacy_model)                  # fail early, here, if it is not installed
-    resources = ExtractionResources(m, tagger, spacy_model, collapse, reparse)
+    if mention_types is not None and format in ("text", "pubmed-xml", "learning-xml"):
+        raise InvalidParameterError(f"--mention-types applies to input with typed mention "
+                                    f"annotations (pubtator, bioc-xml, bioc-json), not {format}")
+    resources = ExtractionResources(m, tagger, spacy_model, collapse, reparse, mention_types)
     parts = _Parts(output, output_format)
     stats = ReadStats()
     docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
@@ -453,7 +474,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     # the spaCy model is part of the run's identity only when it parses something
     done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
                                     spacy_model if uses_spacy else None, collapse,
-                                    output_format, skip_bad, one_document, reparse),
+                                    output_format, skip_bad, one_document, reparse,
+                                    mention_types),
                        overwrite)
     bar = _Progress(progress)
     n_chunks = 0
@@ -545,6 +567,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "parser": (f"spaCy {spacy_model}" if uses_spacy
                           else f"the input's own parse {m.featurizer.parse!r}"),
                "spacy_model": spacy_model if uses_spacy else None, "collapse": collapse,
+               "mention_types": None if mention_types is None else sorted(mention_types),
                "scheduler": scheduler or ("in-process" if workers == 0 else
                                           f"local cluster, {workers or os.cpu_count()} workers"),
                "seconds": seconds}

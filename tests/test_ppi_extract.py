@@ -645,3 +645,36 @@ def test_bc6_bioc_slice_extract_aggregate_network_evaluate(nlp, data_dir, lll_mo
     assert r["gold_documents"] == 5 and r["gold_pairs"] >= 5
     assert r["cooccurrence"]["recall"] == pytest.approx(r["recall_ceiling"])
     assert r["model"]["recall"] <= r["cooccurrence"]["recall"] + 1e-12
+
+
+def test_extract_mention_types_keeps_only_those(nlp, data_dir, lll_model, tmp_path):
+    """PubTator Central exports annotate diseases, chemicals, ... too: --mention-types pairs
+    only the given types, exactly as if the others were not annotated."""
+    docs = _abstracts(data_dir, n_docs=3)
+    types = sorted({m.type for d in docs for m in d.mentions})      # LLL: agent, target
+    assert "Disease" not in types
+    with_disease = []
+    for d in docs:
+        taken = [(m.start, m.end) for m in d.mentions]
+        extra = []
+        for k, word in enumerate(d.text.split(" ")):
+            start = len(" ".join(d.text.split(" ")[:k])) + (1 if k else 0)
+            end = start + len(word)
+            if word.isalpha() and len(word) > 3 and not any(a < end and start < b
+                                                            for a, b in taken):
+                extra.append(Mention(start, end, word, "Disease", "MESH:D1"))
+            if len(extra) == 3:
+                break
+        with_disease.append(TextDocument(d.id, d.text, sorted(d.mentions + extra,
+                                                              key=lambda m: m.start),
+                                         title_end=d.title_end))
+    ref, out, both = tmp_path / "ref.jsonl", tmp_path / "out.jsonl", tmp_path / "both.jsonl"
+    assert _extract("--model", lll_model, "--input", _write_pubtator(docs, tmp_path / "a.pubtator"),
+                    "--output", ref, "--jobs", 0) == 0
+    src = _write_pubtator(with_disease, tmp_path / "b.pubtator")
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0,
+                    "--mention-types", *[t.upper() for t in types]) == 0
+    assert _records(out) == _records(ref)
+    assert _extract("--model", lll_model, "--input", src, "--output", both, "--jobs", 0) == 0
+    assert any(r["e1"]["type"] == "Disease" or r["e2"]["type"] == "Disease"
+               for r in _records(both))

@@ -4,6 +4,9 @@
 * :mod:`corpora.svmlight` — LETOR / SVMlight files (:func:`load_svmlight`, :func:`dump_svmlight`);
 * :mod:`corpora.fasta`, :mod:`corpora.scop` — FASTA and the SCOP 1.53 benchmark;
 * :mod:`corpora.conllu` — CoNLL-U gold dependency trees (CRAFT);
+* :mod:`corpora.text_input` — raw text for extraction (PubMed XML, PubTator, plain text,
+  learning XML), :mod:`corpora.bioc` — BioC XML / JSON, on the document model of
+  :mod:`corpora.documents`; :mod:`corpora.standoff` — mention alignment repair and merging;
 * :mod:`corpora.lines` — plain or gzip text lines, read failures located by line;
 * :mod:`corpora.fetch` — checksum-verified download (``python -m corpora fetch``);
 * :mod:`kernelrank.datadir`, :mod:`kernelrank.atomic` — where data lives, atomic output.

@@ -19,8 +19,12 @@ Formats (``FORMATS``)
     ``PMID|t|title`` and ``PMID|a|abstract`` lines, then standoff annotation lines
     ``PMID<TAB>start<TAB>end<TAB>text<TAB>type[<TAB>concept id]`` (0-based, exclusive end, over
     ``title + " " + abstract``), records separated by blank lines.  Relation lines
-    (``PMID<TAB>relation<TAB>...``, second field not a number) are ignored.  Each
-    annotation's text must equal the text at its offsets.
+    (``PMID<TAB>relation<TAB>...``, second field not a number) are ignored.  An annotation
+    whose text is not at its offsets is repaired, or dropped with ``skip_bad``; identical
+    annotations are merged (:mod:`corpora.standoff`, counted in :class:`ReadStats`).
+``bioc-xml``, ``bioc-json``
+    BioC (PubTator Central's export formats), read by :mod:`corpora.bioc`: passages placed at
+    their offsets, annotations with their concept ids, mentions as for PubTator.
 ``learning-xml``
     The learning-format XML of :mod:`corpora.ppi_xml`; documents keep their sentences, gold
     entities and candidate pairs (``TextDocument.sentences``).
@@ -43,8 +47,8 @@ PPIm PubTator file has 597 records with 597 distinct PMIDs; the PubMed slice has
 754 distinct PMIDs — PMID 31828225 in versions 2, 3 and 4 (two with the same text), read as
 ``31828225.2``, ``.3`` and ``.4``.  Plain-text ids (``<stem>:<line>``, or the file stem in
 a directory of ``*.txt``) are unique by construction; learning-format XML ids are checked by
-:mod:`corpora.ppi_xml`.  The memory for the ids seen is O(documents in the file).  BioC XML
-is not read by this module.
+:mod:`corpora.ppi_xml`; BioC document ids like PubTator's (:mod:`corpora.bioc`).  The memory
+for the ids seen is O(documents in the file).
 
 Malformed records raise :class:`kernelrank.errors.CorpusFormatError` naming the file, the
 line (or record number) and the record id.  With ``skip_bad=True`` a malformed record is
@@ -61,57 +65,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpora.lines import READ_ERRORS, open_binary, reading, unknown_xml_encoding
+from corpora.documents import Mention, ReadStats, TextDocument
+from corpora.standoff import align_mentions
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
                                KernelrankError)
 
-__all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents",
+__all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents", "detect_format",
            "read_text", "read_pubmed_xml", "read_pubtator", "read_learning_xml",
            "write_pubtator", "write_pubmed_xml", "ConversionStats",
            "learning_to_text_document", "DISCONTINUOUS_POLICIES"]
 
-FORMATS = ("text", "pubmed-xml", "pubtator", "learning-xml")
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A protein mention in document coordinates: ``text[start:end]`` (exclusive end)."""
-
-    start: int
-    end: int
-    text: str
-    type: str | None = None
-    id: str | None = None      # concept id (PubTator 6th column) if any
-
-
-@dataclass
-class TextDocument:
-    """One input document.
-
-    ``mentions`` is None when the input carries no annotations (a tagger must find them);
-    ``sentences`` holds pre-split :class:`corpora.ppi_xml.Sentence` objects (learning-format
-    input) — then ``text`` is informational and sentence offsets are sentence-relative.
-    """
-
-    id: str
-    text: str
-    mentions: list | None = None
-    sentences: list | None = None
-    position: str = ""
-    title_end: int | None = None   # text[:title_end] is the title (PubMed, PubTator)
-
-
-@dataclass
-class ReadStats:
-    """Counts of a read: documents yielded, records skipped (``skip_bad``) and why."""
-
-    documents: int = 0
-    skipped: int = 0
-    errors: list = field(default_factory=list)   # first 100 messages
-
-    def skip(self, exc):
-        self.skipped += 1
-        if len(self.errors) < 100:
-            self.errors.append(str(exc))
+FORMATS = ("text", "pubmed-xml", "pubtator", "learning-xml", "bioc-xml", "bioc-json")
 
 
 def _open_text(path):
@@ -131,21 +95,6 @@ def _lines(handle, path):
                 raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
                                         line=lineno) from None
             yield lineno, line
-
-
-def _check_mentions(text, mentions, path, line, record):
-    for m in mentions:
-        if not (0 <= m.start < m.end <= len(text)):
-            raise CorpusFormatError(f"annotation {m.start}-{m.end} {m.text!r} lies outside the "
-                                    f"text (length {len(text)})", path=path, line=line,
-                                    record=record)
-        if text[m.start:m.end] != m.text:
-            raise CorpusFormatError(f"annotation {m.start}-{m.end} reads {m.text!r} but the text "
-                                    f"there is {text[m.start:m.end]!r}", path=path, line=line,
-                                    record=record)
-        if not m.text.strip():
-            raise CorpusFormatError(f"annotation {m.start}-{m.end} is only whitespace",
-                                    path=path, line=line, record=record)
 
 
 # ----------------------------------------------------------------------------- text
@@ -238,9 +187,9 @@ def _pubtator_record(lines, path, skip_bad, stats):
             raise CorpusFormatError("record without a title line (PMID|t|...)", path=path,
                                     line=first, record=pmid)
         text = title if abstract is None else f"{title} {abstract}"
-        for lineno, m in mentions:
-            _check_mentions(text, [m], path, lineno, pmid)
-        return TextDocument(pmid, text, [m for _, m in mentions], position=f"{path}:{first}",
+        aligned = align_mentions(text, [({"line": lineno}, m) for lineno, m in mentions],
+                                 stats, path=path, record=pmid, skip_bad=skip_bad)
+        return TextDocument(pmid, text, aligned, position=f"{path}:{first}",
                             title_end=len(title))
     except CorpusFormatError as exc:
         if not skip_bad:
@@ -262,6 +211,7 @@ def _unique(doc, first_line, seen, path, skip_bad, stats, what):
         if not skip_bad:
             raise exc
         stats.skip(exc)
+        stats.mentions -= len(doc.mentions or ())      # counted when the record was read
         return None
     seen[doc.id] = first_line
     return doc
@@ -598,8 +548,58 @@ def read_learning_xml(path, *, skip_bad=False, stats=None):
                            sentences=doc.sentences, position=f"{path}")
 
 
+def _read_bioc_xml(path, **kw):
+    from corpora.bioc import read_bioc_xml
+    return read_bioc_xml(path, **kw)
+
+
+def _read_bioc_json(path, **kw):
+    from corpora.bioc import read_bioc_json
+    return read_bioc_json(path, **kw)
+
+
 _READERS = {"text": read_text, "pubmed-xml": read_pubmed_xml, "pubtator": read_pubtator,
-            "learning-xml": read_learning_xml}
+            "learning-xml": read_learning_xml, "bioc-xml": _read_bioc_xml,
+            "bioc-json": _read_bioc_json}
+
+
+_XML_ROOTS = {b"PubmedArticleSet": "pubmed-xml", b"MedlineCitationSet": "pubmed-xml",
+              b"collection": "bioc-xml", b"corpus": "learning-xml"}
+
+
+def detect_format(path):
+    """The input format of ``path`` from its name (``.gz`` ignored) and, for ``.xml``, its
+    root element.
+
+    A directory or ``*.txt``: ``text``; ``*.pubtator``: ``pubtator``; ``*.json`` /
+    ``*.jsonl``: ``bioc-json``; ``*.xml``: by the root element — ``PubmedArticleSet`` /
+    ``MedlineCitationSet`` → ``pubmed-xml``, ``collection`` → ``bioc-xml``, ``corpus`` →
+    ``learning-xml``.  Anything else is an :class:`InvalidParameterError` asking for
+    ``--format``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataNotFoundError(f"input {path} does not exist")
+    if path.is_dir():
+        return "text"
+    name = path.name.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    suffix = name.rsplit(".", 1)[-1] if "." in name else ""
+    by_suffix = {"txt": "text", "pubtator": "pubtator", "json": "bioc-json",
+                 "jsonl": "bioc-json"}
+    if suffix in by_suffix:
+        return by_suffix[suffix]
+    if suffix == "xml":
+        with open_binary(path, "input file") as handle, reading(path):
+            head = handle.read(1 << 16)
+        for m in re.finditer(rb"<([A-Za-z][\w.-]*)[\s>/]", head):
+            if m.group(1) in _XML_ROOTS:
+                return _XML_ROOTS[m.group(1)]
+            break                                   # the first element is the root
+        raise InvalidParameterError(f"cannot tell the format of {path} from its root "
+                                    "element; give --format")
+    raise InvalidParameterError(f"cannot tell the format of {path} from its name; give "
+                                f"--format ({', '.join(FORMATS)})")
 
 
 def read_documents(path, format, *, skip_bad=False, stats=None, **options):

@@ -9,6 +9,12 @@ graph kernel (Airola et al. 2008, Paper V).
   python -m ppi predict --input F --model M  score the candidate pairs of a corpus file
   python -m ppi extract --model M --input F --format pubtator --output OUT.jsonl
                                              score every candidate pair of raw text
+  python -m ppi aggregate --input OUT.jsonl --output DOCS.jsonl
+                                             per document: interacting gene-id pairs + evidence
+  python -m ppi network --input DOCS.jsonl --output-dir NET
+                                             corpus-level network (TSV, GraphML, PNG, report)
+  python -m ppi evaluate-documents --input DOCS.jsonl --gold GOLD.bioc.xml
+                                             document-level P/R/F/AUC vs BioC gold relations
   python -m ppi mentions --corpora LLL --output lexicon.txt
                                              protein-name lexicon of training corpora
 
@@ -86,20 +92,27 @@ def build_parser():
     add_common(p, output_dir=True, seed=False, quiet=False, threads=True)
 
     p = sub.add_parser("extract", help="score every candidate protein pair of raw text "
-                                       "(PubMed XML, PubTator, plain text, learning XML)",
+                                       "(PubMed XML, PubTator, BioC XML/JSON, plain text, "
+                                       "learning XML)",
                        description="Score every candidate protein pair of raw text with a "
                                    "saved model (see the module ppi.extract for the output "
                                    "format, chunking and resuming).")
     p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
     p.add_argument("--input", required=True, help="input file (gz allowed) or, for --format "
                                                   "text, a directory of *.txt files")
-    p.add_argument("--format", required=True, choices=FORMATS, help="input format")
+    p.add_argument("--format", default=None, choices=FORMATS,
+                   help="input format (default: from the file name — .pubtator, .txt or a "
+                        "directory, .json/.jsonl = bioc-json — or an .xml file's root element)")
     p.add_argument("--output", required=True, help="OUT.jsonl or OUT.tsv")
     p.add_argument("--output-format", choices=("jsonl", "tsv"), default=None,
                    help="default: tsv if --output ends in .tsv, else jsonl")
     p.add_argument("--lexicon", default=None,
                    help="protein names, one per line, for input without mention annotations "
                         "(build one with `ppi mentions`)")
+    p.add_argument("--mention-types", nargs="+", default=None, metavar="TYPE",
+                   help="PubTator/BioC input: pair only the mentions of these types, e.g. "
+                        "Gene (PubTator Central also annotates chemicals, diseases, species, "
+                        "...); default: every annotated mention")
     p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
     p.add_argument("--reparse", action="store_true",
                    help="--format learning-xml: parse the sentences with spaCy instead of "
@@ -110,7 +123,9 @@ def build_parser():
     p.add_argument("--one-document", action="store_true",
                    help="--format text: the whole file is one document")
     p.add_argument("--skip-bad", action="store_true",
-                   help="skip malformed records (counted in the summary) instead of stopping")
+                   help="skip malformed records, and leave out PubTator/BioC mentions that "
+                        "cannot be placed near their offsets (both counted in the summary), "
+                        "instead of stopping")
     p.add_argument("--scheduler", default=None,
                    help="address of an existing Dask scheduler (tcp://host:port); default: "
                         "a local cluster of --jobs processes")
@@ -125,6 +140,57 @@ def build_parser():
                                    "0 = no Dask, in this process)")
     add_threads(p, default=1)
     p.set_defaults(resumes=True)        # Ctrl-C and disk full say how to resume
+
+    p = sub.add_parser("aggregate", help="document-level gene-id pairs (max over mention "
+                                         "pairs) with evidence sentences, from `ppi extract` "
+                                         "output",
+                       description="Per document, the unordered gene-id pairs of the "
+                                   "extract output, scored by the maximum of their mention "
+                                   "pairs' scores (see the module ppi.aggregate for why max "
+                                   "and not noisy-or), with their evidence sentences.")
+    p.add_argument("--input", required=True, help="output of `ppi extract` (JSONL or TSV)")
+    p.add_argument("--output", required=True, help="DOCS.jsonl or DOCS.tsv")
+    p.add_argument("--output-format", choices=("jsonl", "tsv"), default=None,
+                   help="default: tsv if --output ends in .tsv, else jsonl")
+    p.add_argument("--evidence", type=int, default=3,
+                   help="evidence sentences kept per gene pair, best first (default 3)")
+    p.add_argument("--positive-only", action="store_true",
+                   help="write only the pairs predicted to interact (default: every "
+                        "co-mentioned pair with its score)")
+    p.add_argument("--self-pairs", action="store_true",
+                   help="keep pairs of a gene with itself (from two mentions of one gene in a "
+                        "sentence; left out by default, see ppi.aggregate)")
+    add_output_dir(p, default="", help="folder of the report OUT.summary.json + .md + "
+                                       "scores PNG (default: the folder of --output)")
+    add_common(p, seed=False)
+
+    p = sub.add_parser("network", help="the interaction network over all documents "
+                                       "(TSV, GraphML, PNG, report) from `ppi aggregate` "
+                                       "output")
+    p.add_argument("--input", required=True, help="output of `ppi aggregate` (JSONL or TSV)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="an edge for every co-mentioned pair (co-occurrence network), not "
+                        "only the pairs predicted to interact")
+    p.add_argument("--top-edges", type=int, default=50,
+                   help="edges drawn in network.png (the strongest; default 50)")
+    add_common(p, output_dir=True, seed="the layout of network.png")
+
+    p = sub.add_parser("evaluate-documents",
+                       help="precision, recall, F, AUC of `ppi aggregate` output against the "
+                            "gold relations of a BioC file, with the co-occurrence baseline")
+    p.add_argument("--input", required=True,
+                   help="output of `ppi aggregate` (every co-mentioned pair: not "
+                        "--positive-only)")
+    p.add_argument("--gold", required=True, help="BioC XML or JSON file with document-level "
+                                                 "relations (infons Gene1, Gene2)")
+    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json"), default=None,
+                   help="default: bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="leave out (and count) predicted documents the gold file does not "
+                        "have, and gold relations without two genes, instead of stopping")
+    p.add_argument("--note", default=None,
+                   help="a sentence for the report, e.g. which model made the predictions")
+    add_common(p, output_dir=True, seed=False)
 
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
@@ -215,12 +281,49 @@ def _extract(args):
                 skip_bad=args.skip_bad, one_document=args.one_document, workers=args.jobs,
                 scheduler=args.scheduler, overwrite=args.overwrite, progress=not args.quiet,
                 reparse=args.reparse, connect_timeout=args.scheduler_timeout,
-                command=args.command_line)
+                command=args.command_line, mention_types=args.mention_types)
     written = [args.output, *write_summary_report(s, args.output_dir)]
     return Summary(written, [f"{s['documents']} documents, {s['sentences']} sentences, "
                              f"{s['pairs']} candidate pairs, {s['predicted_positive']} "
                              f"predicted interactions ({s['resumed_chunks']} of {s['chunks']}"
                              " chunks resumed)"])
+
+
+def _aggregate(args):
+    from ppi.aggregate import aggregate, write_aggregate_report
+
+    s = aggregate(args.input, args.output, output_format=args.output_format,
+                  evidence=args.evidence, self_pairs=args.self_pairs,
+                  positive_only=args.positive_only, command=args.command_line)
+    written = [args.output, *write_aggregate_report(s, args.output_dir)]
+    return Summary(written, [f"{s['documents_with_pairs']} documents, {s['gene_pairs']} gene "
+                             f"pairs, {s['interacting_gene_pairs']} predicted to interact "
+                             f"({s['mention_pairs_without_ids']} of {s['mention_pairs']} "
+                             "mention pairs without concept ids and "
+                             f"{s['self_pairs_left_out']} of one gene left out)"])
+
+
+def _network(args):
+    from ppi.network import run_network
+
+    r, written = run_network(args.input, args.output_dir, all_pairs=args.all_pairs,
+                             top_edges=args.top_edges, seed=args.seed)
+    return Summary(written, [f"{r['nodes']} genes, {r['edges']} interactions, "
+                             f"{r['components']} components (largest {r['largest_component']})"])
+
+
+def _evaluate_documents(args):
+    from ppi.document_evaluation import run_evaluate_documents
+
+    r, written = run_evaluate_documents(args.input, args.gold, args.output_dir,
+                                        gold_format=args.gold_format, skip_bad=args.skip_bad,
+                                        model_note=args.note)
+    m, c = r["model"], r["cooccurrence"]
+    return Summary(written, [
+        f"model: P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} F {100 * m['f1']:.1f}"
+        + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None else ""),
+        f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "
+        f"F {100 * c['f1']:.1f} (precision is a lower bound for mutation-only gold)"])
 
 
 def _mentions(args):
@@ -233,7 +336,9 @@ def _mentions(args):
 
 COMMANDS = {"cv": _cv, "cross-corpus": _cross, "learning-curve": _curves,
             "benchmark": _benchmark, "train": _train, "predict": _predict,
-            "extract": _extract, "mentions": _mentions}
+            "extract": _extract, "aggregate": _aggregate, "network": _network,
+            "evaluate-documents": _evaluate_documents,
+            "mentions": _mentions}
 
 
 def _run(args):

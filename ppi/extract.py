@@ -23,15 +23,29 @@ ending in ``.jsonl``)::
     {"doc_id", "sentence_id", "pair_id", "sentence", "sentence_start", "e1", "e2",
      "score", "interaction"[, "label"]}
 
-``e1``/``e2`` are ``{"id", "text", "type", "start", "end"}`` with ``start``/``end``
-character offsets into ``sentence`` (0-based, **exclusive** end: ``sentence[start:end] ==
-text``), ``"spans"`` for discontinuous entities, and ``doc_start``/``doc_end`` (offsets into
-the document text = title + " " + abstract) when known.  ``pair_id`` is the file's pair id
+``e1``/``e2`` are ``{"id", "text", "type", "start", "end", "concept_id"}`` with
+``start``/``end`` character offsets into ``sentence`` (0-based, **exclusive** end:
+``sentence[start:end] == text``), ``"spans"`` for discontinuous entities, and
+``doc_start``/``doc_end`` (offsets into the document text = title + " " + abstract) when
+known.  ``id`` is the mention's id in the output (``<sentence_id>.e<n>``, or the file's entity
+id); ``concept_id`` is the mention's normalized id from the input — the NCBI Gene id of a
+PubTator (6th column) or BioC (``identifier`` / ``NCBI GENE`` infon) annotation, several
+ids comma-separated as the input gives them (``"877855,877852"``) — and null when the input
+has none (lexicon-tagged text, learning-format XML).  ``pair_id`` is the file's pair id
 (learning-format input) or ``<sentence_id>.p<n>`` (raw text).  ``sentence_start`` is the
 sentence's offset in the document (None for pre-split learning-format input), ``label`` the
 gold label of learning-format input.  TSV (``--output`` ending in ``.tsv`` or
-``--output-format tsv``) has a header line and the columns of :data:`TSV_COLUMNS`; tabs and
-line breaks inside the sentence are written as spaces.
+``--output-format tsv``) has a header line and the columns of :data:`TSV_COLUMNS` (the
+concept ids last, empty when null); tabs and line breaks inside the sentence are written as
+spaces.
+
+Mentions of PubTator and BioC input are aligned and merged by :mod:`corpora.standoff`
+(misaligned ones repaired or, with ``--skip-bad``, dropped; identical ones merged); the run
+summary counts what was repaired, dropped, merged and overlapping.  ``--mention-types Gene``
+pairs only the annotated mentions of those types (PubTator Central also annotates chemicals,
+diseases, species, mutations, …; by default every annotated mention is a candidate).  ``--format`` may be left
+out when :func:`corpora.text_input.detect_format` can tell it from the file name (or the
+root element of an ``.xml`` file).
 
 Chunks, atomic output, resume
 -----------------------------
@@ -78,7 +92,7 @@ from pathlib import Path
 
 from kernelrank.atomic import atomic_open, write_json
 from kernelrank.checksum import file_sha256
-from corpora.text_input import FORMATS, ReadStats, read_documents
+from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
 
@@ -87,7 +101,10 @@ __all__ = ["extract", "process_chunk", "write_summary_report", "TSV_COLUMNS",
 
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
-               "sentence")
+               "sentence", "e1_concept_id", "e2_concept_id")
+#: version of the output records, part of a run's identity: chunks written by an older
+#: version (other fields) are not mixed into a resumed run's output
+RECORD_VERSION = 2
 OUTPUT_FORMATS = ("jsonl", "tsv")
 
 
@@ -95,24 +112,35 @@ class ExtractionResources:
     """What every worker needs, broadcast once: the model, the tagger, the parser settings.
 
     ``reparse``: re-analyse pre-split (learning-format) sentences with spaCy instead of
-    scoring the parse they carry.
+    scoring the parse they carry.  ``mention_types``: keep only given mentions of these types
+    (compared case-insensitively; None keeps all).
     """
 
     def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True,
-                 reparse=False):
+                 reparse=False, mention_types=None):
         self.model = model
         self.tagger = tagger
         self.spacy_model = spacy_model
         self.collapse = collapse
         self.reparse = reparse
+        self.mention_types = (None if mention_types is None else
+                              frozenset(t.lower() for t in mention_types))
+
+    def mentions(self, doc):
+        """The mentions of a raw-text document that are candidates (given or tagged)."""
+        from ppi.mentions import document_mentions
+        ms = document_mentions(doc, self.tagger)
+        if self.mention_types is None or doc.mentions is None:
+            return ms
+        return [m for m in ms if (m.type or "").lower() in self.mention_types]
 
 
 # ----------------------------------------------------------------------------- records
-def _entity_record(e, s, doc_start):
+def _entity_record(e, s, doc_start, concept_id=None):
     spans = [(a, b + 1) for a, b in e.offsets]
     start, end = spans[0][0], spans[-1][1]
     r = {"id": e.id, "text": s.text[start:end] if len(spans) == 1 else e.text,
-         "type": e.type, "start": start, "end": end}
+         "type": e.type, "start": start, "end": end, "concept_id": concept_id}
     if len(spans) > 1:
         r["spans"] = [list(x) for x in spans]
     if doc_start is not None:
@@ -128,13 +156,15 @@ def _records(parsed, scores, threshold, with_labels):
     for p in parsed:
         s = p.sentence
         ents = {e.id: e for e in s.entities}
+        # raw text: p.mentions[j] is the input mention of entity j (its concept id)
+        concept = {e.id: m.id for e, m in zip(s.entities, p.mentions)}
         for pair in s.pairs:
             score = float(next(scores))
             r = {"doc_id": p.doc_id, "sentence_id": s.id, "pair_id": pair.id,
                  "sentence": s.text,
                  "sentence_start": p.doc_start,
-                 "e1": _entity_record(ents[pair.e1], s, p.doc_start),
-                 "e2": _entity_record(ents[pair.e2], s, p.doc_start),
+                 "e1": _entity_record(ents[pair.e1], s, p.doc_start, concept.get(pair.e1)),
+                 "e2": _entity_record(ents[pair.e2], s, p.doc_start, concept.get(pair.e2)),
                  "score": score, "interaction": bool(score > threshold)}
             if with_labels:
                 r["label"] = bool(pair.interaction)
@@ -148,7 +178,7 @@ def _tsv_line(r):
     e1, e2 = r["e1"], r["e2"]
     row = (r["doc_id"], r["sentence_id"], r["pair_id"], e1["id"], e1["text"], e1["start"], e1["end"], e2["id"],
            e2["text"], e2["start"], e2["end"], repr(r["score"]), r["interaction"],
-           r["sentence_start"], r["sentence"])
+           r["sentence_start"], r["sentence"], e1.get("concept_id"), e2.get("concept_id"))
     return "\t".join(clean(x) for x in row) + "\n"
 
 
@@ -197,14 +227,13 @@ def process_chunk(docs, resources, output_format="jsonl"):
     ``resources.reparse`` (module docstring).
     """
     from corpora.ppi_xml import Corpus, Document
-    from ppi.mentions import document_mentions
     from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
 
     parse = resources.model.featurizer.parse
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
-    parsed = parse_documents(nlp, raw, lambda d: document_mentions(d, resources.tagger), parse,
+    parsed = parse_documents(nlp, raw, resources.mentions, parse,
                              resources.collapse) if raw else []
     for d in presplit:
         if resources.reparse:
@@ -346,7 +375,7 @@ class _Parts:
 
 
 def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
-                 output_format, skip_bad, one_document, reparse):
+                 output_format, skip_bad, one_document, reparse, mention_types=None):
     input = Path(input)
     st = input.stat()
     return {"input": str(input.resolve()), "input_size": st.st_size,
@@ -355,7 +384,10 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
             "model_sha256": _sha256(Path(model_dir) / "weights.npz"),
             "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
-            "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse}
+            "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse,
+            "record_version": RECORD_VERSION,
+            "mention_types": None if mention_types is None else sorted(
+                {t.lower() for t in mention_types})}
 
 
 def _output_format(output, output_format):
@@ -369,12 +401,15 @@ def _output_format(output, output_format):
 def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
             collapse=True, chunk_size=100, output_format=None, skip_bad=False,
             one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
-            max_chunks=None, reparse=False, connect_timeout=None, command=None):
+            max_chunks=None, reparse=False, connect_timeout=None, command=None,
+            mention_types=None):
     """Run the extraction (module docstring); returns the summary dict.
 
     ``reparse`` (learning-xml input only): parse the file's sentences with spaCy instead of
     using their own analysis.  ``max_chunks`` stops after that many newly computed chunks
     without assembling the output (to test and demonstrate resuming).
+    ``mention_types``: keep only annotated mentions of these types (PubTator Central exports
+    annotate genes, chemicals, diseases, species, …: ``["Gene"]`` pairs the genes only).
     ``connect_timeout``: seconds to wait for ``scheduler`` (default
     :data:`kernelrank.parallel.CONNECT_TIMEOUT`).  ``command``: the command line recorded in
     the lock ``OUT.lock`` (default ``sys.argv``).
@@ -397,18 +432,21 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
                         output_format=output_format, skip_bad=skip_bad,
                         one_document=one_document, workers=workers, scheduler=scheduler,
                         overwrite=overwrite, progress=progress, max_chunks=max_chunks,
-                        reparse=reparse, connect_timeout=connect_timeout)
+                        reparse=reparse, connect_timeout=connect_timeout,
+                        mention_types=mention_types)
 
 
 def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, chunk_size,
              output_format, skip_bad, one_document, workers, scheduler, overwrite, progress,
-             max_chunks, reparse, connect_timeout):
+             max_chunks, reparse, connect_timeout, mention_types=None):
     """:func:`extract` while holding the output's lock."""
     from ppi.mentions import DictionaryTagger
     from ppi.model import PPIModel
     from ppi.spacy_parse import load_spacy
 
     t0 = time.perf_counter()
+    if format is None:
+        format = detect_format(input)
     if format not in FORMATS:
         raise InvalidParameterError(f"unknown input format {format!r}; choose one of "
                                     f"{', '.join(FORMATS)}")
@@ -425,7 +463,10 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     uses_spacy = format != "learning-xml" or reparse
     if uses_spacy:
         load_spacy(spacy_model)                  # fail early, here, if it is not installed
-    resources = ExtractionResources(m, tagger, spacy_model, collapse, reparse)
+    if mention_types is not None and format in ("text", "pubmed-xml", "learning-xml"):
+        raise InvalidParameterError(f"--mention-types applies to input with typed mention "
+                                    f"annotations (pubtator, bioc-xml, bioc-json), not {format}")
+    resources = ExtractionResources(m, tagger, spacy_model, collapse, reparse, mention_types)
     parts = _Parts(output, output_format)
     stats = ReadStats()
     docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
@@ -433,7 +474,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     # the spaCy model is part of the run's identity only when it parses something
     done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
                                     spacy_model if uses_spacy else None, collapse,
-                                    output_format, skip_bad, one_document, reparse),
+                                    output_format, skip_bad, one_document, reparse,
+                                    mention_types),
                        overwrite)
     bar = _Progress(progress)
     n_chunks = 0
@@ -515,13 +557,17 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "output": str(output), "output_format": output_format, "chunks": n_chunks,
                "resumed_chunks": resumed, "computed_chunks": new,
                "documents": stats.documents, "skipped_records": stats.skipped,
-               "skipped_examples": stats.errors[:10], "sentences": totals.get("sentences", 0),
+               "skipped_examples": stats.errors[:10], **stats.mention_counts(),
+               "repair_examples": stats.repair_examples[:10],
+               "dropped_mention_examples": stats.mention_errors[:10],
+               "sentences": totals.get("sentences", 0),
                "pairs": totals.get("pairs", 0),
                "predicted_positive": totals.get("predicted_positive", 0),
                "threshold": m.threshold,
                "parser": (f"spaCy {spacy_model}" if uses_spacy
                           else f"the input's own parse {m.featurizer.parse!r}"),
                "spacy_model": spacy_model if uses_spacy else None, "collapse": collapse,
+               "mention_types": None if mention_types is None else sorted(mention_types),
                "scheduler": scheduler or ("in-process" if workers == 0 else
                                           f"local cluster, {workers or os.cpu_count()} workers"),
                "seconds": seconds}
@@ -561,6 +607,12 @@ def write_summary_report(summary, report_dir=None):
           f"{summary['parser']}, {summary['scheduler']}.", "",
           f"- documents: {summary['documents']} (skipped malformed records: "
           f"{summary['skipped_records']})",
+          f"- mentions (PubTator/BioC input): {summary['mentions']} kept; "
+          f"{summary['mentions_repaired']} misaligned ones repaired, "
+          f"{summary['mentions_dropped']} that could not be placed dropped (--skip-bad), "
+          f"{summary['mentions_identical']} identical and {summary['mentions_merged']} "
+          f"same-span ones merged, {summary['mentions_overlapping']} overlapping another, "
+          f"{summary['mentions_without_id']} without a concept id",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
           f"- chunks: {summary['chunks']} ({summary['resumed_chunks']} resumed from an "
@@ -568,4 +620,8 @@ def write_summary_report(summary, report_dir=None):
     if summary["skipped_examples"]:
         md += ["Skipped records (first 10):", ""] + [f"- {e}" for e in
                                                      summary["skipped_examples"]] + [""]
+    for key, title in (("repair_examples", "Repaired mentions"),
+                       ("dropped_mention_examples", "Dropped mentions")):
+        if summary.get(key):
+            md += [f"{title} (first 10):", ""] + [f"- {e}" for e in summary[key]] + [""]
     return write_report(report_dir, out.name + ".summary", summary, "\n".join(md))

@@ -13,6 +13,8 @@ learning-xml       the same, through the raw-text input reader               rea
 pubmed-xml         pubmed20n1015: 3 articles                                  read_pubmed_xml
 pubtator           BC6 PPIm PubTator: 3 records that read cleanly             read_pubtator
 text               the titles and abstracts of those records, as plain text   read_text
+bioc-xml           BC6 PPIm BioC XML: 3 documents                             read_bioc_xml
+bioc-json          the same 3 documents as BioC JSON lines (bioc package)     read_bioc_json
 fasta              SCOP 1.53 FASTA: 6 records                                 read_fasta
 scop-membership    SCOP 1.53 membership table: header + 8 rows                read_membership
 svmlight           LETOR OHSUMED Fold1: 12 lines                              load_svmlight
@@ -30,7 +32,7 @@ the reader's invariants, written here independently of the readers: entity text 
 the sentence text at its offsets, ids unique, pairs of two entities of their sentence,
 labels in range, finite numbers, valid trees, ...
 
-``CASES`` = 200 cases per reader (9 readers: 1,800 cases), fixed seeds, deterministic;
+``CASES`` = 200 cases per reader (11 readers: 2,200 cases), fixed seeds, deterministic;
 ``KERNELRANK_FUZZ_CASES=N`` runs N per reader instead (long runs). A failure lists the
 reader, the case number and the mutations, so ``_mutate(reader, case, slice)`` replays it.
 Wall time of the whole file at 200 cases: 8-10 s (see ``CASES``). On the readers before
@@ -40,6 +42,7 @@ text); it also found the unknown-encoding ``LookupError`` of the XML readers.
 """
 
 import gzip
+import json
 import math
 import os
 import random
@@ -52,6 +55,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
+from corpora.bioc import read_bioc_json, read_bioc_xml
 from corpora.conllu import read_conllu, token_offsets
 from corpora.fasta import read_fasta
 from corpora.ppi_xml import read_corpus
@@ -131,6 +135,21 @@ def _slice_text(data_dir):
                  if b"|t|" in line or b"|a|" in line]
         blocks.append(b"\n".join(lines))
     return b"\n\n".join(blocks) + b"\n"
+
+
+def _slice_bioc_xml(data_dir):
+    pytest.importorskip("bioc", reason="the bioc package is not installed")
+    data = _read_bytes(_data_file(data_dir, "text/PMtask_Relations_TrainingSet.bioc.xml.gz"))
+    return _xml_slice(data, "document", 3)
+
+
+def _slice_bioc_json(data_dir):
+    pytest.importorskip("bioc", reason="the bioc package is not installed")
+    import bioc.biocjson
+    import bioc.biocxml
+    collection = bioc.biocxml.loads(_slice_bioc_xml(data_dir).decode("utf-8"))
+    return "".join(json.dumps(bioc.biocjson.toJSON(d)) + "\n"
+                   for d in collection.documents).encode("utf-8")
 
 
 def _slice_fasta(data_dir):
@@ -291,6 +310,10 @@ READERS = {
                        ".pubtator", rb"^(\d+)[|\t]"),
     "text": Reader(_slice_text, _documents(read_text), _check_documents, ".txt",
                    rb"(\w+)"),
+    "bioc-xml": Reader(_slice_bioc_xml, _documents(read_bioc_xml), _check_documents, ".xml",
+                       rb"<id>(\d+)</id>", rb'offset="(\d+)"'),
+    "bioc-json": Reader(_slice_bioc_json, _documents(read_bioc_json), _check_documents,
+                        ".jsonl", rb'"id": "(\d+)"', rb'"offset": (\d+)'),
     "fasta": Reader(_slice_fasta, lambda p, r: read_fasta(p), _check_fasta, ".fasta",
                     rb"^>(\S+)"),
     "scop-membership": Reader(_slice_scop, lambda p, r: read_membership(p), _check_scop,

@@ -278,6 +278,79 @@ def test_extract_pubmed_xml_with_lexicon_and_tsv(nlp, data_dir, lll_model, tmp_p
     assert len(gold & tagged) > 0.8 * len(gold)
 
 
+def _concept_ids(docs):
+    """A made-up concept id per distinct mention text (case-folded), like a gene id."""
+    names = sorted({m.text.lower() for d in docs for m in d.mentions})
+    return {n: str(1000 + k) for k, n in enumerate(names)}
+
+
+def _write_bioc(docs, ids, path, shift_first=0):
+    """Documents as BioC XML (one passage: the whole text at offset 0), with the concept
+    ids ``ids[text.lower()]``; the first mention of each document stated ``shift_first``
+    characters off (a misaligned export)."""
+    from xml.sax.saxutils import escape
+    parts = ['<?xml version="1.0" encoding="UTF-8"?><collection><source>t</source>'
+             "<date>d</date><key>k</key>"]
+    for d in docs:
+        parts.append(f"<document><id>{d.id}</id><passage><offset>0</offset>"
+                     f"<text>{escape(d.text)}</text>")
+        for k, m in enumerate(d.mentions):
+            start = m.start + (shift_first if k == 0 else 0)
+            parts.append(f'<annotation id="a{k}"><infon key="identifier">{ids[m.text.lower()]}'
+                         f'</infon><infon key="type">{m.type}</infon><location offset="{start}" '
+                         f'length="{m.end - m.start}"/><text>{escape(m.text)}</text>'
+                         "</annotation>")
+        parts.append("</passage></document>")
+    parts.append("</collection>")
+    path.write_text("".join(parts), encoding="utf-8")
+    return path
+
+
+def test_extract_bioc_carries_concept_ids_jsonl_and_tsv(nlp, data_dir, lll_model, tmp_path):
+    from ppi.extract import TSV_COLUMNS
+    docs = _abstracts(data_dir, n_docs=4)
+    ids = _concept_ids(docs)
+    src = _write_bioc(docs, ids, tmp_path / "in.bioc.xml", shift_first=2)
+    out = tmp_path / "out.jsonl"
+    # --format left out: told from the name
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0) == 0
+    recs = _records(out)
+    assert len(recs) >= 10
+    by_doc = {d.id: d for d in docs}
+    for r in recs:
+        for e in (r["e1"], r["e2"]):
+            assert e["concept_id"] == ids[e["text"].lower()]
+            assert by_doc[r["doc_id"]].text[e["doc_start"]:e["doc_end"]] == e["text"]
+    summary = json.loads((tmp_path / "out.jsonl.summary.json").read_text())
+    assert summary["format"] == "bioc-xml"
+    assert summary["mentions_repaired"] == len(docs) and summary["mentions_dropped"] == 0
+    assert summary["mentions"] == sum(len(d.mentions) for d in docs)
+    # the same pairs as the PubTator export of the same documents (mentions aligned there)
+    ref = tmp_path / "ref.jsonl"
+    assert _extract("--model", lll_model, "--input", _write_pubtator(docs, tmp_path / "in.pubtator"),
+                    "--output", ref, "--jobs", 0) == 0
+    strip = [{**r, "e1": {**r["e1"], "concept_id": None}, "e2": {**r["e2"], "concept_id": None}}
+             for r in recs]
+    assert strip == _records(ref)
+    tsv = tmp_path / "out.tsv"
+    assert _extract("--model", lll_model, "--input", src, "--format", "bioc-xml", "--output",
+                    tsv, "--jobs", 0) == 0
+    lines = tsv.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t")[-2:] == ["e1_concept_id", "e2_concept_id"]
+    rows = [dict(zip(TSV_COLUMNS, line.split("\t"))) for line in lines[1:]]
+    assert [(row["e1_concept_id"], row["e2_concept_id"]) for row in rows] == \
+        [(r["e1"]["concept_id"], r["e2"]["concept_id"]) for r in recs]
+
+
+def test_extract_without_ids_writes_null(nlp, data_dir, lll_model, tmp_path):
+    src = _write_pubtator(_abstracts(data_dir, n_docs=2), tmp_path / "in.pubtator")
+    out = tmp_path / "out.jsonl"
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0) == 0
+    recs = _records(out)
+    assert recs and all(r["e1"]["concept_id"] is None and r["e2"]["concept_id"] is None
+                        for r in recs)
+
+
 def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, tmp_path):
     pytest.importorskip("distributed")
     src = _write_pubtator(_abstracts(data_dir, n_docs=4), tmp_path / "in.pubtator")
@@ -524,3 +597,84 @@ def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_mo
         [(r["sentence_id"], r["e1"], r["e2"]) for r in b]
     np.testing.assert_allclose([r["score"] for r in a], [r["score"] for r in b], rtol=1e-12,
                                atol=1e-12)
+
+
+@pytest.mark.slow
+def test_bc6_bioc_slice_extract_aggregate_network_evaluate(nlp, data_dir, lll_model, tmp_path):
+    """Real BioC input end to end: five BioCreative VI PPIm abstracts → extract → aggregate
+    → network → evaluate-documents against their own gold relations."""
+    import gzip
+
+    import networkx as nx
+    path = data_dir / "text" / "PMtask_Relations_TrainingSet.bioc.xml.gz"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    text = gzip.open(path, "rt", encoding="utf-8").read()
+    head, *docs = text.split("<document>")
+    src = tmp_path / "bc6.bioc.xml"
+    src.write_text(head + "".join("<document>" + d.split("</document>")[0] + "</document>"
+                                  for d in docs[:5]) + "</collection>", encoding="utf-8")
+    pairs, agg, net, ev = (tmp_path / "pairs.jsonl", tmp_path / "docs.jsonl",
+                           tmp_path / "net", tmp_path / "eval")
+    assert _extract("--model", lll_model, "--input", src, "--output", pairs, "--jobs", 0) == 0
+    recs = _records(pairs)
+    assert recs and all(r["e1"]["concept_id"] and r["e2"]["concept_id"] for r in recs)
+    from ppi.__main__ import main
+    assert main(["aggregate", "--quiet", "--input", str(pairs), "--output", str(agg)]) == 0
+    doc_pairs = _records(agg)
+    # every mention pair's gene pair is one document pair, each document pair once
+    keys = [(x["doc_id"], x["gene1"], x["gene2"]) for x in doc_pairs]
+    assert len(keys) == len(set(keys))
+    left_out = json.loads((tmp_path / "docs.jsonl.summary.json").read_text())[
+        "self_pairs_left_out"]
+    assert sum(x["mention_pairs"] for x in doc_pairs) + left_out >= len(recs)
+    assert not any(x["self_pair"] for x in doc_pairs)
+    for x in doc_pairs:
+        mine = [r["score"] for r in recs if r["doc_id"] == x["doc_id"] and any(
+                {a, b} == {x["gene1"], x["gene2"]}
+                for a in r["e1"]["concept_id"].split(",")
+                for b in r["e2"]["concept_id"].split(","))]
+        assert x["score"] == max(mine)
+    assert main(["network", "--quiet", "--input", str(agg), "--output-dir", str(net)]) == 0
+    g = nx.read_graphml(net / "network.graphml")
+    positive = {frozenset((x["gene1"], x["gene2"])) for x in doc_pairs if x["interaction"]}
+    assert {frozenset(e) for e in g.edges} == positive
+    assert main(["evaluate-documents", "--quiet", "--input", str(agg), "--gold", str(src),
+                 "--output-dir", str(ev)]) == 0
+    r = json.loads((ev / "results.json").read_text())
+    assert r["gold_documents"] == 5 and r["gold_pairs"] >= 5
+    assert r["cooccurrence"]["recall"] == pytest.approx(r["recall_ceiling"])
+    assert r["model"]["recall"] <= r["cooccurrence"]["recall"] + 1e-12
+
+
+def test_extract_mention_types_keeps_only_those(nlp, data_dir, lll_model, tmp_path):
+    """PubTator Central exports annotate diseases, chemicals, ... too: --mention-types pairs
+    only the given types, exactly as if the others were not annotated."""
+    docs = _abstracts(data_dir, n_docs=3)
+    types = sorted({m.type for d in docs for m in d.mentions})      # LLL: agent, target
+    assert "Disease" not in types
+    with_disease = []
+    for d in docs:
+        taken = [(m.start, m.end) for m in d.mentions]
+        extra = []
+        for k, word in enumerate(d.text.split(" ")):
+            start = len(" ".join(d.text.split(" ")[:k])) + (1 if k else 0)
+            end = start + len(word)
+            if word.isalpha() and len(word) > 3 and not any(a < end and start < b
+                                                            for a, b in taken):
+                extra.append(Mention(start, end, word, "Disease", "MESH:D1"))
+            if len(extra) == 3:
+                break
+        with_disease.append(TextDocument(d.id, d.text, sorted(d.mentions + extra,
+                                                              key=lambda m: m.start),
+                                         title_end=d.title_end))
+    ref, out, both = tmp_path / "ref.jsonl", tmp_path / "out.jsonl", tmp_path / "both.jsonl"
+    assert _extract("--model", lll_model, "--input", _write_pubtator(docs, tmp_path / "a.pubtator"),
+                    "--output", ref, "--jobs", 0) == 0
+    src = _write_pubtator(with_disease, tmp_path / "b.pubtator")
+    assert _extract("--model", lll_model, "--input", src, "--output", out, "--jobs", 0,
+                    "--mention-types", *[t.upper() for t in types]) == 0
+    assert _records(out) == _records(ref)
+    assert _extract("--model", lll_model, "--input", src, "--output", both, "--jobs", 0) == 0
+    assert any(r["e1"]["type"] == "Disease" or r["e2"]["type"] == "Disease"
+               for r in _records(both))

@@ -51,21 +51,33 @@ def test_pubtator_gzip_and_relation_lines(tmp_path):
 
 
 def test_pubtator_offsets_must_match_text(tmp_path):
+    """A mention off its offsets is moved to the nearest occurrence of its text (counted);
+    one whose text is not near them stops the read naming its line, or with skip_bad is
+    left out (counted) while its record is kept (corpora.standoff)."""
     text = _pubtator(tmp_path).read_text(encoding="utf-8")
-    bad = text.replace("102|t|", "102|t|", 1).replace("103\t0\t4\tIL-2", "103\t1\t5\tIL-2", 1)
+    shifted = text.replace("103\t0\t4\tIL-2", "103\t1\t5\tIL-2", 1)
+    path = tmp_path / "shifted.pubtator"
+    path.write_text(shifted, encoding="utf-8")
+    stats = ReadStats()
+    got = list(read_documents(path, "pubtator", stats=stats))
+    assert [(d.id, d.mentions) for d in got] == [(d.id, d.mentions) for d in DOCS]
+    assert stats.mentions_repaired == 1 and "'IL-2' 1-5 → 0-4" in stats.repair_examples[0]
+    bad = text.replace("103\t0\t4\tIL-2", "103\t0\t4\tIL-7", 1)
     path = tmp_path / "bad.pubtator"
     path.write_text(bad, encoding="utf-8")
     with pytest.raises(CorpusFormatError) as err:
         list(read_documents(path, "pubtator"))
     msg = str(err.value)
-    assert "'103'" in msg and "line" in msg and str(path) in msg
+    assert "'103'" in msg and "line" in msg and str(path) in msg and "IL-7" in msg
     # the line number is the annotation's line
-    lineno = next(i for i, l in enumerate(bad.splitlines(), 1) if l.startswith("103\t1\t5"))
+    lineno = next(i for i, l in enumerate(bad.splitlines(), 1) if l.startswith("103\t0\t4"))
     assert err.value.line == lineno
     stats = ReadStats()
     got = list(read_documents(path, "pubtator", skip_bad=True, stats=stats))
-    assert [d.id for d in got] == ["101", "102"]
-    assert stats.skipped == 1 and "103" in stats.errors[0]
+    assert [d.id for d in got] == ["101", "102", "103"]
+    assert got[2].mentions == DOCS[2].mentions[1:]
+    assert stats.skipped == 0 and stats.mentions_dropped == 1
+    assert "IL-7" in stats.mention_errors[0]
 
 
 def test_pubtator_is_streamed(tmp_path):

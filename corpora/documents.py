@@ -1,0 +1,78 @@
+"""The document model of the raw-text readers (:mod:`corpora.text_input`, :mod:`corpora.bioc`).
+
+:class:`TextDocument` (an input document with its :class:`Mention` objects), and the counts
+of a read: :class:`ReadStats`, which includes :class:`MentionCounts` (what
+:func:`corpora.standoff.align_mentions` repaired, dropped and merged).  A module of its own
+so the readers and the alignment share it without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Mention", "TextDocument", "MentionCounts", "ReadStats"]
+
+
+@dataclass
+class MentionCounts:
+    """What :func:`corpora.standoff.align_mentions` did to the mentions of a read (see
+    :mod:`corpora.standoff`): kept, repaired, dropped, identical, merged, overlapping."""
+
+    mentions: int = 0                  # mentions kept
+    mentions_repaired: int = 0
+    mentions_dropped: int = 0
+    mentions_identical: int = 0
+    mentions_merged: int = 0
+    mentions_overlapping: int = 0
+    mentions_without_id: int = 0       # kept mentions that carry no concept id
+    repair_examples: list = field(default_factory=list)    # first 20 repairs
+    mention_errors: list = field(default_factory=list)     # first 100 dropped mentions
+
+    def mention_counts(self):
+        return {k: getattr(self, k) for k in (
+            "mentions", "mentions_repaired", "mentions_dropped", "mentions_identical",
+            "mentions_merged", "mentions_overlapping", "mentions_without_id")}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A protein mention in document coordinates: ``text[start:end]`` (exclusive end)."""
+
+    start: int
+    end: int
+    text: str
+    type: str | None = None
+    id: str | None = None      # concept id (PubTator 6th column) if any
+
+
+@dataclass
+class TextDocument:
+    """One input document.
+
+    ``mentions`` is None when the input carries no annotations (a tagger must find them);
+    ``sentences`` holds pre-split :class:`corpora.ppi_xml.Sentence` objects (learning-format
+    input) — then ``text`` is informational and sentence offsets are sentence-relative.
+    """
+
+    id: str
+    text: str
+    mentions: list | None = None
+    sentences: list | None = None
+    position: str = ""
+    title_end: int | None = None   # text[:title_end] is the title (PubMed, PubTator)
+
+
+@dataclass
+class ReadStats(MentionCounts):
+    """Counts of a read: documents yielded, records skipped (``skip_bad``) and why, and what
+    happened to standoff mentions (:class:`corpora.standoff.MentionCounts`: repaired,
+    dropped, merged, overlapping)."""
+
+    documents: int = 0
+    skipped: int = 0
+    errors: list = field(default_factory=list)   # first 100 messages
+
+    def skip(self, exc):
+        self.skipped += 1
+        if len(self.errors) < 100:
+            self.errors.append(str(exc))

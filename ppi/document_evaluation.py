@@ -1,0 +1,214 @@
+"""``python -m ppi evaluate-documents``: document-level gene pairs against BioC gold relations.
+
+Input: the output of ``python -m ppi aggregate`` (every co-mentioned gene pair of each
+document with its score and decision — not ``--positive-only``) and a BioC file whose
+documents carry the gold relations (:func:`corpora.bioc.read_bioc_relations`: infons
+``Gene1``/``Gene2``, as in the BioCreative VI PPIm set).
+
+Measures, over (document, unordered gene pair) items
+----------------------------------------------------
+* **model**: precision, recall and F of the pairs predicted to interact (``interaction`` of
+  the aggregate: the maximum over mention pairs exceeds the model's threshold).  Recall is
+  over **all** gold pairs: a gold pair that never shares a sentence (no candidate), or whose
+  document has no candidate pair at all, is a false negative.  AUC over the candidate pairs
+  (the only ones with a score), by :func:`learners.measures.auc`.
+* **co-occurrence baseline**: every candidate pair predicted to interact (Paper V's
+  baseline, at document level).  Its recall is the ceiling of any sentence-level extractor
+  on these candidates; AUC 0.5.
+* both again on **non-self pairs only** (self-pairs, a gene with itself, left out of the
+  gold and the predictions): a pair-of-mentions extractor produces a self-pair only from two
+  mentions of one gene in one sentence (``ppi aggregate`` leaves them out unless
+  ``--self-pairs``).
+
+A document of the predictions that the gold file does not have is an error (typed, naming
+the file and line); with ``skip_bad`` it is left out and counted.  Gold documents without
+predictions count with their gold pairs as false negatives (counted in the results).
+
+Caveat for BioCreative VI PPIm (Islamaj Doğan et al. 2017, the PPIm track): its gold holds
+only interactions **affected by mutations**, so a general PPI extractor's true interactions
+that no mutation affects count as false positives — precision against it is a lower bound.
+
+Memory: the gold pairs, and one score and label per candidate pair (for the AUC).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from corpora.text_input import ReadStats
+from kernelrank.errors import CorpusFormatError, InvalidParameterError, UndefinedMeasureError
+from ppi.aggregate import gene_pair, read_document_pairs
+
+__all__ = ["evaluate_documents", "run_evaluate_documents"]
+
+
+def _measures(y, predicted):
+    """P/R/F of boolean decisions (None where undefined: no gold pair)."""
+    from learners.measures import precision_recall_f1
+
+    out = {"predicted_positive": int(predicted.sum()),
+           "true_positive": int((predicted & y).sum())}
+    try:
+        prf = precision_recall_f1(y, predicted.astype(float), threshold=0.5)
+    except UndefinedMeasureError:
+        return {"precision": None, "recall": None, "f1": None, **out}
+    return {"precision": float(prf.precision), "recall": float(prf.recall),
+            "f1": float(prf.f1), **out}
+
+
+def _auc(y, scores):
+    from learners.measures import auc
+    try:
+        return float(auc(y, scores))
+    except UndefinedMeasureError:
+        return None
+
+
+def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False):
+    """Measures of an aggregate output against a BioC gold file (module docstring).
+
+    Returns the results dict (also holding the arrays under ``_curves`` for the plot).
+    """
+    from corpora.bioc import read_bioc_relations
+
+    if gold_format is None:
+        name = str(gold).lower().removesuffix(".gz")
+        gold_format = "bioc-json" if name.endswith((".json", ".jsonl")) else "bioc-xml"
+    stats = ReadStats()
+    gold_pairs = {doc: {gene_pair(*p) for p in ps} for doc, ps in
+                  read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats)}
+    n_gold = sum(len(p) for p in gold_pairs.values())
+    if n_gold == 0:
+        raise InvalidParameterError(f"the gold file {gold} holds no relation (infons Gene1, "
+                                    "Gene2); nothing to evaluate against")
+    seen_docs, unknown, found = set(), [], set()
+    labels, scores, decisions, selfs = [], [], [], []
+    for lineno, x in read_document_pairs(predictions):
+        doc = str(x["doc_id"])
+        if doc not in gold_pairs:
+            exc = CorpusFormatError(f"document {doc} is not in the gold file {gold}; evaluate "
+                                    "the extraction of the same documents (--skip-bad leaves "
+                                    "such documents out, counted)", path=predictions,
+                                    line=lineno, record=doc)
+            if not skip_bad:
+                raise exc
+            if doc not in unknown:
+                unknown.append(doc)
+            continue
+        seen_docs.add(doc)
+        key = gene_pair(str(x["gene1"]), str(x["gene2"]))
+        if (doc, key) in found:
+            raise CorpusFormatError(f"gene pair {key[0]}–{key[1]} of document {doc} again: "
+                                    "an aggregate output has each pair once", path=predictions,
+                                    line=lineno, record=doc)
+        found.add((doc, key))
+        labels.append(key in gold_pairs[doc])
+        scores.append(float(x["score"]))
+        decisions.append(bool(x["interaction"]))
+        selfs.append(key[0] == key[1])
+    y = np.array(labels, dtype=bool)
+    s = np.array(scores, dtype=float)
+    d = np.array(decisions, dtype=bool)
+    selfs = np.array(selfs, dtype=bool)
+    gold_all = [(doc, p) for doc, ps in gold_pairs.items() for p in ps]
+    missing = [g for g in gold_all if g not in found]
+    missing_self = sum(1 for _, (a, b) in missing if a == b)
+
+    def rows(mask, n_missing):
+        # candidates (masked) + the gold pairs without a candidate, never predicted
+        yy = np.concatenate([y[mask], np.ones(n_missing, dtype=bool)])
+        model = np.concatenate([d[mask], np.zeros(n_missing, dtype=bool)])
+        cooc = np.concatenate([np.ones(mask.sum(), dtype=bool),
+                               np.zeros(n_missing, dtype=bool)])
+        m = _measures(yy, model)
+        m["auc"] = _auc(y[mask], s[mask])
+        c = _measures(yy, cooc)
+        c["auc"] = 0.5
+        return m, c
+
+    all_mask = np.ones(len(y), dtype=bool)
+    model, cooc = rows(all_mask, len(missing))
+    model_ns, cooc_ns = rows(~selfs, len(missing) - missing_self)
+    return {
+        "predictions": str(predictions), "gold": str(gold), "gold_format": gold_format,
+        "gold_documents": len(gold_pairs), "gold_pairs": n_gold,
+        "gold_self_pairs": sum(1 for _, (a, b) in gold_all if a == b),
+        "gold_relations_skipped": stats.skipped,
+        "documents_with_candidates": len(seen_docs),
+        "gold_documents_without_candidates": len(set(gold_pairs) - seen_docs),
+        "documents_not_in_gold": len(unknown), "documents_not_in_gold_examples": unknown[:10],
+        "candidate_pairs": int(len(y)), "candidate_pairs_in_gold": int(y.sum()),
+        "gold_pairs_without_candidate": len(missing),
+        "recall_ceiling": float(y.sum() / n_gold),
+        "model": model, "cooccurrence": cooc,
+        "model_without_self_pairs": model_ns, "cooccurrence_without_self_pairs": cooc_ns,
+        "precision_is_lower_bound_note": (
+            "BioCreative VI PPIm gold holds only interactions affected by mutations; true "
+            "interactions no mutation affects count as false positives, so precision "
+            "against it is a lower bound"),
+        "_curves": (y, s, d, n_gold)}
+
+
+def _plot(y, s, d, n_gold, cooc, path):
+    import matplotlib.pyplot as plt
+
+    from kernelrank.atomic import save_figure
+
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    if len(y):
+        order = np.argsort(-s, kind="stable")
+        tp = np.cumsum(y[order])
+        k = np.arange(1, len(y) + 1)
+        ax.plot(tp / n_gold, tp / k, label="model (ranked by document score)")
+        at = d.sum()
+        if at:
+            tpd = (y & d).sum()
+            ax.plot([tpd / n_gold], [tpd / at], "o", label="model decision")
+    ax.plot([cooc["recall"]], [cooc["precision"]], "s", label="co-occurrence baseline")
+    ax.set_xlabel("recall (of all gold pairs)")
+    ax.set_ylabel("precision (a lower bound for PPIm gold)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path, dpi=100)
+    plt.close(fig)
+
+
+def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
+                           model_note=None):
+    """Evaluate, write ``results.json`` + ``results.md`` + ``precision_recall.png`` into
+    ``output_dir``; returns ``(results, written)``."""
+    from kernelrank.report import markdown_image, markdown_table, write_report
+
+    r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad)
+    y, s, d, n_gold = r.pop("_curves")
+    if model_note:
+        r["model_note"] = model_note
+    output_dir = Path(output_dir)
+    png = output_dir / "precision_recall.png"
+    _plot(y, s, d, n_gold, r["cooccurrence"], png)
+    table = [{"system": name, **r[key]} for name, key in (
+        ("model", "model"), ("co-occurrence", "cooccurrence"),
+        ("model, non-self pairs only", "model_without_self_pairs"),
+        ("co-occurrence, non-self pairs only", "cooccurrence_without_self_pairs"))]
+    md = ["# Document-level evaluation", "",
+          f"Predictions `{predictions}` against the gold relations of `{gold}`."
+          + (f" {model_note}" if model_note else ""), "",
+          f"- gold: {r['gold_pairs']} gene pairs in {r['gold_documents']} documents "
+          f"({r['gold_self_pairs']} self-pairs)",
+          f"- candidate pairs (co-mentioned in a sentence): {r['candidate_pairs']}, of which "
+          f"{r['candidate_pairs_in_gold']} gold — recall ceiling "
+          f"{100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} gold "
+          "pairs never share a sentence (false negatives for every system)",
+          f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)", "",
+          markdown_table(table, ["system", "precision", "recall", "f1", "auc",
+                                 "predicted_positive", "true_positive"]),
+          "\"Non-self pairs only\": self-pairs left out of both the gold and the "
+          "predictions. AUC: over the candidate pairs. **Precision is a lower bound**: "
+          + r["precision_is_lower_bound_note"] + ".", "",
+          markdown_image(png, "precision-recall"), ""]
+    written = [png, *write_report(output_dir, "results", r, "\n".join(md))]
+    return r, written

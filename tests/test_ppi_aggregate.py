@@ -1,0 +1,217 @@
+"""ppi aggregate (document-level gene pairs, max over mention pairs) and ppi network (networkx
+graph, TSV, GraphML read back, PNG, report) on hand-made extract records with known answers."""
+
+import json
+
+import pytest
+
+from kernelrank.errors import CorpusFormatError
+
+
+def _rec(doc, sid, t1, id1, t2, id2, score, interaction=None):
+    return {"doc_id": doc, "sentence_id": f"{doc}.{sid}", "pair_id": f"{doc}.{sid}.p",
+            "sentence": f"sentence {sid} of {doc}: {t1} and {t2}", "sentence_start": 0,
+            "e1": {"id": "e1", "text": t1, "type": "Gene", "start": 0, "end": 1,
+                   "concept_id": id1},
+            "e2": {"id": "e2", "text": t2, "type": "Gene", "start": 2, "end": 3,
+                   "concept_id": id2},
+            "score": score, "interaction": score > 0 if interaction is None else interaction}
+
+
+RECORDS = [
+    _rec("A", "s0", "p53", "7157", "MDM2", "4193", 0.5),
+    _rec("A", "s1", "MDM2", "4193", "p53", "7157", -0.2),
+    _rec("A", "s1", "p53", "7157", "TP53", "7157", 0.1),              # one gene twice
+    _rec("A", "s1", "MexAB", "877855,877852", "p53", "7157", -0.5),   # two ids
+    _rec("A", "s2", "X", None, "p53", "7157", 0.9),                  # no id: left out
+    _rec("B", "s0", "Mdm2", "4193", "p53", "7157", -0.3),
+    _rec("B", "s0", "Mdm2", "4193", "p53", "7157", -0.4),
+    _rec("C", "s0", "g9", "9", "g10", "10", 0.2),
+]
+
+
+def _write_jsonl(records, path):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _write_tsv(records, path):
+    from ppi.extract import TSV_COLUMNS, format_records
+    path.write_text("\t".join(TSV_COLUMNS) + "\n" + format_records(records, "tsv"),
+                    encoding="utf-8")
+    return path
+
+
+def _main(*args):
+    from ppi.__main__ import main
+    return main([*map(str, args)])
+
+
+def _read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_aggregate_max_over_mention_pairs(tmp_path):
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    out = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", out, "--self-pairs") == 0
+    got = {(x["doc_id"], x["gene1"], x["gene2"]): x for x in _read(out)}
+    assert list(got) == [("A", "4193", "7157"), ("A", "7157", "7157"), ("A", "7157", "877852"),
+                         ("A", "7157", "877855"), ("B", "4193", "7157"), ("C", "9", "10")]
+    a = got[("A", "4193", "7157")]
+    assert (a["score"], a["interaction"], a["mention_pairs"], a["positive_mention_pairs"]) == \
+        (0.5, True, 2, 1)
+    assert (a["gene1_text"], a["gene2_text"]) == ("MDM2", "p53")
+    assert [e["sentence_id"] for e in a["evidence"]] == ["A.s0", "A.s1"]
+    assert a["evidence"][1]["score"] == -0.2 and a["evidence"][1]["e1_text"] == "MDM2"
+    selfp = got[("A", "7157", "7157")]
+    assert selfp["self_pair"] and selfp["interaction"] and selfp["score"] == 0.1
+    assert got[("A", "7157", "877852")]["score"] == got[("A", "7157", "877855")]["score"] == -0.5
+    # max, not noisy-or: two negative mention pairs stay at the best one, not above it
+    b = got[("B", "4193", "7157")]
+    assert (b["score"], b["interaction"], b["mention_pairs"]) == (-0.3, False, 2)
+    assert len(b["evidence"]) == 1                       # one sentence, listed once
+    summary = json.loads((tmp_path / "docs.jsonl.summary.json").read_text())
+    assert summary["mention_pairs"] == 8 and summary["mention_pairs_without_ids"] == 1
+    assert summary["gene_pairs"] == 6 and summary["interacting_gene_pairs"] == 3
+    assert (tmp_path / "docs.jsonl.scores.png").stat().st_size > 0
+    # by default the self-pair is left out and counted; nothing else changes
+    default = tmp_path / "default.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", default) == 0
+    assert [x for x in _read(out) if not x["self_pair"]] == _read(default)
+    s2 = json.loads((tmp_path / "default.jsonl.summary.json").read_text())
+    assert s2["self_pairs_left_out"] == 1 and s2["gene_pairs"] == 5
+
+
+def test_aggregate_options_and_tsv(tmp_path):
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    tsv_in = _write_tsv(RECORDS, tmp_path / "pairs.tsv")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", a, "--positive-only",
+                 "--evidence", "1") == 0
+    assert [(x["doc_id"], x["gene1"], x["gene2"]) for x in _read(a)] == \
+        [("A", "4193", "7157"), ("C", "9", "10")]
+    assert all(len(x["evidence"]) == 1 for x in _read(a))
+    assert _main("aggregate", "--quiet", "--input", tsv_in, "--output", b, "--positive-only",
+                 "--evidence", "1") == 0
+    assert _read(a) == _read(b)                        # TSV input = JSONL input
+    out = tmp_path / "docs.tsv"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
+    from ppi.aggregate import TSV_COLUMNS
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].split("\t") == list(TSV_COLUMNS) and len(lines) == 6     # no self-pair
+    assert lines[1].split("\t")[:3] == ["A", "4193", "7157"]
+
+
+def test_aggregate_bad_input(tmp_path, capsys):
+    scattered = _write_jsonl([RECORDS[0], RECORDS[5], RECORDS[1]], tmp_path / "s.jsonl")
+    from ppi.aggregate import aggregate
+    with pytest.raises(CorpusFormatError, match="again after other documents") as info:
+        aggregate(scattered, tmp_path / "o.jsonl")
+    assert info.value.line == 3
+    old = dict(RECORDS[0], e1={k: v for k, v in RECORDS[0]["e1"].items() if k != "concept_id"})
+    with pytest.raises(CorpusFormatError, match="older"):
+        aggregate(_write_jsonl([old], tmp_path / "old.jsonl"), tmp_path / "o2.jsonl")
+    assert _main("aggregate", "--quiet", "--input", tmp_path / "absent.jsonl",
+                 "--output", tmp_path / "o3.jsonl") == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_network_edges_attributes_graphml(tmp_path):
+    import networkx as nx
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
+    net = tmp_path / "net"
+    assert _main("network", "--quiet", "--input", docs, "--output-dir", net) == 0
+    g = nx.read_graphml(net / "network.graphml")
+    assert {frozenset(e) for e in g.edges} == {frozenset(("4193", "7157")),
+                                               frozenset(("7157",)), frozenset(("9", "10"))}
+    e = g.edges["4193", "7157"]
+    assert (e["documents"], e["co_mentions"], e["evidence"], e["best_score"], e["doc_ids"]) == \
+        (1, 2, 1, 0.5, "A")
+    assert g.nodes["4193"]["name"] in ("MDM2", "Mdm2") and g.nodes["7157"]["name"] == "p53"
+    assert g.edges["7157", "7157"]["documents"] == 1          # self-loop: homodimer claim
+    rows = (net / "network.tsv").read_text(encoding="utf-8").splitlines()
+    # strongest first: by documents (all 1 here), then best score
+    assert [r.split("\t")[:2] for r in rows[1:]] == [["4193", "7157"], ["9", "10"],
+                                                      ["7157", "7157"]]
+    results = json.loads((net / "results.json").read_text())
+    assert (results["nodes"], results["edges"], results["self_loops"]) == (4, 3, 1)
+    assert (net / "network.png").stat().st_size > 0 and "network.png" in \
+        (net / "results.md").read_text()
+    # co-occurrence network: every co-mentioned pair, documents counted over all of them
+    allp = tmp_path / "all"
+    assert _main("network", "--quiet", "--input", docs, "--output-dir", allp,
+                 "--all-pairs") == 0
+    g2 = nx.read_graphml(allp / "network.graphml")
+    assert g2.number_of_edges() == 5
+    assert (g2.edges["4193", "7157"]["documents"], g2.edges["4193", "7157"]["best_score"]) == \
+        (2, 0.5)
+
+
+def test_network_graphml_round_trip_equals_graph(tmp_path):
+    import networkx as nx
+
+    from ppi.network import build_network, write_network
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.tsv"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
+    graph, _ = build_network(docs, all_pairs=True)      # from the TSV form
+    write_network(graph, tmp_path, seed=1)
+    back = nx.read_graphml(tmp_path / "network.graphml")
+    assert sorted(map(sorted, back.edges)) == sorted(map(sorted, graph.edges))
+    for u, v, d in graph.edges(data=True):
+        assert back.edges[u, v] == d
+    for n, d in graph.nodes(data=True):
+        assert back.nodes[n] == d
+
+
+def _gold(path, relations):
+    """A BioC XML file of documents with only document-level gold relations."""
+    docs = []
+    for doc, pairs in relations.items():
+        rels = "".join(f'<relation id="R{k}"><infon key="Gene1">{a}</infon><infon key="Gene2">'
+                       f'{b}</infon><infon key="relation">PPIm</infon></relation>'
+                       for k, (a, b) in enumerate(pairs))
+        docs.append(f"<document><id>{doc}</id><passage><offset>0</offset><text>t</text>"
+                    f"</passage>{rels}</document>")
+    path.write_text("<collection><source>s</source><date>d</date><key>k</key>"
+                    + "".join(docs) + "</collection>", encoding="utf-8")
+    return path
+
+
+def test_evaluate_documents_known_answer(tmp_path):
+    pytest.importorskip("bioc")
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
+    gold = _gold(tmp_path / "gold.bioc.xml", {
+        "A": [("7157", "4193"), ("7157", "7157"), ("1", "2")],   # (1, 2): never co-mentioned
+        "B": [("4193", "7157"), ("7157", "4193")],               # the same pair twice
+        "C": [], "D": [("5", "6")]})                             # D: no prediction at all
+    out = tmp_path / "eval"
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", gold,
+                 "--output-dir", out, "--note", "hand-made") == 0
+    r = json.loads((out / "results.json").read_text())
+    assert (r["gold_pairs"], r["candidate_pairs"], r["candidate_pairs_in_gold"]) == (5, 6, 3)
+    assert r["gold_pairs_without_candidate"] == 2 and r["recall_ceiling"] == pytest.approx(0.6)
+    m, c = r["model"], r["cooccurrence"]
+    assert (m["precision"], m["recall"], m["f1"]) == pytest.approx((2 / 3, 2 / 5, 0.5))
+    assert m["auc"] == pytest.approx(7 / 9)
+    assert (c["precision"], c["recall"], c["auc"]) == pytest.approx((0.5, 0.6, 0.5))
+    assert c["f1"] == pytest.approx(2 * 0.5 * 0.6 / 1.1)
+    ns = r["model_without_self_pairs"]
+    assert (ns["precision"], ns["recall"]) == pytest.approx((0.5, 0.25))
+    cns = r["cooccurrence_without_self_pairs"]
+    assert (cns["precision"], cns["recall"]) == pytest.approx((0.4, 0.5))
+    md = (out / "results.md").read_text()
+    assert "lower bound" in md and "precision_recall.png" in md and "hand-made" in md
+    # a predicted document the gold file lacks: a typed error, or left out and counted
+    partial = _gold(tmp_path / "partial.bioc.xml", {"A": [("4193", "7157")]})
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", partial,
+                 "--output-dir", tmp_path / "e2") == 2
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", partial,
+                 "--output-dir", tmp_path / "e3", "--skip-bad") == 0
+    r3 = json.loads((tmp_path / "e3" / "results.json").read_text())
+    assert r3["documents_not_in_gold"] == 2 and r3["candidate_pairs"] == 4

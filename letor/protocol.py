@@ -151,10 +151,11 @@ def _fit_fold(learner, grid, train, validation, test, convention, seed, threads)
     val_map = _validation_map(convention)
     if learner == "lightgbm":
         from letor.lambdamart import fit_lambdamart
-        model, n_trees, seconds = fit_lambdamart(train, validation, seed=seed,
-                                                 threads=threads)
-        row = {"n_trees": n_trees, "validation_MAP": val_map(yv, model.predict(Xv), qv),
-               "validation_MAP_path": [], "train_seconds": seconds}
+        model, chosen, seconds = fit_lambdamart(train, validation, val_map, seed=seed,
+                                                threads=threads)
+        row = {"n_trees": chosen["n_trees"], "num_leaves": chosen["num_leaves"],
+               "validation_MAP": chosen["validation_score"], "validation_MAP_path": [],
+               "train_seconds": seconds}
         return row, model.predict(Xt)
     estimator, param, prepare, takes_qids = _learner(learner)
     prepare = prepare or (lambda X: X)
@@ -219,7 +220,8 @@ def run_letors(data, learners, *, folds=None, alphas=None, Cs=None, seed=0, prog
             "n_features": data.n_features, "convention": convention, "seed": seed,
             "n_folds": n_folds, "folds_run": [f.k for f in chosen],
             "partial": len(chosen) < n_folds,
-            "selection": ("early stopping on LightGBM's validation NDCG@10 "
+            "selection": ("number of trees by early stopping on LightGBM's validation "
+                          "NDCG@10, tree size (4, 8 or 31 leaves) by validation MAP "
                           "(letor.lambdamart)" if name == "lightgbm" else
                           "validation MAP (LETOR rule); ties: the most regularized value "
                           "(learners.selection)"),

@@ -1,0 +1,152 @@
+"""Linear learning to rank at web scale: an MSLR-WEB10K-shaped problem, fit + selection.
+
+Issue 17 item 4. A synthetic problem with the shape of MSLR-WEB10K (no such file is at
+hand): ``--queries`` queries (default 10,000) of 60..180 documents (mean 120; ≈ 1.2 M
+documents), 136 dense standardized features, graded labels 0..4 drawn with MSLR-WEB10K's
+proportions (about 52 / 32 / 13 / 2 / 1 %) from a noisy score that is linear in 40 features
+plus a non-linear part (a product and a threshold of other features), so that trees have
+something to gain. Queries are split 60 / 20 / 20 % into train / validation / test by
+contiguous row ranges (views, no copy). One learner per run, so that the process's peak
+RSS is that learner's (data included):
+
+* ``rankrls`` — :class:`learners.QueryRankRLS` primal, every λ of the grid from one
+  eigendecomposition of X^T L X (O(m n^2) to form it);
+* ``cgrankrls`` — :class:`learners.cg.CGRankRLS` (all pairs within queries), conjugate
+  gradients on the implicit query Laplacian, one solve per λ, O(t m n) per solve;
+* ``ranksvm`` — :class:`learners.ranksvm.RankSVM`, pairwise hinge by sorting and counting
+  (O(m log m) per iteration), one fit per C;
+* ``lightgbm`` — LightGBM's ``LGBMRanker`` (LambdaMART, 31 leaves, learning rate 0.1),
+  early stopping on the validation NDCG@10, at most ``--max-trees`` trees.
+
+The linear learners choose λ or C by validation NDCG@10 with the selection engine
+(:func:`learners.selection.select` with a ``ValidationSet``) exactly as ``python -m learners
+letor`` does; the test NDCG@10 and MAP use the conventions of ``Eval-Score-MSLR.pl``.
+Printed: generation time, fit + selection time, test measures, ``ru_maxrss`` (peak RSS of
+the process). Run it under ``/usr/bin/time -v`` for the wall time of the whole process.
+Timings are from ONE run on this (shared) machine; the load average is printed; nothing
+here is asserted.
+
+Usage::
+
+    python -m benchmarks.bench_webscale --learner cgrankrls [--queries 10000] [--threads 2]
+"""
+
+import argparse
+import os
+import resource
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from learners.measures import letor_evaluation
+from learners.selection import ValidationSet, select
+
+N_FEATURES = 136
+LABEL_SHARES = np.array([0.52, 0.32, 0.13, 0.02, 0.01])   # MSLR-WEB10K, rounded
+
+
+def make_problem(n_queries, seed=0, n_features=N_FEATURES):
+    """``(X, y, qids)`` of the synthetic MSLR-shaped problem (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(60, 181, size=n_queries)
+    m = int(sizes.sum())
+    qids = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
+    X = np.empty((m, n_features))
+    for start in range(0, m, 100_000):            # no full-size temporaries
+        stop = min(m, start + 100_000)
+        X[start:stop] = rng.standard_normal((stop - start, n_features))
+    w = np.zeros(n_features)
+    w[:40] = rng.normal(size=40)
+    score = X @ w
+    score += 1.5 * X[:, 40] * X[:, 41] + 2.0 * (X[:, 42] > 1.0)
+    score += rng.normal(scale=np.std(score), size=m)
+    # per-query offset: queries differ in how many relevant documents they have
+    score += np.repeat(rng.normal(scale=0.5 * np.std(score), size=n_queries), sizes)
+    cuts = np.quantile(score, np.cumsum(LABEL_SHARES)[:-1])
+    y = np.digitize(score, cuts).astype(float)
+    return X, y, qids, sizes
+
+
+def split(X, y, qids, sizes):
+    """Train / validation / test views (60 / 20 / 20 % of the queries, contiguous rows)."""
+    n = len(sizes)
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    a, b = bounds[int(0.6 * n)], bounds[int(0.8 * n)]
+    return [(X[i:j], y[i:j], qids[i:j]) for i, j in ((0, a), (a, b), (b, len(y)))]
+
+
+def ndcg10(y, scores, qids):
+    return letor_evaluation(y, scores, qids, max_k=10, convention="mslr")["NDCG@10"]
+
+
+def run_linear(name, train, val, grid):
+    from learners import QueryRankRLS
+    from learners.cg import CGRankRLS
+    from learners.ranksvm import RankSVM
+    if name == "rankrls":
+        est, kw = QueryRankRLS(kernel="linear", solver="primal"), {"path": {"alpha": grid}}
+    elif name == "cgrankrls":
+        est, kw = CGRankRLS(tol=1e-4), {"param_grid": {"alpha": list(grid)}}
+    else:
+        est, kw = RankSVM(tol=1e-3, max_iter=1000), {"param_grid": {"C": list(grid)}}
+    (X, y, q), (Xv, yv, qv) = train, val
+    sel = select(est, X, y, cv=ValidationSet(Xv, yv, qv), scoring=ndcg10,
+                 greater_is_better=True, fit_params={"qids": q}, **kw)
+    return sel, sel.best_params, [float(s) for s in sel.scores]
+
+
+def run_lightgbm(train, val, max_trees, threads):
+    import lightgbm
+
+    from letor.lambdamart import _fit_one
+    (X, y, q), (Xv, yv, qv) = train, val
+    sizes = np.diff(np.flatnonzero(np.r_[True, q[1:] != q[:-1], True]))
+    vsizes = np.diff(np.flatnonzero(np.r_[True, qv[1:] != qv[:-1], True]))
+    params = {"objective": "lambdarank", "n_estimators": max_trees, "learning_rate": 0.1,
+              "num_leaves": 31, "verbosity": -1, "random_state": 0, "deterministic": True,
+              "n_jobs": threads or 0}
+    model = _fit_one(lightgbm, params, X, y.astype(int), sizes, Xv, yv.astype(int), vsizes)
+    return model, {"n_trees": int(model.best_iteration_ or max_trees)}, []
+
+
+GRIDS = {"rankrls": 2.0 ** np.arange(-10, 31, 2), "cgrankrls": 10.0 ** np.arange(0, 7, 2),
+         "ranksvm": 10.0 ** np.arange(-4, 0)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learner", required=True,
+                        choices=["rankrls", "cgrankrls", "ranksvm", "lightgbm"])
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--threads", type=int, default=2, help="BLAS / LightGBM threads")
+    parser.add_argument("--max-trees", type=int, default=500)
+    args = parser.parse_args(argv)
+    print(f"load average at start: {os.getloadavg()}")
+    t0 = time.perf_counter()
+    X, y, qids, sizes = make_problem(args.queries)
+    train, val, test = split(X, y, qids, sizes)
+    print(f"generated {len(y):,} documents x {X.shape[1]} features, {len(sizes):,} queries "
+          f"(train {len(train[1]):,}) in {time.perf_counter() - t0:.1f} s; labels "
+          f"{np.bincount(y.astype(int)).tolist()}")
+    with threadpool_limits(args.threads):
+        t0 = time.perf_counter()
+        if args.learner == "lightgbm":
+            model, chosen, path = run_lightgbm(train, val, args.max_trees, args.threads)
+        else:
+            model, chosen, path = run_linear(args.learner, train, val, GRIDS[args.learner])
+        seconds = time.perf_counter() - t0
+        scores = model.predict(test[0])
+    out = letor_evaluation(test[1], scores, test[2], max_k=10, convention="mslr")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    grid = GRIDS.get(args.learner)
+    print(f"{args.learner}: fit + selection {seconds:.1f} s "
+          f"({'grid of ' + str(len(grid)) if grid is not None else 'early stopping'}; "
+          f"chosen {chosen}); validation NDCG@10 path {np.round(path, 4).tolist()}")
+    print(f"{args.learner}: test NDCG@10 {out['NDCG@10']:.4f}  MAP {out['MAP']:.4f}; "
+          f"peak RSS {peak:.0f} MB")
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

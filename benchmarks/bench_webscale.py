@@ -23,7 +23,9 @@ RSS is that learner's (data included):
 The linear learners choose λ or C by validation NDCG@10 with the selection engine
 (:func:`learners.selection.select` with a ``ValidationSet``) exactly as ``python -m learners
 letor`` does; the test NDCG@10 and MAP use the conventions of ``Eval-Score-MSLR.pl``.
-Printed: generation time, fit + selection time, test measures, ``ru_maxrss`` (peak RSS of
+Printed: generation time, fit + selection time (wall, and CPU time of the process: on a
+shared machine the better estimate of an idle machine's wall time with ``--threads 1``),
+test measures, ``ru_maxrss`` (peak RSS of
 the process). Run it under ``/usr/bin/time -v`` for the wall time of the whole process.
 Timings are from ONE run on this (shared) machine; the load average is printed; nothing
 here is asserted.
@@ -162,13 +164,13 @@ def main(argv=None):
           f"(train {len(train[1]):,}) in {time.perf_counter() - t0:.1f} s; labels "
           f"{np.bincount(y.astype(int)).tolist()}")
     with threadpool_limits(args.threads):
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         if args.learner == "lightgbm":
             model, chosen, path = run_lightgbm(train, val, args.max_trees, args.threads)
         else:
             grid = GRIDS[args.learner] if args.grid is None else np.array(args.grid)
             model, chosen, path = run_linear(args.learner, train, val, grid)
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         scores = model.predict(test[0])
     out = letor_evaluation(test[1], scores, test[2], max_k=10, convention="mslr")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -176,7 +178,7 @@ def main(argv=None):
     fitted = getattr(model, "model", None)
     extra = (f"; {fitted.n_iter_} iterations at the chosen value"
              if hasattr(fitted, "n_iter_") else "")
-    print(f"{args.learner}: fit + selection {seconds:.1f} s "
+    print(f"{args.learner}: fit + selection {seconds:.1f} s wall, {cpu:.1f} s CPU "
           f"({'grid of ' + str(len(grid)) if grid is not None else 'early stopping'}; "
           f"chosen {chosen}{extra}); validation NDCG@10 path {np.round(path, 4).tolist()}")
     print(f"{args.learner}: test NDCG@10 {out['NDCG@10']:.4f}  MAP {out['MAP']:.4f}; "

@@ -5,8 +5,9 @@ chooses the regularization on a fourth (validation) and tests on the fifth. The 
 recognised by :func:`find_layout` (``.txt`` or ``.txt.gz`` everywhere):
 
 * ``folds`` — ``Fold1/ … FoldN/`` each holding ``train.txt``, ``vali.txt``, ``test.txt``:
-  LETOR 3.0 and 4.0 (``MQ2007/Fold1/train.txt``) and MSLR-WEB10K/30K as distributed. Each
-  fold names its own files.
+  LETOR 3.0 and 4.0 (``MQ2007/Fold1/train.txt``) and MSLR-WEB10K/30K as distributed (also
+  LETOR 2.0's names ``trainingset``, ``validationset``, ``testset``). Each fold names its
+  own files.
 * ``parts`` — ``S1.txt … S5.txt``: LETOR 4.0's parts (``MQ2007/S1.txt``), rotated the
   standard way (the one behind its ``Fold{k}`` folders): fold k trains on S_k, S_{k+1},
   S_{k+2}, validates on S_{k+3} and tests on S_{k+4} (indices modulo 5; Fold1 = train S1,
@@ -45,6 +46,9 @@ __all__ = ["Fold", "LetorData", "find_layout", "open_letor", "standard_folds"]
 
 SUFFIXES = (".txt", ".txt.gz")
 FOLD_FILES = ("train", "vali", "test")
+#: other names of the three files of a Fold folder (LETOR 2.0's)
+ALIASES = {"train": ("train", "trainingset"), "vali": ("vali", "validationset"),
+           "test": ("test", "testset")}
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,8 @@ def find_layout(folder):
         for k in sorted(fold_dirs):
             files = {}
             for stem in FOLD_FILES:
-                files[stem] = _existing(fold_dirs[k], stem)
+                found = [p for p in (_existing(fold_dirs[k], a) for a in ALIASES[stem]) if p]
+                files[stem] = found[0] if found else None
                 if files[stem] is None:
                     raise CorpusFormatError(
                         f"has no {stem}.txt (or {stem}.txt.gz); every Fold folder holds "

@@ -225,3 +225,13 @@ def test_ohsumed_as_s_parts_equals_the_preset(ohsumed, tmp_path):
     for ours, theirs in zip(res["folds"], preset["folds"]):
         assert ours["alpha"] == theirs["alpha"]
         assert ours["MAP"] == pytest.approx(theirs["MAP"], abs=1e-9)
+
+
+def test_letor2_file_names(parts, tmp_path):
+    folder = _fold_layout(tmp_path / "F", parts, suffix=".txt")
+    for k in range(1, 6):
+        for old, new in (("train", "trainingset"), ("vali", "validationset"),
+                         ("test", "testset")):
+            (folder / f"Fold{k}" / f"{old}.txt").rename(folder / f"Fold{k}" / f"{new}.txt")
+    layout, folds = find_layout(folder)
+    assert layout == "folds" and folds[2].validation == folder / "Fold3" / "validationset.txt"

@@ -1,15 +1,17 @@
-"""The LETOR 3.0 benchmark: linear RankRLS vs RLS regression vs RankSVM on the standard folds.
+"""The LETOR benchmark: linear RankRLS vs RLS regression vs RankSVM (and LambdaMART) on the
+standard folds of any LETOR-format data set.
 
-Protocol (LETOR 3.0; Paper I §5.3): the data set is split into five parts ``Fold{k}``; fold
-k tests on part k, validates on part k-1 (cyclic: fold 1 validates on part 5) and trains on
-the other three. The regularization parameter (λ for RLS/RankRLS, C for RankSVM) is chosen
-by **MAP on the validation part** (the LETOR baselines' rule), the model trained on the
-three training parts is evaluated on the test part with the conventions of the official
-``Eval-Score-3.0.pl`` tool (:func:`learners.measures.letor_evaluation`), plus the mean
+Protocol (LETOR; Paper I §5.3): the data set is split into five parts; each fold trains on
+three, validates on a fourth and tests on the fifth (the layouts and rotations are in
+:mod:`letor.layouts`). The regularization parameter (λ for RLS/RankRLS, C for RankSVM) is
+chosen by **MAP on the validation part** (the LETOR baselines' rule), the model trained on
+the training parts is evaluated on the test part with the conventions of the data set's
+official evaluation script — ``Eval-Score-3.0.pl``, ``Eval-Score-4.0.pl`` or
+``Eval-Score-MSLR.pl`` (:func:`learners.measures.letor_evaluation`) — plus the mean
 per-query disagreement error of Paper I eq. (1) (:func:`learners.measures.disagreement_error`,
 graded labels, prediction ties counted as errors, queries without pairs skipped).
 
-Learners (all linear, on the 45 QueryLevelNorm features):
+Learners (linear, on the data set's features):
 
 * ``rankrls`` — query-wise RankRLS, :class:`learners.QueryRankRLS` in the primal; every λ of
   the grid from one eigendecomposition (``predict_path``);
@@ -19,23 +21,28 @@ Learners (all linear, on the 45 QueryLevelNorm features):
   per C, each to a certified relative optimality gap of 1e-5;
 * ``cgrankrls`` (extra, not in ``all``) — RankRLS on the "relevant pairs" only (same query,
   different labels; Paper I's recommended setting) by conjugate gradients,
-  :class:`learners.cg.CGRankRLS` with ``ties="exclude"``, one CG solve per λ.
+  :class:`learners.cg.CGRankRLS` with ``ties="exclude"``, one CG solve per λ;
+* ``lightgbm`` (extra, optional dependency) — LambdaMART, :mod:`letor.lambdamart`, the
+  number of trees chosen by early stopping on the validation part.
 
-``run_letor`` returns the result dictionary written as ``results.json``;
-:func:`letor.report.write_letor_report` adds ``results.md`` with the published LETOR 3.0
-baselines beside ours; :mod:`letor.runs` runs several learners and reports,
+:func:`run_letors` runs several learners fold by fold (a fold's parts are read once);
+``run_letor`` one learner; both return the result dictionaries written as
+``results.json``; :func:`letor.report.write_letor_report` adds ``results.md`` with the data
+set's own published baselines beside ours; :mod:`letor.runs` runs and reports,
 :mod:`letor.cli` is the command line.
 """
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from kernelrank.datadir import require_file
-from corpora.svmlight import load_svmlight
-from kernelrank.errors import CorpusFormatError, InvalidParameterError
-from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
+from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
+from learners.measures import (LETOR_CONVENTIONS, disagreement_error, letor_evaluation,
+                               mean_average_precision)
 from learners.selection import ValidationSet, select
-from letor.names import DATASETS, EXTRA_LEARNERS, LEARNERS
+from letor.layouts import LetorData, open_letor, standard_folds
+from letor.names import CONVENTION_OF_VERSION, EXTRA_LEARNERS, LEARNERS
+
+__all__ = ["MEASURES", "load_parts", "run_letor", "run_letors", "standard_folds"]
 
 MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10",
             "disagreement", "disagreement_2v01"]
@@ -52,7 +59,8 @@ RANKSVM_TOL = 1e-5   # relative optimality gap of every RankSVM fit (certified b
 
 
 def load_parts(data_dir, dataset="OHSUMED"):
-    """The five LETOR parts of ``dataset`` as :class:`corpora.svmlight.SvmlightData` (dense X).
+    """The five parts of the preset ``dataset`` as :class:`corpora.svmlight.SvmlightData`
+    (dense X), part k being ``letor/<dataset>/Fold{k}.test.txt.gz``.
 
     Raises
     ------
@@ -62,37 +70,9 @@ def load_parts(data_dir, dataset="OHSUMED"):
         A part is a directory, malformed, not UTF-8 text, a broken gzip stream, holds no
         example, or has no ``qid:`` (every LETOR line has one).
     """
-    if dataset not in DATASETS:
-        raise InvalidParameterError(f"unknown LETOR dataset {dataset!r}; known: "
-                                    f"{', '.join(DATASETS)}")
-    info = DATASETS[dataset]
-    parts = []
-    for k in range(1, info["n_parts"] + 1):
-        path = require_file(data_dir, f"letor/{dataset}/Fold{k}.test.txt.gz", "letor")
-        part = load_svmlight(path, n_features=info["n_features"], dense=True)
-        if part.y.size == 0:
-            raise CorpusFormatError("holds no example (empty file?); fetch the data set again "
-                                    "with `python -m corpora fetch letor --force`", path=path)
-        if part.qids is None:
-            raise CorpusFormatError("no line has a qid:, but a LETOR part is ranked per "
-                                    "query; is this a LETOR file?", path=path)
-        parts.append(part)
-    return parts
-
-
-def standard_folds(n_parts=5):
-    """``[(k, train_parts, validation_part, test_part)]`` with 1-based part numbers."""
-    folds = []
-    for k in range(1, n_parts + 1):
-        val = n_parts if k == 1 else k - 1
-        folds.append((k, [p for p in range(1, n_parts + 1) if p not in (k, val)], val, k))
-    return folds
-
-
-def _stack(parts, numbers):
-    chosen = [parts[p - 1] for p in numbers]
-    return (np.vstack([d.X for d in chosen]), np.concatenate([d.y for d in chosen]),
-            np.concatenate([d.qids for d in chosen]))
+    data = open_letor(dataset=dataset, data_dir=data_dir)
+    return [data.read(data.root / f"Fold{k}.test.txt.gz")
+            for k in range(1, len(data.folds) + 1)]
 
 
 # --------------------------------------------------------------------------- learners
@@ -125,60 +105,36 @@ def _learner(name):
     return CGRankRLS(ties="exclude", tol=1e-8), "alpha", None, True
 
 
-def _validation_map(y, scores, qids):
+def _validation_map(convention):
     """Validation MAP with the LETOR tool's conventions: stable order for ties, AP = 0 for
-    a query without relevant document."""
-    return mean_average_precision(y, scores, qids, ties="input_order", no_relevant="zero")
+    a query without relevant document, relevance from the convention's threshold."""
+    threshold = LETOR_CONVENTIONS[convention]["relevant_threshold"]
+
+    def scorer(y, scores, qids):
+        return mean_average_precision(y, scores, qids, relevant_threshold=threshold,
+                                      ties="input_order", no_relevant="zero")
+    return scorer
 
 
-def _evaluate(y, scores, qids):
-    out = letor_evaluation(y, scores, qids, max_k=10)
+def _disagreement(y, scores, qids):
+    try:
+        return float(disagreement_error(y, scores, qids, average="query"))
+    except UndefinedMeasureError:   # no query with two different labels
+        return float("nan")
+
+
+def _evaluate(y, scores, qids, convention="letor3"):
+    out = letor_evaluation(y, scores, qids, max_k=10, convention=convention)
     row = {k: float(out[k]) for k in MEASURES if not k.startswith("disagreement")}
-    row["disagreement"] = float(disagreement_error(y, scores, qids, average="query"))
+    row["disagreement"] = _disagreement(y, scores, qids)
     # Paper I's setting: labels 0 and 1 merged (bipartite: definitely relevant vs the rest)
-    row["disagreement_2v01"] = float(disagreement_error((y >= 2).astype(float), scores, qids,
-                                                        average="query"))
+    row["disagreement_2v01"] = _disagreement((y >= 2).astype(float), scores, qids)
     return row
 
 
-def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None,
-              alphas=None, Cs=None, seed=0, progress=True, parts=None):
-    """Run one learner on the standard LETOR folds (see the module docstring).
-
-    Parameters
-    ----------
-    data_dir : path-like, optional
-        Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`kernelrank.datadir`).
-    dataset : {"OHSUMED"}
-    learner : {"rankrls", "rls", "ranksvm", "cgrankrls"}
-    folds : list of int, optional
-        Subset of folds 1..5 to run (default: all).
-    alphas, Cs : sequences of float, optional
-        Grids for λ (default 2^-15..2^15 for RLS, 2^-15..2^30 for RankRLS) and C
-        (RankSVM; default 10^-7..1).
-    seed : int
-        Recorded; every learner here is deterministic.
-    parts : list of SvmlightData, optional
-        Pre-loaded parts (skips reading).
-
-    Returns
-    -------
-    dict
-        ``{"learner", "dataset", "selection", "param_name", "grid", "folds": [...],
-        "mean": {measure: value}}``; each fold holds the chosen parameter, its validation
-        MAP, the test measures and the training time.
-    """
-    if learner not in LEARNERS + EXTRA_LEARNERS:
-        raise InvalidParameterError(f"unknown learner {learner!r}; choose from "
-                                    f"{', '.join(LEARNERS + EXTRA_LEARNERS)} (or 'all' on the "
-                                    "command line)")
-    parts = load_parts(data_dir, dataset) if parts is None else parts
-    all_folds = standard_folds(len(parts))
-    if folds is not None:
-        bad = [k for k in folds if k not in range(1, len(parts) + 1)]
-        if bad:
-            raise InvalidParameterError(f"folds must be in 1..{len(parts)}, got {bad}")
-        all_folds = [f for f in all_folds if f[0] in folds]
+def _grid(learner, alphas, Cs):
+    if learner == "lightgbm":
+        return None
     if learner == "ranksvm":
         grid = np.asarray(DEFAULT_CS if Cs is None else Cs, dtype=float)
     else:
@@ -186,32 +142,141 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
     if grid.ndim != 1 or len(grid) == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
         raise InvalidParameterError(f"the {learner} grid must be positive finite numbers, "
                                     f"got {grid.tolist()}")
+    return grid
+
+
+def _fit_fold(learner, grid, train, validation, test, convention, seed, threads):
+    """One learner on one fold: ``(row of results, test scores)``."""
+    (Xtr, ytr, qtr), (Xv, yv, qv), (Xt, _, _) = train, validation, test
+    val_map = _validation_map(convention)
+    if learner == "lightgbm":
+        from letor.lambdamart import fit_lambdamart
+        model, chosen, seconds = fit_lambdamart(train, validation, val_map, seed=seed,
+                                                threads=threads)
+        row = {"n_trees": chosen["n_trees"], "num_leaves": chosen["num_leaves"],
+               "validation_MAP": chosen["validation_score"], "validation_MAP_path": [],
+               "train_seconds": seconds}
+        return row, model.predict(Xt)
     estimator, param, prepare, takes_qids = _learner(learner)
     prepare = prepare or (lambda X: X)
     grid_kw = {"param_grid": {param: list(grid)}} if param == "C" else {"path": {param: grid}}
-    results = []
-    bar = tqdm(total=len(all_folds), desc=f"LETOR {dataset} {learner}",
-               disable=not progress, unit="fold")
-    for k, train, val, test in all_folds:
-        Xtr, ytr, qtr = _stack(parts, train)
-        Xv, yv, qv = _stack(parts, [val])
-        sel = select(estimator, prepare(Xtr), ytr,
-                     cv=ValidationSet(prepare(Xv), yv, qv), scoring=_validation_map,
-                     greater_is_better=True, fit_params={"qids": qtr} if takes_qids else None,
-                     **grid_kw)
-        bar.update(1)
-        Xt, yt, qt = _stack(parts, [test])
-        scores = sel.predict(prepare(Xt))
-        val_map = [float(v) for v in sel.scores]
-        row = {"fold": k, "train_parts": train, "validation_part": val, "test_part": test,
-               param: float(sel.best_params[param]), "validation_MAP": sel.best_score,
-               "validation_MAP_path": val_map, "train_seconds": sel.seconds}
-        row.update(_evaluate(yt, scores, qt))
-        results.append(row)
+    sel = select(estimator, prepare(Xtr), ytr,
+                 cv=ValidationSet(prepare(Xv), yv, qv), scoring=val_map,
+                 greater_is_better=True, fit_params={"qids": qtr} if takes_qids else None,
+                 **grid_kw)
+    row = {param: float(sel.best_params[param]), "validation_MAP": sel.best_score,
+           "validation_MAP_path": [float(v) for v in sel.scores],
+           "train_seconds": sel.seconds}
+    return row, sel.predict(prepare(Xt))
+
+
+def _param_name(learner):
+    return {"ranksvm": "C", "lightgbm": "n_trees"}.get(learner, "alpha")
+
+
+def _check_learners(learners):
+    unknown = [name for name in learners if name not in LEARNERS + EXTRA_LEARNERS]
+    if unknown:
+        raise InvalidParameterError(f"unknown learner {unknown[0]!r}; choose from "
+                                    f"{', '.join(LEARNERS + EXTRA_LEARNERS)} (or 'all' on "
+                                    "the command line)")
+
+
+def run_letors(data, learners, *, folds=None, alphas=None, Cs=None, seed=0, progress=True,
+               convention=None, threads=None):
+    """Run several learners on the folds of a :class:`letor.layouts.LetorData`, fold by
+    fold (each fold's parts are read once for every learner); the other parameters as
+    :func:`run_letor`. Returns ``{learner: result dictionary}``."""
+    _check_learners(learners)
+    convention = CONVENTION_OF_VERSION[data.version] if convention is None else convention
+    if convention not in LETOR_CONVENTIONS:
+        raise InvalidParameterError(f"convention={convention!r} is not one of "
+                                    f"{list(LETOR_CONVENTIONS)}")
+    n_folds = len(data.folds)
+    chosen = data.folds
+    if folds is not None:
+        bad = [k for k in folds if k not in range(1, n_folds + 1)]
+        if bad:
+            raise InvalidParameterError(f"folds must be in 1..{n_folds}, got {bad}")
+        chosen = [f for f in data.folds if f.k in folds]
+    grids = {name: _grid(name, alphas, Cs) for name in learners}
+    rows = {name: [] for name in learners}
+    bar = tqdm(total=len(chosen) * len(learners), desc=f"LETOR {data.name}",
+               disable=not progress, unit="fit")
+    for fold in chosen:
+        train, validation, test = data.load(fold)
+        for name in learners:
+            row, scores = _fit_fold(name, grids[name], train, validation, test, convention,
+                                    seed, threads)
+            bar.update(1)
+            rows[name].append({"fold": fold.k, **fold.names, **row,
+                               **_evaluate(test[1], scores, test[2], convention)})
     bar.close()
-    mean = {m: float(np.mean([r[m] for r in results])) for m in MEASURES}
-    return {"learner": learner, "dataset": dataset, "seed": seed,
-            "selection": "validation MAP (LETOR 3.0 rule); ties: the most regularized value "
-                         "(learners.selection)",
-            "param_name": "C" if learner == "ranksvm" else "alpha",
-            "grid": grid.tolist(), "folds": results, "mean": mean}
+    out = {}
+    for name in learners:
+        out[name] = {
+            "learner": name, "dataset": data.name, "version": data.version,
+            "version_source": data.version_source, "layout": data.layout,
+            "n_features": data.n_features, "convention": convention, "seed": seed,
+            "n_folds": n_folds, "folds_run": [f.k for f in chosen],
+            "partial": len(chosen) < n_folds,
+            "selection": ("number of trees by early stopping on LightGBM's validation "
+                          "NDCG@10, tree size (4, 8 or 31 leaves) by validation MAP "
+                          "(letor.lambdamart)" if name == "lightgbm" else
+                          "validation MAP (LETOR rule); ties: the most regularized value "
+                          "(learners.selection)"),
+            "param_name": _param_name(name),
+            "grid": None if grids[name] is None else grids[name].tolist(),
+            "folds": rows[name],
+            "mean": {m: float(np.mean([r[m] for r in rows[name]])) for m in MEASURES}}
+    return out
+
+
+def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None,
+              alphas=None, Cs=None, seed=0, progress=True, parts=None, data=None,
+              convention=None, threads=None):
+    """Run one learner on the standard LETOR folds (see the module docstring).
+
+    Parameters
+    ----------
+    data_dir : path-like, optional
+        Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`kernelrank.datadir`).
+    dataset : {"OHSUMED"}
+        The preset read when neither ``data`` nor ``parts`` is given.
+    learner : {"rankrls", "rls", "ranksvm", "cgrankrls", "lightgbm"}
+    folds : list of int, optional
+        Subset of the folds to run (default: all); the result then says ``"partial": true``.
+    alphas, Cs : sequences of float, optional
+        Grids for λ (default 2^-15..2^15 for RLS, 2^-15..2^30 for RankRLS) and C
+        (RankSVM; default 10^-7..1).
+    seed : int
+        Recorded, and LightGBM's seed; every other learner here is deterministic.
+    parts : list of SvmlightData, optional
+        Pre-loaded parts of a preset (skips reading).
+    data : LetorData or path-like, optional
+        A data set opened with :func:`letor.layouts.open_letor`, or a folder in one of the
+        layouts of :func:`letor.layouts.find_layout`.
+    convention : {"letor3", "letor4", "mslr"}, optional
+        Evaluation convention (:func:`learners.measures.letor_evaluation`); default: that of
+        the data set's version (LETOR 3.0: letor3, 4.0: letor4, MSLR-WEB: mslr, unknown:
+        letor4).
+    threads : int, optional
+        LightGBM's threads (default: all cores).
+
+    Returns
+    -------
+    dict
+        ``{"learner", "dataset", "version", "convention", "n_folds", "folds_run",
+        "partial", "selection", "param_name", "grid", "folds": [...], "mean": {measure:
+        value}}``; each fold holds the chosen parameter, its validation MAP, the test
+        measures and the training time (fit and selection on the validation part).
+    """
+    _check_learners([learner])
+    if parts is not None:
+        data = LetorData.from_parts(parts, dataset)
+    elif data is None:
+        data = open_letor(dataset=dataset, data_dir=data_dir)
+    elif not isinstance(data, LetorData):
+        data = open_letor(data)
+    return run_letors(data, [learner], folds=folds, alphas=alphas, Cs=Cs, seed=seed,
+                      progress=progress, convention=convention, threads=threads)[learner]

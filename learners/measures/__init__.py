@@ -11,7 +11,7 @@ auc, best_f_threshold, averaged`` works):
   :func:`best_f_threshold`, :func:`roc_curve`, :func:`roc50`;
 * :mod:`~learners.measures.query` -- :func:`average_precision`,
   :func:`mean_average_precision`, :func:`precision_at_k`, :func:`ndcg_at_k` and
-  :func:`letor_evaluation` (the LETOR 3.0 tool's conventions);
+  :func:`letor_evaluation` (the LETOR tools' conventions, 3.0 / 4.0 / MSLR);
 * :mod:`~learners.measures.aggregation` -- :func:`pooled` and :func:`averaged` (thesis
   Sects. 5.3-5.4);
 * :mod:`~learners.measures.scorers` -- :func:`get_scorer` ``(name) -> (scorer(y_true,
@@ -30,6 +30,7 @@ from learners.measures._common import QueryAverage
 from learners.measures.aggregation import Averaged, averaged, pooled
 from learners.measures.pairwise import auc, cindex, disagreement_error, kendall_tau_b
 from learners.measures.query import (
+    LETOR_CONVENTIONS,
     average_precision,
     letor_evaluation,
     mean_average_precision,
@@ -48,6 +49,7 @@ from learners.measures.thresholds import (
 
 __all__ = [
     "Averaged",
+    "LETOR_CONVENTIONS",
     "BestF",
     "PRF",
     "QueryAverage",

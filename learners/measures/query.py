@@ -1,9 +1,11 @@
 """Query-wise ranking measures: average precision, MAP, precision at k, NDCG at k, and the
-LETOR 3.0 evaluation.
+LETOR evaluation.
 
-:func:`letor_evaluation` reproduces the conventions of the official LETOR 3.0 tool
-``Eval-Score-3.0.pl`` (stable ranking with ties in input order, AP = 0 without a relevant
-document, the Jarvelin-Kekalainen discount, zeros beyond a query's length); every other
+:func:`letor_evaluation` reproduces the conventions of the official LETOR tools
+(``Eval-Score-3.0.pl`` by default, ``Eval-Score-4.0.pl`` and ``Eval-Score-MSLR.pl`` on
+request; :data:`LETOR_CONVENTIONS`): stable ranking with ties in input order, AP = 0
+without a relevant document, the Jarvelin-Kekalainen discount, zeros beyond a query's
+length; every other
 function documents its tie and short-query conventions. All queries are computed at once
 with grouped sorting (O(m log m)), never with a Python loop over queries; per-query results
 come in the order of ``numpy.unique(qids)``.
@@ -17,8 +19,8 @@ from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners._validation import check_positive_int
 from learners.measures._common import _binary_pair, _choice, _groups, _pair, _query_mean, _runs
 
-__all__ = ["average_precision", "letor_evaluation", "mean_average_precision", "ndcg_at_k",
-           "precision_at_k"]
+__all__ = ["LETOR_CONVENTIONS", "average_precision", "letor_evaluation",
+           "mean_average_precision", "ndcg_at_k", "precision_at_k"]
 
 
 _TIES = ("group", "input_order")
@@ -276,21 +278,56 @@ def ndcg_at_k(y, scores, qids, k, *, discount="log2(1+rank)", ties="group",
                                  return_details)
 
 
-def letor_evaluation(y, scores, qids, *, max_k=10):
-    """P@1..max_k, MAP and NDCG@1..max_k with the conventions of ``Eval-Score-3.0.pl``.
+#: The conventions of the official LETOR evaluation scripts (Microsoft Research Asia, by
+#: Jun Xu and Tie-Yan Liu): ``Eval-Score-3.0.pl`` (LETOR 3.0), ``Eval-Score-4.0.pl`` (LETOR
+#: 4.0, "modified by Jun Xu, March 3, 2009") and ``Eval-Score-MSLR.pl`` (MSLR-WEB10K/30K,
+#: "modified by Jun Xu, June 12, 2010"), read line by line. What all three share: documents
+#: ranked by decreasing prediction with a stable sort of the file order (ties keep the input
+#: order); NDCG gain from a table equal to ``2^y - 1`` and discount 1 at ranks 1-2, ``1 /
+#: log2(r)`` beyond; a query without relevant document has AP = 0 and NDCG = 0 and is
+#: *counted* in the mean (every sum is divided by the number of queries); NDCG@k of a query
+#: with fewer than k documents is 0 (the scripts compute NDCG only at the positions a query
+#: has and add nothing for the others). Where they differ:
+#:
+#: * ``relevant_threshold`` (P@k and MAP): labels >= 1 in 3.0 and 4.0 (their table maps 1
+#:   and 2 to relevant), labels >= 2 in MSLR (its table maps 0 and 1 to irrelevant, 2-4 to
+#:   relevant);
+#: * ``precision_short_queries``: P@k of a query with fewer than k documents is 0 in 3.0
+#:   (it sums only the positions a query has), while 4.0 and MSLR count the missing
+#:   positions as irrelevant ("if # retrieved doc < $topN, the P@N will consider the hole
+#:   as irrelevant", Jun Xu, 2009-4-24), i.e. #relevant / k.
+#:
+#: The 3.0 and 4.0 gain tables stop at label 2 (a label 3 or 4 would get gain 0 and count
+#: as irrelevant there); we use ``2^y - 1`` and ``y >= threshold`` for any label, which is
+#: what the MSLR table spells out up to 4. For labels in {0, 1, 2} every value below is the
+#: script's.
+LETOR_CONVENTIONS = {
+    "letor3": {"relevant_threshold": 1, "precision_short_queries": "zero"},
+    "letor4": {"relevant_threshold": 1, "precision_short_queries": "pad"},
+    "mslr": {"relevant_threshold": 2, "precision_short_queries": "pad"},
+}
 
-    The official LETOR 3.0 evaluation tool ranks each query's documents by decreasing
-    prediction with a stable sort of the documents in file order (so ties keep the input
-    order), counts labels >= 1 as relevant for P@k and MAP, uses gain ``2^y - 1`` and the
-    discount ``1`` at ranks 1-2 and ``1 / log2(r)`` beyond for NDCG, gives 0 to a query
-    without relevant document, and gives 0 at positions k beyond a query's length (it sums
-    only the positions a query has and divides by the number of queries). Rows must be
+
+def letor_evaluation(y, scores, qids, *, max_k=10, convention="letor3"):
+    """P@1..max_k, MAP and NDCG@1..max_k with the conventions of an official LETOR script.
+
+    ``convention="letor3"`` (default) is ``Eval-Score-3.0.pl``: it ranks each query's
+    documents by decreasing prediction with a stable sort of the documents in file order (so
+    ties keep the input order), counts labels >= 1 as relevant for P@k and MAP, uses gain
+    ``2^y - 1`` and the discount ``1`` at ranks 1-2 and ``1 / log2(r)`` beyond for NDCG,
+    gives 0 to a query without relevant document, and gives 0 at positions k beyond a
+    query's length (it sums only the positions a query has and divides by the number of
+    queries). ``"letor4"`` (``Eval-Score-4.0.pl``) differs only in P@k on a query shorter
+    than k: the missing positions count as irrelevant (#relevant / k). ``"mslr"``
+    (``Eval-Score-MSLR.pl``) is ``"letor4"`` with labels >= 2 relevant for P@k and MAP.
+    See :data:`LETOR_CONVENTIONS` for the script lines behind each rule. Rows must be
     passed in the order of the LETOR file for the tie-break to match.
 
     Parameters
     ----------
     y, scores, qids : array-like of shape (m,)
     max_k : int, default 10
+    convention : {"letor3", "letor4", "mslr"}
 
     Returns
     -------
@@ -302,12 +339,15 @@ def letor_evaluation(y, scores, qids, *, max_k=10):
     Time O(max_k m log m).
     """
     max_k = check_positive_int(max_k, "max_k")
+    rules = LETOR_CONVENTIONS[_choice("convention", convention, tuple(LETOR_CONVENTIONS))]
+    threshold = rules["relevant_threshold"]
     out = {}
     for k in range(1, max_k + 1):
-        out[f"P@{k}"] = precision_at_k(y, scores, qids, k, ties="input_order",
-                                       short_queries="zero")
-    out["MAP"] = mean_average_precision(y, scores, qids, ties="input_order",
-                                        no_relevant="zero")
+        out[f"P@{k}"] = precision_at_k(y, scores, qids, k, relevant_threshold=threshold,
+                                       ties="input_order",
+                                       short_queries=rules["precision_short_queries"])
+    out["MAP"] = mean_average_precision(y, scores, qids, relevant_threshold=threshold,
+                                        ties="input_order", no_relevant="zero")
     for k in range(1, max_k + 1):
         out[f"NDCG@{k}"] = ndcg_at_k(y, scores, qids, k, discount="letor",
                                      ties="input_order", no_relevant="zero",

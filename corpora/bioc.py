@@ -48,7 +48,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from corpora.lines import find_lines, open_binary, reading, unknown_xml_encoding
+from corpora.lines import find_lines, open_binary, reading, xml_error
 from corpora.standoff import align_mentions, split_concept_ids
 from corpora.documents import Mention, ReadStats, TextDocument
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
@@ -174,14 +174,8 @@ def _xml_documents(path):
                     result = bad
                 root.clear()                   # drop the finished document: memory stays flat
                 yield number, result
-        except ET.ParseError as exc:
-            raise CorpusFormatError(f"not well-formed XML: {exc}", path=path,
-                                    line=exc.position[0]) from None
-        except LookupError as exc:
-            error = unknown_xml_encoding(path, exc)
-            if error is None:
-                raise
-            raise error from None
+        except (ET.ParseError, LookupError) as exc:
+            raise xml_error(path, exc) from None
 
 
 # ----------------------------------------------------------------------------- JSON → bioc

@@ -22,7 +22,7 @@ from pathlib import Path
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 __all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading",
-           "unknown_xml_encoding"]
+           "unknown_xml_encoding", "xml_error"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
@@ -122,6 +122,16 @@ def find_lines(path, pattern, limit=None):
     except (OSError, *READ_ERRORS, CorpusFormatError, DataNotFoundError):
         pass
     return found
+
+
+def xml_error(path, exc):
+    """What an XML reader raises for ``exc``, an ``xml.etree.ElementTree.ParseError`` or a
+    ``LookupError`` escaping its parse of ``path``: a located :class:`CorpusFormatError`
+    (not well-formed XML at its line; an unknown encoding in the XML declaration, see
+    :func:`unknown_xml_encoding`), else ``exc`` itself (a bug of the caller's own code)."""
+    if isinstance(exc, LookupError):
+        return unknown_xml_encoding(path, exc) or exc
+    return CorpusFormatError(f"not well-formed XML: {exc}", path=path, line=exc.position[0])
 
 
 def unknown_xml_encoding(path, exc):

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from corpora.lines import find_lines, open_binary, reading, unknown_xml_encoding
+from corpora.lines import find_lines, open_binary, reading, xml_error
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
@@ -434,14 +434,8 @@ def iter_documents(path, variant="auto"):
                         doc.sentences.append(_read_sentence(child, v, path, ids))
                     elem.clear()
                     yield root_attrib, v, doc
-        except ET.ParseError as exc:
-            raise CorpusFormatError(f"not well-formed XML: {exc}", path=path,
-                                    line=exc.position[0]) from None
-        except LookupError as exc:
-            error = unknown_xml_encoding(path, exc)
-            if error is None:
-                raise
-            raise error from None
+        except (ET.ParseError, LookupError) as exc:
+            raise xml_error(path, exc) from None
 
 
 def read_corpus(path, variant="auto"):

@@ -64,7 +64,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import READ_ERRORS, open_binary, reading, unknown_xml_encoding
+from corpora.lines import READ_ERRORS, open_binary, reading, xml_error
 from corpora.documents import Mention, ReadStats, TextDocument
 from corpora.standoff import align_mentions
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
@@ -408,14 +408,8 @@ def read_pubmed_xml(path, *, skip_bad=False, stats=None):
                 if doc is not None:
                     stats.documents += 1
                     yield doc
-        except ET.ParseError as exc:
-            raise CorpusFormatError(f"not well-formed XML: {exc}", path=path,
-                                    line=exc.position[0]) from None
-        except LookupError as exc:
-            error = unknown_xml_encoding(path, exc)
-            if error is None:
-                raise
-            raise error from None
+        except (ET.ParseError, LookupError) as exc:
+            raise xml_error(path, exc) from None
 
 
 def write_pubmed_xml(docs, handle):

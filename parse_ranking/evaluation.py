@@ -144,7 +144,7 @@ def _features(kind, items_tr, items_te, rep_params, items_u=None):
     return X_tr, X_te, X_u
 
 
-def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", "rls"),
+def cross_validate(records, *, kernels=("locality",), rankers=None,
                    n_folds=5, alphas=DEFAULT_ALPHAS, seed=0, max_parses=None,
                    noise=(), rep_params=None, max_pairs=2_000_000, progress=True,
                    threads=1, coreg=None, labelled_fraction=1.0, n_basis=DEFAULT_N_BASIS):
@@ -163,7 +163,7 @@ def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", 
     beyond ``max_parses`` as unlabelled data); see :func:`parse_ranking.coreg.fit_corankrls`.
     ``labelled_fraction``: share of the training sentences whose scores the rankers see.
 
-    ``rankers=None`` chooses by size (:func:`default_rankers`): the full-kernel rankers
+    ``rankers=None`` (the default) chooses by size (:func:`default_rankers`): the full-kernel rankers
     :data:`~parse_ranking.names.CV_RANKERS` up to
     :data:`~parse_ranking.names.SPARSE_ABOVE` parses, above that the sparse ones
     :data:`~parse_ranking.names.SPARSE_CV_RANKERS`. The sparse rankers
@@ -174,7 +174,8 @@ def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", 
     with threadpool_limits(limits=int(threads)):
         return _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses,
                                noise, rep_params, max_pairs, progress, dict(coreg or {}),
-                               float(labelled_fraction), tuple(n_basis))
+                               float(labelled_fraction),
+                               tuple(DEFAULT_N_BASIS if n_basis is None else n_basis))
 
 
 def default_rankers(n_parses):

@@ -40,7 +40,8 @@ from learners.splits import group_folds
 from parse_ranking.names import CV_RANKERS, SPARSE_ABOVE, SPARSE_CV_RANKERS, SPARSE_RANKERS
 from parse_ranking.ranking import (DEFAULT_ALPHAS, DEFAULT_N_BASIS, RANKERS, fit_ranker,
                                    fit_sparse_ranker)
-from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation
+from parse_ranking.representations import (REPRESENTATIONS, FoldFeatures,
+                                           ParseRepresentation)
 
 __all__ = ["flatten", "extra_parses", "article_folds", "ranking_measures", "cross_validate",
            "labelled_split"]
@@ -243,16 +244,19 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         from tqdm import tqdm
         bar = tqdm(total=n_folds * (1 + len(noise)) * (len(kernels) * len(learned) + use_co),
                    desc="parse_ranking cv", unit="fit")
-    for f in range(n_folds):
+    parts = []                     # per fold: test rows, labelled / hidden training rows,
+    for f in range(n_folds):       # noisy targets (the same draws as fold by fold)
         te, tr_all = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
         tr, tr_hidden = labelled_split(qids, tr_all, labelled_fraction, split_rng)
-        noisy = {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}
-        for k in kernels:
-            if not learned:
-                break
+        parts.append((te, tr, tr_hidden,
+                      {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}))
+    for k in kernels if learned else ():
+        t0 = time.perf_counter()
+        cache = FoldFeatures(k, items, **rep_params)       # every parse featurized once
+        timings[f"features[{k}]"] = round(time.perf_counter() - t0, 2)
+        for te, tr, _, noisy in parts:
             t0 = time.perf_counter()
-            X_tr, X_te, _ = _features(k, [items[i] for i in tr], [items[i] for i in te],
-                                      rep_params)
+            X_tr, X_te = cache.fold(tr, te)
             K_tr = K_te = None
             if any(r not in SPARSE_RANKERS for r in learned):
                 K_tr, K_te = gram_matrix(X_tr), gram_matrix(X_te, X_tr)
@@ -279,7 +283,9 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                     timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
                     if bar is not None:
                         bar.update(1)
-            del X_tr, X_te, K_tr, K_te          # before the next kernel's features
+            del X_tr, X_te, K_tr, K_te          # before the next fold's rows
+        del cache                               # before the next kernel's features
+    for te, tr, tr_hidden, noisy in parts:
         if use_co:
             _fold_corankrls(items, y, qids, arts, tr, tr_hidden, te, x_items, x_qids, co,
                             co_name, noisy, noise, rep_params, seed, scores, chosen, timings,

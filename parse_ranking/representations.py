@@ -33,8 +33,8 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph, LocalityKernel
 from parse_ranking.names import REPRESENTATIONS
 
-__all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
-           "parse_graph", "representation_state", "representation_from_state"]
+__all__ = ["REPRESENTATIONS", "ParseRepresentation", "FoldFeatures", "link_sequence",
+           "parse_words", "parse_graph", "representation_state", "representation_from_state"]
 
 WALL_NAMES = ("LEFT-WALL", "RIGHT-WALL")
 
@@ -172,6 +172,49 @@ class ParseRepresentation:
                                      for p, t in items]).tocsr().astype(float)
             return self._unit(X) if self.normalize else X
         return self.vec_.features(self._objects(items))
+
+
+class FoldFeatures:
+    """Feature rows of every parse computed once; per CV fold, rows with exactly the dot
+    products of a representation fitted on the fold's training parses only.
+
+    Featurizing is the costly part of a fold (the all-paths graph: ~5 ms per parse), and
+    what a training-only fit changes is just which columns exist and, for the bag
+    representations, the norms:
+
+    * ``locality``, ``graph``: a row's features and its normalization (the exact ``k(p, p)``
+      over all its pairs, seen in training or not — :mod:`learners.kernels.locality`,
+      :class:`learners.kernels.AllPathsKernel`) do not depend on the training set, and a
+      column no training parse has is zero in every training row. So the rows of one fit on
+      all parses give the training-only kernel values, ``K(train, train)`` and
+      ``K(test, train)``, exactly; no score is read.
+    * ``bag_of_links``, ``links_words``: counts are fitted once; per fold the columns of
+      the training parses are kept (in the vectorizer's sorted order, as a training-only
+      ``DictVectorizer`` would have them) and the rows normalized over those columns —
+      the same matrices as :meth:`ParseRepresentation.fit_transform` / ``transform``.
+
+    A test checks both against per-fold fits. Memory: the rows of all parses (sparse).
+    """
+
+    def __init__(self, kind, items, **rep_params):
+        self.kind = kind
+        bag = kind in ("bag_of_links", "links_words")
+        self.normalize = rep_params.get("normalize", True)
+        rep = ParseRepresentation(kind, **dict(rep_params, normalize=(False if bag else
+                                                                      self.normalize)))
+        self.X = rep.fit_transform(items).tocsr()
+        self._bag = bag
+
+    def fold(self, train, test):
+        """``(X_train, X_test)`` for row indices ``train`` and ``test``."""
+        X_tr, X_te = self.X[train], self.X[test]
+        if not self._bag:
+            return X_tr, X_te
+        cols = np.unique(X_tr.indices)
+        X_tr, X_te = X_tr[:, cols], X_te[:, cols]
+        if self.normalize:
+            X_tr, X_te = ParseRepresentation._unit(X_tr), ParseRepresentation._unit(X_te)
+        return X_tr, X_te
 
 
 def representation_state(rep):

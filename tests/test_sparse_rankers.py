@@ -20,7 +20,7 @@ from parse_ranking import evaluation
 from parse_ranking.evaluation import cross_validate, default_rankers, flatten
 from parse_ranking.names import CV_RANKERS, SPARSE_ABOVE, SPARSE_CV_RANKERS
 from parse_ranking.ranking import fit_ranker, fit_sparse_ranker
-from parse_ranking.representations import ParseRepresentation
+from parse_ranking.representations import FoldFeatures, ParseRepresentation
 from tests.test_parse_ranking_coreg import synthetic_records
 
 ALPHAS = np.array([1e-3, 0.1, 1.0, 30.0])
@@ -194,3 +194,27 @@ def test_default_rankers_rule_and_errors(rng):
                          max_parses=4, alphas=(1.0,), progress=False)
     assert set(res["data"]["rankers"]) == set(CV_RANKERS)
     assert "full-kernel" in res["data"]["rankers_rule"]
+
+
+@pytest.mark.parametrize("kind", ["bag_of_links", "links_words", "locality", "graph"])
+def test_fold_features_equal_a_training_only_fit(rng, kind):
+    """Featurizing once (FoldFeatures) gives the kernel values of a representation fitted on
+    the training parses only — held-out parses with labels/words unseen in training
+    included."""
+    records = synthetic_records(rng, n_articles=4, per_article=3)
+    items, y, qids, arts, _ = flatten(records, 6)
+    rare = records[-1]["parses"][0]
+    rare["links"][0][2] = "Zq"                      # a link type only one test parse has
+    items, *_ = flatten(records, 6)
+    cache = FoldFeatures(kind, items)
+    test = np.flatnonzero(arts == arts[-1])
+    train = np.setdiff1d(np.arange(len(items)), test)
+    rep = ParseRepresentation(kind)
+    A_tr = rep.fit_transform([items[i] for i in train])
+    A_te = rep.transform([items[i] for i in test])
+    B_tr, B_te = cache.fold(train, test)
+    for a, b in (((A_tr @ A_tr.T), (B_tr @ B_tr.T)), ((A_te @ A_tr.T), (B_te @ B_tr.T))):
+        np.testing.assert_allclose(b.toarray(), a.toarray(), rtol=1e-12, atol=1e-14)
+    if kind in ("bag_of_links", "links_words"):   # the same matrices, column for column
+        for a, b in ((A_tr, B_tr), (A_te, B_te)):
+            np.testing.assert_allclose(b.toarray(), a.toarray(), rtol=1e-12, atol=1e-15)

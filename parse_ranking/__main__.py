@@ -110,6 +110,9 @@ def _add_train(sub):
                    help="representation of the single-kernel rankers (corankrls uses "
                    "--coreg-views)")
     p.add_argument("--ranker", default="rankrls", choices=SAVEABLE_RANKERS)
+    p.add_argument("--basis", default=None,
+                   help=f"basis size(s) r of {' and '.join(SPARSE_RANKERS)} (default "
+                   f"{SPARSE_BASIS_TEXT}; as for cv)")
     _add_coreg(p)
     add_common(p, seed="sentence subset, inner folds, basis", quiet=False, threads=1)
 
@@ -221,7 +224,7 @@ def _run_train(args):
         args.data, args.output_model, max_sentences=args.max_sentences, seed=args.seed,
         kernel=args.kernel, ranker=args.ranker, alphas=_grid(args, "alphas"),
         max_parses=args.max_parses, rep_params=_rep_params(args), threads=args.threads,
-        coreg=_coreg(args))
+        coreg=_coreg(args), n_basis=_basis(args.basis))
     kernels = "+".join(v["kernel"] for v in meta["views"])
     mu = meta["fit_info"].get("mu")
     return Summary(written, [

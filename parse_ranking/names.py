@@ -23,7 +23,8 @@ SPARSE_CV_RANKERS = ("lg", "sparse_rankrls", "nystroem_rankrls")
 SPARSE_ABOVE = 10_000
 #: basis size(s) r of the sparse rankers (grid syntax; several: chosen by inner CV)
 SPARSE_BASIS_TEXT = "1000"
-SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls")
+SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls",
+                    "sparse_rankrls", "nystroem_rankrls")
 SAVEABLE_KERNELS = ("bag_of_links", "links_words", "locality", "graph")
 #: co-regularized RankRLS defaults (:mod:`parse_ranking.coreg`)
 COREG_VIEWS = ("links_words", "locality")

@@ -140,7 +140,7 @@ _TIE = 1e-9
 
 
 def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
-                      n_basis=DEFAULT_N_BASIS, seed=0):
+                      n_basis=DEFAULT_N_BASIS, seed=0, refit=False):
     """Fit sparse ranker ``name`` (module docstring) on the training feature rows ``X``.
 
     Parameters
@@ -152,6 +152,9 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
         sentence-level folds when there are fewer than 3 articles or when None)
     alphas : λ grid; n_basis : basis size(s) r (each capped at m)
     seed : seeds the basis sample and the inner folds
+    refit : fit the winner once more on all rows, so that ``model.model`` has the reduced-set
+        coefficients ``dual_coef_`` of basis rows ``basis_indices_`` at the chosen λ (for
+        saving; without it the path model fitted at the largest λ predicts at the chosen one)
 
     Returns
     -------
@@ -179,7 +182,8 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
               qids=qids, fit_params={"qids": qids}, seed=seed)
     if name == "sparse_rankrls":
         est = ReducedSetQueryRankRLS(kernel="linear", random_state=seed)
-        sel = select(est, X, y, cv="group", groups=qids, param_grid={"n_basis": sizes}, **kw)
+        sel = select(est, X, y, cv="group", groups=qids, param_grid={"n_basis": sizes},
+                     refit=refit, **kw)
         r = int(sel.best_params["n_basis"])
         info = {"inner": "leave-sentence-out, held-out basis parses removed"}
     else:
@@ -192,7 +196,7 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
         sets = folds_to_sets(group_folds(groups, NYSTROEM_INNER_FOLDS, seed))
         r = sizes[-1]
         est = NystroemQueryRankRLS(kernel="linear", n_basis=r, random_state=seed)
-        sel = select(est, X, y, cv=sets, method="refit", **kw)
+        sel = select(est, X, y, cv=sets, method="refit", refit=refit, **kw)
         info = {"inner": f"{NYSTROEM_INNER_FOLDS}-fold by "
                          f"{'sentence' if groups is qids else 'article'}, map refitted per fold"}
     info.update(alpha=float(sel.best_params["alpha"]), n_basis=r,

@@ -218,3 +218,22 @@ def test_fold_features_equal_a_training_only_fit(rng, kind):
     if kind in ("bag_of_links", "links_words"):   # the same matrices, column for column
         for a, b in ((A_tr, B_tr), (A_te, B_te)):
             np.testing.assert_allclose(b.toarray(), a.toarray(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("ranker", ["sparse_rankrls", "nystroem_rankrls"])
+def test_trained_sparse_model_scores_like_the_reduced_set_model(rng, tmp_path, ranker):
+    """Saved weights w = X_R^T b score parses as the fitted reduced-set model at the chosen
+    λ and basis (explicit refit), and the files load back."""
+    from parse_ranking.model import load_model, score_parses, train_model
+
+    records = synthetic_records(rng, n_articles=4, per_article=3)
+    meta = train_model(records, tmp_path / "m", kernel="links_words", ranker=ranker,
+                       max_parses=6, alphas=ALPHAS, n_basis=(15,), seed=4)
+    info = meta["fit_info"]
+    assert meta["ranker"] == ranker and info["n_basis"] == 15
+    items, y, qids, arts, _ = flatten(records, 6)
+    X = ParseRepresentation("links_words").fit_transform(items)
+    ref = ReducedSetQueryRankRLS(kernel="linear", n_basis=15, random_state=4,
+                                 alpha=info["alpha"]).fit(X, y, qids)
+    _, views, weights = load_model(tmp_path / "m")
+    _close(score_parses(views, weights, items), ref.predict(X), 1e-7)

@@ -237,3 +237,19 @@ def test_trained_sparse_model_scores_like_the_reduced_set_model(rng, tmp_path, r
                                  alpha=info["alpha"]).fit(X, y, qids)
     _, views, weights = load_model(tmp_path / "m")
     _close(score_parses(views, weights, items), ref.predict(X), 1e-7)
+
+
+def test_reading_with_max_parses_keeps_the_same_records_and_parses(rng, tmp_path):
+    import json
+
+    from parse_ranking.dataset import load_dataset
+
+    records = synthetic_records(rng, n_articles=2, per_article=3)
+    records[1]["status"] = "fewer_than_2_scores"
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    full, cut = load_dataset(path), load_dataset(path, max_parses=4)
+    assert [r["id"] for r in cut] == [r["id"] for r in full] and len(full) == 5
+    for a, b in zip(full, cut):
+        assert b["parses"] == a["parses"][:4]
+    assert flatten(cut, 4)[1].tolist() == flatten(full, 4)[1].tolist()

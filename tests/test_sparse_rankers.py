@@ -206,7 +206,8 @@ def test_fold_features_equal_a_training_only_fit(rng, kind):
     rare = records[-1]["parses"][0]
     rare["links"][0][2] = "Zq"                      # a link type only one test parse has
     items, *_ = flatten(records, 6)
-    cache = FoldFeatures(kind, items)
+    cache = FoldFeatures(kind, items, chunk=7)       # several chunks, one vocabulary
+    assert cache.X.shape[0] == len(items)
     test = np.flatnonzero(arts == arts[-1])
     train = np.setdiff1d(np.arange(len(items)), test)
     rep = ParseRepresentation(kind)

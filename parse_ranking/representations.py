@@ -189,40 +189,41 @@ class FoldFeatures:
       all parses give the training-only kernel values, ``K(train, train)`` and
       ``K(test, train)``, exactly; no score is read.
     * ``bag_of_links``, ``links_words``: counts are fitted once; per fold the columns of
-      the training parses are kept (in the vectorizer's sorted order, as a training-only
-      ``DictVectorizer`` would have them) and the rows normalized over those columns —
-      the same matrices as :meth:`ParseRepresentation.fit_transform` / ``transform``.
+      the training parses are kept and the rows normalized over those columns — the
+      matrices of :meth:`ParseRepresentation.fit_transform` / ``transform`` up to the
+      order of the columns.
 
     A test checks both against per-fold fits. Memory: the rows of all parses (sparse); they
-    are computed ``chunk`` parses at a time (the all-paths graph's entries before
+    are computed ``chunk`` (1,000) parses at a time (the all-paths graph's entries before
     aggregation take ~30 KB per parse — 16 GB for all 60k CRAFT parses at once), each chunk
     fitted on its own and its columns mapped by name (label pair, symbol pair and offset,
-    feature string) into one vocabulary, sorted by name at the end.
+    feature string) into one vocabulary (columns in order of first appearance).
     """
 
-    def __init__(self, kind, items, chunk=2000, **rep_params):
+    def __init__(self, kind, items, chunk=1000, **rep_params):
         self.kind = kind
         bag = kind in ("bag_of_links", "links_words")
         self.normalize = rep_params.get("normalize", True)
         params = dict(rep_params, normalize=False if bag else self.normalize)
         items = list(items)
-        index, blocks = {}, []
+        index, data, indices, lengths = {}, [], [], []
         for i in range(0, len(items), int(chunk)):
             rep = ParseRepresentation(kind, **params)
             X = rep.fit_transform(items[i:i + int(chunk)]).tocsr()
             cols = np.fromiter((index.setdefault(k, len(index)) for k in _column_keys(rep)),
                                dtype=np.int64, count=X.shape[1])
-            blocks.append((X, cols))
-        keys = sorted(index, key=index.get)
-        order = np.empty(len(keys), dtype=np.int64)          # global id -> sorted position
-        order[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
-        rows = []
-        for X, cols in blocks:
-            X = sp.csr_matrix((X.data, order[cols[X.indices]], X.indptr),
-                              shape=(X.shape[0], len(keys)))
-            X.sort_indices()
-            rows.append(X)
-        self.X = sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, 0))
+            data.append(X.data)
+            indices.append(cols[X.indices])
+            lengths.append(np.diff(X.indptr))
+            del X, rep
+        indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths or [[]]))])
+        small = indptr[-1] < 2 ** 31 and len(index) < 2 ** 31      # scipy's int32 indices
+        dtype = np.int32 if small else np.int64
+        self.X = sp.csr_matrix((np.concatenate(data or [[]]),
+                                np.concatenate(indices or [[]]).astype(dtype, copy=False),
+                                indptr.astype(dtype)), shape=(len(items), len(index)))
+        del data, indices
+        self.X.sort_indices()
         self._bag = bag
 
     def fold(self, train, test):

@@ -247,7 +247,8 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         row's value depends on that row only).
         """
         check_is_fitted(self, "cholesky_")
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        X = validate_data(self, X, reset=False)         # an array or CSR: row blocks slice
+        n = X.shape[0]
         r = self.cholesky_.shape[0]
         step = int(block_rows) if block_rows else max(1, (32 * 2 ** 20) // (8 * r))
         if n <= step:

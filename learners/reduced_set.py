@@ -644,6 +644,13 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
         self.random_state = random_state
         self.jitter = jitter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
+        return tags
+
     @numerical_guard("fit")
     def fit(self, X, y, qids=None):
         """Fit on ``X`` (rows, or the m x m kernel matrix if ``kernel='precomputed'``), ``y``

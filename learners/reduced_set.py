@@ -658,7 +658,8 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
         from learners.rankrls import QueryRankRLS
 
         validate_hyperparameters(self)
-        m = X.shape[0] if hasattr(X, "shape") else len(X)
+        X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
+        m = X.shape[0]
         nm = NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
                          coef0=self.coef0, kernel_params=self.kernel_params,
                          n_basis=min(int(self.n_basis), m), basis_indices=self.basis_indices,

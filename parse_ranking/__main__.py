@@ -2,8 +2,9 @@
 
 * ``build``: Link Grammar linkages of CRAFT sentences scored against the gold trees (JSONL).
 * ``cv``: article-level cross-validation of the rankers (RankRLS variants, RLS, Link
-  Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``) with λ chosen by
-  inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
+  Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``, and the sparse
+  ``sparse_rankrls`` / ``nystroem_rankrls`` — the default above 10,000 parses) with λ
+  chosen by inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
   writes ``results.json`` and ``results.md`` (embedding ``results.png``).
 * ``train``: fit one ranker on a built data set and save it (JSON + NPZ, no pickle).
 * ``rank``: rerank a new sentence's linkages with a saved model (JSON lines on stdout).

@@ -37,7 +37,8 @@ are scored per output and averaged.
 **The tie rule** (one, for every package): among the candidates whose score equals the best
 score (to a relative 1e-12, which absorbs only floating-point noise), the *most regularized*
 wins — the largest λ (``alpha``), then the largest co-regularization ``mu``, the smallest
-``C``, the fewest ``n_components``, the fewest basis vectors ``n_basis``; parameters without a direction keep their grid order
+``C``, the fewest ``n_components``, the fewest basis vectors ``n_basis``; parameters
+without a direction keep their grid order
 (the first wins). Equal cross-validated quality, simplest model.
 
 **Rounding before scoring.** The closed forms equal explicit retraining only to about 1e-9

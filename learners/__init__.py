@@ -28,7 +28,8 @@ for :class:`L2SVM`, and the concordance index ``score(X, y, qids=None)`` for eve
 sets the ``pairwise`` tag.
 
 Learners at scale and further families: reduced-set / Nyström (:class:`ReducedSetRLS`,
-:class:`ReducedSetGlobalRankRLS`, :class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`),
+:class:`ReducedSetGlobalRankRLS`, :class:`ReducedSetQueryRankRLS`, :class:`NystroemMap`,
+:class:`NystroemQueryRankRLS`),
 conjugate gradient (:class:`CGRLS`, :class:`CGRankRLS`), linear :class:`RankSVM`, the kernel
 squared-hinge :class:`L2SVM` (RLS on its active set), greedy feature selection
 (:class:`GreedyRLS`, :class:`GreedyRankRLS`), :class:`KPCRank`, Kronecker conditional
@@ -70,6 +71,7 @@ _LAZY = {
     "ReducedSetGlobalRankRLS": "learners.reduced_set",
     "ReducedSetRankRLS": "learners.reduced_set",
     "ReducedSetQueryRankRLS": "learners.reduced_set",
+    "NystroemQueryRankRLS": "learners.reduced_set",
 }
 
 __all__ = ["ChecksumMismatchError", "CorpusFormatError", "DataNotFoundError",

@@ -237,9 +237,26 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         return kernel_matrix(X, self.basis_X_, name, **params)
 
     @numerical_guard("transform")
-    def transform(self, X):
-        """``Phi(X) = K_XR (C^T)^-1``, shape (n, r). O(n r^2)."""
-        return self.map_from_kernel(self.basis_kernel(X))
+    def transform(self, X, *, block_rows=None):
+        """``Phi(X) = K_XR (C^T)^-1``, shape (n, r). O(n r^2).
+
+        The kernel rows against the basis are computed ``block_rows`` rows at a time and
+        mapped at once into the output (default: blocks of about 32 MB of ``K_XR``), so the
+        peak memory is one (n, r) result plus one block — never two n x r matrices, and
+        never a kernel against all training rows. Equal to the unblocked computation (each
+        row's value depends on that row only).
+        """
+        check_is_fitted(self, "cholesky_")
+        X = validate_data(self, X, reset=False)         # an array or CSR: row blocks slice
+        n = X.shape[0]
+        r = self.cholesky_.shape[0]
+        step = int(block_rows) if block_rows else max(1, (32 * 2 ** 20) // (8 * r))
+        if n <= step:
+            return self.map_from_kernel(self.basis_kernel(X))
+        out = np.empty((n, r))
+        for i in range(0, n, step):
+            out[i:i + step] = self.map_from_kernel(self.basis_kernel(X[i:i + step]))
+        return out
 
     def map_from_kernel(self, K_XR):
         """``K_XR (C^T)^-1`` for given basis kernel rows (one triangular solve, O(n r^2))."""

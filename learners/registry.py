@@ -19,6 +19,8 @@ LEARNERS = {
     "pairwise_rankrls": ("learners.rankrls", "PairwiseRankRLS"),
     "reduced_set": ("learners.reduced_set", "ReducedSetRLS"),
     "reduced_set_rankrls": ("learners.reduced_set", "ReducedSetGlobalRankRLS"),
+    "reduced_set_query_rankrls": ("learners.reduced_set", "ReducedSetQueryRankRLS"),
+    "nystroem_query_rankrls": ("learners.reduced_set", "NystroemQueryRankRLS"),
     "l2svm": ("learners.l2svm", "L2SVM"),
     "ranksvm": ("learners.ranksvm", "RankSVM"),
     "cg_rankrls": ("learners.cg", "CGRankRLS"),

@@ -37,7 +37,8 @@ are scored per output and averaged.
 **The tie rule** (one, for every package): among the candidates whose score equals the best
 score (to a relative 1e-12, which absorbs only floating-point noise), the *most regularized*
 wins — the largest λ (``alpha``), then the largest co-regularization ``mu``, the smallest
-``C``, the fewest ``n_components``; parameters without a direction keep their grid order
+``C``, the fewest ``n_components``, the fewest basis vectors ``n_basis``; parameters
+without a direction keep their grid order
 (the first wins). Equal cross-validated quality, simplest model.
 
 **Rounding before scoring.** The closed forms equal explicit retraining only to about 1e-9
@@ -87,7 +88,7 @@ TIE_RTOL = 1e-12
 PREDICTION_RTOL = 1e-9
 #: +1: a larger value regularizes more; -1: a smaller value does (used by the tie rule, in
 #: this order of precedence).
-REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1}
+REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1, "n_basis": -1}
 #: Keyword of each path parameter in the learners' path methods.
 _PATH_KEYWORD = {"alpha": "alphas", "mu": "mus"}
 

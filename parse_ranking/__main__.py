@@ -2,8 +2,9 @@
 
 * ``build``: Link Grammar linkages of CRAFT sentences scored against the gold trees (JSONL).
 * ``cv``: article-level cross-validation of the rankers (RankRLS variants, RLS, Link
-  Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``) with λ chosen by
-  inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
+  Grammar's own order, KPCRank, co-regularized RankRLS ``corankrls``, and the sparse
+  ``sparse_rankrls`` / ``nystroem_rankrls`` — the default above 10,000 parses) with λ
+  chosen by inner leave-query-out ((α, μ) of corankrls by inner article-level CV);
   writes ``results.json`` and ``results.md`` (embedding ``results.png``).
 * ``train``: fit one ranker on a built data set and save it (JSON + NPZ, no pickle).
 * ``rank``: rerank a new sentence's linkages with a saved model (JSON lines on stdout).
@@ -17,9 +18,11 @@ import argparse
 import sys
 
 from kernelrank.cli import Summary, add_alphas, add_common, parse_grid, run_subcommand
+from kernelrank.errors import InvalidParameterError
 from parse_ranking.names import (ALPHAS_TEXT, COREG_ALPHAS_TEXT, COREG_MUS_TEXT, COREG_N_BASIS,
                                  COREG_VIEWS, CV_RANKERS, MATCHING, RANKERS, REPRESENTATIONS,
-                                 SAVEABLE_KERNELS, SAVEABLE_RANKERS)
+                                 SAVEABLE_KERNELS, SAVEABLE_RANKERS, SPARSE_ABOVE,
+                                 SPARSE_BASIS_TEXT, SPARSE_CV_RANKERS, SPARSE_RANKERS)
 
 
 def _add_build(sub):
@@ -76,8 +79,17 @@ def _add_cv(sub):
     _add_learning(p)
     p.add_argument("--kernel", action="append", choices=REPRESENTATIONS,
                    help="representation/kernel; repeat for several (default locality)")
-    p.add_argument("--rankers", default=",".join(CV_RANKERS),
-                   help="comma-separated, from: " + ", ".join(RANKERS))
+    p.add_argument("--rankers", default=None,
+                   help="comma-separated, from: " + ", ".join(RANKERS) + ". Default: "
+                   + ",".join(CV_RANKERS) + " on at most " + f"{SPARSE_ABOVE:,}"
+                   + " parses (after --max-parses and --max-sentences), else the sparse "
+                   "rankers " + ",".join(SPARSE_CV_RANKERS) + " (no parse-by-parse kernel "
+                   "matrix: memory O(parses × basis))")
+    p.add_argument("--basis", default=None,
+                   help=f"basis size(s) r of {' and '.join(SPARSE_RANKERS)} (default "
+                   f"{SPARSE_BASIS_TEXT}; capped at the training parses; several, comma-"
+                   "separated: sparse_rankrls chooses among them with λ by inner "
+                   "leave-sentence-out, nystroem_rankrls uses the largest)")
     p.add_argument("--folds", type=int, default=3)
     p.add_argument("--noise", type=float, action="append", default=[],
                    help="σ of Gaussian noise added to training scores; repeatable")
@@ -99,6 +111,9 @@ def _add_train(sub):
                    help="representation of the single-kernel rankers (corankrls uses "
                    "--coreg-views)")
     p.add_argument("--ranker", default="rankrls", choices=SAVEABLE_RANKERS)
+    p.add_argument("--basis", default=None,
+                   help=f"basis size(s) r of {' and '.join(SPARSE_RANKERS)} (default "
+                   f"{SPARSE_BASIS_TEXT}; as for cv)")
     _add_coreg(p)
     add_common(p, seed="sentence subset, inner folds, basis", quiet=False, threads=1)
 
@@ -155,6 +170,16 @@ def _coreg(args):
                          extra_parses=not args.coreg_no_extra_parses)
 
 
+def _basis(text):
+    """Basis sizes of ``--basis`` (positive integers), or None (the default)."""
+    if text is None:
+        return None
+    values = parse_grid(text, "--basis")
+    if any(v != int(v) for v in values):
+        raise InvalidParameterError(f"--basis {text!r}: basis sizes are positive integers")
+    return tuple(int(v) for v in values)
+
+
 def _rep_params(args):
     return {"window": args.window, "theta": args.theta, "matching": args.matching}
 
@@ -185,7 +210,8 @@ def _run_cv(args):
     results, written = run_cv(
         args.data, args.output_dir, max_sentences=args.max_sentences, seed=args.seed,
         command=args.command_line, kernels=tuple(args.kernel or ["locality"]),
-        rankers=_names(args.rankers), n_folds=args.folds, alphas=_grid(args, "alphas"),
+        rankers=None if args.rankers is None else _names(args.rankers), n_folds=args.folds,
+        alphas=_grid(args, "alphas"), n_basis=_basis(args.basis),
         max_parses=args.max_parses, noise=tuple(args.noise), rep_params=_rep_params(args),
         max_pairs=args.max_pairs, progress=not args.quiet, threads=args.threads,
         coreg=_coreg(args), labelled_fraction=args.labelled_fraction)
@@ -199,7 +225,7 @@ def _run_train(args):
         args.data, args.output_model, max_sentences=args.max_sentences, seed=args.seed,
         kernel=args.kernel, ranker=args.ranker, alphas=_grid(args, "alphas"),
         max_parses=args.max_parses, rep_params=_rep_params(args), threads=args.threads,
-        coreg=_coreg(args))
+        coreg=_coreg(args), n_basis=_basis(args.basis))
     kernels = "+".join(v["kernel"] for v in meta["views"])
     mu = meta["fit_info"].get("mu")
     return Summary(written, [

@@ -37,8 +37,11 @@ from learners.kernels import gram_matrix
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.measures import disagreement_error, kendall_tau_b
 from learners.splits import group_folds
-from parse_ranking.ranking import DEFAULT_ALPHAS, RANKERS, fit_ranker
-from parse_ranking.representations import REPRESENTATIONS, ParseRepresentation
+from parse_ranking.names import CV_RANKERS, SPARSE_ABOVE, SPARSE_CV_RANKERS, SPARSE_RANKERS
+from parse_ranking.ranking import (DEFAULT_ALPHAS, DEFAULT_N_BASIS, RANKERS, fit_ranker,
+                                   fit_sparse_ranker)
+from parse_ranking.representations import (REPRESENTATIONS, FoldFeatures,
+                                           ParseRepresentation)
 
 __all__ = ["flatten", "extra_parses", "article_folds", "ranking_measures", "cross_validate",
            "labelled_split"]
@@ -142,10 +145,10 @@ def _features(kind, items_tr, items_te, rep_params, items_u=None):
     return X_tr, X_te, X_u
 
 
-def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", "rls"),
+def cross_validate(records, *, kernels=("locality",), rankers=None,
                    n_folds=5, alphas=DEFAULT_ALPHAS, seed=0, max_parses=None,
                    noise=(), rep_params=None, max_pairs=2_000_000, progress=True,
-                   threads=1, coreg=None, labelled_fraction=1.0):
+                   threads=1, coreg=None, labelled_fraction=1.0, n_basis=DEFAULT_N_BASIS):
     """Article-level CV (module docstring). Returns the results dict written by ``cv``.
 
     ``results["rankers"]`` has one entry per ranker and kernel (``"rankrls[locality]"``;
@@ -160,12 +163,26 @@ def cross_validate(records, *, kernels=("locality",), rankers=("lg", "rankrls", 
     ``n_inner``, ``extra_parses`` (bool, default True: use the training sentences' parses
     beyond ``max_parses`` as unlabelled data); see :func:`parse_ranking.coreg.fit_corankrls`.
     ``labelled_fraction``: share of the training sentences whose scores the rankers see.
+
+    ``rankers=None`` (the default) chooses by size (:func:`default_rankers`): the full-kernel rankers
+    :data:`~parse_ranking.names.CV_RANKERS` up to
+    :data:`~parse_ranking.names.SPARSE_ABOVE` parses, above that the sparse ones
+    :data:`~parse_ranking.names.SPARSE_CV_RANKERS`. The sparse rankers
+    (:func:`parse_ranking.ranking.fit_sparse_ranker`; basis size(s) ``n_basis``) work on the
+    feature rows: when only they (and ``lg``) run, no parse-by-parse Gram matrix is formed.
     """
     from threadpoolctl import threadpool_limits
     with threadpool_limits(limits=int(threads)):
         return _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses,
                                noise, rep_params, max_pairs, progress, dict(coreg or {}),
-                               float(labelled_fraction))
+                               float(labelled_fraction),
+                               tuple(DEFAULT_N_BASIS if n_basis is None else n_basis))
+
+
+def default_rankers(n_parses):
+    """The rankers of ``cv`` when none are named: the full-kernel ones on at most
+    :data:`~parse_ranking.names.SPARSE_ABOVE` parses, the sparse ones above."""
+    return SPARSE_CV_RANKERS if n_parses > SPARSE_ABOVE else CV_RANKERS
 
 
 def _coreg_options(coreg):
@@ -190,15 +207,21 @@ def _coreg_options(coreg):
 
 
 def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses, noise,
-                    rep_params, max_pairs, progress, coreg, labelled_fraction):
+                    rep_params, max_pairs, progress, coreg, labelled_fraction, n_basis):
     for k in kernels:
         if k not in REPRESENTATIONS:
             raise InvalidParameterError(f"unknown kernel {k!r}; choose from {REPRESENTATIONS}")
-    for r in rankers:
+    for r in rankers or ():
         if r not in RANKERS:
             raise InvalidParameterError(f"unknown ranker {r!r}; choose from {RANKERS}")
     rep_params = dict(rep_params or {})
     items, y, qids, arts, lg_rank = flatten(records, max_parses)
+    rankers_rule = None
+    if rankers is None:
+        rankers = default_rankers(y.size)
+        rankers_rule = (f"default rankers for {y.size} parses: "
+                        f"{'sparse' if y.size > SPARSE_ABOVE else 'full-kernel'} (sparse "
+                        f"above {SPARSE_ABOVE} parses)")
     folds = article_folds(arts, n_folds, seed)
     use_co = "corankrls" in rankers
     co = _coreg_options(coreg) if use_co else None
@@ -221,18 +244,22 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         from tqdm import tqdm
         bar = tqdm(total=n_folds * (1 + len(noise)) * (len(kernels) * len(learned) + use_co),
                    desc="parse_ranking cv", unit="fit")
-    for f in range(n_folds):
+    parts = []                     # per fold: test rows, labelled / hidden training rows,
+    for f in range(n_folds):       # noisy targets (the same draws as fold by fold)
         te, tr_all = np.flatnonzero(folds == f), np.flatnonzero(folds != f)
         tr, tr_hidden = labelled_split(qids, tr_all, labelled_fraction, split_rng)
-        noisy = {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}
-        for k in kernels:
-            if not learned:
-                break
+        parts.append((te, tr, tr_hidden,
+                      {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}))
+    for k in kernels if learned else ():
+        t0 = time.perf_counter()
+        cache = FoldFeatures(k, items, **rep_params)       # every parse featurized once
+        timings[f"features[{k}]"] = round(time.perf_counter() - t0, 2)
+        for te, tr, _, noisy in parts:
             t0 = time.perf_counter()
-            X_tr, X_te, _ = _features(k, [items[i] for i in tr], [items[i] for i in te],
-                                      rep_params)
-            K_tr, K_te = gram_matrix(X_tr), gram_matrix(X_te, X_tr)
-            del X_tr, X_te
+            X_tr, X_te = cache.fold(tr, te)
+            K_tr = K_te = None
+            if any(r not in SPARSE_RANKERS for r in learned):
+                K_tr, K_te = gram_matrix(X_tr), gram_matrix(X_te, X_tr)
             timings[f"features+gram[{k}]"] = timings.get(f"features+gram[{k}]", 0.0) + \
                 time.perf_counter() - t0
             for r in learned:
@@ -240,9 +267,15 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                     t0 = time.perf_counter()
                     y_fit = y[tr] if s == 0.0 else noisy[s]
                     try:
-                        model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
-                                                 max_pairs=max_pairs, seed=seed)
-                        scores[(r, k, s)][te] = model.predict(K_te)
+                        if r in SPARSE_RANKERS:
+                            model, info = fit_sparse_ranker(r, X_tr, y_fit, qids[tr], arts[tr],
+                                                            alphas, n_basis, seed=seed)
+                            scores[(r, k, s)][te] = model.predict(X_te)
+                        else:
+                            model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
+                                                     max_pairs=max_pairs, seed=seed)
+                            scores[(r, k, s)][te] = model.predict(K_te)
+                        del model
                     except InvalidInputError as exc:
                         info = {"skipped": str(exc)}
                     chosen[(r, k, s)].append(info)
@@ -250,6 +283,9 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                     timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
                     if bar is not None:
                         bar.update(1)
+            del X_tr, X_te, K_tr, K_te          # before the next fold's rows
+        del cache                               # before the next kernel's features
+    for te, tr, tr_hidden, noisy in parts:
         if use_co:
             _fold_corankrls(items, y, qids, arts, tr, tr_hidden, te, x_items, x_qids, co,
                             co_name, noisy, noise, rep_params, seed, scores, chosen, timings,
@@ -274,7 +310,11 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
             "articles": int(np.unique(arts).size), "folds": n_folds,
             "max_parses": max_parses, "alphas": [float(a) for a in alphas],
             "seed": seed, "noise": list(noise), "representation": rep_params,
-            "labelled_fraction": labelled_fraction}
+            "labelled_fraction": labelled_fraction, "rankers": list(rankers)}
+    if rankers_rule:
+        data["rankers_rule"] = rankers_rule
+    if any(r in SPARSE_RANKERS for r in rankers):
+        data["n_basis"] = [int(b) for b in n_basis]
     if use_co:
         data["corankrls"] = {k: (list(v) if isinstance(v, (tuple, list)) else v)
                              for k, v in co.items()}

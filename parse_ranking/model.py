@@ -53,7 +53,8 @@ from learners.kernels import gram_matrix
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.names import MATCHING, SAVEABLE_KERNELS, SAVEABLE_RANKERS
-from parse_ranking.ranking import DEFAULT_ALPHAS, fit_ranker
+from parse_ranking.ranking import (DEFAULT_ALPHAS, DEFAULT_N_BASIS, SPARSE_RANKERS, fit_ranker,
+                                   fit_sparse_ranker)
 from parse_ranking.representations import (ParseRepresentation, representation_from_state,
                                            representation_state)
 
@@ -68,14 +69,17 @@ _FORMAT_V1 = "kernelrank.parse_ranking.model/1"
 
 def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DEFAULT_ALPHAS,
                 max_parses=None, rep_params=None, lg_options=None, threads=1, coreg=None,
-                seed=0):
+                seed=0, n_basis=None):
     """Fit ``ranker`` on all ``records`` and save it at ``path`` (``.json`` + ``.npz``).
 
     Single-kernel rankers: λ by leave-query-out (:func:`parse_ranking.ranking.fit_ranker`).
     ``corankrls``: views ``coreg["views"]`` (default links_words + locality), unlabelled
     data = the parses beyond ``max_parses`` (needs ``max_parses``), (α, μ) by inner
     article-level CV (:func:`parse_ranking.coreg.fit_corankrls`; other ``coreg`` keys:
-    ``alphas``, ``mus``, ``n_basis``, ``n_inner``). Returns the saved metadata.
+    ``alphas``, ``mus``, ``n_basis``, ``n_inner``). ``sparse_rankrls`` /
+    ``nystroem_rankrls``: basis size(s) ``n_basis`` (:func:`parse_ranking.ranking.fit_sparse_ranker`;
+    no parse-by-parse kernel matrix), saved like the others as ``w = X_Rᵀ b`` over the
+    feature columns. Returns the saved metadata.
     """
     from threadpoolctl import threadpool_limits
 
@@ -96,9 +100,16 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
             rep = ParseRepresentation(kernel, **rep_params)
             X = rep.fit_transform(items)
             state = representation_state(rep)   # fail before the expensive fit
-            model, info = fit_ranker(ranker, gram_matrix(X), y, qids, alphas, seed=seed)
             views = [{"kernel": kernel, "representation": state}]
-            weights = [np.asarray(X.T @ model.dual_coef_).ravel()]
+            if ranker in SPARSE_RANKERS:       # kernel against r basis parses only
+                sel, info = fit_sparse_ranker(ranker, X, y, qids, arts, alphas,
+                                              DEFAULT_N_BASIS if n_basis is None else n_basis,
+                                              seed=seed, refit=True)
+                model = sel.model
+                weights = [np.asarray(X[model.basis_indices_].T @ model.dual_coef_).ravel()]
+            else:
+                model, info = fit_ranker(ranker, gram_matrix(X), y, qids, alphas, seed=seed)
+                weights = [np.asarray(X.T @ model.dual_coef_).ravel()]
     path = Path(path)
     arrays = {f"w{v}": w for v, w in enumerate(weights)}
     for v, view in enumerate(views):

@@ -11,10 +11,20 @@ REPRESENTATIONS = ("bag_of_links", "links_words", "locality", "graph")
 #: locality kernel window matching (:mod:`learners.kernels.locality`; a test keeps them equal)
 MATCHING = ("sensitive", "strict", "insensitive")
 RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rankrls_20_all",
-           "rankrls_22_all", "rls", "kpcrank", "corankrls")
-#: rankers of ``cv`` unless ``--rankers`` is given
+           "rankrls_22_all", "rls", "kpcrank", "corankrls", "sparse_rankrls",
+           "nystroem_rankrls")
+#: rankers on explicit feature rows with a basis of r parses (no parse-by-parse kernel)
+SPARSE_RANKERS = ("sparse_rankrls", "nystroem_rankrls")
+#: rankers of ``cv`` unless ``--rankers`` is given, on at most SPARSE_ABOVE parses
 CV_RANKERS = ("lg", "rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls")
-SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls")
+#: ... and on more parses (after --max-parses / --max-sentences): the full-kernel rankers
+#: hold an m x m Gram matrix and decompose it (O(m^3); 10k parses: 0.8 GB per matrix)
+SPARSE_CV_RANKERS = ("lg", "sparse_rankrls", "nystroem_rankrls")
+SPARSE_ABOVE = 10_000
+#: basis size(s) r of the sparse rankers (grid syntax; several: chosen by inner CV)
+SPARSE_BASIS_TEXT = "1000"
+SAVEABLE_RANKERS = ("rankrls", "rankrls_all", "rankrls_20", "rankrls_22", "rls", "corankrls",
+                    "sparse_rankrls", "nystroem_rankrls")
 SAVEABLE_KERNELS = ("bag_of_links", "links_words", "locality", "graph")
 #: co-regularized RankRLS defaults (:mod:`parse_ranking.coreg`)
 COREG_VIEWS = ("links_words", "locality")

@@ -28,7 +28,33 @@ Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
                        :func:`parse_ranking.coreg.fit_corankrls`, not by :func:`fit_ranker`.
 =====================  =======================================================================
 
-All learners take the precomputed kernel matrix (``kernel="precomputed"``).
+All the rankers above take the precomputed kernel matrix (``kernel="precomputed"``), whose
+cost is cubic in the number of training parses (issue 18: 8–10 min and 5.8 GB per fit at
+47k parses). The **sparse rankers** (Paper I §3.5 eq. 41; thesis §2.5; Paper III) take the
+representation's explicit sparse feature rows instead, with the linear kernel — every
+representation of :mod:`parse_ranking.representations` is linear in its features — and
+never form a parse-by-parse kernel matrix: only the kernel against ``r`` basis parses,
+in row blocks (O(m r) memory, O(m r^2 + r^3) time per fit):
+
+=====================  =======================================================================
+``sparse_rankrls``     reduced-set query-structured RankRLS
+                       (:class:`learners.reduced_set.ReducedSetQueryRankRLS`); λ by inner
+                       leave-sentence-out from ONE fit, the held-out sentence's basis parses
+                       removed exactly (Paper III Theorem 1 — keeping them is unreliable for
+                       parse ranking, Paper III §4.1). With several basis sizes, the size is
+                       chosen with λ by the same inner CV (ties: fewer basis parses).
+``nystroem_rankrls``   Nyström features + linear query-structured RankRLS
+                       (:class:`learners.reduced_set.NystroemQueryRankRLS`); λ by inner
+                       article-level 3-fold CV refitting the map and the ranker per inner
+                       fold (its basis drawn from that fold's training parses only), the λ
+                       path of each refit from one r x r eigendecomposition; basis size: the
+                       largest of the given sizes.
+=====================  =======================================================================
+
+Basis parses are drawn **uniformly at random** among the training parses (seeded): Paper I
+§3.5 after Rifkin et al. 2003, who found random selection no worse than more elaborate
+schemes; Paper III §2.1. ``r`` is capped at the number of training parses (then the model
+is the exact RankRLS).
 """
 
 import numpy as np
@@ -36,12 +62,16 @@ import numpy as np
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from kernelrank.cli import parse_grid
 from learners.pairs import count_preference_pairs, preference_pairs
-from parse_ranking.names import ALPHAS_TEXT, RANKERS
+from parse_ranking.names import ALPHAS_TEXT, RANKERS, SPARSE_BASIS_TEXT, SPARSE_RANKERS
 
-__all__ = ["RANKERS", "LEARNED_RANKERS", "DEFAULT_ALPHAS", "fit_ranker"]
+__all__ = ["RANKERS", "LEARNED_RANKERS", "SPARSE_RANKERS", "DEFAULT_ALPHAS",
+           "DEFAULT_N_BASIS", "fit_ranker", "fit_sparse_ranker"]
 
 LEARNED_RANKERS = tuple(r for r in RANKERS if r != "lg")
 DEFAULT_ALPHAS = parse_grid(ALPHAS_TEXT)
+DEFAULT_N_BASIS = tuple(int(r) for r in parse_grid(SPARSE_BASIS_TEXT))
+#: inner article-level folds of ``nystroem_rankrls``
+NYSTROEM_INNER_FOLDS = 3
 
 _PAIRWISE = {"rankrls_20": ("discrete", False), "rankrls_22": ("weighted", False),
              "rankrls_20_all": ("discrete", True), "rankrls_22_all": ("weighted", True)}
@@ -57,6 +87,9 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
     from learners.rls import RLS
     from learners.selection import select
 
+    if name in SPARSE_RANKERS:
+        raise InvalidParameterError(f"{name} is a sparse ranker on feature rows: fit it with "
+                                    "parse_ranking.ranking.fit_sparse_ranker")
     if name == "corankrls":
         raise InvalidParameterError("corankrls is multi-view and semi-supervised: fit it with "
                                     "parse_ranking.coreg.fit_corankrls on feature views")
@@ -104,3 +137,68 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
 #: Score differences at most this large are ties (float noise of F scores; with the weighted
 #: cost (22), w = 1/y would explode on them).
 _TIE = 1e-9
+
+
+def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
+                      n_basis=DEFAULT_N_BASIS, seed=0, refit=False):
+    """Fit sparse ranker ``name`` (module docstring) on the training feature rows ``X``.
+
+    Parameters
+    ----------
+    name : "sparse_rankrls" | "nystroem_rankrls"
+    X : sparse (m, d) — unit-norm feature rows of the training parses (linear kernel)
+    y, qids : arrays (m,) — gold F and sentence of every row
+    articles : array (m,) — article of every row (inner folds of ``nystroem_rankrls``;
+        sentence-level folds when there are fewer than 3 articles or when None)
+    alphas : λ grid; n_basis : basis size(s) r (each capped at m)
+    seed : seeds the basis sample and the inner folds
+    refit : fit the winner once more on all rows, so that ``model.model`` has the reduced-set
+        coefficients ``dual_coef_`` of basis rows ``basis_indices_`` at the chosen λ (for
+        saving; without it the path model fitted at the largest λ predicts at the chosen one)
+
+    Returns
+    -------
+    (model, info) — ``model.predict(X_test)`` scores test feature rows; ``info`` holds the
+    chosen λ, the basis size and the inner error curve.
+
+    Cost: ``sparse_rankrls`` one O(m r^2 + r^3) fit per basis size, then per sentence and λ
+    O(r p^2) (p ≈ 2 × parses per sentence + basis parses removed); ``nystroem_rankrls``
+    ``NYSTROEM_INNER_FOLDS + 1`` fits of O(m r^2 + r^3). Memory O(m r).
+    """
+    from learners.reduced_set import NystroemQueryRankRLS, ReducedSetQueryRankRLS
+    from learners.selection import select
+    from learners.splits import folds_to_sets, group_folds
+
+    if name not in SPARSE_RANKERS:
+        raise InvalidParameterError(f"unknown sparse ranker {name!r}; choose from "
+                                    f"{SPARSE_RANKERS}")
+    y = np.asarray(y, dtype=float)
+    qids = np.asarray(qids)
+    m = y.size
+    sizes = sorted({min(int(r), m) for r in n_basis})
+    if not sizes or sizes[0] < 1:
+        raise InvalidParameterError(f"basis sizes must be positive integers, got {n_basis!r}")
+    kw = dict(path={"alpha": np.asarray(alphas, dtype=float)}, scoring="disagreement",
+              qids=qids, fit_params={"qids": qids}, seed=seed)
+    if name == "sparse_rankrls":
+        est = ReducedSetQueryRankRLS(kernel="linear", random_state=seed)
+        sel = select(est, X, y, cv="group", groups=qids, param_grid={"n_basis": sizes},
+                     refit=refit, **kw)
+        r = int(sel.best_params["n_basis"])
+        info = {"inner": "leave-sentence-out, held-out basis parses removed"}
+    else:
+        groups = qids if articles is None else np.asarray(articles)
+        if np.unique(groups).size < NYSTROEM_INNER_FOLDS:
+            groups = qids
+        if np.unique(groups).size < NYSTROEM_INNER_FOLDS:
+            raise InvalidInputError(f"{name}: {np.unique(groups).size} training sentences, "
+                                    f"fewer than the {NYSTROEM_INNER_FOLDS} inner folds")
+        sets = folds_to_sets(group_folds(groups, NYSTROEM_INNER_FOLDS, seed))
+        r = sizes[-1]
+        est = NystroemQueryRankRLS(kernel="linear", n_basis=r, random_state=seed)
+        sel = select(est, X, y, cv=sets, method="refit", refit=refit, **kw)
+        info = {"inner": f"{NYSTROEM_INNER_FOLDS}-fold by "
+                         f"{'sentence' if groups is qids else 'article'}, map refitted per fold"}
+    info.update(alpha=float(sel.best_params["alpha"]), n_basis=r,
+                inner_disagreement=sel.scores.tolist())
+    return sel, info

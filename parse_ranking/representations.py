@@ -33,8 +33,8 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph, LocalityKernel
 from parse_ranking.names import REPRESENTATIONS
 
-__all__ = ["REPRESENTATIONS", "ParseRepresentation", "link_sequence", "parse_words",
-           "parse_graph", "representation_state", "representation_from_state"]
+__all__ = ["REPRESENTATIONS", "ParseRepresentation", "FoldFeatures", "link_sequence",
+           "parse_words", "parse_graph", "representation_state", "representation_from_state"]
 
 WALL_NAMES = ("LEFT-WALL", "RIGHT-WALL")
 
@@ -172,6 +172,87 @@ class ParseRepresentation:
                                      for p, t in items]).tocsr().astype(float)
             return self._unit(X) if self.normalize else X
         return self.vec_.features(self._objects(items))
+
+
+class FoldFeatures:
+    """Feature rows of every parse computed once; per CV fold, rows with exactly the dot
+    products of a representation fitted on the fold's training parses only.
+
+    Featurizing is the costly part of a fold (the all-paths graph: ~5 ms per parse), and
+    what a training-only fit changes is just which columns exist and, for the bag
+    representations, the norms:
+
+    * ``locality``, ``graph``: a row's features and its normalization (the exact ``k(p, p)``
+      over all its pairs, seen in training or not — :mod:`learners.kernels.locality`,
+      :class:`learners.kernels.AllPathsKernel`) do not depend on the training set, and a
+      column no training parse has is zero in every training row. So the rows of one fit on
+      all parses give the training-only kernel values, ``K(train, train)`` and
+      ``K(test, train)``, exactly; no score is read.
+    * ``bag_of_links``, ``links_words``: counts are fitted once; per fold the columns of
+      the training parses are kept and the rows normalized over those columns — the
+      matrices of :meth:`ParseRepresentation.fit_transform` / ``transform`` up to the
+      order of the columns.
+
+    A test checks both against per-fold fits. Memory: the rows of all parses (sparse); they
+    are computed ``chunk`` (1,000) parses at a time (the all-paths graph's entries before
+    aggregation take ~30 KB per parse — 16 GB for all 60k CRAFT parses at once), each chunk
+    fitted on its own and its columns mapped by name (label pair, symbol pair and offset,
+    feature string) into one vocabulary (columns in order of first appearance).
+    """
+
+    def __init__(self, kind, items, chunk=1000, **rep_params):
+        self.kind = kind
+        bag = kind in ("bag_of_links", "links_words")
+        self.normalize = rep_params.get("normalize", True)
+        params = dict(rep_params, normalize=False if bag else self.normalize)
+        items = list(items)
+        index, data, indices, lengths = {}, [], [], []
+        for i in range(0, len(items), int(chunk)):
+            rep = ParseRepresentation(kind, **params)
+            X = rep.fit_transform(items[i:i + int(chunk)]).tocsr()
+            cols = np.fromiter((index.setdefault(k, len(index)) for k in _column_keys(rep)),
+                               dtype=np.int64, count=X.shape[1])
+            data.append(X.data)
+            indices.append(cols[X.indices])
+            lengths.append(np.diff(X.indptr))
+            del X, rep
+        indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths or [[]]))])
+        small = indptr[-1] < 2 ** 31 and len(index) < 2 ** 31      # scipy's int32 indices
+        dtype = np.int32 if small else np.int64
+        self.X = sp.csr_matrix((np.concatenate(data or [[]]),
+                                np.concatenate(indices or [[]]).astype(dtype, copy=False),
+                                indptr.astype(dtype)), shape=(len(items), len(index)))
+        del data, indices
+        self.X.sort_indices()
+        self._bag = bag
+
+    def fold(self, train, test):
+        """``(X_train, X_test)`` for row indices ``train`` and ``test``."""
+        X_tr, X_te = self.X[train], self.X[test]
+        if not self._bag:
+            return X_tr, X_te
+        cols = np.unique(X_tr.indices)
+        X_tr, X_te = X_tr[:, cols], X_te[:, cols]
+        if self.normalize:
+            X_tr, X_te = ParseRepresentation._unit(X_tr), ParseRepresentation._unit(X_te)
+        return X_tr, X_te
+
+
+def _column_keys(rep):
+    """A name for every feature column of a fitted :class:`ParseRepresentation`, the same
+    for the same feature in any fit: the feature string (bags), ``(label_i, label_j)``
+    (graph), ``(symbol_a, symbol_b, offset column)`` (locality)."""
+    v = rep.vec_
+    if rep.kind in ("bag_of_links", "links_words"):
+        return list(v.feature_names_)
+    if rep.kind == "graph":
+        return v.feature_names()
+    names = [None] * len(v.symbols_)
+    for sym, i in v.symbols_.items():
+        names[i] = str(sym)
+    width = v.factor_.shape[0]
+    return [(names[c >> 32], names[c & 0xFFFFFFFF], o)
+            for c in v.pair_codes_.tolist() for o in range(width)]
 
 
 def representation_state(rep):

@@ -44,10 +44,12 @@ def coreg_options(*, views=None, alphas=None, mus=None, n_basis=None, n_inner=No
     return out
 
 
-def _records(data, max_sentences, seed):
+def _records(data, max_sentences, seed, max_parses=None):
+    """The records of ``data`` (a seeded subset of ``max_sentences``); ``max_parses`` cuts
+    each record to LG's first k parses while reading (bounded memory on large sets)."""
     from parse_ranking.dataset import load_dataset, subsample
 
-    return subsample(load_dataset(data), max_sentences, seed)
+    return subsample(load_dataset(data, max_parses=max_parses), max_sentences, seed)
 
 
 def _given(options):
@@ -63,7 +65,11 @@ def run_cv(data, output_dir, *, max_sentences=None, seed=0, command=None, **opti
     from parse_ranking.report import write_cv_report
 
     t0 = time.perf_counter()
-    results = cross_validate(_records(data, max_sentences, seed), seed=seed, **_given(options))
+    # the parses beyond --max-parses are only read by corankrls (its unlabelled data)
+    rankers = options.get("rankers") or ()
+    cut = None if "corankrls" in rankers else options.get("max_parses")
+    results = cross_validate(_records(data, max_sentences, seed, cut), seed=seed,
+                             **_given(options))
     results["data"]["command"] = command
     d = results["data"]
     log.info("cv: %d folds over %d sentences, %d parses (%s)", d["folds"], d["sentences"],
@@ -77,7 +83,9 @@ def run_train(data, model, *, max_sentences=None, seed=0, **options):
     default). Returns ``(metadata, written)``."""
     from parse_ranking.model import train_model
 
-    meta = train_model(_records(data, max_sentences, seed), model, seed=seed, **_given(options))
+    cut = None if options.get("ranker") == "corankrls" else options.get("max_parses")
+    meta = train_model(_records(data, max_sentences, seed, cut), model, seed=seed,
+                       **_given(options))
     model = Path(model)
     return meta, [model.with_suffix(".json"), model.with_suffix(".npz")]
 

@@ -70,6 +70,8 @@ SPECS = {
         n_basis=20, random_state=0), *FLAT),
     "ReducedSetQueryRankRLS": ("ranker", lambda: learners.ReducedSetQueryRankRLS(
         n_basis=20, random_state=0), *QUERY),
+    "NystroemQueryRankRLS": ("ranker", lambda: learners.NystroemQueryRankRLS(
+        n_basis=20, random_state=0), *QUERY),
     "CGRankRLS": ("ranker", lambda: learners.CGRankRLS(), *QUERY),
     "RankSVM": ("ranker", lambda: learners.RankSVM(), *QUERY),
     "KPCRank": ("ranker", lambda: learners.KPCRank(n_components=3, kernel="gaussian"), *QUERY),
@@ -93,7 +95,8 @@ ESTIMATORS = sorted(SPECS)
 RANKERS = [n for n in ESTIMATORS if SPECS[n][0] == "ranker"]
 REGRESSORS = [n for n in ESTIMATORS if SPECS[n][0] == "regressor"]
 PRECOMPUTED = ["RLS", "GlobalRankRLS", "QueryRankRLS", "PairwiseRankRLS", "ReducedSetRLS",
-               "ReducedSetGlobalRankRLS", "ReducedSetQueryRankRLS", "NystroemMap", "KPCRank",
+               "ReducedSetGlobalRankRLS", "ReducedSetQueryRankRLS", "NystroemQueryRankRLS",
+               "NystroemMap", "KPCRank",
                "L2SVM", "KronRLS", "KronRankRLS", "RLSCV", "GlobalRankRLSCV", "QueryRankRLSCV"]
 
 

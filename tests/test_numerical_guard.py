@@ -73,6 +73,8 @@ SPECS = {
         n_basis=10, random_state=0), _flat, lambda e, d: e.predict(d.X)),
     "ReducedSetQueryRankRLS": (lambda: learners.ReducedSetQueryRankRLS(
         n_basis=10, random_state=0), _query, lambda e, d: e.predict(d.X)),
+    "NystroemQueryRankRLS": (lambda: learners.NystroemQueryRankRLS(
+        n_basis=10, random_state=0), _query, lambda e, d: e.predict(d.X)),
     "CGRankRLS": (lambda: learners.CGRankRLS(), _query, lambda e, d: e.predict(d.X)),
     "RankSVM": (lambda: learners.RankSVM(), _query, lambda e, d: e.predict(d.X)),
     "KPCRank": (lambda: learners.KPCRank(n_components=3), _query,

@@ -47,3 +47,28 @@ def broken_gzip(tmp_path):
         path.write_bytes(bytes(packed))
         return path
     return make
+
+
+def write_craft_slice(data_dir, out, articles, max_length, per_article):
+    """Write ``out/<article>.conllu.gz`` for each of ``articles``: its first ``per_article``
+    real CRAFT sentences of 8 to ``max_length`` words (a small treebank for build tests);
+    skip the test when an article is absent from the shared data."""
+    import gzip
+
+    from corpora.conllu import iter_conllu
+
+    src = data_dir / "craft" / "conllu"
+    for art in articles:
+        path = src / f"{art}.conllu.gz"
+        if not path.exists():
+            pytest.skip(f"{path} absent")
+        keep = [s for s in iter_conllu(path) if 8 <= len(s.tokens) <= max_length][:per_article]
+        lines = []
+        for s in keep:
+            lines += [f"# sent_id = {s.sent_id}", f"# text = {s.text}"]
+            lines += ["\t".join([str(t.id), t.form, t.lemma, t.upos, t.xpos, t.feats,
+                                 str(t.head), t.deprel, t.deps, t.misc]) for t in s.tokens]
+            lines.append("")
+        with gzip.open(out / f"{art}.conllu.gz", "wt", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return out

@@ -2,14 +2,13 @@
 determinism), cv (measures checked against scipy), train/rank round trip, CLI errors.
 Needs Link Grammar (skipped with a reason when absent) and the shared data folder."""
 
-import gzip
 import json
 
 import numpy as np
 import pytest
+from conftest import write_craft_slice
 from scipy.stats import kendalltau
 
-from corpora.conllu import iter_conllu
 from parse_ranking.__main__ import main
 from parse_ranking.dataset import build_dataset, load_dataset
 from parse_ranking.evaluation import article_folds, cross_validate, flatten
@@ -25,22 +24,8 @@ ARTICLES = ("11319941", "11532192", "11597317", "11604102")
 @pytest.fixture(scope="module")
 def treebank(tmp_path_factory, data_dir):
     """Four small CoNLL-U files: 7 sentences of 8–18 words from four CRAFT articles."""
-    src = data_dir / "craft" / "conllu"
-    out = tmp_path_factory.mktemp("treebank")
-    for art in ARTICLES:
-        path = src / f"{art}.conllu.gz"
-        if not path.exists():
-            pytest.skip(f"{path} absent")
-        keep = [s for s in iter_conllu(path) if 8 <= len(s.tokens) <= 18][:7]
-        lines = []
-        for s in keep:
-            lines += [f"# sent_id = {s.sent_id}", f"# text = {s.text}"]
-            lines += ["\t".join([str(t.id), t.form, t.lemma, t.upos, t.xpos, t.feats,
-                                 str(t.head), t.deprel, t.deps, t.misc]) for t in s.tokens]
-            lines.append("")
-        with gzip.open(out / f"{art}.conllu.gz", "wt", encoding="utf-8") as handle:
-            handle.write("\n".join(lines) + "\n")
-    return out
+    return write_craft_slice(data_dir, tmp_path_factory.mktemp("treebank"), ARTICLES,
+                             max_length=18, per_article=7)
 
 
 @pytest.fixture(scope="module")

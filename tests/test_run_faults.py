@@ -7,7 +7,6 @@ Real data (the LLL corpus, CRAFT trees) come from $KERNELRANK_DATA (skipped when
 ``parse_ranking build`` needs Link Grammar (skipped with a reason when absent)."""
 
 import errno
-import gzip
 import json
 import os
 import signal
@@ -18,6 +17,7 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import write_craft_slice
 
 from kernelrank.cli import exit_code
 from kernelrank.errors import (ClusterError, CorpusFormatError, InvalidParameterError,
@@ -53,24 +53,9 @@ def _needs_lg():
 @pytest.fixture(scope="module")
 def treebank(tmp_path_factory, data_dir):
     """Two small CoNLL-U files of real CRAFT sentences (3 each, 8–14 words)."""
-    from corpora.conllu import iter_conllu
     _needs_lg()
-    src = data_dir / "craft" / "conllu"
-    out = tmp_path_factory.mktemp("treebank")
-    for art in ("11319941", "11532192"):
-        path = src / f"{art}.conllu.gz"
-        if not path.exists():
-            pytest.skip(f"{path} absent")
-        keep = [s for s in iter_conllu(path) if 8 <= len(s.tokens) <= 14][:3]
-        lines = []
-        for s in keep:
-            lines += [f"# sent_id = {s.sent_id}", f"# text = {s.text}"]
-            lines += ["\t".join([str(t.id), t.form, t.lemma, t.upos, t.xpos, t.feats,
-                                 str(t.head), t.deprel, t.deps, t.misc]) for t in s.tokens]
-            lines.append("")
-        with gzip.open(out / f"{art}.conllu.gz", "wt", encoding="utf-8") as handle:
-            handle.write("\n".join(lines) + "\n")
-    return out
+    return write_craft_slice(data_dir, tmp_path_factory.mktemp("treebank"),
+                             ("11319941", "11532192"), max_length=14, per_article=3)
 
 
 BUILD = dict(max_parses=6, max_length=14, jobs=1, chunk_size=2, progress=False)

@@ -29,7 +29,8 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import CORPORA, LEARNERS, N_BASIS, ORDERS, PARSES, VARIANTS
+from ppi.names import (CORPORA, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
+                       VARIANTS)
 
 
 def _model_options(p):
@@ -42,6 +43,12 @@ def _model_options(p):
                    help="pair (default, the published code): PROT1 = the pair's e1, position "
                         "tags relative to e1/e2; text: PROT1 = first protein in the sentence, "
                         "tokens between the proteins tagged 'middle' (better cross-corpus)")
+    g.add_argument("--endpoints", choices=ENDPOINTS, default="all",
+                   help="shortest-path end points: all (default, the published code): every "
+                        "token of each protein; head: one head token per protein")
+    g.add_argument("--select-by", choices=SELECT_BY, default="f1",
+                   help="inner leave-one-document-out criterion of lambda: f1 (default, Paper "
+                        "V) or auc; the threshold is the best-F one at the chosen lambda")
     g.add_argument("--learner", choices=LEARNERS, default="reduced_set",
                    help="reduced_set (default; Paper V's sparse RLS: ≤ --n-basis random basis "
                         "vectors, identical to full RLS when the training set is not larger) "
@@ -209,6 +216,7 @@ def _settings(args):
     from ppi.runs import Settings
 
     return Settings(variant=args.variant, parse=args.parse, order=args.order,
+                    endpoints=args.endpoints, select_by=args.select_by,
                     learner=args.learner, n_basis=args.n_basis, seed=args.seed,
                     hash_features=args.hash_features, normalize=not args.no_normalize,
                     jobs=getattr(args, "jobs", 1), progress=not args.quiet)

@@ -39,7 +39,7 @@ from learners.measures import auc, averaged, best_f_threshold, precision_recall_
 from learners.registry import make_learner
 from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
-from ppi.names import LEARNERS, N_BASIS
+from ppi.names import LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "select_parameters",
            "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
@@ -65,11 +65,22 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None):
                         random_state=seed)
 
 
-_SELECTION = {"scoring": "f1_best", "threshold": "f1", "cv": "group"}
+#: :data:`ppi.names.SELECT_BY` — what chooses λ: ``f1``, the best F of the pooled
+#: leave-one-document-out predictions (Paper V); ``auc``, their AUC (threshold-free, so less
+#: noisy on small corpora), the threshold then being the best-F one at that λ.
 
 
-def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0):
-    """Choose (λ, threshold) on ``K`` (m × m) by pooled leave-one-group-out F.
+def _selection(select_by):
+    if select_by not in SELECT_BY:
+        raise InvalidParameterError(f"select_by={select_by!r}; choose one of {SELECT_BY}")
+    return {"scoring": "f1_best" if select_by == "f1" else "auc", "threshold": "f1",
+            "cv": "group"}
+
+
+def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0,
+                      select_by="f1"):
+    """Choose (λ, threshold) on ``K`` (m × m) by pooled leave-one-group-out F (or AUC,
+    ``select_by="auc"``; the threshold is always the best-F one at the chosen λ).
 
     Returns
     -------
@@ -81,13 +92,13 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
     """
     y = np.asarray(y, dtype=float)
     sel = select(ppi_learner(learner, n_basis, seed, len(y)), K, y, groups=groups,
-                 path={"alpha": alphas}, **_SELECTION)
+                 path={"alpha": alphas}, **_selection(select_by))
     return sel, _choice(sel)
 
 
 def _choice(sel):
     keys = ("alpha", "f1", "threshold", "precision", "recall")
-    grid = [{k: g[k] for k in keys} for g in sel.grid()]
+    grid = [{**{k: g[k] for k in keys}, "score": g["score"]} for g in sel.grid()]
     choice = dict(grid[sel.best_index])
     choice["grid"] = grid
     return choice
@@ -119,7 +130,7 @@ def test_distribution_f1(y, scores, positive_fraction=None):
 
 
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
-                   seed=0, leaky=False, jobs=1):
+                   seed=0, leaky=False, jobs=1, select_by="f1"):
     """10-fold document-level CV with nested leave-one-document-out selection (Table 1).
 
     Parameters
@@ -127,6 +138,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     data : ppi.features.PairSet
     K : ndarray (m, m)            kernel matrix of ``data``
     leaky : bool                  LEAKY pair-level random folds (thesis §5.5), labelled so
+    select_by : {"f1", "auc"}     the inner criterion of λ (:func:`select_parameters`)
 
     Returns
     -------
@@ -139,11 +151,12 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     fold = group_folds(groups, n_folds, seed, y=None if leaky else y)
     sets = folds_to_sets(fold)
     t0 = time.perf_counter()
+    selection = _selection(select_by)
     nested = nested_cross_validate(
         lambda m: ppi_learner(learner, n_basis, seed, m), K, y, sets,
         groups=data.document_ids, path={"alpha": alphas}, jobs=jobs, progress=PROGRESS,
-        desc=f"cv {data.corpus}", inner_cv=_SELECTION["cv"],
-        scoring=_SELECTION["scoring"], threshold=_SELECTION["threshold"])
+        desc=f"cv {data.corpus}", inner_cv=selection["cv"],
+        scoring=selection["scoring"], threshold=selection["threshold"])
     scores = nested["scores"]
     shifted = np.empty(len(y))        # scores − the fold's threshold: positive ⇔ predicted
     for f in nested["folds"]:
@@ -162,7 +175,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
            "document-level CV, nested leave-one-document-out selection of lambda and threshold",
            "n_folds": n_folds, "n_pairs": len(y), "n_positive": int(np.sum(y > 0)),
            "n_documents": int(len(np.unique(data.document_ids.astype(str)))),
-           "learner": learner}
+           "learner": learner, "select_by": select_by}
     for name, fn in (("precision", m_p), ("recall", m_r), ("f1", m_f)):
         a = averaged(fn, y, shifted, sets, on_undefined="skip")
         res[name], res[f"{name}_std"], res[f"{name}_per_fold"] = a.mean, a.std, a.per_fold
@@ -185,7 +198,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
 
 
 def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
-                 seed=0, jobs=1):
+                 seed=0, jobs=1, select_by="f1"):
     """Train on each corpus (λ, threshold by leave-one-document-out on it), test on the others.
 
     Parameters
@@ -205,7 +218,7 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
     def task(tr):
         d = datasets[tr]
         sel, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
-                                        learner, n_basis, seed)
+                                        learner, n_basis, seed, select_by)
         out = {"choice": choice, "tests": {}}
         for te in names:
             if te == tr:
@@ -232,7 +245,7 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
 
 
 def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPHAS,
-                   learner="rls", n_basis=N_BASIS, seed=0):
+                   learner="rls", n_basis=N_BASIS, seed=0, select_by="f1"):
     """AUC on half of the document folds against the number of training pairs taken from
     the other half (documents added in a seeded random order; λ and threshold by
     leave-one-document-out on each training subset)."""
@@ -263,7 +276,7 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
         try:
             sel, choice = select_parameters(K[np.ix_(train, train)], yt,
                                             data.document_ids[train], alphas, learner,
-                                            n_basis, seed)
+                                            n_basis, seed, select_by)
         except UndefinedMeasureError:
             continue
         s = sel.predict(K[np.ix_(test, train)])

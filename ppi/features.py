@@ -48,15 +48,20 @@ class PairSet:
                        self.sentence_ids[index], self.document_ids[index])
 
 
-def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False):
-    """``(instances, y, pair_ids, sentence_ids, document_ids)`` of every candidate pair."""
+def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, graphs=True):
+    """``(instances, y, pair_ids, sentence_ids, document_ids)`` of every candidate pair
+    (``graphs=False``: without the graphs — ``instances`` empty — only the pairs' labels and
+    provenance)."""
     instances, y, pids, sids, dids = [], [], [], [], []
     docs = tqdm(corpus.documents, desc=f"graphs {corpus.source}", unit="doc",
                 disable=not progress, leave=False)
     for doc in docs:
         for s in doc.sentences:
-            for pair, graphs in sentence_graphs(s, parse, settings):
-                instances.append(graphs)
+            pairs = sentence_graphs(s, parse, settings) if graphs else \
+                [(p, None) for p in s.pairs]
+            for pair, g in pairs:
+                if graphs:
+                    instances.append(g)
                 y.append(1.0 if pair.interaction else -1.0)
                 pids.append(pair.id)
                 sids.append(s.id)

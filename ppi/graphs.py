@@ -16,7 +16,11 @@ Two unconnected subgraphs, returned as two :class:`learners.kernels.LabelledGrap
 Protein names are blinded: the candidate proteins' tokens read ``PROT1`` and ``PROT2``,
 other proteins' tokens ``PROT``; a token is part of an entity when its character span
 overlaps one of the entity's spans.  The shortest paths are all shortest undirected paths
-(networkx) between every token of one protein and every token of the other.
+(networkx) between every token of one protein and every token of the other
+(``endpoints="all"``, the published code), or between one head token per protein
+(``endpoints="head"``, :meth:`SentenceStructure.head_token`): names such as ``Spo0A~P``
+split into tokens that the parse does not attach, whose paths would otherwise mark
+dependencies that have nothing to do with the pair.
 
 ``order="pair"`` (default) follows the pair's ``e1``/``e2`` attributes and the published
 code's position rule (PROT1 = e1; before = before e1's first token, after = after e2's last
@@ -37,7 +41,8 @@ import numpy as np
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from learners.kernels import LabelledGraph
 
-__all__ = ["GraphSettings", "pair_graphs", "sentence_graphs", "entity_tokens"]
+__all__ = ["GraphSettings", "SentenceStructure", "pair_graphs", "sentence_graphs",
+           "entity_tokens"]
 
 PROT1, PROT2, PROT = "PROT1", "PROT2", "PROT"
 
@@ -46,15 +51,18 @@ class GraphSettings:
     """Weights and labelling of the pair graph (defaults: Paper V)."""
 
     def __init__(self, path_weight=0.9, other_weight=0.3, linear_weight=0.9, path_prefix="sp_",
-                 remove_types=("punct",), order="pair"):
+                 remove_types=("punct",), order="pair", endpoints="all"):
         if order not in ("text", "pair"):
             raise InvalidParameterError(f"order={order!r}; choose 'text' or 'pair'")
+        if endpoints not in ("all", "head"):
+            raise InvalidParameterError(f"endpoints={endpoints!r}; choose 'all' or 'head'")
         self.path_weight = path_weight
         self.other_weight = other_weight
         self.linear_weight = linear_weight
         self.path_prefix = path_prefix
         self.remove_types = tuple(remove_types)
         self.order = order
+        self.endpoints = endpoints
 
     def as_dict(self):
         return dict(self.__dict__)
@@ -70,7 +78,7 @@ def entity_tokens(tokens, entities):
             for e in entities}
 
 
-class _SentenceStructure:
+class SentenceStructure:
     """What all pairs of a sentence share: tokens, kept dependencies, undirected graph."""
 
     def __init__(self, sentence, parse, settings):
@@ -97,6 +105,31 @@ class _SentenceStructure:
             g.add_edge(t1, n + j)
             g.add_edge(n + j, t2)
         self.graph = g
+        self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
+        self.governors = [[] for _ in range(n)]
+        for t1, t2, _ in self.deps:
+            self.attached[t1] = self.attached[t2] = True
+            self.governors[t2].append(t1)
+
+    def head_token(self, toks):
+        """The one token of an entity the shortest path starts from (``endpoints="head"``).
+
+        The syntactic head of the entity's tokens: a token that takes part in a kept
+        dependency and has no governor inside the entity; the rightmost such (English noun
+        phrases are head-final). Fallbacks, in order: the rightmost token of the entity
+        attached to the parse at all, else its rightmost token. The head-token convention
+        of relation extraction over dependency paths (Bunescu & Mooney 2005, "A shortest
+        path dependency kernel for relation extraction"; Miwa et al. 2009 take the
+        entity's head likewise); compare ``endpoints="all"``, every token of the entity
+        (the published all-paths code).
+        """
+        inside = set(toks)
+        heads = [t for t in toks if self.attached[t]
+                 and not any(g in inside for g in self.governors[t])]
+        if heads:
+            return heads[-1]
+        attached = [t for t in toks if self.attached[t]]
+        return (attached or toks)[-1]
 
     def path_dependencies(self, toks1, toks2):
         """Indices of dependencies on all shortest undirected paths between the token sets
@@ -115,25 +148,35 @@ class _SentenceStructure:
         return on
 
 
+    def pair_tokens(self, pair, order):
+        """The token indices of the pair's two proteins, the one called ``PROT1`` first:
+        the pair's ``e1`` (``order="pair"``) or the protein that starts first in the
+        sentence (``order="text"``)."""
+        toks1, toks2 = self.ent_tokens[pair.e1], self.ent_tokens[pair.e2]
+        if order == "text" and min(toks2) < min(toks1):
+            toks1, toks2 = toks2, toks1
+        return toks1, toks2
+
+    def blinded_texts(self, toks1, toks2):
+        """Token texts with protein names blinded: ``PROT1``, ``PROT2``, other proteins
+        ``PROT``."""
+        set1, set2 = set(toks1), set(toks2)
+        return [PROT1 if i in set1 else PROT2 if i in set2 else PROT if self.in_entity[i]
+                else t.text for i, t in enumerate(self.tokens)]
+
+    def endpoints(self, toks1, toks2, endpoints):
+        """The token sets the shortest paths run between (see :class:`GraphSettings`)."""
+        if endpoints == "head":
+            return [self.head_token(toks1)], [self.head_token(toks2)]
+        return toks1, toks2
+
+
 def _pair_graphs(st, pair, settings):
     s = settings
-    toks1, toks2 = st.ent_tokens[pair.e1], st.ent_tokens[pair.e2]
-    if s.order == "text" and min(toks2) < min(toks1):
-        toks1, toks2 = toks2, toks1
+    toks1, toks2 = st.pair_tokens(pair, s.order)
     n, deps = st.n, st.deps
-    on_path = st.path_dependencies(toks1, toks2)
-    set1, set2 = set(toks1), set(toks2)
-
-    texts = []
-    for i, t in enumerate(st.tokens):
-        if i in set1:
-            texts.append(PROT1)
-        elif i in set2:
-            texts.append(PROT2)
-        elif st.in_entity[i]:
-            texts.append(PROT)
-        else:
-            texts.append(t.text)
+    on_path = st.path_dependencies(*st.endpoints(toks1, toks2, s.endpoints))
+    texts = st.blinded_texts(toks1, toks2)
     pos = [t.pos for t in st.tokens]
 
     # dependency subgraph
@@ -177,11 +220,11 @@ def sentence_graphs(sentence, parse="split_parse", settings=None):
     settings = settings or GraphSettings()
     if not sentence.pairs:
         return []
-    st = _SentenceStructure(sentence, parse, settings)
+    st = SentenceStructure(sentence, parse, settings)
     return [(p, _pair_graphs(st, p, settings)) for p in sentence.pairs]
 
 
 def pair_graphs(sentence, pair, parse="split_parse", settings=None):
     """The two subgraphs of one candidate pair (see the module docstring)."""
     settings = settings or GraphSettings()
-    return _pair_graphs(_SentenceStructure(sentence, parse, settings), pair, settings)
+    return _pair_graphs(SentenceStructure(sentence, parse, settings), pair, settings)

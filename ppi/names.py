@@ -16,6 +16,10 @@ PARSES = ("split_parse", "split", "Charniak-Lease")
 VARIANTS = ("max", "sum")
 #: Pair orientation: the published code's e1/e2 order, or text order.
 ORDERS = ("pair", "text")
+#: Shortest-path end points: every token of each protein, or one head token each.
+ENDPOINTS = ("all", "head")
+#: The inner criterion that chooses λ, as :data:`ppi.evaluation.SELECT_BY`.
+SELECT_BY = ("f1", "auc")
 
 
 def corpus_path(data_dir, name):

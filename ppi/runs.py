@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 from ppi.names import N_BASIS, corpus_path
 
@@ -43,6 +44,8 @@ class Settings:
     variant: str = "max"
     parse: str = "split_parse"
     order: str = "pair"
+    endpoints: str = "all"
+    select_by: str = "f1"
     learner: str = "reduced_set"
     n_basis: int = N_BASIS
     seed: int = 0
@@ -51,16 +54,32 @@ class Settings:
     jobs: int = 1
     progress: bool = True
 
+    views: tuple | None = None
+
     def featurizer(self):
+        """Paper V's :class:`ppi.features.PairFeaturizer` (the all-paths kernel on ``parse``)
+        when ``views`` is None or that one view, else a
+        :class:`ppi.views.MultiViewFeaturizer` of ``views``."""
         from ppi.features import PairFeaturizer
         from ppi.graphs import GraphSettings
 
-        return PairFeaturizer(parse=self.parse, variant=self.variant, normalize=self.normalize,
-                              n_features=self.hash_features,
-                              settings=GraphSettings(order=self.order))
+        graph = GraphSettings(order=self.order, endpoints=self.endpoints)
+        if self.views is None or tuple(self.views) == (f"apg:{self.parse}",):
+            return PairFeaturizer(parse=self.parse, variant=self.variant,
+                                  normalize=self.normalize, n_features=self.hash_features,
+                                  settings=graph)
+        from ppi.views import MultiViewFeaturizer
+
+        if not self.normalize:
+            raise InvalidParameterError("several views are combined as a sum of normalized "
+                                        "kernels; --no-normalize applies to one view only")
+        return MultiViewFeaturizer(self.views, variant=self.variant, settings=graph,
+                                   n_features=self.hash_features)
 
     def config(self):
         return {"variant": self.variant, "parse": self.parse, "order": self.order,
+                "endpoints": self.endpoints, "select_by": self.select_by,
+                "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
                 "hash_features": self.hash_features}
 
@@ -118,7 +137,7 @@ def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds):
     with _progress(settings.progress):
         r = cross_validate(data, K, n_folds=folds, alphas=ALPHAS, learner=settings.learner,
                            n_basis=settings.n_basis, seed=settings.seed, leaky=leaky,
-                           jobs=settings.jobs)
+                           jobs=settings.jobs, select_by=settings.select_by)
     r["y"] = data.y
     r["featurize_seconds"] = feat_seconds
     r["total_seconds"] = time.perf_counter() - t0
@@ -154,7 +173,8 @@ def _cross(datasets, kernel_fn, out, settings, t0):
     out = Path(out)
     with _progress(settings.progress):
         res = cross_corpus(datasets, kernel_fn, alphas=ALPHAS, learner=settings.learner,
-                           n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs)
+                           n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs,
+                           select_by=settings.select_by)
     res["config"] = settings.config()
     res["published"] = report.PUBLISHED_CROSS
     res["seconds"] = time.perf_counter() - t0
@@ -185,7 +205,7 @@ def _curves(datasets, kernel_fn, out, settings, points):
             t0 = time.perf_counter()
             curves.append(learning_curve(d, kernel_fn(name, name), n_points=points,
                                          learner=settings.learner, n_basis=settings.n_basis,
-                                         seed=settings.seed))
+                                         seed=settings.seed, select_by=settings.select_by))
             log.info("%s (%s)", report.curve_line(curves[-1]),
                      format_duration(time.perf_counter() - t0))
     res = {"curves": curves, "config": settings.config()}

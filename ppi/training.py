@@ -51,7 +51,7 @@ def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None
     (data,) = f.fit_transform([source], progress=settings.progress)
     K = kernel(data)
     sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
-                                    settings.n_basis, settings.seed)
+                                    settings.n_basis, settings.seed, settings.select_by)
     model = sel.model                  # fitted once; the chosen λ's coefficients from its path
     coef = np.asarray(model.regularization_path([choice["alpha"]]))[0]
     basis = getattr(model, "basis_indices_", None)

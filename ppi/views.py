@@ -1,0 +1,237 @@
+"""More views of a candidate pair than the all-paths graph, and their combination (issue 14).
+
+Each view turns a candidate pair into a sparse, unit-norm feature row; the combined kernel is
+the weighted sum of the views' normalized kernels, ``k = Σ_v w_v k̂_v`` (Σ w_v = 1, so
+``k(x, x) = 1``), computed as the linear kernel on the concatenation
+``[√w_1 Φ̂_1, √w_2 Φ̂_2, ...]`` (as :class:`learners.kernels.SumKernel`).  Summing normalized
+kernels of several parses and several feature views is the combination of Miwa et al. 2009
+("Protein–protein interaction extraction by leveraging multiple kernels and parsers", Int. J.
+Med. Inform. 78(12)): the all-paths graph kernel on each parser's dependency graph, a bag of
+words and shortest-path features, each normalized, added with equal weights.
+
+Views (``name[:parse]``):
+
+* ``apg:<parse>`` — the all-paths graph kernel (Paper V, :mod:`ppi.features`) on one
+  dependency analysis of the corpus file (``split_parse``, ``Charniak-Lease``);
+* ``bow`` — bag of words around the pair (Bunescu & Mooney 2005's before / between / after
+  regions, as Miwa et al.'s BOW kernel): every token, lower-cased, with protein names
+  blinded (``PROT1``, ``PROT2``, ``PROT``), prefixed by its region relative to the two
+  proteins in text order (``B:``, ``M:``, ``A:``), plus the bigrams of the between region
+  (``M2:``) and the number of tokens between (``gap:``, capped at 10);
+* ``path:<parse>`` — shortest-path features (Miwa et al.'s SP kernel; the walk features of
+  Kim et al. 2010, "Walk-weighted subsequence kernels for protein–protein interaction
+  extraction", BMC Bioinformatics 11:107): along every shortest undirected dependency path
+  between the two proteins' head tokens (:meth:`ppi.graphs.SentenceStructure.head_token`),
+  the words, POS and dependency types with their direction (``>`` with the dependency, ``<``
+  against it), the v-walks (token, dependency, token) and e-walks (dependency, token,
+  dependency) in word and POS form, and the path length; ``nopath`` when the parse does not
+  connect the two.
+
+Complexity per sentence: one undirected graph and its shortest paths per pair (networkx BFS,
+O(V + E) each); the vectorization is one sort over all features
+(:class:`learners.kernels.bag.BagOfFeaturesKernel`).
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from corpora.ppi_xml import resolve_parse_name
+from kernelrank.errors import InvalidParameterError
+from learners.kernels.bag import BagOfFeaturesKernel
+from ppi.features import PairFeaturizer, PairSet, corpus_graphs
+from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, SentenceStructure
+
+__all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
+           "path_features", "MultiViewFeaturizer"]
+
+#: The kinds of view and whether they take a parse.
+VIEW_KINDS = {"apg": True, "bow": False, "path": True}
+#: Paper V's system: the all-paths kernel on the split parse alone.
+PAPER_V_VIEWS = ("apg:split_parse",)
+#: Both parses' all-paths kernels, bag of words, shortest-path features on both parses.
+DEFAULT_VIEWS = ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
+                 "path:Charniak-Lease")
+
+_GAP_CAP = 10
+_BLINDED = frozenset((PROT1, PROT2, PROT))
+
+
+def parse_view(name):
+    """``"apg:split_parse"`` → ``("apg", "split_parse")``; ``"bow"`` → ``("bow", None)``."""
+    kind, _, parse = str(name).partition(":")
+    if kind not in VIEW_KINDS:
+        raise InvalidParameterError(f"view {name!r}: unknown kind {kind!r}; choose among "
+                                    f"{sorted(VIEW_KINDS)} (apg:PARSE, bow, path:PARSE)")
+    if VIEW_KINDS[kind]:
+        if not parse:
+            raise InvalidParameterError(f"view {name!r} needs a parse: {kind}:split_parse or "
+                                        f"{kind}:Charniak-Lease")
+        try:
+            return kind, resolve_parse_name(parse)
+        except Exception:
+            raise InvalidParameterError(f"view {name!r}: unknown parse {parse!r}; choose "
+                                        "split_parse or Charniak-Lease") from None
+    if parse:
+        raise InvalidParameterError(f"view {name!r}: {kind} takes no parse")
+    return kind, None
+
+
+def _words(st, toks1, toks2):
+    """Blinded token texts, lower-cased except the protein placeholders."""
+    return [w if w in _BLINDED else w.lower() for w in st.blinded_texts(toks1, toks2)]
+
+
+def bow_features(st, pair, order="text"):
+    """Bag-of-words features of one pair (see the module docstring)."""
+    toks1, toks2 = st.pair_tokens(pair, order)
+    texts = _words(st, toks1, toks2)
+    first = min(min(toks1), min(toks2))
+    last = max(max(toks1), max(toks2))
+    region = ["B" if i < first else "A" if i > last else "M" for i in range(st.n)]
+    out = [f"{r}:{w}" for r, w in zip(region, texts)]
+    between = texts[first + 1:last]
+    out += [f"M2:{a}_{b}" for a, b in zip(between, between[1:])]
+    out.append(f"gap:{min(len(between), _GAP_CAP)}")
+    return out
+
+
+def path_features(st, pair, order="text"):
+    """Shortest-path walk features of one pair (see the module docstring)."""
+    toks1, toks2 = st.pair_tokens(pair, order)
+    a, b = st.head_token(toks1), st.head_token(toks2)
+    texts = _words(st, toks1, toks2)
+    pos = [t.pos for t in st.tokens]
+    if a == b:
+        return ["samehead"]
+    try:
+        paths = list(nx.all_shortest_paths(st.graph, a, b))
+    except nx.NetworkXNoPath:
+        return ["nopath"]
+    n, out = st.n, []
+    for path in paths:
+        toks = path[0::2]                    # token vertices; dependency vertices between
+        deps = []
+        for k, v in enumerate(path[1::2]):
+            gov, dep, typ = st.deps[v - n]
+            deps.append(f"{typ}{'>' if gov == toks[k] else '<'}")
+        out.append(f"len:{min(len(deps), _GAP_CAP)}")
+        out += [f"d:{d}" for d in deps]
+        out += [f"w:{texts[t]}" for t in toks[1:-1]]
+        out += [f"p:{pos[t]}" for t in toks]
+        for k, d in enumerate(deps):
+            out.append(f"vw:{texts[toks[k]]}|{d}|{texts[toks[k + 1]]}")
+            out.append(f"vp:{pos[toks[k]]}|{d}|{pos[toks[k + 1]]}")
+        for k in range(1, len(deps)):
+            out.append(f"ew:{deps[k - 1]}|{texts[toks[k]]}|{deps[k]}")
+            out.append(f"ep:{deps[k - 1]}|{pos[toks[k]]}|{deps[k]}")
+    return out
+
+
+_BAG_FEATURES = {"bow": bow_features, "path": path_features}
+
+
+def _corpus_bags(corpus, kind, parse, settings, progress):
+    """One bag of features per candidate pair, in corpus order (as ``corpus_graphs``)."""
+    fn = _BAG_FEATURES[kind]
+    bags = []
+    docs = tqdm(corpus.documents, desc=f"{kind} {corpus.source}", unit="doc",
+                disable=not progress, leave=False)
+    for doc in docs:
+        for s in doc.sentences:
+            if not s.pairs:
+                continue
+            st = SentenceStructure(s, parse, settings)
+            bags += [fn(st, p, settings.order) for p in s.pairs]
+    return bags
+
+
+class MultiViewFeaturizer:
+    """Candidate pairs → the concatenated, weighted, unit-norm rows of several views.
+
+    Parameters
+    ----------
+    views : sequence of str
+        View names (:func:`parse_view`), e.g. :data:`DEFAULT_VIEWS`.
+    weights : sequence of float or None
+        Non-negative weight per view (normalized to sum 1); None: equal weights.
+    variant : {"max", "sum"}          the all-paths variant (``apg`` views)
+    settings : GraphSettings          orientation, end points and weights of the pair graphs
+    n_features : int or None          feature hashing width of the ``apg`` views
+    bow_parse : str                   whose tokenization the ``bow`` view reads
+
+    Attributes (after fit)
+    ----------------------
+    view_slices_ : dict view name → slice of its columns in the concatenated rows
+    """
+
+    def __init__(self, views=DEFAULT_VIEWS, weights=None, variant="max", settings=None,
+                 n_features=None, bow_parse="split_parse"):
+        self.views = tuple(views)
+        if not self.views:
+            raise InvalidParameterError("views is empty; give at least one view")
+        if len(set(self.views)) != len(self.views):
+            raise InvalidParameterError(f"views {self.views} repeat a view")
+        self.kinds = [parse_view(v) for v in self.views]
+        if weights is None:
+            weights = np.ones(len(self.views))
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != (len(self.views),) or np.any(weights < 0) or \
+                not np.isfinite(weights).all() or weights.sum() <= 0:
+            raise InvalidParameterError(f"weights {weights.tolist()}: one non-negative number "
+                                        f"per view ({len(self.views)}), not all zero")
+        self.weights = weights / weights.sum()
+        self.settings = settings or GraphSettings()
+        self.variant = variant
+        self.n_features = n_features
+        self.bow_parse = resolve_parse_name(bow_parse)
+        self._parts = {}
+        for view, (kind, parse) in zip(self.views, self.kinds):
+            if kind == "apg":
+                self._parts[view] = PairFeaturizer(parse=parse, variant=variant,
+                                                   n_features=n_features,
+                                                   settings=self.settings)
+            else:
+                self._parts[view] = BagOfFeaturesKernel(normalize=True)
+
+    def _view_rows(self, view, kind, parse, corpora, fit, progress):
+        part = self._parts[view]
+        if kind == "apg":
+            sets = (part.fit_transform if fit else part.transform)(corpora, progress)
+            return [s.X for s in sets]
+        parse = parse or self.bow_parse
+        bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
+        X = (part.fit_features if fit else part.features)([b for bb in bags for b in bb])
+        out, start = [], 0
+        for bb in bags:
+            out.append(X[start:start + len(bb)])
+            start += len(bb)
+        return out
+
+    def _transform(self, corpora, fit, progress):
+        corpora = list(corpora)
+        meta = [corpus_graphs(c, self.bow_parse, self.settings, progress=False, graphs=False)
+                for c in corpora]
+        blocks, start, self.view_slices_ = [], 0, {}
+        for view, (kind, parse), w in zip(self.views, self.kinds, self.weights):
+            rows = self._view_rows(view, kind, parse, corpora, fit, progress)
+            width = rows[0].shape[1] if rows else 0
+            self.view_slices_[view] = slice(start, start + width)
+            start += width
+            blocks.append([np.sqrt(w) * X for X in rows])
+        out = []
+        for k, (c, (_, y, pids, sids, dids)) in enumerate(zip(corpora, meta)):
+            X = sp.hstack([b[k] for b in blocks], format="csr")
+            out.append(PairSet(c.source, X, y, pids, sids, dids))
+        return out
+
+    def fit_transform(self, corpora, progress=False):
+        """Fit every view's vocabulary on all ``corpora`` together; one PairSet each."""
+        return self._transform(corpora, True, progress)
+
+    def transform(self, corpora, progress=False):
+        """Rows in the fitted vocabularies (unseen features dropped, norms kept)."""
+        return self._transform(corpora, False, progress)

@@ -1,0 +1,206 @@
+"""Issue 14's additions to the pair representation: head-token path end points, the
+bag-of-words and shortest-path views, their combination as a sum of normalized kernels, the
+bag-of-features kernel they use, and λ chosen by inner AUC."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from corpora.ppi_xml import Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization
+from kernelrank.errors import InvalidInputError, InvalidParameterError
+from learners.kernels.bag import BagOfFeaturesKernel
+from learners.measures import auc
+from ppi.evaluation import select_parameters
+from ppi.graphs import GraphSettings, SentenceStructure, pair_graphs
+from ppi.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, parse_view,
+                       path_features)
+from tests.test_ppi_graphs import make_sentence
+
+
+@pytest.fixture(scope="module")
+def lll(data_dir):
+    from corpora.ppi_xml import read_corpus
+
+    return read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
+
+# "Spo0A ~ P activates KinD ." — the entity Spo0A~P is three tokens, "~" and "P" unattached
+TEXT2 = "Spo0A~P activates KinD ."
+TOKENS2 = [("Spo0A", "NN", 0, 4), ("~", "SYM", 5, 5), ("P", "NN", 6, 6),
+           ("activates", "VBZ", 8, 16), ("KinD", "NN", 18, 21), (".", ".", 23, 23)]
+DEPS2 = [(4, 1, "nsubj"), (4, 5, "dobj"), (4, 6, "punct")]
+
+
+def unattached_sentence():
+    toks = [Token(f"st_{i + 1}", t, p, ((a, b),)) for i, (t, p, a, b) in enumerate(TOKENS2)]
+    deps = [Dependency(f"d{i}", f"st_{g}", f"st_{d}", typ) for i, (g, d, typ) in
+            enumerate(DEPS2)]
+    ents = [Entity("e0", ((0, 6),), "Spo0A~P"), Entity("e1", ((18, 21),), "KinD")]
+    return Sentence("s0", TEXT2, ents, [Pair("p0", "e0", "e1", True)],
+                    {"split": Tokenization("split", toks)},
+                    {"split_parse": Parse("split_parse", "split", deps)})
+
+
+# ---------------------------------------------------------------- head token, end points
+def test_head_token_is_the_attached_token_without_governor_inside():
+    s = unattached_sentence()
+    st = SentenceStructure(s, "split_parse", GraphSettings())
+    assert st.ent_tokens["e0"] == [0, 1, 2]
+    assert st.head_token([0, 1, 2]) == 0                  # ~ and P are not in the parse
+    # two attached tokens, one governing the other: the governor is the head
+    s2 = make_sentence()
+    st2 = SentenceStructure(s2, "split_parse", GraphSettings())
+    assert st2.head_token([1, 2]) == 1                    # activates governs KinD
+    assert st2.head_token([3, 4]) == 4                    # neither governs the other: rightmost
+    # nothing attached: the rightmost token
+    assert st.head_token([1, 2]) == 2
+
+
+def test_head_endpoints_mark_the_same_path_when_one_token_per_entity():
+    s = make_sentence()
+    a = pair_graphs(s, s.pairs[0], settings=GraphSettings(endpoints="all"))
+    b = pair_graphs(s, s.pairs[0], settings=GraphSettings(endpoints="head"))
+    assert a[0].labels == b[0].labels and a[1].labels == b[1].labels
+
+
+def test_endpoints_validated():
+    with pytest.raises(InvalidParameterError, match="endpoints"):
+        GraphSettings(endpoints="some")
+
+
+# ---------------------------------------------------------------- bag-of-features kernel
+def test_bag_kernel_equals_explicit_counts(rng):
+    vocab = [f"f{i}" for i in range(12)]
+    bags = [list(rng.choice(vocab, size=rng.integers(0, 9))) for _ in range(15)]
+    for binary in (False, True):
+        counts = [Counter(set(b) if binary else b) for b in bags]
+        brute = np.array([[sum(c[f] * d[f] for f in c) for d in counts] for c in counts],
+                         dtype=float)
+        K = BagOfFeaturesKernel(normalize=False, binary=binary).fit_transform(bags)
+        np.testing.assert_allclose(K, brute, rtol=1e-12)
+        norms = np.sqrt(np.diag(brute))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = np.nan_to_num(brute / np.outer(norms, norms))
+        Kn = BagOfFeaturesKernel(binary=binary).fit_transform(bags)
+        np.testing.assert_allclose(Kn, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_bag_kernel_normalized_value_does_not_depend_on_the_vocabulary():
+    train = [["a", "b", "b"], ["c"]]
+    new = [["a", "b", "z", "z"]]                 # z unseen: counts in the norm, not a column
+    k = BagOfFeaturesKernel().fit(train)
+    got = k.transform(new)[0, 0]
+    assert got == pytest.approx(3 / np.sqrt(5) / np.sqrt(1 + 1 + 4))
+    # the same with a vocabulary that contains z
+    full = BagOfFeaturesKernel().fit(train + new)
+    assert full.transform(new)[0, 0] == pytest.approx(got, rel=1e-12)
+    assert full.transform(new)[0, 2] == pytest.approx(1.0)
+    assert (k.features(new) @ k.features(train).T).toarray()[0, 0] == pytest.approx(got)
+
+
+def test_bag_kernel_input_and_params():
+    with pytest.raises(InvalidInputError, match="string"):
+        BagOfFeaturesKernel().fit(["abc"])
+    k = clone(BagOfFeaturesKernel(binary=True))
+    assert k.get_params() == {"normalize": True, "binary": True}
+    with pytest.raises(InvalidParameterError):
+        BagOfFeaturesKernel(binary="yes").fit([["a"]])
+
+
+# ---------------------------------------------------------------- views
+def test_bow_features_regions_and_blinding():
+    s = make_sentence()                           # KinC activates KinD and KinE .
+    st = SentenceStructure(s, "split_parse", GraphSettings())
+    f = Counter(bow_features(st, s.pairs[0]))
+    assert f == Counter(["M:PROT1", "M:activates", "M:PROT2", "A:and", "A:PROT", "A:.",
+                         "gap:1"])
+    # pair (KinC, KinE): "activates KinD and" between, bigrams of it
+    s2 = make_sentence((("e2", "e0"),))
+    st2 = SentenceStructure(s2, "split_parse", GraphSettings())
+    f2 = bow_features(st2, s2.pairs[0])
+    assert "M2:activates_PROT" in f2 and "M2:PROT_and" in f2 and "gap:3" in f2
+    assert f2[0] == "M:PROT1"                     # text order: KinC first although e2 = KinC
+
+
+def test_path_features_walks():
+    s = make_sentence()
+    st = SentenceStructure(s, "split_parse", GraphSettings())
+    f = Counter(path_features(st, s.pairs[0]))
+    # KinC <nsubj- activates -dobj> KinD: governor activates
+    assert f["len:2"] == 1 and f["d:nsubj<"] == 1 and f["d:dobj>"] == 1
+    assert f["w:activates"] == 1 and f["vw:PROT1|nsubj<|activates"] == 1
+    assert f["vw:activates|dobj>|PROT2"] == 1 and f["ew:nsubj<|activates|dobj>"] == 1
+    assert f["vp:NN|nsubj<|VBZ"] == 1 and f["ep:nsubj<|VBZ|dobj>"] == 1
+    # two shortest paths KinC → KinE (dobj and prep_via): both pooled
+    s2 = make_sentence((("e0", "e2"),))
+    st2 = SentenceStructure(s2, "split_parse", GraphSettings())
+    f2 = Counter(path_features(st2, s2.pairs[0]))
+    assert f2["len:2"] == 2 and f2["d:dobj>"] == 1 and f2["d:prep_via>"] == 1
+    # a parse that does not connect the pair
+    s3 = unattached_sentence()
+    s3.parses["split_parse"].dependencies[:] = []
+    st3 = SentenceStructure(s3, "split_parse", GraphSettings())
+    assert path_features(st3, s3.pairs[0]) == ["nopath"]
+
+
+def test_parse_view_names():
+    assert parse_view("apg:split") == ("apg", "split_parse")
+    assert parse_view("bow") == ("bow", None)
+    for bad in ("apg", "bow:split_parse", "tree", "path:stanford"):
+        with pytest.raises(InvalidParameterError):
+            parse_view(bad)
+    with pytest.raises(InvalidParameterError, match="weights"):
+        MultiViewFeaturizer(("bow", "path:split_parse"), weights=[1, -1])
+
+
+def test_combined_kernel_is_the_weighted_sum_of_normalized_kernels(lll):
+    views, w = ("apg:split_parse", "bow", "path:split_parse"), np.array([2.0, 1.0, 1.0])
+    (d,) = MultiViewFeaturizer(views, weights=w).fit_transform([lll])
+    K = (d.X @ d.X.T).toarray()
+    parts = [(MultiViewFeaturizer((v,)).fit_transform([lll])[0]) for v in views]
+    expected = sum(wi / w.sum() * (p.X @ p.X.T).toarray() for wi, p in zip(w, parts))
+    np.testing.assert_allclose(K, expected, atol=1e-12)
+    np.testing.assert_allclose(np.diag(K), 1.0, atol=1e-12)
+    np.testing.assert_array_equal(d.y, parts[0].y)
+    np.testing.assert_array_equal(d.pair_ids, parts[0].pair_ids)
+
+
+def test_transform_on_new_corpus_matches_joint_fit(lll, data_dir):
+    from corpora.ppi_xml import read_corpus
+
+    hprd = read_corpus(data_dir / "ppi" / "HPRD50-learning-format.xml.gz")
+    f = MultiViewFeaturizer(DEFAULT_VIEWS)
+    (a,) = f.fit_transform([lll])
+    (b,) = f.transform([hprd])
+    joint = MultiViewFeaturizer(DEFAULT_VIEWS).fit_transform([lll, hprd])
+    np.testing.assert_allclose((b.X @ a.X.T).toarray(),
+                               (joint[1].X @ joint[0].X.T).toarray(), atol=1e-12)
+
+
+# ---------------------------------------------------------------- λ by inner AUC
+def test_select_by_auc_picks_the_best_inner_auc(rng):
+    m = 60
+    X = rng.standard_normal((m, 5))
+    K = X @ X.T
+    y = np.where(X[:, 0] + rng.standard_normal(m) > 0, 1.0, -1.0)
+    groups = np.repeat(np.arange(12), 5)
+    alphas = 2.0 ** np.arange(-6, 7, 2)
+    sel, choice = select_parameters(K, y, groups, alphas, select_by="auc")
+    # brute force: leave each group out, retrain, pool, AUC per λ
+    best = None
+    for a in alphas:
+        pred = np.empty(m)
+        for g in np.unique(groups):
+            tr, te = groups != g, groups == g
+            coef = np.linalg.solve(K[np.ix_(tr, tr)] + a * np.eye(tr.sum()), y[tr])
+            pred[te] = K[np.ix_(te, tr)] @ coef
+        s = auc(y, pred)
+        if best is None or s >= best[0] - 1e-12:
+            best = (s, a) if best is None or s > best[0] + 1e-12 else (s, max(a, best[1]))
+    assert choice["alpha"] == best[1]
+    row = [g for g in choice["grid"] if g["alpha"] == choice["alpha"]][0]
+    assert row["score"] == pytest.approx(best[0], abs=1e-9)
+    assert choice["threshold"] == row["threshold"]
+    with pytest.raises(InvalidParameterError, match="select_by"):
+        select_parameters(K, y, groups, alphas, select_by="map")

@@ -25,7 +25,7 @@ from corpora.ppi_xml import resolve_parse_name
 from learners.kernels import AllPathsKernel, gram_matrix
 from ppi.graphs import GraphSettings, sentence_graphs
 
-__all__ = ["PairSet", "PairFeaturizer", "corpus_graphs"]
+__all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs"]
 
 
 @dataclass
@@ -48,24 +48,34 @@ class PairSet:
                        self.sentence_ids[index], self.document_ids[index])
 
 
+def _corpus_pairs(corpus, parse, settings, progress, graphs):
+    docs = tqdm(corpus.documents, desc=f"graphs {corpus.source}", unit="doc",
+                disable=not progress, leave=False)
+    for doc in docs:
+        for s in doc.sentences:
+            if graphs:
+                yield from ((doc, s, p, g) for p, g in sentence_graphs(s, parse, settings))
+            else:
+                yield from ((doc, s, p, None) for p in s.pairs)
+
+
+def iter_corpus_graphs(corpus, parse="split_parse", settings=None, progress=False):
+    """The two pair graphs of every candidate pair, in corpus order, one at a time."""
+    return (g for _, _, _, g in _corpus_pairs(corpus, parse, settings, progress, True))
+
+
 def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, graphs=True):
     """``(instances, y, pair_ids, sentence_ids, document_ids)`` of every candidate pair
     (``graphs=False``: without the graphs — ``instances`` empty — only the pairs' labels and
     provenance)."""
     instances, y, pids, sids, dids = [], [], [], [], []
-    docs = tqdm(corpus.documents, desc=f"graphs {corpus.source}", unit="doc",
-                disable=not progress, leave=False)
-    for doc in docs:
-        for s in doc.sentences:
-            pairs = sentence_graphs(s, parse, settings) if graphs else \
-                [(p, None) for p in s.pairs]
-            for pair, g in pairs:
-                if graphs:
-                    instances.append(g)
-                y.append(1.0 if pair.interaction else -1.0)
-                pids.append(pair.id)
-                sids.append(s.id)
-                dids.append(doc.id)
+    for doc, s, pair, g in _corpus_pairs(corpus, parse, settings, progress, graphs):
+        if graphs:
+            instances.append(g)
+        y.append(1.0 if pair.interaction else -1.0)
+        pids.append(pair.id)
+        sids.append(s.id)
+        dids.append(doc.id)
     return (instances, np.array(y), np.array(pids, dtype=object), np.array(sids, dtype=object),
             np.array(dids, dtype=object))
 
@@ -96,30 +106,34 @@ class PairFeaturizer:
         return self.vectorizer.variant
 
     def _graphs(self, corpora, progress):
-        parts = [corpus_graphs(c, self.parse, self.settings, progress) for c in corpora]
-        return parts
+        """Labels and provenance of every pair (one cheap pass), and a generator of their
+        graphs (built while the vectorizer consumes them: never all in memory)."""
+        parts = [corpus_graphs(c, self.parse, self.settings, graphs=False) for c in corpora]
+        graphs = (g for c in corpora
+                  for g in iter_corpus_graphs(c, self.parse, self.settings, progress))
+        return parts, graphs
 
     def fit_transform(self, corpora, progress=False):
         """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each."""
         corpora = list(corpora)
-        parts = self._graphs(corpora, progress)
-        X = self.vectorizer.fit_features([g for p in parts for g in p[0]])
+        parts, graphs = self._graphs(corpora, progress)
+        X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
         return self._split(corpora, parts, X)
 
     def transform(self, corpora, progress=False):
         """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
         corpora = list(corpora)
-        parts = self._graphs(corpora, progress)
-        X = self.vectorizer.features([g for p in parts for g in p[0]])
+        parts, graphs = self._graphs(corpora, progress)
+        X = self.vectorizer.features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
         return self._split(corpora, parts, X)
 
     @staticmethod
     def _split(corpora, parts, X):
         out, start = [], 0
-        for c, (inst, y, pids, sids, dids) in zip(corpora, parts):
-            stop = start + len(inst)
+        for c, (_, y, pids, sids, dids) in zip(corpora, parts):
+            stop = start + len(y)
             out.append(PairSet(c.source, X[start:stop], y, pids, sids, dids))
             start = stop
         return out

@@ -224,3 +224,23 @@ def test_upper_triangular_fast_path(rng):
         A = np.triu(rng.uniform(0.1, 0.9, (n, n)) * (rng.random((n, n)) < 0.5), 1)
         np.testing.assert_allclose(all_paths_matrix(A)[0], walk_sum(A), rtol=1e-10,
                                    atol=1e-13)
+
+
+@pytest.mark.parametrize("variant", ["max", "sum"])
+@pytest.mark.parametrize("n_features", [None, 2 ** 20])
+def test_chunked_featurization_equals_one_batch(rng, monkeypatch, variant, n_features):
+    """Graphs are featurized CHUNK at a time (memory bound): any chunk size, a generator
+    as input, fit and transform alike, give the rows of one batch."""
+    import learners.kernels.all_paths as module
+
+    train = [random_graph(rng, int(rng.integers(2, 8))) for _ in range(23)]
+    test = [random_graph(rng, 6, n_labels=3) for _ in range(9)]
+    one = AllPathsKernel(variant, n_features=n_features)
+    X1, T1 = one.fit_features(train), one.features(test)
+    for chunk in (1, 4, 7):
+        monkeypatch.setattr(module, "CHUNK", chunk)
+        k = AllPathsKernel(variant, n_features=n_features)
+        X = k.fit_features(g for g in train)
+        T = k.features(iter(test))
+        assert (X != X1).nnz == 0 and (T != T1).nnz == 0
+        np.testing.assert_array_equal(X.indices, X1.indices)

@@ -29,8 +29,8 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import (CORPORA, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
-                       VARIANTS)
+from ppi.names import (CORPORA, DEFAULT_SYSTEM, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES,
+                       SELECT_BY, SYSTEMS, VARIANTS)
 
 
 def _model_options(p):
@@ -39,16 +39,26 @@ def _model_options(p):
                    help="G = max_kl L W Lᵀ terms (errata, published) or G = L W Lᵀ (paper)")
     g.add_argument("--parse", choices=PARSES, default="split_parse",
                    help="dependency analysis to use")
-    g.add_argument("--order", choices=ORDERS, default="pair",
-                   help="pair (default, the published code): PROT1 = the pair's e1, position "
-                        "tags relative to e1/e2; text: PROT1 = first protein in the sentence, "
-                        "tokens between the proteins tagged 'middle' (better cross-corpus)")
-    g.add_argument("--endpoints", choices=ENDPOINTS, default="all",
-                   help="shortest-path end points: all (default, the published code): every "
-                        "token of each protein; head: one head token per protein")
-    g.add_argument("--select-by", choices=SELECT_BY, default="f1",
-                   help="inner leave-one-document-out criterion of lambda: f1 (default, Paper "
-                        "V) or auc; the threshold is the best-F one at the chosen lambda")
+    g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
+                   help=f"every choice below at once (default {DEFAULT_SYSTEM}): paper-v — "
+                        "Airola et al. 2008 as published (pair order, lambda by inner F, the "
+                        "all-paths kernel on --parse); multiview — text order, lambda by inner "
+                        "AUC, all-paths kernels of both parses + bag of words + shortest-path "
+                        "walks, summed normalized kernels. The options below override it")
+    g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
+                   help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
+                        "graph), bow (words before/between/after), path:PARSE (shortest-path "
+                        "walks); PARSE is split_parse or Charniak-Lease")
+    g.add_argument("--order", choices=ORDERS, default=None,
+                   help="pair (paper-v; the published code): PROT1 = the pair's e1, position "
+                        "tags relative to e1/e2; text (multiview): PROT1 = first protein in "
+                        "the sentence, tokens between the proteins tagged 'middle'")
+    g.add_argument("--endpoints", choices=ENDPOINTS, default=None,
+                   help="shortest-path end points: all (both systems; the published code): "
+                        "every token of each protein; head: one head token per protein")
+    g.add_argument("--select-by", choices=SELECT_BY, default=None,
+                   help="inner leave-one-document-out criterion of lambda: f1 (paper-v) or auc "
+                        "(multiview); the threshold is the best-F one at the chosen lambda")
     g.add_argument("--learner", choices=LEARNERS, default="reduced_set",
                    help="reduced_set (default; Paper V's sparse RLS: ≤ --n-basis random basis "
                         "vectors, identical to full RLS when the training set is not larger) "
@@ -215,11 +225,12 @@ def build_parser():
 def _settings(args):
     from ppi.runs import Settings
 
-    return Settings(variant=args.variant, parse=args.parse, order=args.order,
-                    endpoints=args.endpoints, select_by=args.select_by,
-                    learner=args.learner, n_basis=args.n_basis, seed=args.seed,
-                    hash_features=args.hash_features, normalize=not args.no_normalize,
-                    jobs=getattr(args, "jobs", 1), progress=not args.quiet)
+    return Settings.for_system(
+        args.system, views=args.views, order=args.order, endpoints=args.endpoints,
+        select_by=args.select_by, variant=args.variant, parse=args.parse,
+        learner=args.learner, n_basis=args.n_basis, seed=args.seed,
+        hash_features=args.hash_features, normalize=not args.no_normalize,
+        jobs=getattr(args, "jobs", 1), progress=not args.quiet)
 
 
 def _cv(args):
@@ -263,6 +274,8 @@ def _benchmark(args):
 def _train(args):
     from ppi.training import train
 
+    if args.system is None:             # saved models hold one all-paths view (model.py)
+        args.system = "paper-v"
     res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
                          input=args.input, data_dir=args.data_dir)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "

@@ -22,6 +22,22 @@ ENDPOINTS = ("all", "head")
 SELECT_BY = ("f1", "auc")
 
 
+#: The systems ``--system`` names: every featurization and selection choice at once.
+#: ``paper-v`` — Airola et al. 2008 as published (Tables 1–5 reproduce with it);
+#: (``views`` None: the all-paths kernel on ``--parse`` alone);
+#: ``multiview`` — issue 14's system: text order, λ by inner AUC, the all-paths kernels of
+#: both parses plus bag-of-words and shortest-path views, summed normalized kernels.
+SYSTEMS = {
+    "paper-v": {"order": "pair", "endpoints": "all", "select_by": "f1",
+                "views": None},                 # None: the all-paths kernel on --parse
+    "multiview": {"order": "text", "endpoints": "all", "select_by": "auc",
+                  "views": ("apg:split_parse", "apg:Charniak-Lease", "bow",
+                            "path:split_parse", "path:Charniak-Lease")},
+}
+#: The system of the evaluation commands when ``--system`` is not given.
+DEFAULT_SYSTEM = "multiview"
+
+
 def corpus_path(data_dir, name):
     """``<data-dir>/ppi/<name>-learning-format.xml.gz``, or a DataNotFoundError saying how to
     fetch it."""

@@ -55,6 +55,23 @@ class Settings:
     progress: bool = True
 
     views: tuple | None = None
+    system: str | None = None
+
+    @classmethod
+    def for_system(cls, system=None, **options):
+        """The settings of a named system (:data:`ppi.names.SYSTEMS`; default
+        :data:`ppi.names.DEFAULT_SYSTEM`), with every option that is not None overriding it.
+        The dataclass' own defaults are Paper V's."""
+        from ppi.names import DEFAULT_SYSTEM, SYSTEMS
+
+        system = system or DEFAULT_SYSTEM
+        if system not in SYSTEMS:
+            raise InvalidParameterError(f"system={system!r}; choose one of {sorted(SYSTEMS)}")
+        values = dict(SYSTEMS[system])
+        values.update({k: v for k, v in options.items() if v is not None})
+        if values.get("views") is not None:
+            values["views"] = tuple(values["views"])
+        return cls(system=system, **values)
 
     def featurizer(self):
         """Paper V's :class:`ppi.features.PairFeaturizer` (the all-paths kernel on ``parse``)
@@ -77,7 +94,8 @@ class Settings:
                                    n_features=self.hash_features)
 
     def config(self):
-        return {"variant": self.variant, "parse": self.parse, "order": self.order,
+        return {"system": self.system, "variant": self.variant, "parse": self.parse,
+                "order": self.order,
                 "endpoints": self.endpoints, "select_by": self.select_by,
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,

@@ -41,13 +41,18 @@ def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
     from ppi.evaluation import ALPHAS, select_parameters
-    from ppi.features import kernel
+    from kernelrank.errors import InvalidParameterError
+    from ppi.features import PairFeaturizer, kernel
     from ppi.model import PPIModel
 
     _check_outputs(model_dir, output_dir)
+    f = settings.featurizer()
+    if not isinstance(f, PairFeaturizer):
+        raise InvalidParameterError(
+            f"a saved model holds one all-paths view; {list(settings.views)} cannot be saved "
+            "yet — train with --system paper-v (or one --views apg:PARSE)")
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = read_corpus(path)
-    f = settings.featurizer()
     (data,) = f.fit_transform([source], progress=settings.progress)
     K = kernel(data)
     sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,

@@ -44,6 +44,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from ppi.features import PairFeaturizer, PairSet, corpus_graphs
 from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, SentenceStructure
+from ppi.names import SYSTEMS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
            "path_features", "MultiViewFeaturizer"]
@@ -52,9 +53,9 @@ __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_fe
 VIEW_KINDS = {"apg": True, "bow": False, "path": True}
 #: Paper V's system: the all-paths kernel on the split parse alone.
 PAPER_V_VIEWS = ("apg:split_parse",)
-#: Both parses' all-paths kernels, bag of words, shortest-path features on both parses.
-DEFAULT_VIEWS = ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
-                 "path:Charniak-Lease")
+#: Both parses' all-paths kernels, bag of words, shortest-path features on both parses (the
+#: ``multiview`` system of :data:`ppi.names.SYSTEMS`).
+DEFAULT_VIEWS = SYSTEMS["multiview"]["views"]
 
 _GAP_CAP = 10
 _BLINDED = frozenset((PROT1, PROT2, PROT))

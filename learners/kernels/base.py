@@ -112,7 +112,7 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
     dense &= df > 0
     n_dense = np.count_nonzero(dense)
     if n_dense == 0:
-        return (X @ Z.T).toarray().astype(dtype, copy=False)
+        return _add_sparse_product(np.zeros((X.shape[0], Z.shape[0]), dtype), X, Z)
     if n_dense == used:                              # every used column: one dense product
         Xd = X.toarray().astype(dtype, copy=False)
         return Xd @ (Xd if same else Z.toarray().astype(dtype, copy=False)).T
@@ -120,9 +120,23 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
     Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
     Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
     K = Xd @ Zd.T
+    del Xd, Zd
     Xs = X[:, sparse_cols]
-    Zs = Xs if same else Z[:, sparse_cols]
-    K += (Xs @ Zs.T).toarray()
+    return _add_sparse_product(K, Xs, Xs if same else Z[:, sparse_cols])
+
+
+#: Rows per block of the sparse product in :func:`gram_matrix`: the product of a block is a
+#: sparse matrix of at most SPARSE_BLOCK × n_Z entries (instead of n_X × n_Z at once, with
+#: 12 bytes per stored entry and SciPy's temporaries on top).
+SPARSE_BLOCK = 1024
+
+
+def _add_sparse_product(K, X, Z):
+    """``K += X Zᵀ`` for sparse ``X``, ``Z``, one block of rows of ``X`` at a time."""
+    Zt = Z.T.tocsr()
+    for start in range(0, X.shape[0], SPARSE_BLOCK):
+        stop = min(start + SPARSE_BLOCK, X.shape[0])
+        K[start:stop] += (X[start:stop] @ Zt).toarray()
     return K
 
 

@@ -5,6 +5,7 @@ graph kernel (Airola et al. 2008, Paper V).
   python -m ppi cross-corpus                 train on one corpus, test on the others (Tables 2–5)
   python -m ppi learning-curve               AUC against training size (Figure 3)
   python -m ppi benchmark                    all of the above on the five corpora
+  python -m ppi ablation                     each view / parse alone, combinations, Paper V
   python -m ppi train --corpus LLL --model M save a model (JSON + npz, no pickle)
   python -m ppi predict --input F --model M  score the candidate pairs of a corpus file
   python -m ppi extract --model M --input F --format pubtator --output OUT.jsonl
@@ -97,6 +98,13 @@ def build_parser():
     p = _experiment(sub, "benchmark", "cv on all five corpora + cross-corpus + curves")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--no-curves", action="store_true", help="skip the learning curves")
+    p = _experiment(sub, "ablation", "each view and parse alone, their combinations and "
+                                     "Paper V's system: F / AUC ± sd over fold seeds")
+    p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2],
+                   help="fold seeds of the small corpora (default 0 1 2)")
+    p.add_argument("--big-seeds", nargs="+", type=int, default=[0],
+                   help="fold seeds of AIMed and BioInfer (default 0: each CV costs minutes)")
     p = _experiment(sub, "train", "train on a corpus and save the model", jobs=False)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--corpus", choices=CORPORA)
@@ -271,6 +279,18 @@ def _benchmark(args):
                    + [cross_line(res["cross_corpus"])] + [curve_line(c) for c in curves])
 
 
+def _ablation(args):
+    from ppi.ablation import run_ablation
+
+    res, written = run_ablation(args.corpora, args.output_dir, _settings(args),
+                                seeds=args.seeds, big_seeds=args.big_seeds,
+                                data_dir=args.data_dir)
+    best = max((r for r in res["rows"] if r["system"] != "paper-v"),
+               key=lambda r: r["auc_mean"])
+    return Summary(written, [f"{len(res['rows'])} rows; best AUC {100 * best['auc_mean']:.1f} "
+                             f"({best['corpus']}, {'+'.join(best['views'])})"])
+
+
 def _train(args):
     from ppi.training import train
 
@@ -356,7 +376,7 @@ def _mentions(args):
 
 
 COMMANDS = {"cv": _cv, "cross-corpus": _cross, "learning-curve": _curves,
-            "benchmark": _benchmark, "train": _train, "predict": _predict,
+            "benchmark": _benchmark, "ablation": _ablation, "train": _train, "predict": _predict,
             "extract": _extract, "aggregate": _aggregate, "network": _network,
             "evaluate-documents": _evaluate_documents,
             "mentions": _mentions}

@@ -82,3 +82,32 @@ def test_external_scheduler_two_workers_equal_in_process(external_cluster, lll_m
     # both workers parsed chunks (8 chunks of one abstract, at most 4 in flight)
     assert len(workers) == 2 and all(workers.values()), workers
     assert external_cluster.address.startswith("tcp://127.0.0.1:")
+
+
+def _dask_children():
+    import psutil
+    return [p for p in psutil.Process().children(recursive=True)
+            if "dask" in " ".join(p.cmdline())]
+
+
+def test_process_cluster_stops_its_processes_after_an_error(tmp_path):
+    """An error inside the block, or a cluster that does not start in time: every process
+    it started is gone afterwards (the latter is a ClusterError)."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    pytest.importorskip("psutil")
+    from kernelrank.parallel import process_cluster
+    with pytest.raises(ClusterError, match="did not start: no scheduler address"):
+        with process_cluster(1, tmp_path / "slow", env=_env(), timeout=0.01):
+            pass
+    assert _dask_children() == []
+    try:
+        with process_cluster(1, tmp_path / "ok", env=_env()) as cluster:
+            pids = [cluster.scheduler.pid, cluster.workers[0].pid]
+            assert len(_dask_children()) >= 2
+            raise RuntimeError("a failing test")
+    except ClusterError as exc:
+        pytest.skip(f"cannot start a local dask scheduler and workers: {exc}")
+    except RuntimeError:
+        pass
+    assert _dask_children() == [] and all(p.poll() is not None for p in
+                                          (cluster.scheduler, *cluster.workers)), pids

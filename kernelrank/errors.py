@@ -57,6 +57,12 @@ class ClusterError(KernelrankError):
     in the middle of a run (the message says what is kept and how to resume)."""
 
 
+class PipelineError(KernelrankError, ValueError):
+    """A spaCy pipeline or one of its documents lacks what a kernelrank component needs
+    (e.g. a dependency parser before ``kernelrank_ppi``); the message says what is missing
+    and how to add it."""
+
+
 class NumericalError(KernelrankError, ArithmeticError):
     """A computation overflowed or produced non-finite values (NaN, inf) from finite input;
     the message names the estimator, the step and the likely cause (unscaled features, an

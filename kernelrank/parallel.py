@@ -20,12 +20,16 @@ The Dask plumbing shared with ``ppi extract``:
   :class:`~kernelrank.errors.ClusterError` naming the address;
 * :func:`cluster_failures` — turns the cluster dying in the middle of a run (the scheduler
   or the last worker lost: ``FuturesCancelledError``, ``CommClosedError``, ``KilledWorker``)
-  into a :class:`~kernelrank.errors.ClusterError` saying what is kept and how to resume.
+  into a :class:`~kernelrank.errors.ClusterError` saying what is kept and how to resume;
+* :func:`process_cluster` — a cluster of separate processes started the way a user starts
+  one on the command line (``dask scheduler``, ``dask worker``), on 127.0.0.1: what the
+  scale-out test and benchmark of ``ppi extract --scheduler`` run against.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 
@@ -34,7 +38,8 @@ from tqdm.auto import tqdm
 from kernelrank.errors import ClusterError, InvalidParameterError
 
 __all__ = ["map_tasks", "default_blas_threads", "local_cluster", "connect",
-           "check_scheduler_address", "cluster_failures", "quiet_workers", "CONNECT_TIMEOUT"]
+           "check_scheduler_address", "cluster_failures", "quiet_workers", "process_cluster",
+           "ProcessCluster", "CONNECT_TIMEOUT"]
 
 #: seconds to wait for an existing scheduler to answer (Dask's own default is 30 s, and it
 #: retries beyond it)
@@ -156,6 +161,120 @@ def cluster_failures(where, kept=None):
         raise ClusterError(f"the Dask cluster ({where}) failed in the middle of the run: "
                            f"{exc.__class__.__name__}: {detail}"
                            + (f"; {kept}" if kept else "")) from None
+
+
+@dataclasses.dataclass
+class ProcessCluster:
+    """A running :func:`process_cluster`: the scheduler's address, its process and the
+    worker processes (``subprocess.Popen``; with Dask's nanny, each worker process is a
+    child of its entry here)."""
+
+    address: str
+    scheduler: object
+    workers: list
+
+
+@contextlib.contextmanager
+def process_cluster(n_workers, directory, *, threads=1, env=None, timeout=120.0):
+    """A Dask cluster of separate processes, as started on the command line: one
+    ``dask scheduler`` and ``n_workers`` ``dask worker --nworkers 1 --nthreads threads``,
+    all listening on 127.0.0.1 at free ports, without dashboards.
+
+    Parameters
+    ----------
+    n_workers : int
+    directory : path     where the processes' logs (``scheduler.log``, ``worker-<k>.log``),
+                         the scheduler file and the workers' scratch space go
+    threads : int        threads per worker
+    env : dict or None   the processes' environment (e.g. ``PYTHONPATH`` so that workers
+                         import this checkout); default: this process's
+    timeout : float      seconds to wait for the scheduler and for every worker to connect
+
+    Yields
+    ------
+    ProcessCluster
+
+    Each process runs in a process group of its own; leaving the block, also by an
+    exception, sends each group SIGTERM, then SIGKILL to what is left after 10 s.  A process
+    that exits early or a cluster not complete within ``timeout`` is a
+    :class:`~kernelrank.errors.ClusterError` carrying the end of the processes' logs.
+    """
+    import json
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    info = directory / "scheduler.json"
+    info.unlink(missing_ok=True)
+    loopback = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+    commands = [("scheduler", ["scheduler", "--port", "0", "--scheduler-file", str(info)])]
+    commands += [(f"worker-{k}", ["worker", "--scheduler-file", str(info), "--nworkers", "1",
+                                  "--nthreads", str(threads), "--local-directory",
+                                  str(directory / f"worker-{k}"), "--death-timeout", "60"])
+                 for k in range(n_workers)]
+    procs, logs = [], []
+
+    def start(name, args):
+        log = directory / f"{name}.log"
+        logs.append(log)
+        with open(log, "wb") as handle:
+            procs.append(subprocess.Popen([sys.executable, "-m", "dask", *args, *loopback],
+                                          stdout=handle, stderr=subprocess.STDOUT, env=env,
+                                          stdin=subprocess.DEVNULL, start_new_session=True))
+
+    def failed(what):
+        tails = "; ".join(f"{log.name}: " + " | ".join(
+            log.read_text(errors="replace").strip().splitlines()[-3:]) for log in logs)
+        return ClusterError(f"the Dask processes in {directory} did not start: {what} "
+                            f"({tails})")
+
+    try:
+        start(*commands[0])
+        deadline = time.monotonic() + timeout
+        while not info.exists() or not info.stat().st_size:
+            if procs[0].poll() is not None or time.monotonic() > deadline:
+                raise failed("no scheduler address")
+            time.sleep(0.1)
+        time.sleep(0.2)                     # the scheduler writes the file in one go
+        address = json.loads(info.read_text())["address"]
+        for name, args in commands[1:]:
+            start(name, args)
+        client = connect(address, max(1.0, deadline - time.monotonic()))
+        try:
+            while len(client.scheduler_info()["workers"]) < n_workers:
+                if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
+                    raise failed(f"{len(client.scheduler_info()['workers'])} of {n_workers} "
+                                 "workers connected")
+                time.sleep(0.2)
+        finally:
+            client.close()
+        yield ProcessCluster(address, procs[0], procs[1:])
+    finally:
+        _stop_process_groups(procs[::-1])
+
+
+def _stop_process_groups(procs, grace=10.0):
+    """SIGTERM to each process's group (started with ``start_new_session``: the process and
+    its children, e.g. a nanny's worker), then SIGKILL to a group whose leader is still
+    alive after ``grace`` seconds."""
+    import signal
+    import subprocess
+    import time
+
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for p in procs:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
 
 
 def default_blas_threads(jobs=1):

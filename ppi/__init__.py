@@ -8,7 +8,8 @@ RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.eva
 on the engine's :mod:`learners.selection` and :mod:`learners.splits`) → reports (:mod:`ppi.report`) and saved models (:mod:`ppi.model`).
 The experiments end to end: :mod:`ppi.runs` (CV, cross-corpus, learning curves, benchmark)
 and :mod:`ppi.training` (train / apply a saved model); raw text: :mod:`ppi.extract`,
-:mod:`ppi.mentions`; document and corpus level: :mod:`ppi.aggregate` (gene-id pairs per
+:mod:`ppi.mentions`, and in a spaCy pipeline :mod:`ppi.spacy_component` (the
+``kernelrank_ppi`` factory); document and corpus level: :mod:`ppi.aggregate` (gene-id pairs per
 document), :mod:`ppi.network` (interaction network), :mod:`ppi.document_evaluation`
 (against BioC gold relations). Command line: ``python -m ppi --help``.
 """

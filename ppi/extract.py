@@ -96,8 +96,8 @@ from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
 
-__all__ = ["extract", "process_chunk", "write_summary_report", "TSV_COLUMNS",
-           "OUTPUT_FORMATS", "ExtractionResources"]
+__all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
+           "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources"]
 
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
@@ -218,6 +218,31 @@ def _pair_batches(parsed, budget=None):
         yield batch
 
 
+def score_sentences(model, parsed):
+    """Scores ``f(x) = x·w`` of every candidate pair of ``parsed`` (:class:`ppi.spacy_parse.
+    ParsedSentence` objects), as a float array in order: sentence by sentence, each
+    sentence's pairs in their order.
+
+    The one featurize-and-score step of raw-text extraction (``ppi extract`` and the spaCy
+    component :mod:`ppi.spacy_component`).  Pairs are featurized in batches of bounded cost
+    (:data:`SCORE_BUDGET`), so peak memory is bounded by the batch, not by the number of
+    sentences or the longest sentence's number of pairs; the scores do not depend on the
+    batches.
+    """
+    import numpy as np
+
+    from corpora.ppi_xml import Corpus, Document
+
+    scores = [np.zeros(0)]
+    for batch in _pair_batches(parsed):
+        corpus = Corpus("extract", [Document(f"c{k}", [s]) for k, s in enumerate(batch)])
+        _, s = model.decision_function(corpus)
+        # the featurizer keeps corpus order: document → sentence → pair
+        assert len(s) == sum(len(x.pairs) for x in batch)
+        scores.append(s)
+    return np.concatenate(scores)
+
+
 def process_chunk(docs, resources, output_format="jsonl"):
     """Parse and score one chunk of :class:`corpora.text_input.TextDocument` objects.
 
@@ -226,7 +251,6 @@ def process_chunk(docs, resources, output_format="jsonl"):
     once per worker process).  Pre-split sentences keep their own parse unless
     ``resources.reparse`` (module docstring).
     """
-    from corpora.ppi_xml import Corpus, Document
     from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
 
     parse = resources.model.featurizer.parse
@@ -247,15 +271,7 @@ def process_chunk(docs, resources, output_format="jsonl"):
     order = {d.id: k for k, d in enumerate(docs)}
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
-    scores = []
-    # featurize in batches of bounded cost (SCORE_BUDGET): peak memory is bounded by the
-    # batch, not by the chunk size or the longest sentence's number of pairs
-    for batch in _pair_batches(with_pairs):
-        corpus = Corpus("extract", [Document(f"c{k}", [s]) for k, s in enumerate(batch)])
-        data, s = resources.model.decision_function(corpus)
-        # the featurizer keeps corpus order: document → sentence → pair
-        assert len(s) == sum(len(x.pairs) for x in batch)
-        scores.extend(s.tolist())
+    scores = score_sentences(resources.model, with_pairs)
     records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}

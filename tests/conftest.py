@@ -1,5 +1,5 @@
 """Shared test fixtures: the real data folder (skipped with a reason when absent), seeded RNGs,
-broken gzip files."""
+broken gzip files, a PPI model trained on LLL and LLL abstracts as raw-text input."""
 
 import gzip
 import os
@@ -72,3 +72,47 @@ def write_craft_slice(data_dir, out, articles, max_length, per_article):
         with gzip.open(out / f"{art}.conllu.gz", "wt", encoding="utf-8") as handle:
             handle.write("\n".join(lines) + "\n")
     return out
+
+
+def lll_path(data_dir):
+    """The LLL corpus file; skip the test when it is absent."""
+    path = data_dir / "ppi" / "LLL-learning-format.xml.gz"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    return path
+
+
+@pytest.fixture(scope="session")
+def lll_model(data_dir, tmp_path_factory):
+    """A PPI model trained on LLL by ``python -m ppi train`` (its directory)."""
+    from ppi.__main__ import main
+    lll_path(data_dir)
+    d = tmp_path_factory.mktemp("model")
+    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
+                 str(d / "m"), "--output-dir", str(d / "report"), "--quiet"]) == 0
+    return d / "m"
+
+
+def lll_abstracts(data_dir, n_docs=6, copies=1):
+    """Real LLL documents as abstracts: sentences joined by one space, the first sentence
+    as the title, gold entities as mentions (LLL has no discontinuous entity)."""
+    from corpora.ppi_xml import iter_documents
+    from corpora.text_input import TextDocument, learning_to_text_document
+    docs = []
+    for _, _, doc in iter_documents(lll_path(data_dir)):
+        if len(docs) == n_docs:
+            break
+        docs.append(learning_to_text_document(doc))
+    return [TextDocument(f"{d.id}.{c}" if copies > 1 else d.id, d.text, d.mentions,
+                         title_end=d.title_end) for c in range(copies) for d in docs]
+
+
+def write_pubtator_file(docs, path):
+    """Write ``docs`` (:class:`corpora.text_input.TextDocument`) as a PubTator file."""
+    import io
+
+    from corpora.text_input import write_pubtator
+    buf = io.StringIO()
+    write_pubtator(docs, buf)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path

@@ -3,7 +3,6 @@ sentence structure, and ``python -m ppi extract`` end to end on real LLL sentenc
 out as PubTator and PubMed XML (one record per candidate pair, offsets, Dask, resume after
 a kill)."""
 
-import io
 import itertools
 import json
 import os
@@ -14,8 +13,11 @@ import time
 
 import numpy as np
 import pytest
+from conftest import lll_abstracts as _abstracts
+from conftest import lll_path as _lll
+from conftest import write_pubtator_file as _write_pubtator
 
-from corpora.text_input import Mention, TextDocument, write_pubmed_xml, write_pubtator
+from corpora.text_input import Mention, TextDocument, write_pubmed_xml
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from ppi.mentions import DictionaryTagger, build_lexicon, document_mentions, normalize_name
 
@@ -72,13 +74,6 @@ def test_tagger_errors_and_given_annotations(tmp_path):
     lex = tmp_path / "lex.txt"
     lex.write_text("# comment\nKinC\n\n", encoding="utf-8")
     assert [m.text for m in DictionaryTagger(lexicon=lex).tag("a KinC b")] == ["KinC"]
-
-
-def _lll(data_dir):
-    path = data_dir / "ppi" / "LLL-learning-format.xml.gz"
-    if not path.exists():
-        pytest.skip(f"{path} absent")
-    return path
 
 
 def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
@@ -175,37 +170,6 @@ def test_reparse_round_trips_through_learning_xml(nlp, data_dir, tmp_path):
 
 
 # ----------------------------------------------------------------------------- end to end
-@pytest.fixture(scope="module")
-def lll_model(data_dir, tmp_path_factory):
-    from ppi.__main__ import main
-    _lll(data_dir)
-    d = tmp_path_factory.mktemp("model")
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
-                 str(d / "m"), "--output-dir", str(d / "report"), "--quiet"]) == 0
-    return d / "m"
-
-
-def _abstracts(data_dir, n_docs=6, copies=1):
-    """Real LLL documents as abstracts: sentences joined by one space, the first sentence
-    as the title, gold entities as mentions (LLL has no discontinuous entity)."""
-    from corpora.ppi_xml import iter_documents
-    from corpora.text_input import learning_to_text_document
-    docs = []
-    for _, _, doc in iter_documents(_lll(data_dir)):
-        if len(docs) == n_docs:
-            break
-        docs.append(learning_to_text_document(doc))
-    return [TextDocument(f"{d.id}.{c}" if copies > 1 else d.id, d.text, d.mentions,
-                         title_end=d.title_end) for c in range(copies) for d in docs]
-
-
-def _write_pubtator(docs, path):
-    buf = io.StringIO()
-    write_pubtator(docs, buf)
-    path.write_text(buf.getvalue(), encoding="utf-8")
-    return path
-
-
 def _records(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 

@@ -17,6 +17,7 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import lll_path as _lll
 from conftest import write_craft_slice
 
 from kernelrank.cli import exit_code
@@ -27,23 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # ----------------------------------------------------------------------------- fixtures
-def _lll(data_dir):
-    path = data_dir / "ppi" / "LLL-learning-format.xml.gz"
-    if not path.exists():
-        pytest.skip(f"{path} absent")
-    return path
-
-
-@pytest.fixture(scope="module")
-def lll_model(data_dir, tmp_path_factory):
-    from ppi.__main__ import main
-    _lll(data_dir)
-    d = tmp_path_factory.mktemp("model")
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
-                 str(d / "m"), "--output-dir", str(d / "report"), "--quiet"]) == 0
-    return d / "m"
-
-
 def _needs_lg():
     from parse_ranking.linkgrammar import APT_PACKAGES, is_available
     if not is_available():

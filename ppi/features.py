@@ -25,7 +25,8 @@ from corpora.ppi_xml import resolve_parse_name
 from learners.kernels import AllPathsKernel, gram_matrix
 from ppi.graphs import GraphSettings, sentence_graphs
 
-__all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs"]
+__all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
+           "split_rows"]
 
 
 @dataclass
@@ -80,6 +81,15 @@ def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, gr
             np.array(dids, dtype=object))
 
 
+def _keep_vocabulary_only(vectorizer):
+    """Drop a fitted feature-map kernel's training rows (``X_fit_``): featurizers use its
+    vocabulary (``features``), never its kernel against the training rows, and the rows are
+    the size of the whole featurized data (0.4 GB for the five PPI corpora' all-paths
+    features) — the caller holds them already."""
+    for name in ("X_fit_", "self_kernel_fit_"):
+        vectorizer.__dict__.pop(name, None)
+
+
 class PairFeaturizer:
     """Candidate pairs → all-paths feature vectors.
 
@@ -119,6 +129,7 @@ class PairFeaturizer:
         parts, graphs = self._graphs(corpora, progress)
         X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
+        _keep_vocabulary_only(self.vectorizer)
         return self._split(corpora, parts, X)
 
     def transform(self, corpora, progress=False):
@@ -131,12 +142,17 @@ class PairFeaturizer:
 
     @staticmethod
     def _split(corpora, parts, X):
-        out, start = [], 0
-        for c, (_, y, pids, sids, dids) in zip(corpora, parts):
-            stop = start + len(y)
-            out.append(PairSet(c.source, X[start:stop], y, pids, sids, dids))
-            start = stop
-        return out
+        rows = split_rows(X, [len(p[1]) for p in parts])
+        return [PairSet(c.source, Xc, y, pids, sids, dids)
+                for c, Xc, (_, y, pids, sids, dids) in zip(corpora, rows, parts)]
+
+
+def split_rows(X, sizes):
+    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block)."""
+    if len(sizes) == 1:
+        return [X]
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def kernel(A, B=None):

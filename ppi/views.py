@@ -42,7 +42,8 @@ from tqdm.auto import tqdm
 from corpora.ppi_xml import resolve_parse_name
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
-from ppi.features import PairFeaturizer, PairSet, corpus_graphs
+from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
+                          split_rows)
 from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, SentenceStructure
 from ppi.names import SYSTEMS
 
@@ -206,11 +207,9 @@ class MultiViewFeaturizer:
         parse = parse or self.bow_parse
         bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
         X = (part.fit_features if fit else part.features)([b for bb in bags for b in bb])
-        out, start = [], 0
-        for bb in bags:
-            out.append(X[start:start + len(bb)])
-            start += len(bb)
-        return out
+        if fit:
+            _keep_vocabulary_only(part)
+        return split_rows(X, [len(bb) for bb in bags])
 
     def _transform(self, corpora, fit, progress):
         corpora = list(corpora)
@@ -222,10 +221,14 @@ class MultiViewFeaturizer:
             width = rows[0].shape[1] if rows else 0
             self.view_slices_[view] = slice(start, start + width)
             start += width
-            blocks.append([np.sqrt(w) * X for X in rows])
+            for X in rows:
+                X.data *= np.sqrt(w)                 # in place: the views' rows are ours
+            blocks.append(rows)
         out = []
         for k, (c, (_, y, pids, sids, dids)) in enumerate(zip(corpora, meta)):
             X = sp.hstack([b[k] for b in blocks], format="csr")
+            for b in blocks:                          # free each corpus' blocks at once
+                b[k] = None
             out.append(PairSet(c.source, X, y, pids, sids, dids))
         return out
 

@@ -118,10 +118,11 @@ def tron(fun_grad, hess_vec_at, w0, *, tol, gnorm_ref, max_iter, cg_rtol=0.1, ma
 
     Notes
     -----
-    Cost per Newton step: one ``fun_grad`` and one Hessian-vector product per CG iteration;
-    for a strongly convex J with Lipschitz Hessian the iterates converge q-superlinearly
-    (Lin, Weng & Keerthi 2008, Theorem 2). Where J is only once differentiable (the squared
-    hinge), the generalized Hessian is used and the method remains globally convergent.
+    Cost per Newton step: one ``fun_grad`` and one Hessian-vector product per CG iteration.
+    For a twice differentiable strongly convex J the iterates converge superlinearly (Lin,
+    Weng & Keerthi 2008); where J is only once differentiable with a piecewise-linear
+    gradient (the squared hinge), the generalized Hessian is used, as in LIBLINEAR's L2-loss
+    SVM.
     """
     w = np.asarray(w0, dtype=np.float64).copy()
     max_cg = len(w) if max_cg is None else max_cg

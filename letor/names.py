@@ -20,8 +20,9 @@ CONVENTIONS = ("letor3", "letor4", "mslr")
 SCRIPT_OF_CONVENTION = {"letor3": "Eval-Score-3.0.pl", "letor4": "Eval-Score-4.0.pl",
                         "mslr": "Eval-Score-MSLR.pl"}
 LEARNERS = ("rankrls", "rls", "ranksvm")   # what ``--learner all`` runs
-#: ``lightgbm`` is LambdaMART (LightGBM's LGBMRanker), an optional extra
-EXTRA_LEARNERS = ("cgrankrls", "lightgbm")
+#: ``lightgbm`` is LambdaMART (LightGBM's LGBMRanker), an optional extra; ``ranksvm_hinge``
+#: is RankSVM with the hinge (L1) loss, the LETOR 3.0 baseline's (``ranksvm``: squared hinge)
+EXTRA_LEARNERS = ("cgrankrls", "ranksvm_hinge", "lightgbm")
 #: the default grids of :mod:`letor.protocol`, in :func:`kernelrank.cli.parse_grid` syntax
 #: (for the help)
 ALPHAS_TEXT = "2^-15..2^15 for rls, 2^-15..2^30 for rankrls and cgrankrls"

@@ -17,8 +17,12 @@ Learners (linear, on the data set's features):
   the grid from one eigendecomposition (``predict_path``);
 * ``rls`` — RLS regression on the labels, :class:`learners.RLS` in the primal with a constant
   feature appended (a lightly regularized bias); λ path from one decomposition;
-* ``ranksvm`` — :class:`learners.ranksvm.RankSVM` (pairwise hinge within queries), one fit
-  per C, each to a certified relative optimality gap of 1e-5;
+* ``ranksvm`` — :class:`learners.ranksvm.RankSVM` (pairwise squared hinge within queries,
+  L2-loss RankSVM by trust-region Newton), the C grid as one path from the smallest C up,
+  each C warm-started from the previous one and solved to ``||∇J|| <= 1e-6 ||∇J(0)||``;
+* ``ranksvm_hinge`` (extra) — the same with the pairwise hinge (L1-loss, SVMlight's RankSVM
+  as in the LETOR 3.0 baseline) by the bundle method, one fit per C, each to a certified
+  relative optimality gap of 1e-5;
 * ``cgrankrls`` (extra, not in ``all``) — RankRLS on the "relevant pairs" only (same query,
   different labels; Paper I's recommended setting) by conjugate gradients,
   :class:`learners.cg.CGRankRLS` with ``ties="exclude"``, one CG solve per λ;
@@ -52,10 +56,11 @@ MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5",
 # one eigendecomposition, so a long grid is cheap.
 DEFAULT_ALPHAS = {"rls": 2.0 ** np.arange(-15, 16), "rankrls": 2.0 ** np.arange(-15, 31),
                   "cgrankrls": 2.0 ** np.arange(-15, 31)}
-# C multiplies the summed pairwise hinge loss; below ~1e-6 every pair is active and the
-# ranking no longer changes (w is proportional to the sum of pair differences).
+# C multiplies the summed pairwise (squared) hinge loss; below ~1e-6 every pair is active
+# and the ranking no longer changes (w is proportional to the sum of pair differences).
 DEFAULT_CS = 10.0 ** np.arange(-7, 1)
-RANKSVM_TOL = 1e-5   # relative optimality gap of every RankSVM fit (certified by BMRM)
+RANKSVM_TOL = 1e-6         # ||∇J|| <= tol ||∇J(0)|| of every squared-hinge fit (TRON)
+RANKSVM_HINGE_TOL = 1e-5   # relative optimality gap of every hinge fit (certified by BMRM)
 
 
 def load_parts(data_dir, dataset="OHSUMED"):
@@ -79,7 +84,8 @@ def load_parts(data_dir, dataset="OHSUMED"):
 # Each learner is (estimator, path parameter, how its inputs are prepared, fit params): the
 # selection engine (learners.selection.select with a ValidationSet) fits it on the training
 # parts and scores the validation part for every grid value — from one fit through
-# ``predict_path`` (RankRLS, RLS), or one fit per value (RankSVM's C, CG RankRLS).
+# ``predict_path`` (RankRLS, RLS; RankSVM's warm-started C path), or one fit per value (CG
+# RankRLS).
 
 
 def _with_bias(X):
@@ -96,11 +102,13 @@ def _learner(name):
         # regularized bias)
         from learners import RLS
         return RLS(kernel="linear", solver="primal"), "alpha", _with_bias, False
-    if name == "ranksvm":
-        # a tight optimality gap: with the default 1e-3 the validation MAP of near-optimal
+    if name in ("ranksvm", "ranksvm_hinge"):
+        # tight tolerances: with the default 1e-3 the validation MAP of near-optimal
         # solutions differs in the third decimal and flips the choice of C
         from learners.ranksvm import RankSVM
-        return RankSVM(tol=RANKSVM_TOL, max_iter=5000), "C", None, True
+        if name == "ranksvm":
+            return RankSVM(tol=RANKSVM_TOL), "C", None, True
+        return RankSVM(loss="hinge", tol=RANKSVM_HINGE_TOL, max_iter=5000), "C", None, True
     from learners.cg import CGRankRLS
     return CGRankRLS(ties="exclude", tol=1e-8), "alpha", None, True
 
@@ -135,7 +143,7 @@ def _evaluate(y, scores, qids, convention="letor3"):
 def _grid(learner, alphas, Cs):
     if learner == "lightgbm":
         return None
-    if learner == "ranksvm":
+    if learner in ("ranksvm", "ranksvm_hinge"):
         grid = np.asarray(DEFAULT_CS if Cs is None else Cs, dtype=float)
     else:
         grid = np.asarray(DEFAULT_ALPHAS[learner] if alphas is None else alphas, dtype=float)
@@ -159,7 +167,9 @@ def _fit_fold(learner, grid, train, validation, test, convention, seed, threads)
         return row, model.predict(Xt)
     estimator, param, prepare, takes_qids = _learner(learner)
     prepare = prepare or (lambda X: X)
-    grid_kw = {"param_grid": {param: list(grid)}} if param == "C" else {"path": {param: grid}}
+    # the hinge's bundle method has no warm start: one fit per C
+    grid_kw = ({"param_grid": {param: list(grid)}} if learner == "ranksvm_hinge" else
+               {"path": {param: grid}})
     sel = select(estimator, prepare(Xtr), ytr,
                  cv=ValidationSet(prepare(Xv), yv, qv), scoring=val_map,
                  greater_is_better=True, fit_params={"qids": qtr} if takes_qids else None,
@@ -171,7 +181,7 @@ def _fit_fold(learner, grid, train, validation, test, convention, seed, threads)
 
 
 def _param_name(learner):
-    return {"ranksvm": "C", "lightgbm": "n_trees"}.get(learner, "alpha")
+    return {"ranksvm": "C", "ranksvm_hinge": "C", "lightgbm": "n_trees"}.get(learner, "alpha")
 
 
 def _check_learners(learners):
@@ -243,12 +253,12 @@ def run_letor(data_dir=None, dataset="OHSUMED", learner="rankrls", *, folds=None
         Holds ``letor/<dataset>/Fold{k}.test.txt.gz`` (see :mod:`kernelrank.datadir`).
     dataset : {"OHSUMED"}
         The preset read when neither ``data`` nor ``parts`` is given.
-    learner : {"rankrls", "rls", "ranksvm", "cgrankrls", "lightgbm"}
+    learner : {"rankrls", "rls", "ranksvm", "ranksvm_hinge", "cgrankrls", "lightgbm"}
     folds : list of int, optional
         Subset of the folds to run (default: all); the result then says ``"partial": true``.
     alphas, Cs : sequences of float, optional
         Grids for λ (default 2^-15..2^15 for RLS, 2^-15..2^30 for RankRLS) and C
-        (RankSVM; default 10^-7..1).
+        (RankSVM, either loss; default 10^-7..1).
     seed : int
         Recorded, and LightGBM's seed; every other learner here is deterministic.
     parts : list of SvmlightData, optional

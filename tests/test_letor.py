@@ -8,7 +8,8 @@ import pytest
 import learners
 from corpora.svmlight import dump_svmlight
 from learners.__main__ import main
-from letor.protocol import MEASURES, RANKSVM_TOL, load_parts, run_letor, standard_folds
+from letor.protocol import (MEASURES, RANKSVM_HINGE_TOL, RANKSVM_TOL, load_parts, run_letor,
+                            standard_folds)
 from learners.measures import disagreement_error, letor_evaluation, mean_average_precision
 from learners.ranksvm import RankSVM
 
@@ -63,6 +64,22 @@ def test_selection_and_test_measures_match_independent_retraining(synthetic_leto
         assert fold[name] == pytest.approx(expected[name], rel=1e-12)
     assert fold["disagreement"] == pytest.approx(
         disagreement_error(test.y, scores, test.qids), rel=1e-12)
+
+
+def test_ranksvm_hinge_is_the_l1_loss_fitted_per_C(synthetic_letor):
+    parts = load_parts(synthetic_letor)
+    Cs = [1e-3, 1e-1]
+    res = run_letor(synthetic_letor, learner="ranksvm_hinge", Cs=Cs, folds=[2], progress=False)
+    (fold,) = res["folds"]
+    X = np.vstack([parts[i].X for i in (2, 3, 4)])
+    y = np.concatenate([parts[i].y for i in (2, 3, 4)])
+    q = np.concatenate([parts[i].qids for i in (2, 3, 4)])
+    models = [RankSVM(C=C, loss="hinge", tol=RANKSVM_HINGE_TOL, max_iter=5000).fit(X, y, q)
+              for C in Cs]
+    val_maps = [mean_average_precision(parts[0].y, m.predict(parts[0].X), parts[0].qids)
+                for m in models]
+    assert res["param_name"] == "C" and fold["C"] == Cs[int(np.argmax(val_maps))]
+    np.testing.assert_allclose(fold["validation_MAP_path"], val_maps, rtol=1e-12)
 
 
 def test_cli_writes_reports(synthetic_letor, tmp_path, capsys):

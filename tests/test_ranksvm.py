@@ -1,4 +1,5 @@
-"""RankSVM: tree-counted hinge loss/subgradient vs explicit pairs, and the optimum vs the dual QP."""
+"""RankSVM with the hinge (``loss="hinge"``, BMRM): tree-counted hinge loss/subgradient vs
+explicit pairs, and the optimum vs the dual QP. The squared hinge: test_ranksvm_squared.py."""
 
 import itertools
 
@@ -99,7 +100,8 @@ def test_fit_reaches_the_optimum(rng, C, sparse):
     X = rng.normal(size=(m, n))
     y = rng.integers(0, 3, size=m).astype(float)
     qids = rng.integers(0, 3, size=m)
-    model = RankSVM(C=C, tol=1e-9, max_iter=5000).fit(sp.csr_matrix(X) if sparse else X, y, qids)
+    model = RankSVM(C=C, loss="hinge", tol=1e-9, max_iter=5000).fit(
+        sp.csr_matrix(X) if sparse else X, y, qids)
     assert model.converged_
     ref = _dual_reference(X, y, qids, C)
     J, J_ref = _objective(model.coef_, X, y, qids, C), _objective(ref, X, y, qids, C)
@@ -114,10 +116,16 @@ def test_certified_gap_and_conventions(rng):
     X = rng.normal(size=(100, 4))
     y = (X @ [1.0, -2.0, 0.5, 0.0] + rng.normal(size=100) > 0).astype(float)
     qids = np.repeat(np.arange(5), 20)
-    model = RankSVM(C=0.5, tol=1e-3).fit(X, y, qids)
-    assert model.gap_ <= 1e-3 and model.n_iter_ >= 2
+    model = RankSVM(C=0.5, loss="hinge", tol=1e-3).fit(X, y, qids)
+    assert model.gap_ <= 1e-3 and model.n_iter_ >= 2 and model.n_cg_ == 0
     np.testing.assert_allclose(model.predict(X), X @ model.coef_)
-    assert clone(model).get_params() == {"C": 0.5, "tol": 1e-3, "max_iter": 1000}
+    assert clone(model).get_params() == {"C": 0.5, "loss": "hinge", "tol": 1e-3,
+                                         "max_iter": 1000}
+    # a C path of the hinge: each C solved by its own bundle run, cached
+    path = model.coef_path([0.5, 2.0])
+    np.testing.assert_array_equal(path[0], model.coef_)
+    ref = RankSVM(C=2.0, loss="hinge", tol=1e-3).fit(X, y, qids)
+    np.testing.assert_array_equal(path[1], ref.coef_)
     with pytest.raises(InvalidParameterError, match="'C' parameter of RankSVM must"):
         RankSVM(C=0).fit(X, y, qids)
     with pytest.raises(InvalidInputError, match="no query"):
@@ -130,6 +138,6 @@ def test_certified_gap_and_conventions(rng):
         RankSVM().fit(np.where(X > 2, np.nan, X), y, qids)
 
 
-@parametrize_with_checks([RankSVM()])
+@parametrize_with_checks([RankSVM(), RankSVM(loss="hinge")])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

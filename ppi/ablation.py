@@ -22,9 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration, markdown_table, write_report
 
-__all__ = ["DEFAULT_COMBINATIONS", "run_ablation"]
+__all__ = ["DEFAULT_COMBINATIONS", "combination_kernel", "run_ablation"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,22 @@ DEFAULT_COMBINATIONS = (
     ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
      "path:Charniak-Lease"),
 )
+
+
+def combination_kernel(featurizer, X, combo):
+    """The equal-weight kernel ``Σ_{v∈S} K_v / |S|`` of the views ``combo`` from the rows
+    ``X`` of an equal-weight :class:`ppi.views.MultiViewFeaturizer` over more views: each of
+    its blocks is ``Φ̂_v / √|views|``, so the Gram matrix of the columns of ``combo`` is
+    ``Σ_S K_v / |views|``."""
+    from learners.kernels import gram_matrix
+
+    if not np.allclose(featurizer.weights, featurizer.weights[0]):
+        raise InvalidParameterError("combination_kernel needs a featurizer with equal weights")
+    cols = np.concatenate([np.arange(featurizer.view_slices_[v].start,
+                                     featurizer.view_slices_[v].stop) for v in combo])
+    K = gram_matrix(X[:, cols])
+    K *= len(featurizer.views) / len(combo)
+    return K
 
 
 def _cv_over_seeds(data, K, settings, seeds, folds):
@@ -85,12 +102,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
             featurizer = full.featurizer()
             (d,) = featurizer.fit_transform([corpus])
             for combo in combinations:
-                # each block is Φ̂_v / √|views|: the columns of ``combo`` give Σ_S K_v / |views|
-                cols = np.concatenate([np.arange(featurizer.view_slices_[v].start,
-                                                 featurizer.view_slices_[v].stop)
-                                       for v in combo])
-                K = gram_matrix(d.X[:, cols])
-                K *= len(views) / len(combo)
+                K = combination_kernel(featurizer, d.X, combo)
                 rows.append({"corpus": name, "system": full.system, "views": list(combo),
                              "seeds": list(s), **_cv_over_seeds(d, K, full, s, folds)})
                 r = rows[-1]

@@ -204,3 +204,14 @@ def test_select_by_auc_picks_the_best_inner_auc(rng):
     assert choice["threshold"] == row["threshold"]
     with pytest.raises(InvalidParameterError, match="select_by"):
         select_parameters(K, y, groups, alphas, select_by="map")
+
+
+def test_ablation_combination_kernel_equals_featurizing_the_views_alone(lll):
+    from ppi.ablation import combination_kernel
+
+    full = MultiViewFeaturizer(("apg:split_parse", "bow", "path:split_parse"))
+    (d,) = full.fit_transform([lll])
+    for combo in (("bow",), ("apg:split_parse", "path:split_parse")):
+        (alone,) = MultiViewFeaturizer(combo).fit_transform([lll])
+        np.testing.assert_allclose(combination_kernel(full, d.X, combo),
+                                   (alone.X @ alone.X.T).toarray(), atol=1e-12)

@@ -55,6 +55,22 @@ def _edit_json(directory, change, reseal=True):
     path.write_text(json.dumps(meta))
 
 
+def _assert_rewritten_arrays_refused(directory, arrays, message):
+    """Rewrite ``weights.npz`` with ``arrays(old arrays)`` and record its checksum (a buggy
+    writer): loading must fail with a format error ``message`` naming the archive."""
+    from kernelrank.checksum import file_sha256
+    from ppi.model import PPIModel
+    w = directory / "weights.npz"
+    with np.load(w) as z:
+        new = arrays({k: z[k] for k in z.files})
+    with open(w, "wb") as handle:
+        np.savez(handle, **new)
+    _edit_json(directory, lambda m: {**m, "weights_sha256": file_sha256(w)})
+    with pytest.raises(CorpusFormatError, match=message) as err:
+        PPIModel.load(directory)
+    assert "weights.npz" in str(err.value)
+
+
 def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
     from ppi.model import VERSION, PPIModel
     corpus = lll[0]
@@ -203,18 +219,8 @@ def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, mess
 def test_bad_arrays_behind_the_checksum_are_refused(lll, tmp_path, arrays, message):
     """An npz rewritten with wrong arrays and its checksum recorded (a buggy writer): the
     array checks still refuse it; an object array is a format error, not a ValueError."""
-    from kernelrank.checksum import file_sha256
-    from ppi.model import PPIModel
     _model(lll, 0).save(tmp_path / "M")
-    w = tmp_path / "M" / "weights.npz"
-    with np.load(w) as z:
-        new = arrays({k: z[k] for k in z.files})
-    with open(w, "wb") as handle:
-        np.savez(handle, **new)
-    _edit_json(tmp_path / "M", lambda m: {**m, "weights_sha256": file_sha256(w)})
-    with pytest.raises(CorpusFormatError, match=message) as err:
-        PPIModel.load(tmp_path / "M")
-    assert "weights.npz" in str(err.value)
+    _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
 
 
 def test_version_2_models_still_load(lll, tmp_path):
@@ -412,18 +418,8 @@ def test_multiview_mistyped_fields_behind_the_seal_are_refused(multiview, tmp_pa
 ])
 def test_multiview_bad_arrays_behind_the_checksum_are_refused(multiview, tmp_path, arrays,
                                                               message):
-    from kernelrank.checksum import file_sha256
-    from ppi.model import PPIModel
     _mv_save(multiview, tmp_path / "M")
-    w = tmp_path / "M" / "weights.npz"
-    with np.load(w) as z:
-        new = arrays({k: z[k] for k in z.files})
-    with open(w, "wb") as handle:
-        np.savez(handle, **new)
-    _edit_json(tmp_path / "M", lambda m: {**m, "weights_sha256": file_sha256(w)})
-    with pytest.raises(CorpusFormatError, match=message) as err:
-        PPIModel.load(tmp_path / "M")
-    assert "weights.npz" in str(err.value)
+    _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
 
 
 def test_single_view_models_stay_version_3(lll, tmp_path):

@@ -429,3 +429,26 @@ def test_single_view_models_stay_version_3(lll, tmp_path):
     m.save(tmp_path / "M")
     assert json.loads((tmp_path / "M" / "model.json").read_text())["version"] == 3
     assert PPIModel.load(tmp_path / "M").parses == ("split_parse",)
+
+
+def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiview,
+                                                                 tmp_path):
+    """``--hash-features``: the all-paths block is stored as hashed columns, the bag view's
+    strings as usual; a model of two views reads one parse."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.model import PPIModel
+    from ppi.runs import Settings
+    hprd50 = multiview[3]
+    featurizer = Settings.for_system("multiview", hash_features=2 ** 16, progress=False,
+                                     views=("apg:split_parse", "bow")).featurizer()
+    (data,) = featurizer.fit_transform(
+        [read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")])
+    w = np.random.default_rng(3).normal(size=data.X.shape[1])
+    m = PPIModel(featurizer, w, alpha=0.5, threshold=0.0, learner="rls")
+    m.save(tmp_path / "M")
+    with np.load(tmp_path / "M" / "weights.npz") as z:
+        assert "v0_columns" in z.files and len(z["v0_labels"]) == 0
+    loaded = PPIModel.load(tmp_path / "M")
+    assert loaded.parses == ("split_parse",)
+    np.testing.assert_allclose(loaded.decision_function(hprd50)[1],
+                               m.decision_function(hprd50)[1], rtol=1e-12, atol=1e-12)

@@ -20,12 +20,19 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
     learning format with :func:`corpora.ppi_xml.write_corpus`), rerun ``python -m ppi cv``
     (10-fold document-level CV) on them and on the provided Charniak–Lease/split parses;
     AUC and F side by side.
+``model-shift``
+    The parser shift of saved models (``--models``, e.g. one trained with the ``multiview``
+    system and one with ``paper-v`` on AIMed): ``python -m ppi extract --format
+    learning-xml --jobs 0`` on each test corpus scores the file's own parses (every parse
+    the model reads) and, with ``--reparse``, spaCy's one analysis stored under each of
+    those names; AUC and F (at the model's threshold) from the gold labels, side by side.
 
 Usage::
 
     python -m benchmarks.bench_ppi_extract throughput [--corpora ...] [--jobs 1 2] [--workdir W]
     python -m benchmarks.bench_ppi_extract memory [--corpora LLL HPRD50]
     python -m benchmarks.bench_ppi_extract shift [--corpora LLL HPRD50 IEPA]
+    python -m benchmarks.bench_ppi_extract model-shift --models M1 M2 [--corpora ...]
 """
 
 from __future__ import annotations
@@ -204,6 +211,40 @@ def shift(args, data_dir, workdir):
             "order": args.order}
 
 
+def model_shift(args, data_dir, workdir):
+    import numpy as np
+
+    from learners.measures import auc, precision_recall_f1
+    rows = []
+    for model in args.models:
+        for name in args.corpora:
+            row = {"model": str(model), "corpus": name}
+            for label, extra in (("provided", ()), ("spacy", ("--reparse",))):
+                out = workdir / "model-shift" / Path(model).name / f"{name}-{label}.jsonl"
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "ppi", "extract", "--model", str(model),
+                                "--input", str(corpus_file(data_dir, name)), "--format",
+                                "learning-xml", "--output", str(out), "--jobs", "0",
+                                "--overwrite", "--quiet", "--spacy-model", args.spacy_model,
+                                *extra, *(("--no-collapse",) if args.no_collapse else ())],
+                               check=True)
+                recs = [json.loads(x) for x in out.read_text().splitlines()]
+                y = np.array([1.0 if r["label"] else -1.0 for r in recs])
+                s = np.array([r["score"] for r in recs])
+                threshold = float(json.loads((Path(model) / "model.json").read_text())
+                                  ["threshold"])
+                row[f"{label}_auc"] = float(auc(y, s))
+                row[f"{label}_f1"] = float(precision_recall_f1(y, s, threshold).f1)
+                row[f"{label}_seconds"] = time.perf_counter() - t0
+                row["pairs"] = len(recs)
+            rows.append(row)
+            print(f"{Path(model).name} → {name}: provided AUC {row['provided_auc']:.3f} F "
+                  f"{row['provided_f1']:.3f} | spaCy AUC {row['spacy_auc']:.3f} F "
+                  f"{row['spacy_f1']:.3f}", flush=True)
+    return {"rows": rows, "spacy_model": args.spacy_model, "collapse": not args.no_collapse,
+            "load_average": os.getloadavg()}
+
+
 def _auc_f(r):
     """(AUC, F) of a ``ppi cv`` results.json: the means over the folds."""
     return float(r["auc"]), float(r["f1"])
@@ -212,7 +253,9 @@ def _auc_f(r):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("mode", choices=("throughput", "memory", "shift"))
+    p.add_argument("mode", choices=("throughput", "memory", "shift", "model-shift"))
+    p.add_argument("--models", nargs="+", default=[],
+                   help="model-shift: saved model directories (from `ppi train`)")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--workdir", default="bench-ppi-extract")
     p.add_argument("--corpora", nargs="+", default=None)
@@ -231,9 +274,10 @@ def main(argv=None):
     workdir.mkdir(parents=True, exist_ok=True)
     if args.corpora is None:
         args.corpora = {"throughput": list(ALL), "memory": ["LLL", "HPRD50"],
-                        "shift": ["LLL", "HPRD50"]}[args.mode]
-    res = {"throughput": throughput, "memory": memory, "shift": shift}[args.mode](
-        args, data_dir, workdir)
+                        "shift": ["LLL", "HPRD50"],
+                        "model-shift": ["BioInfer", "HPRD50", "IEPA", "LLL"]}[args.mode]
+    res = {"throughput": throughput, "memory": memory, "shift": shift,
+           "model-shift": model_shift}[args.mode](args, data_dir, workdir)
     res["command"] = " ".join(sys.argv)
     suffix = "-nocollapse" if args.mode == "shift" and args.no_collapse else ""
     write_json(args.output or workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json", res)

@@ -141,7 +141,7 @@ def build_parser():
     p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
     p.add_argument("--reparse", action="store_true",
                    help="--format learning-xml: parse the sentences with spaCy instead of "
-                        "scoring the parse the file carries (the model's --parse)")
+                        "scoring the parses the file carries (those the model reads)")
     p.add_argument("--no-collapse", action="store_true",
                    help="keep spaCy's dependency labels (no collapsed-Stanford rewriting)")
     p.add_argument("--chunk-size", type=int, default=100, help="documents per chunk")
@@ -294,8 +294,6 @@ def _ablation(args):
 def _train(args):
     from ppi.training import train
 
-    if args.system is None:             # saved models hold one all-paths view (model.py)
-        args.system = "paper-v"
     res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
                          input=args.input, data_dir=args.data_dir)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "

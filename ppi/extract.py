@@ -6,13 +6,21 @@ POS, dependencies (:mod:`ppi.spacy_parse`) → the learning-format sentence stru
 pair graphs and all-paths features (:mod:`ppi.graphs`, :mod:`ppi.features`) → score
 ``f(x) = x·w`` and decision ``f(x) > threshold`` of the saved model (:mod:`ppi.model`).
 
+Parses: a model reads one or more dependency analyses (:attr:`ppi.model.PPIModel.parses`:
+``split_parse`` for Paper V's system; ``split_parse`` and ``Charniak-Lease`` for the
+``multiview`` system, whose all-paths and shortest-path views read both parses and whose
+bag of words reads the ``split`` tokens).  On raw text spaCy's parse is the **only** parse:
+its analysis is stored under **every** parse name the model needs (and their tokenization
+names, ``split`` and ``Charniak-Lease``), so a multi-view model's two parse views then see
+the same spaCy graph (``README.md`` measures what this parser shift costs).
+
 Learning-format input (``--format learning-xml``) already carries sentences, entities,
-pairs and parses: by default its **own analysis** — the one the model was trained on
-(``parse`` of the model, e.g. ``split_parse`` or ``Charniak-Lease``) — is scored as it is,
-without spaCy, so the scores are exactly those of ``python -m ppi predict`` on the same
-file and model.  ``--reparse`` replaces the file's analyses by spaCy's (the parser-shift
-setting).  A sentence without the model's parse stops the run with an error naming it and
-suggesting ``--reparse``.
+pairs and parses: by default its **own analyses** — the ones the model was trained on
+(every parse of :attr:`~ppi.model.PPIModel.parses`) — are scored as they are, without
+spaCy, so the scores are exactly those of ``python -m ppi predict`` on the same file and
+model.  ``--reparse`` replaces the file's analyses by spaCy's, stored under every parse name
+as for raw text (the parser-shift setting).  A sentence without one of the model's parses
+stops the run with an error naming it and suggesting ``--reparse``.
 
 Output
 ------
@@ -253,19 +261,20 @@ def process_chunk(docs, resources, output_format="jsonl"):
     """
     from ppi.spacy_parse import ParsedSentence, load_spacy, parse_documents, reparse_sentences
 
-    parse = resources.model.featurizer.parse
+    parses = resources.model.parses
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
-    parsed = parse_documents(nlp, raw, resources.mentions, parse,
+    parsed = parse_documents(nlp, raw, resources.mentions, parses,
                              resources.collapse) if raw else []
     for d in presplit:
         if resources.reparse:
-            sentences = reparse_sentences(nlp, d.sentences, parse, resources.collapse)
+            sentences = reparse_sentences(nlp, d.sentences, parses, resources.collapse)
         else:
             sentences = d.sentences
             for s in sentences:
-                _require_parse(s, parse, d)
+                for parse in parses:
+                    _require_parse(s, parse, d)
         for s in sentences:
             parsed.append(ParsedSentence(d.id, s, None, []))
     order = {d.id: k for k, d in enumerate(docs)}
@@ -581,7 +590,9 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "predicted_positive": totals.get("predicted_positive", 0),
                "threshold": m.threshold,
                "parser": (f"spaCy {spacy_model}" if uses_spacy
-                          else f"the input's own parse {m.featurizer.parse!r}"),
+                          else "the input's own parse"
+                          f"{'s' if len(m.parses) > 1 else ''} "
+                          f"{', '.join(repr(p) for p in m.parses)}"),
                "spacy_model": spacy_model if uses_spacy else None, "collapse": collapse,
                "mention_types": None if mention_types is None else sorted(mention_types),
                "scheduler": scheduler or ("in-process" if workers == 0 else

@@ -30,6 +30,37 @@ JSON of ``meta_sha256`` is ``json.dumps(meta, sort_keys=True, separators=(",", "
 whitespace and key order do not matter. Version 2 (no ``meta_sha256``) and version 1
 directories (no checksum at all) still load, with every field checked.
 
+Version 4 (multi-view models, :class:`ppi.views.MultiViewFeaturizer`; issue 14) — single-view
+(``paper-v``) models are still written as version 3, so that they stay readable by older
+releases and their files do not change; ``model.json``::
+
+    {"format": "kernelrank-ppi-model", "version": 4,
+     "featurizer": {"kind": "multiview", "variant": "max"|"sum", "normalize": true,
+                    "min_weight": 1e-05, "n_features": null|int (apg hashing width),
+                    "bow_parse": parse whose tokens the bow view reads,
+                    "graph": {GraphSettings fields},
+                    "views": [{"name": "apg:split_parse"|"bow"|"path:PARSE"|...,
+                               "weight": w_v (normalized, Σ = 1),
+                               "n_vocabulary": entries of its vocabulary array,
+                               "n_weights": its stored weights}, ...]},
+     "parses": [the dependency analyses the views read, in view order],
+     "alpha", "threshold", "learner", "training", "weights_sha256", "meta_sha256"}
+
+``weights.npz`` holds, for view number ``k`` (its position in ``views``), ``v<k>_weights``
+(float64, finite) and its vocabulary: an ``apg`` view ``v<k>_labels`` (NumPy unicode array
+of the used vertex labels) and ``v<k>_pair_codes`` (int64, strictly increasing, codes as in
+version 3, both halves < len(labels)) or, hashed, ``v<k>_columns`` (int64, strictly
+increasing, < n_features); a ``bow`` / ``path`` view ``v<k>_features`` (unicode array of the
+used feature strings, strictly increasing — the order of
+:class:`learners.kernels.bag.BagOfFeaturesKernel`'s ``vocabulary_``).  Only the entries
+with a non-zero weight are stored.  The row of a pair is the concatenation of
+``√w_v · x̂_v`` over the views (``x̂_v`` unit norm with the norm of the *whole* feature
+vector, so pruning the vocabulary does not change a score), and ``f(x) = x · w`` as below.
+Every field and array is checked as for version 3; view names by
+:func:`ppi.views.parse_view`, and ``parses`` must be the ones the views need.
+:attr:`PPIModel.parses` lists them: raw text has one analysis (spaCy's), which
+``ppi extract`` stores under each of these names.
+
 Because the kernel is linear in the all-paths features, the dual model
 ``f(x) = Σ_i a_i k(x, x_i)`` is stored as its primal weight vector ``w = Σ_i a_i x_i``
 restricted to its non-zero entries: ``f(x) = x · w``.  A pair is predicted to interact
@@ -55,18 +86,55 @@ from ppi.graphs import GraphSettings
 from ppi.names import VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
-VERSIONS = (1, 2, 3)
+#: the version of multi-view models (single-view ones are written as :data:`VERSION`)
+MULTIVIEW_VERSION = 4
+VERSIONS = (1, 2, 3, 4)
 
 #: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
 NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
               NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
               SyntaxError, TypeError, MemoryError)
 
-__all__ = ["PPIModel", "FORMAT", "VERSION"]
+__all__ = ["PPIModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION", "featurizer_parses"]
+
+
+def _is_multiview(featurizer):
+    from ppi.views import MultiViewFeaturizer
+
+    return isinstance(featurizer, MultiViewFeaturizer)
+
+
+def featurizer_parses(featurizer):
+    """The dependency analyses (canonical parse names) ``featurizer`` reads, in view order:
+    ``(parse,)`` for Paper V's :class:`~ppi.features.PairFeaturizer`; for a
+    :class:`~ppi.views.MultiViewFeaturizer` the parse of every ``apg`` / ``path`` view and,
+    with a ``bow`` view, its ``bow_parse`` (whose tokens it reads)."""
+    if not _is_multiview(featurizer):
+        return (featurizer.parse,)
+    out = []
+    for kind, parse in featurizer.kinds:
+        parse = parse or featurizer.bow_parse
+        if parse not in out:
+            out.append(parse)
+    return tuple(out)
 
 
 class PPIModel:
-    """A trained all-paths PPI extractor (featurizer + primal weights + threshold)."""
+    """A trained PPI extractor: featurizer (Paper V's all-paths one or several views) +
+    primal weights + threshold.
+
+    Parameters
+    ----------
+    featurizer : ppi.features.PairFeaturizer or ppi.views.MultiViewFeaturizer
+        Fitted; ``weights`` are over its columns (a multi-view featurizer's
+        ``view_slices_`` cut them into the views' blocks).
+    weights : array-like of float
+    alpha, threshold : float
+        The chosen λ and the decision threshold (``f(x) > threshold``: interaction).
+    learner : str
+    training : dict or None
+        Informational (corpus, file, pairs, inner criterion).
+    """
 
     def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None):
         self.featurizer = featurizer
@@ -82,6 +150,13 @@ class PPIModel:
         w = np.asarray(X_basis.T @ np.asarray(coef, dtype=float)).ravel()
         return cls(featurizer, w, alpha, threshold, learner, training)
 
+    @property
+    def parses(self):
+        """The dependency analyses the model reads (:func:`featurizer_parses`): a
+        learning-format file must carry each of them; on raw text ``ppi extract`` and the
+        spaCy component store spaCy's analysis under every one."""
+        return featurizer_parses(self.featurizer)
+
     def decision_function(self, corpus):
         """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
         (data,) = self.featurizer.transform([corpus])
@@ -93,29 +168,16 @@ class PPIModel:
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory):
+        """Write the model to ``directory`` as a unit: version 3 for one all-paths view,
+        version 4 for a multi-view featurizer (module docstring). Returns the path."""
         d = Path(directory)
-        v = self.featurizer.vectorizer
-        keep = np.flatnonzero(self.weights != 0)
-        arrays = {"weights": self.weights[keep]}
-        if v.n_features is None:
-            codes = v.pair_codes_[keep]
-            used = np.unique(np.concatenate([codes >> 32, codes & 0xFFFFFFFF]))
-            remap = np.full(len(v.labels_), -1, np.int64)
-            remap[used] = np.arange(len(used))
-            labels = [v.labels_[i] for i in used]
-            new = (remap[codes >> 32] << np.int64(32)) | remap[codes & 0xFFFFFFFF]
-            order = np.argsort(new)
-            arrays = {"weights": self.weights[keep][order], "pair_codes": new[order]}
+        meta = {"format": FORMAT, "alpha": self.alpha, "threshold": self.threshold,
+                "learner": self.learner, "training": self.training}
+        if _is_multiview(self.featurizer):
+            fields, arrays = self._multiview_payload()
         else:
-            labels = []
-            arrays["columns"] = keep.astype(np.int64)
-        meta = {"format": FORMAT, "version": VERSION,
-                "featurizer": {"parse": self.featurizer.parse, "variant": v.variant,
-                               "normalize": v.normalize, "min_weight": v.min_weight,
-                               "n_features": v.n_features,
-                               "graph": self.featurizer.settings.as_dict()},
-                "alpha": self.alpha, "threshold": self.threshold, "learner": self.learner,
-                "training": self.training, "labels": labels, "n_labels": len(labels)}
+            fields, arrays = self._single_view_payload()
+        meta.update(fields)
         with atomic_directory(d) as tmp:
             with atomic_open(tmp / "weights.npz", "wb") as handle:
                 np.savez_compressed(handle, **arrays)
@@ -123,6 +185,43 @@ class PPIModel:
             meta["meta_sha256"] = meta_sha256(meta)
             write_json(tmp / "model.json", meta)
         return d
+
+    def _single_view_payload(self):
+        """Version 3: the label list in model.json, codes and weights in the archive."""
+        f = self.featurizer
+        v = f.vectorizer
+        labels, arrays = _apg_arrays(v, self.weights)
+        return ({"version": VERSION,
+                 "featurizer": {"parse": f.parse, "variant": v.variant,
+                                "normalize": v.normalize, "min_weight": v.min_weight,
+                                "n_features": v.n_features, "graph": f.settings.as_dict()},
+                 "labels": labels, "n_labels": len(labels)}, arrays)
+
+    def _multiview_payload(self):
+        """Version 4: per view its weight, pruned vocabulary and block of the weights."""
+        f = self.featurizer
+        views, arrays, apg = [], {}, None
+        for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
+            block = self.weights[f.view_slices_[view]]
+            part = f._parts[view]
+            if kind == "apg":
+                apg = part.vectorizer
+                labels, a = _apg_arrays(apg, block)
+                vocab = np.array(labels, dtype=str)
+                arrays[f"v{k}_labels"] = vocab
+            else:
+                keep = np.flatnonzero(block != 0)
+                vocab = np.asarray(part.vocabulary_)[keep].astype(str)
+                a = {"weights": block[keep], "features": vocab}
+            arrays.update({f"v{k}_{key}": x for key, x in a.items()})
+            views.append({"name": view, "weight": float(f.weights[k]),
+                          "n_vocabulary": len(vocab), "n_weights": len(a["weights"])})
+        return ({"version": MULTIVIEW_VERSION,
+                 "featurizer": {"kind": "multiview", "variant": f.variant, "normalize": True,
+                                "min_weight": apg.min_weight if apg else 1e-5,
+                                "n_features": f.n_features, "bow_parse": f.bow_parse,
+                                "graph": f.settings.as_dict(), "views": views},
+                 "parses": list(self.parses)}, arrays)
 
     @classmethod
     def load(cls, directory):
@@ -141,29 +240,107 @@ class PPIModel:
             raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                     "weights.npz); create one with `python -m ppi train`")
         meta = _read_meta(d / "model.json")
-        arrays = _read_weights(d / "weights.npz", meta)
-        f = meta["featurizer"]
-        g = dict(f["graph"])
-        g["remove_types"] = tuple(g.get("remove_types", ("punct",)))
-        try:                             # the checks of _read_meta leave only value errors
-            featurizer = PairFeaturizer(parse=f["parse"], variant=f["variant"],
-                                        normalize=f["normalize"], min_weight=f["min_weight"],
-                                        n_features=f["n_features"],
-                                        settings=GraphSettings(**g))
-        except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
-            raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
-                                    "`python -m ppi train`", path=d / "model.json") from None
-        v = featurizer.vectorizer
-        v.labels_ = list(meta["labels"])
-        v._index = {x: i for i, x in enumerate(v.labels_)}
-        if f["n_features"] is None:
-            v.pair_codes_ = arrays["pair_codes"].astype(np.int64)
-            weights = arrays["weights"]
+        if meta["version"] >= MULTIVIEW_VERSION:
+            featurizer, weights = _load_multiview(d, meta)
         else:
-            weights = np.zeros(int(f["n_features"]))
-            weights[arrays["columns"]] = arrays["weights"]
+            featurizer, weights = _load_single_view(d, meta)
         return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
                    meta.get("training"))
+
+
+def _apg_arrays(vectorizer, weights):
+    """``(labels, arrays)`` of an all-paths block: the used labels (renumbered in their
+    order) and ``weights`` + ``pair_codes`` (sorted) of its non-zero weights, or with feature
+    hashing no labels and ``weights`` + ``columns``."""
+    keep = np.flatnonzero(weights != 0)
+    if vectorizer.n_features is not None:
+        return [], {"weights": weights[keep], "columns": keep.astype(np.int64)}
+    codes = vectorizer.pair_codes_[keep]
+    used = np.unique(np.concatenate([codes >> 32, codes & 0xFFFFFFFF]))
+    remap = np.full(len(vectorizer.labels_), -1, np.int64)
+    remap[used] = np.arange(len(used))
+    labels = [vectorizer.labels_[i] for i in used]
+    new = (remap[codes >> 32] << np.int64(32)) | remap[codes & 0xFFFFFFFF]
+    order = np.argsort(new)
+    return labels, {"weights": weights[keep][order], "pair_codes": new[order]}
+
+
+def _set_apg_vocabulary(featurizer, labels, arrays, n_features):
+    """Give a fresh :class:`PairFeaturizer` the stored vocabulary; returns its weight
+    vector over the columns it will produce."""
+    v = featurizer.vectorizer
+    v.labels_ = list(labels)
+    v._index = {x: i for i, x in enumerate(v.labels_)}
+    if n_features is None:
+        v.pair_codes_ = arrays["pair_codes"].astype(np.int64)
+        return arrays["weights"]
+    weights = np.zeros(int(n_features))
+    weights[arrays["columns"]] = arrays["weights"]
+    return weights
+
+
+def _graph_settings(path, g):
+    g = dict(g)
+    g["remove_types"] = tuple(g.get("remove_types", ("punct",)))
+    try:
+        return GraphSettings(**g)
+    except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
+        raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
+                                "`python -m ppi train`", path=path) from None
+
+
+def _load_single_view(d, meta):
+    """Versions 1–3: one all-paths featurizer and its weights."""
+    arrays = _read_weights(d / "weights.npz", meta)
+    f = meta["featurizer"]
+    settings = _graph_settings(d / "model.json", f["graph"])
+    try:                             # the checks of _read_meta leave only value errors
+        featurizer = PairFeaturizer(parse=f["parse"], variant=f["variant"],
+                                    normalize=f["normalize"], min_weight=f["min_weight"],
+                                    n_features=f["n_features"], settings=settings)
+    except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
+        raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
+                                "`python -m ppi train`", path=d / "model.json") from None
+    weights = _set_apg_vocabulary(featurizer, meta["labels"], arrays, f["n_features"])
+    return featurizer, weights
+
+
+def _load_multiview(d, meta):
+    """Version 4: a :class:`ppi.views.MultiViewFeaturizer` with every view's stored
+    vocabulary and the concatenated weights of its blocks."""
+    from ppi.views import MultiViewFeaturizer
+
+    f = meta["featurizer"]
+    views = [v["name"] for v in f["views"]]
+    arrays = _read_multiview_weights(d / "weights.npz", meta)
+    settings = _graph_settings(d / "model.json", f["graph"])
+    try:
+        featurizer = MultiViewFeaturizer(views, [v["weight"] for v in f["views"]],
+                                         variant=f["variant"], settings=settings,
+                                         n_features=f["n_features"], bow_parse=f["bow_parse"])
+        # the stored (normalized) weights exactly, not renormalized
+        featurizer.weights = np.array([v["weight"] for v in f["views"]], dtype=float)
+        blocks = []
+        for k, (view, (kind, parse)) in enumerate(zip(views, featurizer.kinds)):
+            a = {key[len(f"v{k}_"):]: x for key, x in arrays.items()
+                 if key.startswith(f"v{k}_")}
+            if kind == "apg":
+                part = PairFeaturizer(parse=parse, variant=f["variant"], normalize=True,
+                                      min_weight=f["min_weight"], n_features=f["n_features"],
+                                      settings=settings)
+                featurizer._parts[view] = part
+                labels = a.get("labels", np.zeros(0, str)).tolist()
+                blocks.append(_set_apg_vocabulary(part, labels, a, f["n_features"]))
+            else:
+                featurizer._parts[view].vocabulary_ = a["features"]
+                # the bag kernel has at least one column (an empty vocabulary: one zero)
+                w = np.zeros(max(len(a["features"]), 1))
+                w[:len(a["weights"])] = a["weights"]
+                blocks.append(w)
+    except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
+        raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
+                                "`python -m ppi train`", path=d / "model.json") from None
+    return featurizer, np.concatenate(blocks)
 
 
 # ------------------------------------------------------------------ checks on load
@@ -213,17 +390,18 @@ def _read_meta(path):
     if (meta.get("format") != FORMAT or isinstance(version, bool)
             or version not in VERSIONS):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
-                                f"{version!r} (expected {FORMAT} version 1, 2 or "
-                                f"{VERSION})", path=path)
+                                f"{version!r} (expected {FORMAT} version 1, 2, 3 or "
+                                f"{MULTIVIEW_VERSION})", path=path)
+    if version >= MULTIVIEW_VERSION:
+        return _read_multiview_meta(path, meta)
     types = dict(_FIELDS)
     if version >= 2:
         types.update(n_labels=int, weights_sha256=str)
     if version >= 3:
         types.update(meta_sha256=str)
     _check_fields(path, meta, types)
-    if version >= 3 and meta["meta_sha256"] != meta_sha256(meta):
-        raise _bad(path, "its content is not the one its meta_sha256 sealed (the file was "
-                         "edited or damaged)")
+    if version >= 3:
+        _check_seal(path, meta)
     if not all(isinstance(x, str) for x in meta["labels"]):
         raise _bad(path, "field 'labels' holds a non-string")
     if len(set(meta["labels"])) != len(meta["labels"]):
@@ -233,6 +411,19 @@ def _read_meta(path):
                          f"{meta['n_labels']}")
     f = meta["featurizer"]
     _check_fields(path, f, _FEATURIZER, "featurizer.")
+    _check_apg_settings(path, f, version)
+    return meta
+
+
+def _check_seal(path, meta):
+    if meta["meta_sha256"] != meta_sha256(meta):
+        raise _bad(path, "its content is not the one its meta_sha256 sealed (the file was "
+                         "edited or damaged)")
+
+
+def _check_apg_settings(path, f, version):
+    """``featurizer.n_features``, ``variant``, ``min_weight`` and ``graph`` (types checked
+    by the caller's table)."""
     if "n_features" not in f:
         raise _bad(path, "no field 'featurizer.n_features'")
     n = f["n_features"]
@@ -243,7 +434,7 @@ def _read_meta(path):
         raise _bad(path, f"featurizer variant {f['variant']!r} / min_weight "
                          f"{f['min_weight']!r}: expected one of {VARIANTS} and a number >= 0")
     g = f["graph"]
-    # version 3 has every field GraphSettings writes; older files may lack some (defaults)
+    # version >= 3 has every field GraphSettings writes; older files may lack some (defaults)
     needed = _GRAPH if version >= 3 else {k: t for k, t in _GRAPH.items() if k in g}
     _check_fields(path, g, needed, "featurizer.graph.")
     if version >= 3 and "remove_types" not in g:
@@ -251,6 +442,59 @@ def _read_meta(path):
     types_ = g.get("remove_types", [])
     if not isinstance(types_, list) or not all(isinstance(x, str) for x in types_):
         raise _bad(path, "field 'featurizer.graph.remove_types' is not a list of strings")
+
+
+#: version 4's model.json, its featurizer and each of its views
+_FIELDS_V4 = {"featurizer": dict, "alpha": _NUMBER, "threshold": _NUMBER, "learner": str,
+              "parses": list, "weights_sha256": str, "meta_sha256": str}
+_FEATURIZER_V4 = {"kind": str, "variant": str, "normalize": bool, "min_weight": _NUMBER,
+                  "bow_parse": str, "graph": dict, "views": list}
+_VIEW_V4 = {"name": str, "weight": _NUMBER, "n_vocabulary": int, "n_weights": int}
+
+
+def _read_multiview_meta(path, meta):
+    """Version 4's fields (module docstring), each checked; view names by
+    :func:`ppi.views.parse_view`."""
+    from corpora.ppi_xml import resolve_parse_name
+    from ppi.views import parse_view
+
+    _check_fields(path, meta, _FIELDS_V4)
+    _check_seal(path, meta)
+    f = meta["featurizer"]
+    _check_fields(path, f, _FEATURIZER_V4, "featurizer.")
+    if f["kind"] != "multiview" or f["normalize"] is not True:
+        raise _bad(path, f"featurizer kind {f['kind']!r} / normalize {f['normalize']!r}: "
+                         "version 4 holds a multiview featurizer of normalized views")
+    _check_apg_settings(path, f, MULTIVIEW_VERSION)
+    try:
+        bow_parse = resolve_parse_name(f["bow_parse"])
+    except Exception:
+        raise _bad(path, f"field 'featurizer.bow_parse' is {f['bow_parse']!r}, not a "
+                         "parse name") from None
+    if not f["views"]:
+        raise _bad(path, "field 'featurizer.views' is empty")
+    needed = []
+    for k, v in enumerate(f["views"]):
+        where = f"featurizer.views[{k}]"
+        if not isinstance(v, dict):
+            raise _bad(path, f"field {where!r} is {v!r}, not an object")
+        _check_fields(path, v, _VIEW_V4, where + ".")
+        try:
+            kind, parse = parse_view(v["name"])
+        except Exception as exc:
+            raise _bad(path, f"field {where + '.name'!r}: {exc}") from None
+        if v["weight"] < 0 or v["n_vocabulary"] < 0 or v["n_weights"] < 0:
+            raise _bad(path, f"field {where!r} has a negative weight or count")
+        if (parse or bow_parse) not in needed:
+            needed.append(parse or bow_parse)
+    names = [v["name"] for v in f["views"]]
+    if len(set(names)) != len(names):
+        raise _bad(path, f"field 'featurizer.views' repeats a view ({names})")
+    if sum(v["weight"] for v in f["views"]) <= 0:
+        raise _bad(path, "the view weights of 'featurizer.views' are all zero")
+    if meta["parses"] != needed:
+        raise _bad(path, f"field 'parses' is {meta['parses']!r}, but the views read "
+                         f"{needed}")
     return meta
 
 
@@ -260,37 +504,98 @@ def _kind(kind):
                         "list": "list", "dict": "object"}[k.__name__] for k in kinds)
 
 
-def _read_weights(path, meta):
-    """The arrays of ``weights.npz``, checked against ``model.json``."""
+def _load_npz(path, meta):
+    """The arrays of ``weights.npz`` once its sha256 is the one ``model.json`` records."""
     if meta["version"] >= 2 and file_sha256(path) != meta["weights_sha256"]:
         raise _bad(path, "its sha256 is not the one model.json records: the two files come "
                          "from different models (or the weights were altered)")
     try:
         with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+            return {k: z[k] for k in z.files}
     except NPZ_ERRORS as exc:
         raise _bad(path, f"not a readable NumPy .npz file ({type(exc).__name__}: "
                          f"{exc})") from None
+
+
+def _check_block(path, w, codes, codes_name, dtype_kind="i"):
+    """Weights (float64, 1-D, finite) and their codes / columns / features (same shape,
+    ``dtype_kind``: ``"i"`` int64, ``"U"`` unicode; strictly increasing)."""
+    if (w.ndim != 1 or codes.shape != w.shape or w.dtype != np.float64
+            or (codes.dtype != np.int64 if dtype_kind == "i" else codes.dtype.kind != "U")):
+        raise _bad(path, f"arrays of the wrong shape or type ({w.dtype}{w.shape}, "
+                         f"{codes.dtype}{codes.shape})")
+    if not np.isfinite(w).all():
+        raise _bad(path, "non-finite weights")
+    if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):
+        raise _bad(path, f"the stored {codes_name} are not strictly increasing")
+
+
+def _check_range(path, codes, limit, pairs):
+    """Every code names an entry below ``limit`` (``pairs``: both halves of a label pair)."""
+    if not codes.size:
+        return
+    low = int(codes.min())
+    top = (int(max((codes >> 32).max(), (codes & 0xFFFFFFFF).max())) if pairs
+           else int(codes.max()))
+    if low < 0 or top >= limit:
+        raise _bad(path, f"a stored code names entry {top}, but there are {limit}")
+
+
+def _read_weights(path, meta):
+    """The arrays of a version 1–3 ``weights.npz``, checked against ``model.json``."""
+    arrays = _load_npz(path, meta)
     hashed = meta["featurizer"]["n_features"] is not None
     need = ("weights", "columns") if hashed else ("weights", "pair_codes")
     for key in need:
         if key not in arrays:
             raise _bad(path, f"no array {key!r}")
     w, codes = arrays["weights"], arrays[need[1]]
-    if (w.ndim != 1 or codes.shape != w.shape or w.dtype != np.float64
-            or codes.dtype != np.int64):
-        raise _bad(path, f"arrays of the wrong shape or type ({w.dtype}{w.shape}, "
-                         f"{codes.dtype}{codes.shape})")
-    if not np.isfinite(w).all():
-        raise _bad(path, "non-finite weights")
-    if codes.size:
-        if hashed:
-            limit, top = int(meta["featurizer"]["n_features"]), int(codes.max())
+    _check_block(path, w, codes, need[1])
+    limit = int(meta["featurizer"]["n_features"]) if hashed else len(meta["labels"])
+    _check_range(path, codes, limit, pairs=not hashed)
+    return arrays
+
+
+def _read_multiview_weights(path, meta):
+    """The arrays of a version 4 ``weights.npz``, every view's block checked against its
+    entry in ``model.json`` (module docstring)."""
+    from ppi.views import parse_view
+
+    arrays = _load_npz(path, meta)
+    n_features = meta["featurizer"]["n_features"]
+    expected = set()
+    for k, v in enumerate(meta["featurizer"]["views"]):
+        kind = parse_view(v["name"])[0]
+        if kind != "apg":
+            keys = ("weights", "features")
+        elif n_features is None:
+            keys = ("weights", "labels", "pair_codes")
         else:
-            limit = len(meta["labels"])
-            top = int(max((codes >> 32).max(), (codes & 0xFFFFFFFF).max()))
-        if codes.min() < 0 or top >= limit:
-            raise _bad(path, f"a stored code names entry {top}, but there are {limit}")
-        if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):
-            raise _bad(path, f"the stored {need[1]} are not strictly increasing")
+            keys = ("weights", "labels", "columns")
+        a = {}
+        for key in keys:
+            name = f"v{k}_{key}"
+            expected.add(name)
+            if name not in arrays:
+                raise _bad(path, f"no array {name!r} (view {v['name']!r})")
+            a[key] = arrays[name]
+        codes_name = keys[-1]
+        _check_block(path, a["weights"], a[codes_name], f"v{k}_{codes_name}",
+                     "U" if codes_name == "features" else "i")
+        vocab = a["features"] if kind != "apg" else a["labels"]
+        if vocab.ndim != 1 or vocab.dtype.kind != "U":
+            raise _bad(path, f"array 'v{k}_{'features' if kind != 'apg' else 'labels'}' is "
+                             f"{vocab.dtype}{vocab.shape}, not a 1-D unicode array")
+        if len(vocab) != v["n_vocabulary"] or len(a["weights"]) != v["n_weights"]:
+            raise _bad(path, f"view {v['name']!r}: {len(vocab)} vocabulary entries and "
+                             f"{len(a['weights'])} weights, but model.json records "
+                             f"{v['n_vocabulary']} and {v['n_weights']}")
+        if kind == "apg":
+            if len(np.unique(vocab)) != len(vocab):
+                raise _bad(path, f"array 'v{k}_labels' holds a label twice")
+            limit = len(vocab) if n_features is None else int(n_features)
+            _check_range(path, a[codes_name], limit, pairs=n_features is None)
+    extra = sorted(set(arrays) - expected)
+    if extra:
+        raise _bad(path, f"unexpected arrays {extra}")
     return arrays

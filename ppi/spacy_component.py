@@ -33,7 +33,9 @@ What it does, per document
 
 So for the same text and mentions the scores are those of ``ppi extract`` (the tests check
 it to 1e-12), provided the tokens and the parse are the same: the pipeline must tag and
-parse (``en_core_web_sm``'s ``tagger`` and ``parser``) before this component.
+parse (``en_core_web_sm``'s ``tagger`` and ``parser``) before this component.  A model that
+reads several parses (a ``multiview`` model, :attr:`ppi.model.PPIModel.parses`) gets the
+pipeline's one analysis under each of their names, as in ``ppi extract``.
 
 ``doc._.interactions`` (registered once, idempotently) is a list of plain dicts, one per
 candidate pair in text order (msgpack-serializable, so ``doc.to_bytes()``, ``DocBin`` and
@@ -149,7 +151,8 @@ class PPIComponent:
         if len(doc):
             _check_doc(doc, self.name)
         spans, mentions = self._mentions(doc)
-        parsed = [p for p in doc_sentences("doc", doc, mentions, self.model_.featurizer.parse,
+        # spaCy's analysis under every parse name the model reads (ppi.extract's docstring)
+        parsed = [p for p in doc_sentences("doc", doc, mentions, self.model_.parses,
                                            self.collapse) if p.sentence.pairs]
         scores = score_sentences(self.model_, parsed)
         doc._.set(EXTENSION, _records(parsed, scores, spans, self.model_.threshold))

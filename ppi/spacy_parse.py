@@ -5,7 +5,11 @@ XML — :class:`corpora.ppi_xml.Sentence` with entities (inclusive-end character
 candidate pairs, a tokenization (tokens with POS and character offsets) and a dependency
 parse (``t1`` = governor, ``t2`` = dependent) — so :mod:`ppi.graphs`, :mod:`ppi.features`
 and :mod:`ppi.model` score it unchanged.  The analysis is stored under the parse name the
-model uses (default ``split_parse`` with tokenization ``split``).
+model uses (default ``split_parse`` with tokenization ``split``); a model that reads
+several parses (a multi-view model, :attr:`ppi.model.PPIModel.parses`, e.g. ``split_parse``
+and ``Charniak-Lease``) gets the same spaCy analysis under each of their names — on raw
+text spaCy's parse is the only one.  Every ``parse`` argument below is one parse name or a
+sequence of them.
 
 Steps
 -----
@@ -123,6 +127,23 @@ def _split_doc(nlp, text, boundaries):
     return doc
 
 
+def _parse_names(parse):
+    """One parse name or a sequence of them → a tuple of canonical names, without
+    repeats."""
+    names = (parse,) if isinstance(parse, str) else tuple(parse)
+    return tuple(dict.fromkeys(resolve_parse_name(p) for p in names))
+
+
+def _analyses(toks, first, parses, collapse):
+    """``({tokenizer: Tokenization}, {parse: Parse})``: the one spaCy analysis of ``toks``
+    under every name of ``parses`` (each with its tokenization name)."""
+    tokenizations, analyses = {}, {}
+    for parse in parses:
+        tok, par = _analysis(toks, first, parse, collapse)
+        tokenizations[tok.tokenizer], analyses[par.parser] = tok, par
+    return tokenizations, analyses
+
+
 def _analysis(toks, first, parse, collapse):
     """(Tokenization, Parse) of spaCy tokens ``toks`` (no whitespace tokens), offsets
     relative to character ``first``."""
@@ -193,7 +214,7 @@ def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
     ``mentions_of(doc)`` gives each document's mentions (document coordinates).
     Sentences without mentions are kept (they have no candidate pairs).
     """
-    parse = resolve_parse_name(parse)
+    parse = _parse_names(parse)
     docs = list(docs)
     mentions = [sorted(mentions_of(d), key=lambda m: (m.start, m.end)) for d in docs]
     spacy_docs = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
@@ -216,7 +237,7 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
     sentence ids are ``<doc_id>.s<k>``.  Used by ``ppi extract`` and by the spaCy component
     :mod:`ppi.spacy_component`, so both pair and analyse mentions the same way.
     """
-    parse = resolve_parse_name(parse)
+    parse = _parse_names(parse)
     ms = sorted(mentions, key=lambda m: (m.start, m.end))
     starts = [m.start for m in ms]
     out = []
@@ -231,9 +252,8 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
                            m.text, m.type) for j, m in enumerate(inside)]
         pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
                  for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
-        tok, par = _analysis(toks, first, parse, collapse)
-        s = Sentence(sid, sdoc.text[first:last], entities, pairs, {tok.tokenizer: tok},
-                     {par.parser: par})
+        tokenizations, analyses = _analyses(toks, first, parse, collapse)
+        s = Sentence(sid, sdoc.text[first:last], entities, pairs, tokenizations, analyses)
         out.append(ParsedSentence(doc_id, s, first, list(inside)))
     return out
 
@@ -245,16 +265,16 @@ def reparse_sentences(nlp, sentences, parse="split_parse", collapse=True, batch_
     analyses are replaced by the spaCy tokenization and parse under the name ``parse``.
     Each sentence is parsed as one unit (spaCy's own sentence breaks are ignored).
     """
-    parse = resolve_parse_name(parse)
+    parse = _parse_names(parse)
     sentences = list(sentences)
     spacy_docs = (_split_doc(nlp, s.text, [x for e in s.entities for a, b in e.offsets
                                            for x in (a, b + 1)]) for s in sentences)
     out = []
     for s, sdoc in zip(sentences, nlp.pipe(spacy_docs, batch_size=batch_size)):
         toks = [t for t in sdoc if not t.is_space]
-        tok, par = _analysis(toks, 0, parse, collapse)
-        out.append(Sentence(s.id, s.text, list(s.entities), list(s.pairs), {tok.tokenizer: tok},
-                            {par.parser: par}, s.attrs))
+        tokenizations, analyses = _analyses(toks, 0, parse, collapse)
+        out.append(Sentence(s.id, s.text, list(s.entities), list(s.pairs), tokenizations,
+                            analyses, s.attrs))
     return out
 
 

@@ -1,9 +1,11 @@
 """Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
 score the candidate pairs of a learning-format file with a saved one.
 
-* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`), choose λ and the
-  decision threshold by leave-one-document-out F (:func:`ppi.evaluation.select_parameters`),
-  save the primal model, write ``results.json`` + ``results.md``;
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the ``multiview``
+  system of the evaluation commands), choose λ (by the system's inner criterion) and the
+  decision threshold by leave-one-document-out (:func:`ppi.evaluation.select_parameters`),
+  save the primal model (:mod:`ppi.model`: version 4 for several views, 3 for Paper V's
+  one), write ``results.json`` + ``results.md``;
 * :func:`predict` — score every candidate pair, write ``predictions.tsv`` and
   ``results.json`` + ``results.md`` (with P / R / F / AUC when the file has both labels).
 
@@ -32,25 +34,37 @@ def _check_outputs(model_dir=None, output_dir=None):
                                         "there — choose another path")
 
 
-def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None,
-          data_dir=None):
+def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data_dir=None):
     """Train on a benchmark ``corpus`` (read from ``data_dir``) or on a learning-format file
-    ``input``, save the model to ``model_dir`` and a report to ``output_dir``."""
+    ``input``, save the model to ``model_dir`` and a report to ``output_dir``.
+
+    Parameters
+    ----------
+    model_dir, output_dir : path
+    settings : ppi.runs.Settings or None
+        The system (None: :data:`ppi.names.DEFAULT_SYSTEM`, the evaluation commands'
+        default): Paper V's single all-paths view is saved as a version 3 model, several
+        views (``multiview``) as version 4 (:mod:`ppi.model`).
+    corpus, input, data_dir
+        A benchmark corpus name and the data folder, or a learning-format file.
+
+    Returns
+    -------
+    (dict, list of Path)
+        The results (λ, threshold, inner F, training data, configuration, the parses the
+        model reads) and the written paths.
+    """
     import numpy as np
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
     from ppi.evaluation import ALPHAS, select_parameters
-    from kernelrank.errors import InvalidParameterError
-    from ppi.features import PairFeaturizer, kernel
+    from ppi.features import kernel
     from ppi.model import PPIModel
 
     _check_outputs(model_dir, output_dir)
     f = settings.featurizer()
-    if not isinstance(f, PairFeaturizer):
-        raise InvalidParameterError(
-            f"a saved model holds one all-paths view; {list(settings.views)} cannot be saved "
-            "yet — train with --system paper-v (or one --views apg:PARSE)")
+    settings = settings or Settings.for_system()
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = read_corpus(path)
     (data,) = f.fit_transform([source], progress=settings.progress)
@@ -68,7 +82,7 @@ def train(model_dir, output_dir, settings=Settings(), *, corpus=None, input=None
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
            "inner_loo_document_f1": choice["f1"], "training": training,
-           "config": settings.config()}
+           "parses": list(m.parses), "config": settings.config()}
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
           f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}).\n"
           f"Saved to `{model_dir}`.\n")

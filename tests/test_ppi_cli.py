@@ -38,12 +38,25 @@ def test_train_then_predict(data_dir, tmp_path):
     assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
                  str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
     meta = json.loads((model / "model.json").read_text())
-    assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 3
+    # the default system is the evaluation commands' (multiview): a version 4 model
+    assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 4
+    assert meta["parses"] == ["split_parse", "Charniak-Lease"]
+    assert json.loads((tmp_path / "t" / "results.json").read_text())["config"]["system"] \
+        == "multiview"
     src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
                  str(tmp_path / "p")]) == 0
     res = json.loads((tmp_path / "p" / "results.json").read_text())
     assert res["n_pairs"] == 330 and res["auc"] > 0.9   # training data: optimistic
+
+
+def test_train_paper_v_writes_a_version_3_model(data_dir, tmp_path):
+    model = tmp_path / "model"
+    assert main(["train", "--system", "paper-v", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--model", str(model), "--output-dir", str(tmp_path / "t"),
+                 "--quiet"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["version"] == 3 and meta["featurizer"]["parse"] == "split_parse"
 
 
 def test_errors_exit_2(tmp_path, capsys):

@@ -119,6 +119,22 @@ def test_missing_model_error_names_it():
         load_spacy("no_such_model_xyz")
 
 
+def test_spacy_analysis_is_stored_under_every_parse_a_model_reads(nlp):
+    """A multiview model reads split_parse and Charniak-Lease: raw text and --reparse store
+    spaCy's one analysis under both names (and their tokenizations)."""
+    from ppi.spacy_parse import parse_documents, reparse_sentences
+    text = "KinC phosphorylates Spo0A in vitro."
+    ms = [Mention(0, 4, "KinC"), Mention(20, 25, "Spo0A")]
+    parses = ("split_parse", "Charniak-Lease")
+    (p,) = parse_documents(nlp, [TextDocument("d", text, ms)], lambda d: d.mentions, parses)
+    (again,) = reparse_sentences(nlp, [p.sentence], parses)
+    for s in (p.sentence, again):
+        assert sorted(s.parses) == sorted(parses)
+        assert sorted(s.tokenizations) == ["Charniak-Lease", "split"]
+        a, b = s.analysis("split_parse"), s.analysis("Charniak-Lease")
+        assert [t.text for t in a[0]] == [t.text for t in b[0]]
+        assert [(d.t1, d.t2, d.type) for d in a[1]] == [(d.t1, d.t2, d.type) for d in b[1]]
+
 def test_parse_documents_structure(nlp):
     from ppi.graphs import entity_tokens, sentence_graphs
     from ppi.spacy_parse import parse_documents
@@ -409,8 +425,11 @@ def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
                     "--output", out, "--jobs", 0, "--chunk-size", 7, "--reparse") == 0
     recs = _records(out)
-    corpus = reparse_corpus(read_corpus(_lll(data_dir)), nlp)
-    data, s = PPIModel.load(lll_model).decision_function(corpus)
+    model = PPIModel.load(lll_model)
+    # spaCy's one analysis under every parse the (multiview) model reads
+    assert model.parses == ("split_parse", "Charniak-Lease")
+    corpus = reparse_corpus(read_corpus(_lll(data_dir)), nlp, model.parses)
+    data, s = model.decision_function(corpus)
     assert len(recs) == len(data) == 330
     ref = dict(zip(data.pair_ids, s))
     labels = {p.id: p.interaction for x in corpus.sentences() for p in x.pairs}

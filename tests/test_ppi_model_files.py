@@ -55,6 +55,22 @@ def _edit_json(directory, change, reseal=True):
     path.write_text(json.dumps(meta))
 
 
+def _assert_rewritten_arrays_refused(directory, arrays, message):
+    """Rewrite ``weights.npz`` with ``arrays(old arrays)`` and record its checksum (a buggy
+    writer): loading must fail with a format error ``message`` naming the archive."""
+    from kernelrank.checksum import file_sha256
+    from ppi.model import PPIModel
+    w = directory / "weights.npz"
+    with np.load(w) as z:
+        new = arrays({k: z[k] for k in z.files})
+    with open(w, "wb") as handle:
+        np.savez(handle, **new)
+    _edit_json(directory, lambda m: {**m, "weights_sha256": file_sha256(w)})
+    with pytest.raises(CorpusFormatError, match=message) as err:
+        PPIModel.load(directory)
+    assert "weights.npz" in str(err.value)
+
+
 def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
     from ppi.model import VERSION, PPIModel
     corpus = lll[0]
@@ -203,18 +219,8 @@ def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, mess
 def test_bad_arrays_behind_the_checksum_are_refused(lll, tmp_path, arrays, message):
     """An npz rewritten with wrong arrays and its checksum recorded (a buggy writer): the
     array checks still refuse it; an object array is a format error, not a ValueError."""
-    from kernelrank.checksum import file_sha256
-    from ppi.model import PPIModel
     _model(lll, 0).save(tmp_path / "M")
-    w = tmp_path / "M" / "weights.npz"
-    with np.load(w) as z:
-        new = arrays({k: z[k] for k in z.files})
-    with open(w, "wb") as handle:
-        np.savez(handle, **new)
-    _edit_json(tmp_path / "M", lambda m: {**m, "weights_sha256": file_sha256(w)})
-    with pytest.raises(CorpusFormatError, match=message) as err:
-        PPIModel.load(tmp_path / "M")
-    assert "weights.npz" in str(err.value)
+    _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
 
 
 def test_version_2_models_still_load(lll, tmp_path):
@@ -255,3 +261,194 @@ def test_atomic_directory_replaces_as_a_unit_with_the_umask(tmp_path):
     mask = os.umask(0o022)
     os.umask(mask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o777 & ~mask
+
+
+# ---------------------------------------------------------------- version 4: multi-view models
+@pytest.fixture(scope="module")
+def multiview(data_dir):
+    """The multiview system's featurizer fitted on LLL, a kernel ridge fit on it (λ = 1),
+    and HPRD50 to score."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.runs import Settings
+    lll_corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
+    hprd50 = read_corpus(data_dir / "ppi" / "HPRD50-learning-format.xml.gz")
+    featurizer = Settings.for_system("multiview", progress=False).featurizer()
+    (data,) = featurizer.fit_transform([lll_corpus])
+    K = (data.X @ data.X.T).toarray()
+    coef = np.linalg.solve(K + np.eye(len(K)), data.y)
+    return featurizer, data, coef, hprd50
+
+
+def _mv_model(multiview, weights=None):
+    from ppi.model import PPIModel
+    featurizer, data, coef, _ = multiview
+    m = PPIModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=-0.2, learner="rls",
+                          training={"corpus": "LLL"})
+    if weights is not None:
+        m.weights = weights(m.weights.copy(), featurizer)
+    return m
+
+
+def _mv_save(multiview, path, weights=None):
+    _mv_model(multiview, weights).save(path)
+    return path
+
+
+def test_multiview_model_round_trip_scores_like_the_in_memory_model(multiview, tmp_path):
+    from ppi.model import MULTIVIEW_VERSION, PPIModel
+    from ppi.names import SYSTEMS
+    featurizer, _, _, hprd50 = multiview
+    m = _mv_model(multiview)
+    expected = m.decision_function(hprd50)[1]
+    m.save(tmp_path / "M")
+    meta = json.loads((tmp_path / "M" / "model.json").read_text())
+    assert meta["version"] == MULTIVIEW_VERSION == 4
+    assert [v["name"] for v in meta["featurizer"]["views"]] == \
+        list(SYSTEMS["multiview"]["views"])
+    assert meta["parses"] == ["split_parse", "Charniak-Lease"]
+    loaded = PPIModel.load(tmp_path / "M")
+    assert loaded.parses == m.parses == ("split_parse", "Charniak-Lease")
+    np.testing.assert_allclose(loaded.decision_function(hprd50)[1], expected, rtol=1e-12,
+                               atol=1e-12)
+    with np.load(tmp_path / "M" / "weights.npz", allow_pickle=False) as z:
+        assert z["v2_features"].dtype.kind == "U" and z["v0_labels"].dtype.kind == "U"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["M"]
+
+
+def test_multiview_model_prunes_zero_weights_and_empty_views(multiview, tmp_path):
+    """Zero weights are not stored; a view without any non-zero weight keeps an empty
+    vocabulary and the scores stay those of the in-memory model."""
+    from ppi.model import PPIModel
+    _, _, _, hprd50 = multiview
+
+    def zero_some(w, f):
+        w[f.view_slices_["bow"]] = 0.0
+        w[f.view_slices_["apg:split_parse"]][::2] = 0.0
+        return w
+
+    m = _mv_model(multiview, zero_some)
+    m.save(tmp_path / "M")
+    meta = json.loads((tmp_path / "M" / "model.json").read_text())
+    views = {v["name"]: v for v in meta["featurizer"]["views"]}
+    assert views["bow"]["n_weights"] == views["bow"]["n_vocabulary"] == 0
+    n_apg = m.featurizer.view_slices_["apg:split_parse"]
+    assert views["apg:split_parse"]["n_weights"] == np.count_nonzero(m.weights[n_apg])
+    np.testing.assert_allclose(PPIModel.load(tmp_path / "M").decision_function(hprd50)[1],
+                               m.decision_function(hprd50)[1], rtol=1e-12, atol=1e-12)
+
+
+def test_multiview_edited_view_weight_is_refused(multiview, tmp_path):
+    from ppi.model import PPIModel
+
+    def heavier_bow(m):
+        m["featurizer"]["views"][2]["weight"] = 0.5
+        return m
+
+    _mv_save(multiview, tmp_path / "M")
+    _edit_json(tmp_path / "M", heavier_bow, reseal=False)
+    with pytest.raises(CorpusFormatError, match="meta_sha256") as err:
+        PPIModel.load(tmp_path / "M")
+    assert "model.json" in str(err.value)
+
+
+def test_multiview_vocabulary_of_another_model_is_refused(multiview, tmp_path):
+    """The bag-of-words vocabulary array of another model put into the archive: the
+    archive's sha256 is no longer the one model.json records."""
+    from ppi.model import PPIModel
+
+    def other(w, f):
+        return np.where(np.arange(len(w)) % 3 == 0, 0.0, w)     # a smaller vocabulary
+
+    _mv_save(multiview, tmp_path / "A")
+    _mv_save(multiview, tmp_path / "B", other)
+    a, b = tmp_path / "A" / "weights.npz", tmp_path / "B" / "weights.npz"
+    with np.load(a) as za, np.load(b) as zb:
+        new = {k: za[k] for k in za.files}
+        assert not np.array_equal(new["v2_features"], zb["v2_features"])
+        new["v2_features"] = zb["v2_features"]
+        new["v2_weights"] = zb["v2_weights"]
+    with open(a, "wb") as handle:
+        np.savez_compressed(handle, **new)
+    with pytest.raises(CorpusFormatError, match="sha256.*different models") as err:
+        PPIModel.load(tmp_path / "A")
+    assert "weights.npz" in str(err.value)
+
+
+def _views(m, k, **change):
+    m["featurizer"]["views"][k].update(change)
+    return m
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: _views(m, 0, name="apg:no_such_parse"), r"featurizer.views\[0\].name"),
+    (lambda m: _views(m, 1, name="graph"), r"featurizer.views\[1\].name.*unknown kind"),
+    (lambda m: _views(m, 2, weight="0.2"), r"featurizer.views\[2\].weight"),
+    (lambda m: _views(m, 2, weight=-0.1), "negative"),
+    (lambda m: _views(m, 3, n_weights=True), r"featurizer.views\[3\].n_weights"),
+    (lambda m: _views(m, 4, name="bow"), "repeats a view"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "views": []}}, "empty"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "views": {}}}, "featurizer.views"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "kind": "single"}}, "multiview"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "bow_parse": "spacy"}}, "bow_parse"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "variant": "min"}}, "variant"),
+    (lambda m: {**m, "parses": ["split_parse"]}, "'parses'"),
+    (lambda m: {k: v for k, v in m.items() if k != "parses"}, "no field 'parses'"),
+    (lambda m: _views(m, 0, n_vocabulary=3), "model.json records"),
+])
+def test_multiview_mistyped_fields_behind_the_seal_are_refused(multiview, tmp_path, change,
+                                                                message):
+    from ppi.model import PPIModel
+    _mv_save(multiview, tmp_path / "M")
+    _edit_json(tmp_path / "M", change)
+    with pytest.raises(CorpusFormatError, match=message):
+        PPIModel.load(tmp_path / "M")
+
+
+@pytest.mark.parametrize("arrays, message", [
+    (lambda a: {**a, "v2_features": a["v2_features"][::-1].copy()}, "increasing"),
+    (lambda a: {**a, "v0_pair_codes": a["v0_pair_codes"][::-1].copy()}, "increasing"),
+    (lambda a: {**a, "v0_labels": a["v0_labels"][:5]}, "names entry|model.json records"),
+    (lambda a: {**a, "v0_labels": np.array([a["v0_labels"][0]] * len(a["v0_labels"]))},
+     "twice"),
+    (lambda a: {**a, "v3_weights": np.full(len(a["v3_weights"]), np.inf)}, "non-finite"),
+    (lambda a: {**a, "v3_features": np.arange(len(a["v3_features"]))}, "wrong shape or type"),
+    (lambda a: {**a, "v1_labels": np.array([object()] * len(a["v1_labels"]))}, "npz"),
+    (lambda a: {k: v for k, v in a.items() if k != "v4_features"}, "no array 'v4_features'"),
+    (lambda a: {**a, "extra": np.zeros(2)}, "unexpected arrays"),
+])
+def test_multiview_bad_arrays_behind_the_checksum_are_refused(multiview, tmp_path, arrays,
+                                                              message):
+    _mv_save(multiview, tmp_path / "M")
+    _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
+
+
+def test_single_view_models_stay_version_3(lll, tmp_path):
+    from ppi.model import PPIModel
+    m = _model(lll, 0)
+    assert m.parses == ("split_parse",)
+    m.save(tmp_path / "M")
+    assert json.loads((tmp_path / "M" / "model.json").read_text())["version"] == 3
+    assert PPIModel.load(tmp_path / "M").parses == ("split_parse",)
+
+
+def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiview,
+                                                                 tmp_path):
+    """``--hash-features``: the all-paths block is stored as hashed columns, the bag view's
+    strings as usual; a model of two views reads one parse."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.model import PPIModel
+    from ppi.runs import Settings
+    hprd50 = multiview[3]
+    featurizer = Settings.for_system("multiview", hash_features=2 ** 16, progress=False,
+                                     views=("apg:split_parse", "bow")).featurizer()
+    (data,) = featurizer.fit_transform(
+        [read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")])
+    w = np.random.default_rng(3).normal(size=data.X.shape[1])
+    m = PPIModel(featurizer, w, alpha=0.5, threshold=0.0, learner="rls")
+    m.save(tmp_path / "M")
+    with np.load(tmp_path / "M" / "weights.npz") as z:
+        assert "v0_columns" in z.files and len(z["v0_labels"]) == 0
+    loaded = PPIModel.load(tmp_path / "M")
+    assert loaded.parses == ("split_parse",)
+    np.testing.assert_allclose(loaded.decision_function(hprd50)[1],
+                               m.decision_function(hprd50)[1], rtol=1e-12, atol=1e-12)

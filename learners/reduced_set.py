@@ -172,17 +172,12 @@ def _query_basis_map(est, X, codes, n_basis):
         if basis == "query_centered":
             Xs = sp.csr_matrix(X)                      # shares X's arrays
             qs = np.unique(codes)
-            mu = _query_means(Xs, codes, qs)
-            mu_sq = np.asarray(mu.multiply(mu).sum(axis=1)).ravel()
-            pos = np.searchsorted(qs, codes)
             diag = np.empty(m)
-            for i in range(0, m, 4096):    # ||x_i - mu||^2 = ||x_i||^2 - 2 x_i.mu + ||mu||^2
-                B = Xs[i:i + 4096]
-                diag[i:i + 4096] = (np.asarray(B.multiply(B).sum(axis=1)).ravel()
-                                    - 2.0 * np.asarray(B.multiply(mu[pos[i:i + 4096]])
-                                                       .sum(axis=1)).ravel()
-                                    + mu_sq[pos[i:i + 4096]])
-            del mu
+            for i in range(0, qs.size, 1000):          # 1,000 queries at a time
+                rows = np.flatnonzero(np.isin(codes, qs[i:i + 1000]))
+                Z = query_centered_rows(Xs, codes, rows)
+                diag[rows] = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+            del Z
 
             def columns(S):
                 return _center_columns(

@@ -258,17 +258,36 @@ def _assemble(data, indices, lengths, n_rows, n_cols):
     out_data = np.empty(nnz, dtype=np.float64)
     out_ind = np.empty(nnz, dtype=itype)
     pos = 0
+    done = 0
     while data:
         d, ix = data.pop(0), indices.pop(0)
         out_data[pos:pos + d.size] = d
         out_ind[pos:pos + d.size] = ix
         pos += d.size
         del d, ix
+        done += 1
+        if done % 8 == 0:
+            _return_freed_memory()
     lengths.clear()
+    _return_freed_memory()
     X = sp.csr_matrix((out_data, out_ind, indptr.astype(itype)), shape=(n_rows, n_cols),
                       copy=False)
     X.sort_indices()
     return X
+
+def _return_freed_memory():
+    """Hand freed heap pages back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
+
+    The chunks' arrays (16 MB each for the graph) sit below glibc's adaptive mmap
+    threshold, so they live on the heap; freed one by one while the matrix is assembled, they
+    stayed resident: on the 60,444 CRAFT parses (graph) the process kept 1.5 GB it no
+    longer used (3.7 GB resident after featurizing, 2.2 GB live)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
 
 def _column_keys(rep):
     """A name for every feature column of a fitted :class:`ParseRepresentation`, the same

@@ -10,7 +10,7 @@ on the training parses with the basis chosen by
 * ``greedy_c``: sentence-centred parses chosen by greedy (largest residual) pivoted Cholesky
   of the centred kernel (Smola & Schölkopf 2000);
 * ``rpc_c``: sentence-centred parses chosen by block randomly pivoted Cholesky of the
-  centred kernel (Chen et al. 2024; what ``sparse_rankrls`` uses);
+  centred kernel (Chen et al. 2022; what ``sparse_rankrls`` uses);
 
 and ``full`` is RankRLS on all training parses. Printed: the pooled out-of-fold τ_b at every
 λ of the default grid and the best one — a diagnosis of the basis, with λ chosen on the

@@ -82,15 +82,18 @@ def choose_basis(n_samples, n_basis, basis_indices, random_state):
 def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
     """Basis rows by block randomly pivoted Cholesky on a PSD matrix ``K`` (m x m).
 
-    Chen, Epperly, Tropp & Webber (2024, "Randomly pivoted Cholesky", Comm. Pure Appl. Math.;
-    Alg. 2, block version): draw ``block`` pivots with probability proportional to the
-    diagonal of the current residual ``K - F F^T``, add their residual columns to the
-    partial Cholesky factor ``F`` and repeat until ``n_basis`` pivots are chosen. Like the
-    greedy (largest residual) pivoting of Smola & Schölkopf (2000, sparse greedy matrix
-    approximation) and Fine & Scheinberg (2001) it adapts to what the basis so far misses;
-    the random choice is within a constant of the best rank-r trace error in expectation and
-    does not get stuck on outliers. Uniform sampling (Williams & Seeger 2001; Kumar, Mohri &
-    Talwalkar 2012, JMLR 13, Sect. 3) ignores the residual.
+    Chen, Epperly, Tropp & Webber ("Randomly pivoted Cholesky: practical approximation of a
+    kernel matrix with few entry evaluations", arXiv:2207.06503, 2022), in blocks as in
+    Epperly, Tropp & Webber (arXiv:2410.03969, 2024): draw ``block`` pivots with probability
+    proportional to the diagonal of the current residual ``K - F F^T``, add their residual
+    columns to the partial Cholesky factor ``F`` and repeat until ``n_basis`` pivots are
+    chosen. Like the greedy (largest residual) pivoting of Smola & Schölkopf (2000, sparse
+    greedy matrix approximation) and Fine & Scheinberg (2001), it adapts to what the basis
+    so far misses;
+    the random choice comes with near-optimal trace-error guarantees and does not get stuck
+    on outliers (Chen et al.). Uniform sampling (Williams & Seeger 2001;
+    compared with adaptive schemes by Kumar, Mohri & Talwalkar 2012, JMLR 13:981-1006)
+    ignores the residual.
 
     Parameters
     ----------

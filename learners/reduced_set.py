@@ -662,8 +662,8 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         ``nystroem_.basis_X_`` holds the vectors, ``f(x) = k(x, Z) b``.
     basis_selection : "uniform" (default) | "rpcholesky"
         Uniform sample of ``n_basis`` rows (Williams & Seeger 2001; Paper III Sect. 2.1), or
-        block randomly pivoted Cholesky (Chen et al. 2024; adaptive sampling in the sense of
-        Kumar et al. 2012 Sect. 3 and the greedy selection of Smola & Schölkopf 2000) on the
+        block randomly pivoted Cholesky (Chen et al. 2022, arXiv:2207.06503; adaptive sampling as
+        compared by Kumar et al. 2012 and the greedy selection of Smola & Schölkopf 2000) on the
         kernel of the candidate basis vectors (for ``query_centered``: the centred kernel).
         The selection reads the rows, never ``y``; hold-out sets keep the selected basis
         minus their removed vectors (as for the uniform sample).

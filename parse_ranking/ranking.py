@@ -52,8 +52,9 @@ in row blocks (O(m r) memory, O(m r^2 + r^3) time per fit):
 =====================  =======================================================================
 
 **Basis** (both rankers, :data:`BASIS`): ``r`` training parses chosen by block **randomly
-pivoted Cholesky** (Chen, Epperly, Tropp & Webber 2024) on the *within-sentence centred*
-kernel, each used as its centred feature vector ``x_j - mean of its sentence's parses``
+pivoted Cholesky** (Chen, Epperly, Tropp & Webber 2022, arXiv:2207.06503) on the
+*within-sentence centred* kernel, each used as its centred feature vector
+``x_j - mean of its sentence's parses``
 (``basis="query_centered"``, ``basis_selection="rpcholesky"`` of
 :class:`learners.reduced_set.ReducedSetQueryRankRLS`). Why: the RankRLS loss (Paper I eq.
 25) sees only within-sentence differences, and the RankRLS weight vector lies in the span
@@ -61,12 +62,14 @@ of the centred rows; on parse data the sentence-common part is most of a row's n
 centred kernel has 14-22 % of the trace on the 1,000-sentence set). A uniform sample of raw
 parses (Williams & Seeger 2001; Paper III §2.1; Rifkin et al. 2003 via Paper I §3.5) spends
 the basis on that common part: at r = 1,000 of ~3,090 training parses it lost 0.03-0.05
-τ_b to the full RankRLS (links with words 0.313 vs 0.365 at the best λ). Greedy
-largest-residual pivoting (Smola & Schölkopf 2000) of the centred kernel gave 0.331, the
-randomly pivoted version 0.342; at r = 1,500 0.353 / 0.367 (README, issue 18). Randomly
-pivoted Cholesky is also the cheaper one here: its pivots come in blocks of 100, each one
-sparse product against all rows (the greedy rule needs one pass per pivot), cf. the
-adaptive sampling of Kumar, Mohri & Talwalkar 2012 §3. The selection reads the feature rows
+τ_b to the full RankRLS (links with words 0.313 vs 0.365 at the best λ). On the centred
+kernel, greedy largest-residual pivoting (Smola & Schölkopf 2000) gave 0.331 / 0.353 /
+0.362 at r = 1,000 / 1,500 / 2,000 and the randomly pivoted rule 0.327 / 0.361 / 0.364
+(``benchmarks/exp_parse_ranking_basis.py``; within noise of each other). Randomly pivoted
+Cholesky is kept because it is the cheaper one here: its pivots come in blocks of 100,
+each one sparse product against all rows (the greedy rule needs one pass per pivot), cf. the
+adaptive sampling schemes compared by Kumar, Mohri & Talwalkar 2012 (JMLR 13). The
+selection reads the feature rows
 of the training parses only, never a score. ``r`` is capped at the number of training
 parses (then the model is the exact RankRLS).
 """

@@ -51,7 +51,7 @@ from learners._validation import check_index_sets, validate_data
 from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 
-__all__ = ["NystroemMap", "NystroemFold", "choose_basis"]
+__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "rp_cholesky_pivots"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -77,6 +77,77 @@ def choose_basis(n_samples, n_basis, basis_indices, random_state):
             f"(n_samples = {n_samples})")
     rs = check_random_state(random_state)
     return np.sort(rs.choice(n_samples, size=n_basis, replace=False)).astype(np.intp)
+
+
+def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
+    """Basis rows by block randomly pivoted Cholesky on a PSD matrix ``K`` (m x m).
+
+    Chen, Epperly, Tropp & Webber ("Randomly pivoted Cholesky: practical approximation of a
+    kernel matrix with few entry evaluations", arXiv:2207.06503, 2022), in blocks as in
+    Epperly, Tropp & Webber (arXiv:2410.03969, 2024): draw ``block`` pivots with probability
+    proportional to the diagonal of the current residual ``K - F F^T``, add their residual
+    columns to the partial Cholesky factor ``F`` and repeat until ``n_basis`` pivots are
+    chosen. Like the greedy (largest residual) pivoting of Smola & Schölkopf (2000, sparse
+    greedy matrix approximation) and Fine & Scheinberg (2001), it adapts to what the basis
+    so far misses;
+    the random choice comes with near-optimal trace-error guarantees and does not get stuck
+    on outliers (Chen et al.). Uniform sampling (Williams & Seeger 2001;
+    compared with adaptive schemes by Kumar, Mohri & Talwalkar 2012, JMLR 13:981-1006)
+    ignores the residual.
+
+    Parameters
+    ----------
+    columns : callable ``S -> K[:, S]`` (dense (m, |S|)); each call evaluates m |S| entries
+    diag : ndarray (m,) — ``diag(K)``
+    n_basis : int (capped at the number of rows with a positive diagonal)
+    random_state : seed of the draws
+    block : pivots per draw (one call of ``columns`` per block)
+
+    Returns
+    -------
+    ndarray of int, sorted — the pivots. Cost: ``n_basis`` columns (m n_basis entries) plus
+    O(m n_basis^2) for the factor; memory O(m n_basis).
+    """
+    rs = check_random_state(random_state)
+    diag = np.maximum(np.asarray(diag, dtype=float), 0.0)
+    m = diag.size
+    r = int(min(n_basis, np.count_nonzero(diag > 0)))
+    if r < 1:
+        raise InvalidInputError("randomly pivoted Cholesky: the matrix has no positive diagonal")
+    F = np.zeros((m, r))
+    res = diag.copy()
+    chosen = np.zeros(m, dtype=bool)
+    pivots, k = [], 0
+    tol = 1e-12 * diag.max()
+    while k < r:
+        p = np.where(chosen | (res <= tol), 0.0, res)
+        if not p.sum() > 0:
+            break                                       # residual exhausted: rank < n_basis
+        n_left = np.count_nonzero(p)
+        S = np.unique(rs.choice(m, size=min(int(block), r - k, n_left), replace=True,
+                                p=p / p.sum()))
+        G = np.asarray(columns(S), dtype=float) - F[:, :k] @ F[S, :k].T     # residual columns
+        # Cholesky of the block with its own pivoting: skip pivots the block makes dependent
+        keep, Lb = [], np.zeros((S.size, S.size))
+        Gs = G[S].copy()
+        for j in range(S.size):
+            d = Gs[j, j] - Lb[j, :len(keep)] @ Lb[j, :len(keep)]
+            if d <= tol:
+                continue
+            col = (Gs[:, j] - Lb[:, :len(keep)] @ Lb[j, :len(keep)]) / np.sqrt(d)
+            Lb[:, len(keep)] = col
+            keep.append(j)
+        if not keep:
+            chosen[S] = True
+            continue
+        Lk = Lb[np.ix_(keep, range(len(keep)))]
+        Fb = sla.solve_triangular(Lk, G[:, keep].T, lower=True, check_finite=False).T
+        F[:, k:k + len(keep)] = Fb
+        k += len(keep)
+        chosen[S] = True
+        pivots.extend(S[keep].tolist())
+        res = np.maximum(res - (Fb * Fb).sum(axis=1), 0.0)
+    return np.sort(np.asarray(pivots, dtype=np.intp))
 
 
 def _jittered_cholesky(K_RR, jitter):

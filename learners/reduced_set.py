@@ -34,11 +34,13 @@ earlier work; Paper III Fig. 1 shows its pessimism at small lambda).
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from learners._numerics import numerical_guard
-from learners._solvers import solve_shifted, sym_eig
+from learners._solvers import dense, solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
     check_alphas,
@@ -48,9 +50,11 @@ from learners._validation import (
     check_leave_pair_out,
     validate_data,
 )
-from kernelrank.errors import InvalidInputError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
-from learners.nystroem import NystroemMap
+from learners.kernels import kernel_matrix, resolve_kernel
+from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
+                               rp_cholesky_pivots)
 from learners.rls import KernelLearnerMixin, shape_output
 
 __all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
@@ -95,6 +99,113 @@ def ridge_path_tridiagonal(A, C, alphas):
     return Y.reshape(r, len(alphas), t).transpose(1, 0, 2)
 
 
+#: basis options of the query-structured learners (``basis``, ``basis_selection``)
+QUERY_BASIS = ("rows", "query_centered")
+BASIS_SELECTION = ("uniform", "rpcholesky")
+
+
+def _query_means(X, codes, queries, chunk=2000):
+    """Sparse rows of the feature means of ``queries`` (codes), in that order. Only the
+    rows of those queries are read, ``chunk`` queries at a time. O(nnz of their rows)."""
+    out = []
+    for i in range(0, queries.size, chunk):
+        qs = queries[i:i + chunk]
+        rows = np.flatnonzero(np.isin(codes, qs))
+        pos = np.searchsorted(qs, codes[rows])
+        n = np.bincount(pos, minlength=qs.size)
+        avg = sp.csr_matrix((1.0 / n[pos], (pos, np.arange(rows.size))),
+                            shape=(qs.size, rows.size))
+        out.append(sp.csr_matrix(avg @ X[rows]))
+    return sp.vstack(out, format="csr")
+
+
+def query_centered_rows(X, codes, rows):
+    """``x_j - mean of x over the query of j`` for the rows ``rows`` (sparse, (|rows|, d)).
+
+    In the span of the training rows and orthogonal to every within-query constant, i.e.
+    exactly the directions query-structured RankRLS can use: its weight vector lies in the
+    span of ``L^(1/2) X`` (the centred rows; Paper I eq. 25 with ``L = blockdiag(n_q I -
+    1 1^T)``), whatever the kernel. O(nnz of the rows of the touched queries).
+    """
+    X = sp.csr_matrix(X)
+    qs, pos = np.unique(codes[rows], return_inverse=True)
+    return sp.csr_matrix(X[rows] - _query_means(X, codes, qs)[pos])
+
+
+def _center_columns(G, codes):
+    """Subtract from every row of the dense ``G`` the mean of its query's rows. O(m t)."""
+    n = np.bincount(codes)
+    mu = np.zeros((n.size, G.shape[1]))
+    np.add.at(mu, codes, G)
+    return G - (mu / n[:, None])[codes]
+
+
+def _query_basis_map(est, X, codes, n_basis):
+    """The fitted :class:`NystroemMap` of a query learner (``basis``, ``basis_selection``).
+
+    ``basis="rows"``: basis vectors are training rows (the map as usual).
+    ``basis="query_centered"`` (linear kernel, explicit feature rows only): the basis vectors
+    are the chosen rows centred within their query, ``z_j = x_j - mean_q(j)``
+    (:func:`query_centered_rows`); ``basis_X_`` holds them and ``cholesky_`` factors
+    ``Z Z^T``. ``basis_selection="rpcholesky"``: the rows are chosen by block randomly pivoted
+    Cholesky (:func:`learners.nystroem.rp_cholesky_pivots`) on the kernel of the candidate
+    vectors — for the centred basis the within-query centred kernel ``L^(1/2) K L^(1/2)``
+    (up to the per-query scale), the part of ``K`` the ranking loss sees. Cost of the
+    selection: ``n_basis`` kernel columns against all m rows, O(m n_basis^2).
+    """
+    kw = dict(kernel=est.kernel, gamma=est.gamma, degree=est.degree, coef0=est.coef0,
+              kernel_params=est.kernel_params, random_state=est.random_state,
+              jitter=est.jitter)
+    basis, how = est.basis, est.basis_selection
+    if basis == "rows" and how == "uniform":
+        return NystroemMap(n_basis=n_basis, basis_indices=est.basis_indices, **kw).fit(X)
+    if basis == "query_centered" and est.kernel != "linear":
+        raise InvalidParameterError("basis='query_centered' needs kernel='linear' (explicit "
+                                    f"feature rows), got kernel={est.kernel!r}")
+    if how == "rpcholesky" and est.basis_indices is not None:
+        raise InvalidParameterError("basis_indices fixes the basis; it cannot be combined "
+                                    "with basis_selection='rpcholesky'")
+    m = X.shape[0]
+    if how == "rpcholesky":
+        name, params = resolve_kernel(est.kernel, gamma=est.gamma, degree=est.degree,
+                                      coef0=est.coef0, kernel_params=est.kernel_params)
+        if basis == "query_centered":
+            Xs = sp.csr_matrix(X)                      # shares X's arrays
+            qs = np.unique(codes)
+            diag = np.empty(m)
+            for i in range(0, qs.size, 1000):          # 1,000 queries at a time
+                rows = np.flatnonzero(np.isin(codes, qs[i:i + 1000]))
+                Z = query_centered_rows(Xs, codes, rows)
+                diag[rows] = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+            del Z
+
+            def columns(S):
+                return _center_columns(
+                    kernel_matrix(Xs, query_centered_rows(Xs, codes, S), "linear"), codes)
+        elif name == "precomputed":
+            diag = np.diag(dense(X)).copy()
+
+            def columns(S):
+                return dense(X[:, S])
+        else:
+            diag = np.concatenate([np.diag(kernel_matrix(X[i:i + 256], X[i:i + 256], name,
+                                                         **params))
+                                   for i in range(0, m, 256)])
+
+            def columns(S):
+                return kernel_matrix(X, X[S], name, **params)
+        R = rp_cholesky_pivots(columns, diag, n_basis, random_state=est.random_state)
+    else:
+        R = choose_basis(m, n_basis, est.basis_indices, est.random_state)
+    nm = NystroemMap(n_basis=R.size, basis_indices=R, **kw).fit(X)
+    if basis == "query_centered":
+        Z = query_centered_rows(X, codes, R)
+        K_ZZ = dense(Z @ Z.T)
+        nm.basis_X_ = Z
+        nm.cholesky_, nm.jitter_ = _jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
+    return nm
+
+
 class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
@@ -130,10 +241,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         alpha = float(self.alpha)
         X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
         Y, self._y_1d = as_2d_targets(y)
-        nm = NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                         coef0=self.coef0, kernel_params=self.kernel_params,
-                         n_basis=self.n_basis, basis_indices=self.basis_indices,
-                         random_state=self.random_state, jitter=self.jitter).fit(X)
+        nm = self._make_map(X, groups)
         Phi = nm.transform(X)
         self.nystroem_ = nm
         self.basis_indices_ = nm.basis_indices_
@@ -144,6 +252,13 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         self.coef_map_ = w if not self._y_1d else w[:, 0]
         self.dual_coef_ = self._out(nm.coef_to_dual(w))
         return self
+
+    def _make_map(self, X, groups):
+        """The fitted Nyström map (basis rows ``basis_indices`` or ``n_basis`` uniform)."""
+        return NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
+                           coef0=self.coef0, kernel_params=self.kernel_params,
+                           n_basis=self.n_basis, basis_indices=self.basis_indices,
+                           random_state=self.random_state, jitter=self.jitter).fit(X)
 
     def _setup(self, Phi, Y, groups):
         """RLS and query RankRLS: ridge on the transformed rows, CV base = (A, c)."""
@@ -534,8 +649,55 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     O(|T| r^2 + r^2 |H|) per set plus O(r (|T|+|H|)^2 + |T|^3) per lambda on the low-rank
     route (|T| = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
     attributes as in :class:`ReducedSetRLS`; ``score(X, y, qids=None)`` is the concordance
-    index (:class:`learners.base.RankerMixin`).
+    index (:class:`learners.base.RankerMixin`), plus:
+
+    basis : "rows" (default) | "query_centered"
+        Basis vectors: the chosen training rows, or (linear kernel on explicit rows) the
+        chosen rows centred within their query, ``z_j = x_j - mean_q(j) x``
+        (:func:`query_centered_rows`). The RankRLS weight vector lies in the span of the
+        centred rows, and a row's query-common part — most of its norm on parse data — is
+        invisible to the loss; the centred basis spends no basis vector on it. Hold-out sets
+        then remove the basis vectors of every query they touch (a centred vector depends on
+        its whole query), which again equals retraining with the remaining basis.
+        ``nystroem_.basis_X_`` holds the vectors, ``f(x) = k(x, Z) b``.
+    basis_selection : "uniform" (default) | "rpcholesky"
+        Uniform sample of ``n_basis`` rows (Williams & Seeger 2001; Paper III Sect. 2.1), or
+        block randomly pivoted Cholesky (Chen et al. 2022, arXiv:2207.06503; adaptive sampling as
+        compared by Kumar et al. 2012 and the greedy selection of Smola & Schölkopf 2000) on the
+        kernel of the candidate basis vectors (for ``query_centered``: the centred kernel).
+        The selection reads the rows, never ``y``; hold-out sets keep the selected basis
+        minus their removed vectors (as for the uniform sample).
     """
+
+    _parameter_constraints = {
+        **_ReducedSetBase._parameter_constraints,
+        "basis": [StrOptions(set(QUERY_BASIS))],
+        "basis_selection": [StrOptions(set(BASIS_SELECTION))],
+    }
+
+    def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
+                 jitter="auto", remove_basis=True, basis="rows", basis_selection="uniform"):
+        super().__init__(alpha, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                         kernel_params=kernel_params, n_basis=n_basis,
+                         basis_indices=basis_indices, random_state=random_state,
+                         jitter=jitter, remove_basis=remove_basis)
+        self.basis = basis
+        self.basis_selection = basis_selection
+
+    def _make_map(self, X, groups):
+        return _query_basis_map(self, X, groups, self.n_basis)
+
+    def _removed_positions(self, U):
+        if self.basis == "rows" or not self.remove_basis:
+            return super()._removed_positions(U)
+        codes = self._qcodes
+        posH = np.flatnonzero(np.isin(codes[self.basis_indices_], codes[U]))
+        if posH.size == self.basis_indices_.size:
+            raise InvalidInputError(
+                f"a hold-out set of {U.size} rows touches the query of every basis vector; "
+                "no model would be left (use more basis vectors or smaller hold-out sets)")
+        return posH
 
     @numerical_guard("fit")
     def fit(self, X, y, qids=None):
@@ -545,6 +707,13 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         codes, labels = check_groups(qids, m, name="qids")
         self._qcodes, self.queries_ = codes, labels
         return self._fit(X, y, codes)
+
+    def _setup(self, Phi, Y, groups):
+        """Ridge on the ``L^(1/2)`` rows; unlike the base class the transformed rows are
+        not kept (an m x r array, twice with the eigenbasis copy): :meth:`_downdate` recomputes
+        them for the whole queries it touches, which gives the same rows."""
+        Phit, Yt = self._transform_rows(Phi, Y, groups)
+        self._cache.update(Yt=Yt, beta_scale=False, A=Phit.T @ Phit, c=Phit.T @ Yt)
 
     def _transform_rows(self, Phi, Y, codes):
         """``L^(1/2)`` rows: centred within their query, scaled by sqrt(query size)."""
@@ -566,7 +735,8 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         cc = self._cache
         codes = self._qcodes
         touched = np.flatnonzero(np.isin(codes, np.unique(codes[U])))
-        B_out, Y_out = rows["Phit"][touched], cc["Yt"][touched]
+        B_out, Y_out = self._transform_rows(rows["Phi"][touched], cc["Y"][touched],
+                                            codes[touched])
         rest = np.setdiff1d(touched, U, assume_unique=True)
         if rest.size == 0:
             return 1.0, B_out, Y_out, np.ones(touched.size), False
@@ -613,6 +783,8 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
     kernel, gamma, degree, coef0, kernel_params, n_basis, basis_indices, random_state,
     jitter : the map's parameters (:class:`~learners.nystroem.NystroemMap`); ``n_basis`` is
         capped at the number of training rows.
+    basis, basis_selection : as in :class:`ReducedSetQueryRankRLS` (centred basis vectors,
+        randomly pivoted Cholesky selection); the same model for the same choices.
 
     Attributes
     ----------
@@ -628,11 +800,15 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
     then O(n r) per λ for n new rows.
     """
 
-    _parameter_constraints = {"alpha": POSITIVE, **NystroemMap._parameter_constraints}
+    _parameter_constraints = {"alpha": POSITIVE, **NystroemMap._parameter_constraints,
+                              "basis": [StrOptions(set(QUERY_BASIS))],
+                              "basis_selection": [StrOptions(set(BASIS_SELECTION))]}
 
     def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
-                 jitter="auto"):
+                 jitter="auto", basis="rows", basis_selection="uniform"):
+        self.basis = basis
+        self.basis_selection = basis_selection
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -660,10 +836,8 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
         validate_hyperparameters(self)
         X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
         m = X.shape[0]
-        nm = NystroemMap(kernel=self.kernel, gamma=self.gamma, degree=self.degree,
-                         coef0=self.coef0, kernel_params=self.kernel_params,
-                         n_basis=min(int(self.n_basis), m), basis_indices=self.basis_indices,
-                         random_state=self.random_state, jitter=self.jitter).fit(X)
+        codes, _ = check_groups(qids, m, name="qids")
+        nm = _query_basis_map(self, X, codes, min(int(self.n_basis), m))
         Phi = nm.transform(X)
         self.nystroem_ = nm
         self.basis_indices_ = nm.basis_indices_

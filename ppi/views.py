@@ -44,7 +44,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
                           split_rows)
-from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, SentenceStructure
+from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
@@ -146,7 +146,7 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
         for s in doc.sentences:
             if not s.pairs:
                 continue
-            st = SentenceStructure(s, parse, settings)
+            st = sentence_structure(s, parse, settings)
             bags += [fn(st, p, settings.order) for p in s.pairs]
     return bags
 

@@ -18,8 +18,9 @@ the other jobs):
     and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per chunk for all
     models;
 ``convert``
-    spaCy ``Doc`` → sentences, entities, candidate pairs and analyses under every parse name
-    the model reads (:func:`ppi.spacy_parse.doc_sentences`), per model;
+    spaCy ``Doc`` → sentences, entities, candidate pairs and, for the sentences with a pair,
+    the analysis under every parse name the model reads (:func:`ppi.spacy_parse.
+    doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
 ``featurize``
     ``model.featurizer.transform`` on the cost-bounded batches of
     :func:`ppi.extract._pair_batches` (sentences with fewer than two mentions never reach
@@ -170,7 +171,8 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                 c, k = clocks[system], counts[system]
                 parsed = []
                 for d, ms, sdoc in zip(raw, mentions, sdocs):
-                    parsed += c.timed("convert", doc_sentences, d.id, sdoc, ms, model.parses)
+                    parsed += c.timed("convert", doc_sentences, d.id, sdoc, ms, model.parses,
+                                      True, False)
                 with_pairs = [p for p in parsed if p.sentence.pairs]
                 scores = [np.zeros(0)]
                 for batch in _pair_batches(with_pairs):

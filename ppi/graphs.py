@@ -115,6 +115,7 @@ class SentenceStructure:
         self._adjacency = sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n + m, n + m))
         self._distances = {}                 # token → BFS distances to every vertex
         self._graph = None
+        self._neighbours = None              # undirected CSR (indptr, indices), on first use
         self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
         self.attached[t1] = True
         self.attached[t2] = True
@@ -196,6 +197,40 @@ class SentenceStructure:
         i, k = np.nonzero(ok)
         on = (D1[i, n:] + D2[k, n:]) == dab[i, k][:, None]    # (valid pairs, deps)
         return set(np.flatnonzero(on.any(axis=0)).tolist())
+
+    def shortest_paths(self, a, b):
+        """Every shortest undirected path from token ``a`` to token ``b`` (vertex lists,
+        tokens ``i``, dependencies ``n + j``); ``[]`` when unconnected, ``[[a]]`` when
+        ``a == b``.
+
+        The same paths as ``networkx.all_shortest_paths(graph, a, b)``, each once, in
+        another order: a depth-first walk from ``a`` that only steps to a neighbour one
+        closer to ``b`` and one farther from ``a`` (the cached BFS distances,
+        :meth:`distances`); O(V + E) plus the length of the output.
+        """
+        da, db = self.distances([a, b])
+        if not np.isfinite(da[b]):
+            return []
+        if self._neighbours is None:
+            sym = (self._adjacency + self._adjacency.T).tocsr()
+            self._neighbours = (sym.indptr, sym.indices)
+        ptr, nbr = self._neighbours
+        out, path = [], [a]
+        stack = [iter(nbr[ptr[a]:ptr[a + 1]])]    # iterative: paths may be long
+        while stack:
+            v = path[-1]
+            if v == b:
+                out.append(list(path))
+                stack.pop(), path.pop()
+                continue
+            for u in stack[-1]:
+                if da[u] == da[v] + 1 and db[u] == db[v] - 1:
+                    path.append(int(u))
+                    stack.append(iter(nbr[ptr[u]:ptr[u + 1]]))
+                    break
+            else:
+                stack.pop(), path.pop()
+        return out
 
     def path_dependencies_networkx(self, toks1, toks2):
         """:meth:`path_dependencies` by enumerating ``networkx.all_shortest_paths`` per

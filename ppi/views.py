@@ -27,14 +27,15 @@ Views (``name[:parse]``):
   dependency) in word and POS form, and the path length; ``nopath`` when the parse does not
   connect the two.
 
-Complexity per sentence: one undirected graph and its shortest paths per pair (networkx BFS,
-O(V + E) each); the vectorization is one sort over all features
+Complexity per sentence: one undirected graph and one breadth-first search per entity token
+(shared by the sentence's pairs and by the parse names holding the same analysis,
+:func:`ppi.graphs.sentence_structure`), then per pair its shortest paths, O(V + E) plus
+their length; the vectorization is one sort over all features
 (:class:`learners.kernels.bag.BagOfFeaturesKernel`).
 """
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
@@ -109,9 +110,8 @@ def path_features(st, pair, order="text"):
     pos = [t.pos for t in st.tokens]
     if a == b:
         return ["samehead"]
-    try:
-        paths = list(nx.all_shortest_paths(st.graph, a, b))
-    except nx.NetworkXNoPath:
+    paths = st.shortest_paths(a, b)
+    if not paths:
         return ["nopath"]
     n, out = st.n, []
     for path in paths:

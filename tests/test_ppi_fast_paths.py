@@ -1,9 +1,11 @@
 """The fast shortest-path marking of ppi/graphs.py (BFS distances once per sentence structure)
-gives exactly the dependency sets of networkx ``all_shortest_paths`` per token pair; and the
+gives exactly the dependency sets of networkx ``all_shortest_paths`` per token pair, and its
+path enumeration exactly networkx's paths (between head tokens, as the path view); and the
 structure cache shares a structure only between names holding the very same analysis."""
 
 import dataclasses
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -21,6 +23,13 @@ def _check_structure(st):
             for a, b in ((t1, t2), (t2, t1), ([st.head_token(t1)], [st.head_token(t2)])):
                 assert st.path_dependencies(a, b) == st.path_dependencies_networkx(a, b)
                 n_checked += 1
+            a, b = st.head_token(t1), st.head_token(t2)
+            ours = st.shortest_paths(a, b)
+            try:
+                theirs = list(nx.all_shortest_paths(st.graph, a, b))
+            except nx.NetworkXNoPath:
+                theirs = []
+            assert sorted(map(tuple, ours)) == sorted(map(tuple, theirs))
     return n_checked
 
 

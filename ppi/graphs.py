@@ -16,7 +16,9 @@ Two unconnected subgraphs, returned as two :class:`learners.kernels.LabelledGrap
 Protein names are blinded: the candidate proteins' tokens read ``PROT1`` and ``PROT2``,
 other proteins' tokens ``PROT``; a token is part of an entity when its character span
 overlaps one of the entity's spans.  The shortest paths are all shortest undirected paths
-(networkx) between every token of one protein and every token of the other
+(those of networkx ``all_shortest_paths``; found from one breadth-first search per entity
+token and sentence, :meth:`SentenceStructure.path_dependencies`) between every token of one
+protein and every token of the other
 (``endpoints="all"``, the published code), or between one head token per protein
 (``endpoints="head"``, :meth:`SentenceStructure.head_token`): names such as ``Spo0A~P``
 split into tokens that the parse does not attach, whose paths would otherwise mark
@@ -83,7 +85,18 @@ def entity_tokens(tokens, entities):
 
 
 class SentenceStructure:
-    """What all pairs of a sentence share: tokens, kept dependencies, undirected graph."""
+    """What all pairs of a sentence share: tokens, kept dependencies, undirected graph.
+
+    Building it is O(n + m) for n tokens and m kept dependencies (a sparse adjacency
+    matrix; the networkx :attr:`graph` only on demand); the BFS distances from the entity
+    tokens are computed once, on the first shortest-path question (:meth:`distances`), and
+    serve every pair.  Share one per analysis with :func:`sentence_structure`.
+
+    Raises
+    ------
+    CorpusFormatError
+        An entity overlaps no token of the parse.
+    """
 
     def __init__(self, sentence, parse, settings):
         tokens, deps = sentence.analysis(parse)

@@ -9,6 +9,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from learners.kernels.all_paths import (AllPathsKernel, LabelledGraph, _max_per_row_code,
+                                        aggregate_label_pairs, all_paths_matrices,
+                                        all_paths_matrix)
 from corpora.ppi_xml import (Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization,
                              read_corpus)
 from ppi.graphs import GraphSettings, SentenceStructure, sentence_structure
@@ -96,3 +99,52 @@ def test_structure_shared_only_for_identical_analyses():
     # other removed dependency types: another structure
     assert sentence_structure(same, "split_parse", GraphSettings(remove_types=())) is not \
         sentence_structure(same, "split_parse", g)
+
+
+def test_batched_all_paths_matrices_equal_one_at_a_time():
+    """Equal-size general graphs inverted in one batch: bit for bit the single inverses;
+    chains (triangular), divergent (scaled) and one-vertex ones in the same batch."""
+    rng = np.random.default_rng(2)
+    As = []
+    for _ in range(60):
+        n = int(rng.choice([1, 5, 8]))
+        A = (rng.random((n, n)) < 0.3) * rng.choice([0.3, 0.9], size=(n, n))
+        kind = rng.integers(3)
+        if kind == 1:
+            A = np.triu(A, 1)                      # acyclic in natural order
+        elif kind == 2:
+            A = A * 3.0                            # diverges: scaled
+        As.append(A)
+    for batch, single in zip(all_paths_matrices(As, on_divergence="scale"),
+                             [all_paths_matrix(A, on_divergence="scale") for A in As]):
+        assert batch[1] == single[1]
+        assert np.array_equal(batch[0], single[0])
+
+
+def test_max_per_row_code_equals_aggregate():
+    rng = np.random.default_rng(3)
+    rows = np.sort(rng.integers(0, 20, 5000))
+    codes = rng.integers(0, 50, 5000).astype(np.int64) << np.int64(32) | rng.integers(0, 9, 5000)
+    values = rng.random(5000)
+    r, c, v = _max_per_row_code(rows, codes, values)
+    uniq, inv = np.unique(codes, return_inverse=True)
+    G = aggregate_label_pairs(rows, inv.ravel(), values, "max", 20, len(uniq)).tocoo()
+    ours = sorted(zip(r.tolist(), c.tolist(), v.tolist()))
+    theirs = sorted(zip(G.row.tolist(), uniq[G.col].tolist(), G.data.tolist()))
+    assert ours == theirs
+
+
+def test_all_paths_kernel_rows_unchanged_by_batching():
+    """Feature rows of many graphs in one call equal those of one graph per call."""
+    rng = np.random.default_rng(4)
+    graphs = []
+    for _ in range(40):
+        n = int(rng.integers(2, 9))
+        e = rng.integers(0, n, size=(2 * n, 2))
+        graphs.append(LabelledGraph(n, e, rng.choice([0.3, 0.9], size=len(e)),
+                                    [(f"a{rng.integers(4)}", f"b{rng.integers(3)}")
+                                     for _ in range(n)]))
+    k = AllPathsKernel(on_divergence="scale").fit(graphs)
+    X = k.features(graphs)
+    for i, g in enumerate(graphs):
+        assert (k.features([g]) != X[i]).nnz == 0

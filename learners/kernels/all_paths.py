@@ -48,8 +48,9 @@ from threadpoolctl import ThreadpoolController
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
 
-__all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius", "topological_order",
-           "label_pair_entries", "aggregate_label_pairs", "graph_features", "AllPathsKernel"]
+__all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
+           "topological_order", "label_pair_entries", "aggregate_label_pairs",
+           "graph_features", "AllPathsKernel"]
 
 VARIANTS = ("max", "sum")
 #: Graphs featurized per batch by :class:`AllPathsKernel` (bounds its memory).

@@ -265,8 +265,8 @@ def process_chunk(docs, resources, output_format="jsonl"):
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
-    parsed = parse_documents(nlp, raw, resources.mentions, parses,
-                             resources.collapse) if raw else []
+    parsed = parse_documents(nlp, raw, resources.mentions, parses, resources.collapse,
+                             analyse_pairless=False) if raw else []
     for d in presplit:
         if resources.reparse:
             sentences = reparse_sentences(nlp, d.sentences, parses, resources.collapse)

@@ -16,7 +16,9 @@ Two unconnected subgraphs, returned as two :class:`learners.kernels.LabelledGrap
 Protein names are blinded: the candidate proteins' tokens read ``PROT1`` and ``PROT2``,
 other proteins' tokens ``PROT``; a token is part of an entity when its character span
 overlaps one of the entity's spans.  The shortest paths are all shortest undirected paths
-(networkx) between every token of one protein and every token of the other
+(those of networkx ``all_shortest_paths``; found from one breadth-first search per entity
+token and sentence, :meth:`SentenceStructure.path_dependencies`) between every token of one
+protein and every token of the other
 (``endpoints="all"``, the published code), or between one head token per protein
 (``endpoints="head"``, :meth:`SentenceStructure.head_token`): names such as ``Spo0A~P``
 split into tokens that the parse does not attach, whose paths would otherwise mark
@@ -35,14 +37,18 @@ up to 10 points HIGHER in every cell that trains or tests on BioInfer or LLL (9/
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
 
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from learners.kernels import LabelledGraph
 
-__all__ = ["GraphSettings", "SentenceStructure", "pair_graphs", "sentence_graphs",
-           "entity_tokens"]
+__all__ = ["GraphSettings", "SentenceStructure", "sentence_structure", "pair_graphs",
+           "sentence_graphs", "entity_tokens"]
 
 PROT1, PROT2, PROT = "PROT1", "PROT2", "PROT"
 
@@ -79,7 +85,18 @@ def entity_tokens(tokens, entities):
 
 
 class SentenceStructure:
-    """What all pairs of a sentence share: tokens, kept dependencies, undirected graph."""
+    """What all pairs of a sentence share: tokens, kept dependencies, undirected graph.
+
+    Building it is O(n + m) for n tokens and m kept dependencies (a sparse adjacency
+    matrix; the networkx :attr:`graph` only on demand); the BFS distances from the entity
+    tokens are computed once, on the first shortest-path question (:meth:`distances`), and
+    serve every pair.  Share one per analysis with :func:`sentence_structure`.
+
+    Raises
+    ------
+    CorpusFormatError
+        An entity overlaps no token of the parse.
+    """
 
     def __init__(self, sentence, parse, settings):
         tokens, deps = sentence.analysis(parse)
@@ -99,17 +116,57 @@ class SentenceStructure:
         for toks in self.ent_tokens.values():
             self.in_entity[toks] = True
         # undirected token–dependency graph: token i is vertex i, dependency j is n + j
-        g = nx.Graph()
-        g.add_nodes_from(range(n + len(self.deps)))
-        for j, (t1, t2, _) in enumerate(self.deps):
-            g.add_edge(t1, n + j)
-            g.add_edge(n + j, t2)
-        self.graph = g
+        m = len(self.deps)
+        if m:
+            t1, t2, _ = zip(*self.deps)
+            t1, t2 = np.array(t1, dtype=np.intp), np.array(t2, dtype=np.intp)
+        else:
+            t1 = t2 = np.zeros(0, np.intp)
+        dep_vertex = np.arange(n, n + m, dtype=np.intp)
+        src = np.concatenate([t1, dep_vertex])
+        dst = np.concatenate([dep_vertex, t2])
+        self._adjacency = sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n + m, n + m))
+        self._distances = {}                 # token → BFS distances to every vertex
+        self._graph = None
+        self._neighbours = None              # undirected CSR (indptr, indices), on first use
         self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
+        self.attached[t1] = True
+        self.attached[t2] = True
         self.governors = [[] for _ in range(n)]
-        for t1, t2, _ in self.deps:
-            self.attached[t1] = self.attached[t2] = True
-            self.governors[t2].append(t1)
+        for a, b, _ in self.deps:
+            self.governors[b].append(a)
+
+    @property
+    def graph(self):
+        """The undirected token–dependency graph as a :class:`networkx.Graph` (token ``i``
+        is vertex ``i``, dependency ``j`` vertex ``n + j``), built on first use."""
+        if self._graph is None:
+            g = nx.Graph()
+            n = self.n
+            g.add_nodes_from(range(n + len(self.deps)))
+            for j, (t1, t2, _) in enumerate(self.deps):
+                g.add_edge(t1, n + j)
+                g.add_edge(n + j, t2)
+            self._graph = g
+        return self._graph
+
+    def distances(self, toks):
+        """BFS distances (number of edges; ``inf`` when unconnected) from each token of
+        ``toks`` to every vertex, shape ``(len(toks), n + n_deps)``.
+
+        One breadth-first search per token of the sentence's entities (all at once, on the
+        first call; scipy ``csgraph``), O(|entity tokens| · (V + E)) per sentence, shared by
+        all its pairs.
+        """
+        missing = [t for t in dict.fromkeys(toks) if t not in self._distances]
+        if missing:
+            wanted = sorted(set(missing) | {t for ts in self.ent_tokens.values() for t in ts}
+                            - set(self._distances))
+            D = shortest_path(self._adjacency, method="D", directed=False, unweighted=True,
+                              indices=wanted)
+            self._distances.update(zip(wanted, D))
+        return np.stack([self._distances[t] for t in toks]) if len(toks) else \
+            np.zeros((0, self._adjacency.shape[0]))
 
     def head_token(self, toks):
         """The one token of an entity the shortest path starts from (``endpoints="head"``).
@@ -133,7 +190,64 @@ class SentenceStructure:
 
     def path_dependencies(self, toks1, toks2):
         """Indices of dependencies on all shortest undirected paths between the token sets
-        (per token pair, as in the published implementation)."""
+        (per token pair, as in the published implementation).
+
+        Exactly the dependency vertices of ``networkx.all_shortest_paths(graph, a, b)`` for
+        every ``a`` in ``toks1``, ``b`` in ``toks2`` (``a != b``, connected): a vertex ``v``
+        lies on a shortest ``a``–``b`` path iff ``d(a, v) + d(v, b) = d(a, b)``.  From the
+        cached BFS distances (:meth:`distances`), O(|toks1| · |toks2| · V) NumPy work per
+        pair, no path enumerated.
+        """
+        toks1, toks2 = list(toks1), list(toks2)
+        if not toks1 or not toks2:
+            return set()
+        n = self.n
+        D1, D2 = self.distances(toks1), self.distances(toks2)
+        dab = D1[:, toks2]                                    # d(a, b), (k1, k2)
+        ok = np.isfinite(dab) & (np.array(toks1)[:, None] != np.array(toks2)[None, :])
+        if not ok.any():
+            return set()
+        i, k = np.nonzero(ok)
+        on = (D1[i, n:] + D2[k, n:]) == dab[i, k][:, None]    # (valid pairs, deps)
+        return set(np.flatnonzero(on.any(axis=0)).tolist())
+
+    def shortest_paths(self, a, b):
+        """Every shortest undirected path from token ``a`` to token ``b`` (vertex lists,
+        tokens ``i``, dependencies ``n + j``); ``[]`` when unconnected, ``[[a]]`` when
+        ``a == b``.
+
+        The same paths as ``networkx.all_shortest_paths(graph, a, b)``, each once, in
+        another order: a depth-first walk from ``a`` that only steps to a neighbour one
+        closer to ``b`` and one farther from ``a`` (the cached BFS distances,
+        :meth:`distances`); O(V + E) plus the length of the output.
+        """
+        da, db = self.distances([a, b])
+        if not np.isfinite(da[b]):
+            return []
+        if self._neighbours is None:
+            sym = (self._adjacency + self._adjacency.T).tocsr()
+            self._neighbours = (sym.indptr, sym.indices)
+        ptr, nbr = self._neighbours
+        out, path = [], [a]
+        stack = [iter(nbr[ptr[a]:ptr[a + 1]])]    # iterative: paths may be long
+        while stack:
+            v = path[-1]
+            if v == b:
+                out.append(list(path))
+                stack.pop(), path.pop()
+                continue
+            for u in stack[-1]:
+                if da[u] == da[v] + 1 and db[u] == db[v] - 1:
+                    path.append(int(u))
+                    stack.append(iter(nbr[ptr[u]:ptr[u + 1]]))
+                    break
+            else:
+                stack.pop(), path.pop()
+        return out
+
+    def path_dependencies_networkx(self, toks1, toks2):
+        """:meth:`path_dependencies` by enumerating ``networkx.all_shortest_paths`` per
+        token pair (the reference it is tested against)."""
         on = set()
         n = self.n
         for a in toks1:
@@ -146,7 +260,6 @@ class SentenceStructure:
                 except nx.NetworkXNoPath:
                     pass
         return on
-
 
     def pair_tokens(self, pair, order):
         """The token indices of the pair's two proteins, the one called ``PROT1`` first:
@@ -169,6 +282,41 @@ class SentenceStructure:
         if endpoints == "head":
             return [self.head_token(toks1)], [self.head_token(toks2)]
         return toks1, toks2
+
+
+#: most recent sentence structures kept by :func:`sentence_structure` (≈ 25 kB each with
+#: their BFS distances: 4,096 held 100 MiB in ``bench_ppi_throughput``; a featurization batch
+#: of ``ppi extract`` holds at most a few hundred sentences)
+STRUCTURE_CACHE_SIZE = 1024
+_STRUCTURES = OrderedDict()
+
+
+def sentence_structure(sentence, parse, settings):
+    """The :class:`SentenceStructure` of ``sentence`` under ``parse``, shared with every
+    other parse name that holds the **same** analysis objects.
+
+    On raw text spaCy's one analysis is stored under every parse name a model reads, as the
+    same token and dependency lists (:mod:`ppi.spacy_parse`); the views of a multi-view model
+    then build one structure (and its shortest paths) instead of one per view.  The cache is
+    keyed by the identity of the token list, the dependency list and the entity list and by
+    the removed dependency types; it keeps those lists alive, so an identity cannot be
+    reused by another object while its entry exists — a hit is exactly the structure
+    ``SentenceStructure(sentence, parse, settings)`` would build.  The
+    :data:`STRUCTURE_CACHE_SIZE` most recent structures are kept (LRU), O(1) per look-up.
+    Distinct analyses (learning-format files' two parses) are never shared.
+    """
+    tokens, deps = sentence.analysis(parse)
+    key = (id(tokens), id(deps), id(sentence.entities), tuple(settings.remove_types))
+    hit = _STRUCTURES.get(key)
+    if hit is not None and hit[0] is tokens and hit[1] is deps and \
+            hit[2] is sentence.entities:
+        _STRUCTURES.move_to_end(key)
+        return hit[3]
+    st = SentenceStructure(sentence, parse, settings)
+    _STRUCTURES[key] = (tokens, deps, sentence.entities, st)
+    if len(_STRUCTURES) > STRUCTURE_CACHE_SIZE:
+        _STRUCTURES.popitem(last=False)
+    return st
 
 
 def _pair_graphs(st, pair, settings):
@@ -220,7 +368,7 @@ def sentence_graphs(sentence, parse="split_parse", settings=None):
     settings = settings or GraphSettings()
     if not sentence.pairs:
         return []
-    st = SentenceStructure(sentence, parse, settings)
+    st = sentence_structure(sentence, parse, settings)
     return [(p, _pair_graphs(st, p, settings)) for p in sentence.pairs]
 
 

@@ -153,7 +153,8 @@ class PPIComponent:
         spans, mentions = self._mentions(doc)
         # spaCy's analysis under every parse name the model reads (ppi.extract's docstring)
         parsed = [p for p in doc_sentences("doc", doc, mentions, self.model_.parses,
-                                           self.collapse) if p.sentence.pairs]
+                                           self.collapse, analyse_pairless=False)
+                  if p.sentence.pairs]
         scores = score_sentences(self.model_, parsed)
         doc._.set(EXTENSION, _records(parsed, scores, spans, self.model_.threshold))
         return doc

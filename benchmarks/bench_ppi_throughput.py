@@ -1,0 +1,276 @@
+"""Is raw-text extraction parser-bound?  spaCy's parse vs everything else, in ONE run
+(issue 15, item 1: featurization + scoring + I/O should cost ≤ 25 % of the parse).
+
+For each input (the PubMed 2020 baseline slice, tagged with a lexicon of the AIMed and
+BioInfer entity names, and the BioCreative VI PPIm PubTator file, its own gene mentions) the
+documents are streamed in chunks of ``--chunk-size`` exactly as ``ppi extract --jobs 0``
+processes them (:func:`ppi.extract.process_chunk`), with each step timed on its own in
+**process CPU seconds** (``time.process_time``; the machine is shared, wall times measure
+the other jobs):
+
+``read``
+    pulling the documents from the streaming reader (:func:`corpora.text_input.read_documents`);
+``mentions``
+    the candidate mentions (given annotations, or the lexicon tagger);
+``parse``
+    spaCy: ``nlp.pipe(..., batch_size=64)`` over the mention-split token sequences
+    (:func:`ppi.spacy_parse.parse_documents`; tokenizer, tagger, parser — NER, lemmatizer
+    and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per chunk for all
+    models;
+``convert``
+    spaCy ``Doc`` → sentences, entities, candidate pairs and, for the sentences with a pair,
+    the analysis under every parse name the model reads (:func:`ppi.spacy_parse.
+    doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
+``featurize``
+    ``model.featurizer.transform`` on the cost-bounded batches of
+    :func:`ppi.extract._pair_batches` (sentences with fewer than two mentions never reach
+    it), per model;
+``score``
+    ``X @ w``, per model;
+``write``
+    output records (:func:`ppi.extract._records`), JSONL text, written to a file, per model.
+
+The ratio printed per model is ``(read + mentions + convert + featurize + score + write) /
+parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
+the run with :func:`ppi.training.train` on **LLL** (the smallest benchmark corpus, to keep
+the run short; the model's training corpus changes its vocabulary size, not the work per
+pair): ``paper-v`` (the all-paths kernel on ``split_parse``) and ``multiview`` (two
+all-paths views, bag of words, two shortest-path views).  Training runs in a child process
+so the peak RSS printed is the one of the extraction alone; the RSS after the first chunk
+and at the end show whether memory grows with the input.
+
+Usage::
+
+    python -m benchmarks.bench_ppi_throughput [--inputs pubmed bc6] [--limit N]
+        [--workdir DIR] [--profile FILE]
+
+``--limit N``: the first N documents of each input.  ``--profile FILE``: a cProfile of the
+whole extraction (both inputs) to FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import itertools
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kernelrank.datadir import resolve_data_dir
+
+INPUTS = {"pubmed": ("text/pubmed20n1015.xml.gz", "pubmed-xml"),
+          "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator")}
+SYSTEMS = ("paper-v", "multiview")
+STEPS = ("read", "mentions", "convert", "featurize", "score", "write")
+
+_TRAIN = ("import sys\n"
+          "from ppi.runs import Settings\n"
+          "from ppi.training import train\n"
+          "system, model, report, data = sys.argv[1:]\n"
+          "train(model, report, Settings.for_system(system, progress=False), corpus='LLL',\n"
+          "      data_dir=data)\n")
+
+
+def _load_str():
+    a, b, c = os.getloadavg()
+    return f"{a:.2f}, {b:.2f}, {c:.2f}"
+
+
+def train_models(data_dir, workdir):
+    """``{system: model directory}``, each trained on LLL in a child process (cached in
+    ``workdir``)."""
+    out = {}
+    for system in SYSTEMS:
+        model = Path(workdir) / f"model-{system}-LLL"
+        if not (model / "model.json").exists():
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", _TRAIN, system, str(model),
+                            str(Path(workdir) / f"report-{system}"), str(data_dir)],
+                           check=True, env=dict(os.environ))
+            print(f"trained {system} on LLL in {time.perf_counter() - t0:.1f} s wall")
+        out[system] = model
+    return out
+
+
+def _rss_mib():
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+
+
+class _Clock:
+    """CPU seconds per step."""
+
+    def __init__(self):
+        self.t = {}
+
+    def add(self, step, seconds):
+        self.t[step] = self.t.get(step, 0.0) + seconds
+
+    def timed(self, step, fn, *args):
+        t0 = time.process_time()
+        try:
+            return fn(*args)
+        finally:
+            self.add(step, time.process_time() - t0)
+
+
+def _timed_iter(clock, step, iterable):
+    it = iter(iterable)
+    while True:
+        t0 = time.process_time()
+        try:
+            x = next(it)
+        except StopIteration:
+            clock.add(step, time.process_time() - t0)
+            return
+        clock.add(step, time.process_time() - t0)
+        yield x
+
+
+def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
+    """Extract one input with every model; per-step CPU seconds and counts."""
+    import numpy as np
+
+    from corpora.ppi_xml import Corpus, Document
+    from corpora.text_input import read_documents
+    from ppi.extract import ExtractionResources, _pair_batches, _records, format_records
+    from ppi.spacy_parse import _split_doc, doc_sentences, load_spacy
+
+    rel, fmt = INPUTS[name]
+    nlp = load_spacy()
+    clocks = {s: _Clock() for s in models}
+    shared = _Clock()                        # read, mentions, parse: once for all models
+    resources = ExtractionResources(None, tagger)
+    counts = {s: {"sentences": 0, "sentences_with_pairs": 0, "pairs": 0} for s in models}
+    n_docs = 0
+    rss = []
+    handles = {s: open(Path(outdir) / f"{name}-{s}.jsonl", "w", encoding="utf-8")
+               for s in models}
+    try:
+        docs = _timed_iter(shared, "read", read_documents(data_dir / rel, fmt, skip_bad=True))
+        if limit:
+            docs = itertools.islice(docs, limit)
+        while True:
+            chunk = list(itertools.islice(docs, chunk_size))
+            if not chunk:
+                break
+            raw = [d for d in chunk if d.text.strip()]
+            n_docs += len(chunk)
+            mentions = [shared.timed("mentions", lambda d: sorted(
+                resources.mentions(d), key=lambda m: (m.start, m.end)), d) for d in raw]
+            split = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
+                     for d, ms in zip(raw, mentions))
+            sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+            for system, model in models.items():
+                c, k = clocks[system], counts[system]
+                parsed = []
+                for d, ms, sdoc in zip(raw, mentions, sdocs):
+                    parsed += c.timed("convert", doc_sentences, d.id, sdoc, ms, model.parses,
+                                      True, False)
+                with_pairs = [p for p in parsed if p.sentence.pairs]
+                scores = [np.zeros(0)]
+                for batch in _pair_batches(with_pairs):
+                    corpus = Corpus("extract", [Document(f"c{j}", [s])
+                                                for j, s in enumerate(batch)])
+                    (data,) = c.timed("featurize", model.featurizer.transform, [corpus])
+                    scores.append(c.timed("score", lambda X: np.asarray(
+                        X @ model.weights).ravel(), data.X))
+                scores = np.concatenate(scores)
+                t0 = time.process_time()
+                records = _records(with_pairs, scores, model.threshold, False)
+                handles[system].write(format_records(records, "jsonl"))
+                c.add("write", time.process_time() - t0)
+                k["sentences"] += len(parsed)
+                k["sentences_with_pairs"] += len(with_pairs)
+                k["pairs"] += len(records)
+            rss.append(_rss_mib())
+    finally:
+        for h in handles.values():
+            h.close()
+    return {"documents": n_docs, "shared": shared.t,
+            "models": {s: {"steps": clocks[s].t, **counts[s]} for s in models},
+            "rss_first_chunk_mib": rss[0] if rss else None,
+            "rss_last_chunk_mib": rss[-1] if rss else None}
+
+
+def report(name, r):
+    parse = r["shared"].get("parse", 0.0)
+    read, ment = r["shared"].get("read", 0.0), r["shared"].get("mentions", 0.0)
+    print(f"\n## {name}: {r['documents']} documents; CPU seconds (process_time)")
+    print(f"parse (spaCy) {parse:.2f}   read {read:.2f}   mentions {ment:.2f}")
+    print("| model | sentences | with ≥2 mentions | pairs | convert | featurize | score | "
+          "write | non-parse / parse | sentences/s/core | abstracts/s/core |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for system, m in r["models"].items():
+        st = m["steps"]
+        other = read + ment + sum(st.get(s, 0.0) for s in ("convert", "featurize", "score",
+                                                            "write"))
+        total = parse + other
+        m["ratio"] = other / parse if parse else float("nan")
+        m["sentences_per_cpu_s"] = m["sentences"] / total if total else float("nan")
+        m["abstracts_per_cpu_s"] = r["documents"] / total if total else float("nan")
+        print(f"| {system} | {m['sentences']} | {m['sentences_with_pairs']} | {m['pairs']} | "
+              + " | ".join(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize", "score",
+                                                             "write"))
+              + f" | {m['ratio']:.3f} | {m['sentences_per_cpu_s']:.1f} | "
+              f"{m['abstracts_per_cpu_s']:.2f} |")
+    print(f"RSS after the first chunk {r['rss_first_chunk_mib']:.0f} MiB, after the last "
+          f"{r['rss_last_chunk_mib']:.0f} MiB")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--inputs", nargs="+", choices=sorted(INPUTS), default=list(INPUTS))
+    ap.add_argument("--limit", type=int, default=None, help="first N documents per input")
+    ap.add_argument("--chunk-size", type=int, default=100)
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--workdir", default=None, help="keeps the trained models between runs")
+    ap.add_argument("--profile", default=None, help="write a cProfile of the extraction")
+    ap.add_argument("--output", default=None, help="results as JSON")
+    args = ap.parse_args(argv)
+
+    from ppi.mentions import DictionaryTagger, build_lexicon
+    from ppi.model import PPIModel
+    from ppi.names import corpus_path
+
+    data_dir = Path(resolve_data_dir(args.data_dir))
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench_ppi_throughput-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(f"load average at start: {_load_str()} ({os.cpu_count()} cores)")
+    models = {s: PPIModel.load(p) for s, p in train_models(data_dir, workdir).items()}
+    tagger = DictionaryTagger(build_lexicon([corpus_path(data_dir, c)
+                                             for c in ("AIMed", "BioInfer")]))
+    profiler = cProfile.Profile() if args.profile else None
+    results = {}
+    t0 = time.perf_counter()
+    for name in args.inputs:
+        if profiler:
+            profiler.enable()
+        results[name] = run_input(name, data_dir, models, tagger, args.limit,
+                                  args.chunk_size, workdir)
+        if profiler:
+            profiler.disable()
+        report(name, results[name])
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    load = os.getloadavg()
+    print(f"\npeak RSS {peak:.0f} MiB (extraction; models trained in a child process); "
+          f"wall {wall:.1f} s{' (under load)' if max(load) > 1.5 else ''}; "
+          f"load average at end: {_load_str()}")
+    if profiler:
+        profiler.dump_stats(args.profile)
+        print(f"profile written to {args.profile}")
+    if args.output:
+        Path(args.output).write_text(json.dumps({"results": results, "peak_rss_mib": peak,
+                                                 "load_end": load}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

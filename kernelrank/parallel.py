@@ -275,6 +275,27 @@ def _stop_process_groups(procs, grace=10.0):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(p.pid, signal.SIGKILL)
             p.wait()
+    # the leaders are gone; their groups' other members (a nanny's worker, multiprocessing
+    # helpers) may still be exiting: wait for the groups to empty, SIGKILL what remains
+    for p in procs:
+        while _group_alive(p.pid):
+            if time.monotonic() > deadline:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(p.pid, signal.SIGKILL)
+                deadline = time.monotonic() + grace
+            time.sleep(0.05)
+
+
+def _group_alive(pgid):
+    """Whether any process of group ``pgid`` still exists (zombies of our own children are
+    reaped by ``wait``; others are reaped by init)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def default_blas_threads(jobs=1):

@@ -327,6 +327,21 @@ def test_case6_disk_full_during_build_one_line_then_resume(treebank, built, tmp_
 
 
 # ----------------------------------------------------------------------------- case 9
+def _ctrl_c_as_in_a_terminal():
+    """Child processes get Ctrl-C's default disposition: a run started in the background by
+    a non-interactive shell (``cmd &``) inherits SIGINT *ignored*, and Python then keeps it
+    ignored — the interrupt tests would test the environment, not the code."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def sigint_handler():
+    """Python's KeyboardInterrupt handler in this process for the test (see above)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_case9_output_files_follow_the_umask(tmp_path, umask, mode):
     from kernelrank.atomic import write_text
@@ -360,7 +375,8 @@ def test_case9_ctrl_c_of_a_real_build_then_resume(treebank, built, tmp_path):
            "--jobs", "2", "--chunk-size", "1"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ctrl_c_as_in_a_terminal)
     lock = Path(str(out) + ".lock")
     while proc.poll() is None and not (out.exists() and out.stat().st_size > 0):
         threading.Event().wait(0.05)
@@ -388,7 +404,8 @@ def test_case9_ctrl_c_of_extract_on_a_local_cluster_then_resume(data_dir, lll_mo
            "1", "--chunk-size", "2"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ctrl_c_as_in_a_terminal)
     parts = Path(str(out) + ".parts")
     while proc.poll() is None and len(list(parts.glob("chunk-*.jsonl"))) < 2:
         threading.Event().wait(0.05)
@@ -519,7 +536,7 @@ def test_dask_local_cluster_listens_on_loopback_only(processes):
         cluster.close()
 
 
-def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys):
+def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys, sigint_handler):
     """A Ctrl-C that arrives while Python runs a finalizer (Dask's Future.__del__ and its gc
     callback were seen swallowing it: the run went on and exited 0) is re-raised: one line,
     exit 130, and nothing after it runs."""
@@ -543,7 +560,7 @@ def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys):
     assert reached == []
 
 
-def test_case9_ctrl_c_swallowed_just_before_the_end_still_counts(capsys):
+def test_case9_ctrl_c_swallowed_just_before_the_end_still_counts(capsys, sigint_handler):
     """The interrupt is swallowed by a finalizer and the run returns at once: still exit 130
     (not 0 followed by a stray signal)."""
     class Finalizer:

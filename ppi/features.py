@@ -26,7 +26,7 @@ from learners.kernels import AllPathsKernel, gram_matrix
 from ppi.graphs import GraphSettings, sentence_graphs
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
-           "split_rows"]
+           "same_analyses", "split_rows"]
 
 
 @dataclass
@@ -141,10 +141,59 @@ class PairFeaturizer:
         return self._split(corpora, parts, X)
 
     @staticmethod
+    def transform_shared(featurizers, corpora, progress=False):
+        """``[f.transform(corpora) for f in featurizers]`` building each pair's graphs once
+        and inverting each distinct adjacency once (:meth:`learners.kernels.AllPathsKernel.
+        features_shared`); each featurizer keeps its own vocabulary.
+
+        Only valid when every featurizer would build the same graphs: equal graph settings
+        and vectorizer parameters, and parse names that hold the very same analysis in
+        every sentence with a pair (:func:`same_analyses`; raw text parsed by spaCy, whose
+        one analysis is stored under every name).  Bit for bit the separate results
+        (tested).
+        """
+        featurizers = list(featurizers)
+        corpora = list(corpora)
+        parts, graphs = featurizers[0]._graphs(corpora, progress)
+        Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)
+        out = []
+        for f, X in zip(featurizers, Xs):
+            f.n_scaled_ = f.vectorizer.n_scaled_
+            out.append(f._split(corpora, parts, X))
+        return out
+
+    def shares_graphs_with(self, other):
+        """Whether ``other`` builds its graphs and rows the same way on the same analysis
+        (equal graph settings and vectorizer parameters; the parse names may differ)."""
+        return (isinstance(other, PairFeaturizer)
+                and self.settings.as_dict() == other.settings.as_dict()
+                and self.vectorizer.get_params() == other.vectorizer.get_params())
+
+    @staticmethod
     def _split(corpora, parts, X):
         rows = split_rows(X, [len(p[1]) for p in parts])
         return [PairSet(c.source, Xc, y, pids, sids, dids)
                 for c, Xc, (_, y, pids, sids, dids) in zip(corpora, rows, parts)]
+
+
+def same_analyses(corpora, parse_a, parse_b):
+    """Whether every sentence with a candidate pair holds the very same token and
+    dependency lists (identical objects) under both parse names — the one spaCy analysis of
+    raw text stored under each name a model reads (:mod:`ppi.spacy_parse`) — so anything
+    computed from one is what the other would give.  False on any error (a missing parse:
+    the caller then featurizes each name on its own and reports it as before)."""
+    try:
+        for c in corpora:
+            for doc in c.documents:
+                for s in doc.sentences:
+                    if s.pairs:
+                        ta, da = s.analysis(parse_a)
+                        tb, db = s.analysis(parse_b)
+                        if ta is not tb or da is not db:
+                            return False
+    except Exception:
+        return False
+    return True
 
 
 def split_rows(X, sizes):

@@ -44,7 +44,7 @@ from corpora.ppi_xml import resolve_parse_name
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
-                          split_rows)
+                          same_analyses, split_rows)
 from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
@@ -211,13 +211,50 @@ class MultiViewFeaturizer:
             _keep_vocabulary_only(part)
         return split_rows(X, [len(bb) for bb in bags])
 
+    def _shared_groups(self, corpora):
+        """Views whose inputs are identical, as lists of ≥ 2 view names: the ``apg`` (or
+        ``path``) views of parse names holding the same analysis objects in every sentence
+        with a pair (:func:`ppi.features.same_analyses`) — on raw text, spaCy's one parse
+        under every name.  Their graphs (bags) are then built once."""
+        groups = []
+        for kind in ("apg", "path"):
+            views = [(v, p) for v, (k, p) in zip(self.views, self.kinds) if k == kind]
+            while views:
+                (v0, p0), rest = views[0], views[1:]
+                group = [v0] + [v for v, p in rest if same_analyses(corpora, p0, p) and (
+                    kind != "apg" or self._parts[v0].shares_graphs_with(self._parts[v]))]
+                if len(group) > 1:
+                    groups.append(group)
+                views = [(v, p) for v, p in rest if v not in group]
+        return groups
+
+    def _group_rows(self, group, corpora, progress):
+        """``{view: rows per corpus}`` of views of identical inputs (:meth:`_shared_groups`),
+        computed as :meth:`_view_rows` (``transform``) with the graphs or bags built once;
+        each view maps them into its own vocabulary (bit for bit the separate results)."""
+        kind, parse = parse_view(group[0])
+        if kind == "apg":
+            sets = PairFeaturizer.transform_shared([self._parts[v] for v in group], corpora,
+                                                   progress)
+            return {v: [s.X for s in ss] for v, ss in zip(group, sets)}
+        bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
+        flat = [b for bb in bags for b in bb]
+        return {v: split_rows(self._parts[v].features(flat), [len(bb) for bb in bags])
+                for v in group}
+
     def _transform(self, corpora, fit, progress):
         corpora = list(corpora)
         meta = [corpus_graphs(c, self.bow_parse, self.settings, progress=False, graphs=False)
                 for c in corpora]
+        shared = {}
+        if not fit:
+            for group in self._shared_groups(corpora):
+                shared.update(self._group_rows(group, corpora, progress))
         blocks, start, self.view_slices_ = [], 0, {}
         for view, (kind, parse), w in zip(self.views, self.kinds, self.weights):
-            rows = self._view_rows(view, kind, parse, corpora, fit, progress)
+            rows = shared.pop(view, None)
+            if rows is None:
+                rows = self._view_rows(view, kind, parse, corpora, fit, progress)
             width = rows[0].shape[1] if rows else 0
             self.view_slices_[view] = slice(start, start + width)
             start += width

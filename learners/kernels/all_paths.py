@@ -35,10 +35,11 @@ label-pair aggregation over a whole batch is one sort, O(N log N) in the number 
 from __future__ import annotations
 
 import hashlib
-from itertools import islice
+from itertools import chain, islice
 from dataclasses import dataclass
 from numbers import Integral, Real
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dtrtri
@@ -46,7 +47,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import ThreadpoolController
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
+from learners.kernels.base import (FeatureMapKernel, KernelNotFittedError,
+                                   _squared_row_norms)
 
 __all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
            "topological_order", "label_pair_entries", "aggregate_label_pairs",
@@ -283,6 +285,84 @@ def _max_per_row_code(rows, codes, values):
     return r[starts], c[starts], np.maximum.reduceat(v, starts)
 
 
+
+@numba.njit(cache=True, nogil=True)
+def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_ids, n_labels,
+                     min_weight):  # pragma: no cover - compiled
+    """``G_ij = max_kl L_ik W_kl L_jl`` of every instance, pooled over its graphs, as
+    ``(rows, codes, values)`` sorted by row, then code (``code = i << 32 | j``).
+
+    Graph ``g`` of the instances ``inst_ptr[r]:inst_ptr[r + 1]`` has ``g_n[g]`` vertices,
+    its ``W`` row-major at ``w_flat[w_ptr[g]:]`` and its vertex ``v`` the label ids
+    ``lab_ids[lab_ptr[v_ptr[g] + v]:lab_ptr[v_ptr[g] + v + 1]]``; the graphs of one instance
+    hold consecutive vertices.  Per instance its distinct labels, sorted, index a dense
+    max matrix (so the output codes come out sorted); every ``W_kl > min_weight`` updates
+    it for each label pair of ``(k, l)``: the terms of :func:`label_pair_entries` without
+    expanding them.  O(Σ n² c²) for n vertices and c labels per vertex.
+    """
+    n_inst = len(inst_ptr) - 1
+    loc = np.full(n_labels, -1, np.int64)
+    cap = 1 << 16
+    rows = np.empty(cap, np.int64)
+    codes = np.empty(cap, np.int64)
+    vals = np.empty(cap, np.float64)
+    m = 0
+    for r in range(n_inst):
+        g0, g1 = inst_ptr[r], inst_ptr[r + 1]
+        if g1 == g0:
+            continue
+        a0 = lab_ptr[v_ptr[g0]]
+        a1 = lab_ptr[v_ptr[g1 - 1] + g_n[g1 - 1]]
+        ids = np.unique(lab_ids[a0:a1])
+        u = len(ids)
+        for i in range(u):
+            loc[ids[i]] = i
+        G = np.zeros((u, u))
+        for g in range(g0, g1):
+            n = g_n[g]
+            base = w_ptr[g]
+            vb = v_ptr[g]
+            for k in range(n):
+                ks, ke = lab_ptr[vb + k], lab_ptr[vb + k + 1]
+                if ks == ke:
+                    continue
+                for l in range(n):
+                    w = w_flat[base + k * n + l]
+                    if w > min_weight:
+                        ls, le = lab_ptr[vb + l], lab_ptr[vb + l + 1]
+                        for p in range(ks, ke):
+                            i = loc[lab_ids[p]]
+                            for q in range(ls, le):
+                                j = loc[lab_ids[q]]
+                                if w > G[i, j]:
+                                    G[i, j] = w
+        nnz = 0
+        for i in range(u):
+            for j in range(u):
+                if G[i, j] > 0.0:
+                    nnz += 1
+        if m + nnz > cap:
+            while m + nnz > cap:
+                cap *= 2
+            rows2 = np.empty(cap, np.int64)
+            codes2 = np.empty(cap, np.int64)
+            vals2 = np.empty(cap, np.float64)
+            rows2[:m] = rows[:m]
+            codes2[:m] = codes[:m]
+            vals2[:m] = vals[:m]
+            rows, codes, vals = rows2, codes2, vals2
+        for i in range(u):
+            for j in range(u):
+                if G[i, j] > 0.0:
+                    rows[m] = r
+                    codes[m] = (ids[i] << 32) | ids[j]
+                    vals[m] = G[i, j]
+                    m += 1
+        for i in range(u):
+            loc[ids[i]] = -1
+    return rows[:m].copy(), codes[:m].copy(), vals[:m].copy()
+
+
 def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise"):
     """The non-zero entries of ``G`` of one graph as a dict ``{(label_i, label_j): value}``.
 
@@ -336,6 +416,94 @@ def _one_blas_thread():
     return _CONTROLLER[0].limit(limits=1)
 
 
+@dataclass
+class _SubBatch:
+    """Kernel-independent arrays of consecutive instances (see :func:`_prepare_chunk`)."""
+
+    start: int              # index of the first instance in the chunk
+    graphs: list            # the graphs of the instances, in order
+    inst_ptr: np.ndarray    # instance r holds graphs inst_ptr[r]:inst_ptr[r + 1]
+    g_n: np.ndarray         # vertices per graph
+    v_ptr: np.ndarray       # first vertex of each graph (graphs' vertices consecutive)
+    w_ptr: np.ndarray       # offset of each graph's W (row-major) in w_flat
+    w_flat: np.ndarray      # the distinct W matrices, raveled, concatenated
+    n_scaled: int           # graphs whose A had to be scaled
+
+
+def _prepare_chunk(instances, on_divergence):
+    """The work of a chunk that does not depend on a kernel's vocabulary: the ``W`` of each
+    graph (:func:`all_paths_matrices`, in sub-batches of at most :data:`INVERSE_BUDGET`
+    entries cut at instance boundaries), computed once per distinct adjacency (equal ``n``,
+    edges and weights — e.g. the linear-order chains of all pairs of a sentence, equally
+    long sentences), so each W is the very array :func:`all_paths_matrices` gives for it.
+    None when a graph's labels do not match its vertices (the general path handles it).
+    """
+    insts = [inst if isinstance(inst, (list, tuple)) else [inst] for inst in instances]
+    if any(len(g.labels) != g.n_vertices for inst in insts for g in inst):
+        return None
+    out, start = [], 0
+    while start < len(insts):
+        stop, size = start, 0
+        while stop < len(insts) and (stop == start or size < INVERSE_BUDGET):
+            size += sum(g.n_vertices ** 2 for g in insts[stop])
+            stop += 1
+        part = insts[start:stop]
+        graphs = [g for inst in part for g in inst]
+        slots, distinct = {}, []
+        slot = np.empty(len(graphs), dtype=np.int64)
+        for k, g in enumerate(graphs):
+            e = np.asarray(g.edges)
+            key = (g.n_vertices, e.dtype.str, e.shape, e.tobytes(),
+                   np.asarray(g.weights, dtype=float).tobytes())
+            j = slots.get(key)
+            if j is None:
+                j = slots[key] = len(distinct)
+                distinct.append(g)
+            slot[k] = j
+        with _one_blas_thread():   # many tiny matrices: threads only add overhead
+            Ws = all_paths_matrices([g.adjacency() for g in distinct],
+                                    on_divergence=on_divergence)
+        scaled = np.array([sc for _, sc in Ws], dtype=np.int64)
+        w_size = np.array([W.size for W, _ in Ws], dtype=np.int64)
+        g_n = np.array([g.n_vertices for g in graphs], dtype=np.int64)
+        out.append(_SubBatch(
+            start=start, graphs=graphs,
+            inst_ptr=np.concatenate([[0], np.cumsum([len(i) for i in part])]).astype(
+                np.int64),
+            g_n=g_n, v_ptr=np.cumsum(g_n) - g_n,
+            w_ptr=(np.cumsum(w_size) - w_size)[slot] if len(slot) else slot,
+            w_flat=np.concatenate([W.ravel() for W, _ in Ws]) if Ws else np.zeros(0),
+            n_scaled=int(scaled[slot].sum()) if len(slot) else 0))
+        start = stop
+    return out
+
+
+def _feature_maps(kernels, instances, fit):
+    """``[kernel._feature_map(instances, fit) for kernel in kernels]`` reading
+    ``instances`` once (:meth:`AllPathsKernel._feature_map`, :meth:`AllPathsKernel.
+    features_shared`): per chunk of :data:`CHUNK` instances the kernel-independent work
+    once (:func:`_prepare_chunk`, when some kernel takes the fast ``max`` path), then each
+    kernel's aggregation into its own vocabulary."""
+    n_known = [k._begin(fit) for k in kernels]
+    try:
+        parts = [([], [], [], True) for _ in kernels]
+        n = 0
+        iterator = iter(instances)
+        fast = any(k.variant == "max" and k._fast_max for k in kernels)
+        while chunk := list(islice(iterator, CHUNK)):
+            prepared = _prepare_chunk(chunk, kernels[0].on_divergence) if fast else None
+            for j, k in enumerate(kernels):
+                r, c, w, ordered = k._chunk_rows(chunk, prepared)
+                rows, codes, values, presorted = parts[j]
+                rows.append(r + n), codes.append(c), values.append(w)
+                parts[j] = (rows, codes, values, presorted and ordered)
+            n += len(chunk)
+        return [k._complete(p, n, fit) for k, p in zip(kernels, parts)]
+    finally:
+        for k, nk in zip(kernels, n_known):
+            k._end(fit, nk)
+
+
 class AllPathsKernel(FeatureMapKernel):
     """The all-paths graph kernel as an explicit sparse feature map (module docstring).
 
@@ -368,6 +536,10 @@ class AllPathsKernel(FeatureMapKernel):
     n_scaled_ : int                  graphs whose A had to be scaled in the last call
     """
 
+    #: ``variant="max"`` through :meth:`_max_rows` (False: the general expand-and-sort path,
+    #: the reference the tests compare it with)
+    _fast_max = True
+
     _parameter_constraints = {
         "variant": [StrOptions(set(VARIANTS))],
         "normalize": ["boolean"],
@@ -397,6 +569,59 @@ class AllPathsKernel(FeatureMapKernel):
                 ids.append(i)
             out.append(ids)
         return out
+
+    def _label_id_array(self, graphs):
+        """Label ids of every vertex of ``graphs`` as ``(counts per vertex, flat ids)``;
+        labels not yet known get new ids in order of first appearance, exactly as
+        :meth:`_label_ids` graph after graph."""
+        labels = [labs for g in graphs for labs in g.labels]
+        counts = np.fromiter(map(len, labels), dtype=np.int64, count=len(labels))
+        flat = list(chain.from_iterable(labels))
+        get = self._index.get
+        ids = np.array([get(x, -1) for x in flat], dtype=np.int64)
+        for p in np.flatnonzero(ids < 0).tolist():
+            x = flat[p]
+            i = self._index.get(x)
+            if i is None:
+                i = self._index[x] = len(self.labels_)
+                self.labels_.append(x)
+            ids[p] = i
+        return counts, ids
+
+    def _max_rows(self, prepared):
+        """``(rows, codes, values)`` of ``G`` (``variant="max"``) of one chunk prepared by
+        :func:`_prepare_chunk`: each ``(row, code)`` once, sorted by row then code.
+
+        The label-pair maxima come from :func:`_max_label_pairs` instead of expanding every
+        term (:func:`label_pair_entries`) and sorting; the maximum is exact in any order,
+        so the values are bit for bit those of the general path (tested).
+        """
+        out_r, out_c, out_v = [], [], []
+        for sub in prepared:
+            self.n_scaled_ += sub.n_scaled
+            counts, ids = self._label_id_array(sub.graphs)
+            lab_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            r, c, v = _max_label_pairs(sub.inst_ptr, sub.g_n, sub.w_ptr, sub.w_flat,
+                                       sub.v_ptr, lab_ptr, ids, len(self.labels_),
+                                       float(self.min_weight))
+            out_r.append(r + sub.start), out_c.append(c), out_v.append(v)
+        if not out_r:
+            z = np.zeros(0, np.int64)
+            return z, z, np.zeros(0)
+        return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_v)
+
+    def _chunk_rows(self, chunk, prepared):
+        """``(rows, codes, values, sorted)`` of one chunk: aggregated per ``(row, code)``
+        (rows local to the chunk); ``sorted``: in (row, code) order (:meth:`_max_rows`)."""
+        if prepared is not None and self.variant == "max" and self._fast_max:
+            return (*self._max_rows(prepared), True)
+        r, a, b, w = self._entries(chunk)
+        if self.variant == "max":
+            return (*_max_per_row_code(r, (a << np.int64(32)) | b, w), False)
+        uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
+        G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant,
+                                  len(chunk), max(len(uniq), 1)).tocoo()
+        return G.row.astype(np.int64), uniq[G.col], G.data, False
 
     def _entries(self, instances):
         """(row, code_a, code_b, value) over all instances (before aggregation)."""
@@ -442,41 +667,73 @@ class AllPathsKernel(FeatureMapKernel):
         entries before the next one, so memory holds the unaggregated terms of one chunk
         only (about 5000 per PPI pair graph, 2.7 times the aggregated ones).
         """
+        return _feature_maps([self], instances, fit)[0]
+
+    def _begin(self, fit):
         if fit:
             self.labels_, self._index = [], {}
         else:
             self._ensure_labels()
-        n_known = len(self.labels_)
         self.n_scaled_ = 0
-        try:
-            rows, codes, values, n = [], [], [], 0
-            iterator = iter(instances)
-            while chunk := list(islice(iterator, CHUNK)):
-                r, a, b, w = self._entries(chunk)
-                if self.variant == "max":
-                    r, c, w = _max_per_row_code(r, (a << np.int64(32)) | b, w)
-                    rows.append(r + n), codes.append(c), values.append(w)
-                else:
-                    uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
-                    G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant,
-                                              len(chunk), max(len(uniq), 1)).tocoo()
-                    rows.append(G.row.astype(np.int64) + n)
-                    codes.append(uniq[G.col])
-                    values.append(G.data)
-                n += len(chunk)
-            rows, codes, w = (np.concatenate(x) if x else np.zeros(0, t) for x, t in
-                              ((rows, np.int64), (codes, np.int64), (values, float)))
-            if fit and self.n_features is None:
-                self.pair_codes_, cols = np.unique(codes, return_inverse=True)
-                X = sp.csr_matrix((w, (rows, cols.ravel())),
-                                  shape=(n, max(len(self.pair_codes_), 1)))
-                return self._canonical(X), None
-            return self._finish(rows, codes, w, n)
-        finally:  # labels first seen by transform are temporary: it never changes the model
-            if not fit:
-                for x in self.labels_[n_known:]:
-                    del self._index[x]
-                del self.labels_[n_known:]
+        return len(self.labels_)
+
+    def _end(self, fit, n_known):
+        """Labels first seen by transform are temporary: it never changes the model."""
+        if not fit:
+            for x in self.labels_[n_known:]:
+                del self._index[x]
+            del self.labels_[n_known:]
+
+    def _complete(self, parts, n, fit):
+        rows, codes, w = (np.concatenate(x) if x else np.zeros(0, t) for x, t in
+                          zip(parts[:3], (np.int64, np.int64, float)))
+        if fit and self.n_features is None:
+            self.pair_codes_, cols = np.unique(codes, return_inverse=True)
+            X = sp.csr_matrix((w, (rows, cols.ravel())),
+                              shape=(n, max(len(self.pair_codes_), 1)))
+            return self._canonical(X), None
+        if parts[3] and self.n_features is None and self.variant == "max":
+            return self._finish_sorted(rows, codes, w, n)
+        return self._finish(rows, codes, w, n)
+
+    @staticmethod
+    def features_shared(kernels, instances):
+        """:meth:`features` of several fitted kernels on the same ``instances``, the
+        kernel-independent work done once: the graphs are read once and each distinct
+        adjacency is inverted once for all kernels (their vocabularies may differ).
+
+        The kernels must have equal ``variant``, ``normalize``, ``min_weight``,
+        ``n_features`` and ``on_divergence``; the rows are bit for bit those of
+        ``[k.features(instances) for k in kernels]`` (tested).
+        """
+        kernels = list(kernels)
+        params = {tuple(sorted(k.get_params().items())) for k in kernels}
+        if len(params) > 1:
+            raise InvalidParameterError("features_shared: the kernels' parameters differ")
+        for k in kernels:
+            k._check_fitted()
+            k._check_feature_map()
+        out = []
+        for k, (Phi, self_kernel) in zip(kernels, _feature_maps(kernels, instances, False)):
+            Phi = sp.csr_matrix(Phi)   # as FeatureMapKernel._parse_input, then features
+            if self_kernel is None:
+                self_kernel = _squared_row_norms(Phi)
+            out.append(k._feature_rows(k._scale_rows(Phi, self_kernel),
+                                       np.asarray(self_kernel, dtype=np.float64)))
+        return out
+
+    def _finish_sorted(self, rows, codes, w, n_rows):
+        """:meth:`_finish` (vocabulary mode) of entries that are already one per
+        ``(row, code)`` and sorted by row then code (:meth:`_max_rows`): the aggregation is
+        the identity, and ``k(G, G)`` sums the squares in the same order (row, then code),
+        so both results are bit for bit those of :meth:`_finish`."""
+        self_kernel = np.bincount(rows, weights=w ** 2, minlength=n_rows)
+        n_cols = len(self.pair_codes_)
+        cols = np.searchsorted(self.pair_codes_, codes)
+        known = cols < n_cols
+        known[known] = self.pair_codes_[cols[known]] == codes[known]
+        X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
+        return self._canonical(X), self_kernel
 
     def _finish(self, rows, codes, w, n_rows):
         # aggregate per exact label pair first (the max or sum runs over the terms

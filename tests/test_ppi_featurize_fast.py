@@ -1,0 +1,183 @@
+"""Issue 15 item 1, the all-paths featurization at extraction speed, tested against the
+straightforward computation bit for bit:
+
+* the ``max`` aggregation without expanding the label-pair terms (``_max_label_pairs``, one
+  W per distinct adjacency) against the general expand-and-sort path (``_fast_max=False``);
+* several kernels fed one pass over the same graphs (``AllPathsKernel.features_shared``)
+  against each kernel on its own;
+* a multi-view model's views of identical inputs (two parse names holding spaCy's one
+  analysis) computed once against the views computed one by one.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from corpora.ppi_xml import Corpus, Document, Parse, Tokenization, read_corpus
+from kernelrank.errors import InvalidParameterError
+from learners.kernels import AllPathsKernel, LabelledGraph
+from ppi.features import PairFeaturizer, same_analyses
+from ppi.graphs import GraphSettings
+from ppi.names import corpus_path
+from ppi.views import DEFAULT_VIEWS, MultiViewFeaturizer
+
+
+def assert_same_rows(A, B):
+    """Bit for bit: shape, structure, index dtype and the float bits of every value."""
+    A, B = A.tocsr(), B.tocsr()
+    assert A.shape == B.shape
+    assert A.indices.dtype == B.indices.dtype
+    assert np.array_equal(A.indptr, B.indptr)
+    assert np.array_equal(A.indices, B.indices)
+    assert np.array_equal(A.data.view(np.int64), B.data.view(np.int64))
+
+
+def _reference(kernel):
+    ref = clone(kernel)
+    ref._fast_max = False
+    return ref
+
+
+def _random_instances(rng, count, labels):
+    """Single graphs and two-graph instances: general, chains (triangular), divergent
+    (scaled), one-vertex; repeated adjacencies with other labels; several labels
+    per vertex, repeated labels, vertices without labels."""
+    out = []
+    chain_cache = {}
+    for _ in range(count):
+        inst = []
+        for _ in range(int(rng.integers(1, 3))):
+            n = int(rng.choice([1, 2, 5, 8, 12]))
+            kind = rng.integers(4)
+            if kind == 0 and n > 1:                        # a chain, reused adjacency
+                e, w = chain_cache.setdefault(n, (np.stack([np.arange(n - 1),
+                                                            np.arange(1, n)], 1),
+                                                  np.full(n - 1, 0.9)))
+            else:
+                m = int(rng.integers(0, 3 * n + 1))
+                e = rng.integers(0, max(n, 1), size=(m, 2)) if n else np.zeros((0, 2), int)
+                w = rng.choice([0.3, 0.9], size=m) * (3.0 if kind == 1 else 1.0)
+            labs = [tuple(rng.choice(labels, size=int(rng.integers(0, 4))))
+                    for _ in range(n)]
+            inst.append(LabelledGraph(n, e, w, labs))
+        out.append(inst if len(inst) > 1 or rng.random() < 0.5 else inst[0])
+    return out
+
+
+@pytest.mark.parametrize("n_features", [None, 97])
+@pytest.mark.parametrize("min_weight", [0.0, 1e-5, 0.05])
+def test_fast_max_equals_general_path_random_graphs(rng, n_features, min_weight):
+    train = _random_instances(rng, 120, [f"a{i}" for i in range(12)])
+    test = _random_instances(rng, 150, [f"a{i}" for i in range(20)])   # unseen labels
+    fast = AllPathsKernel(min_weight=min_weight, n_features=n_features,
+                          on_divergence="scale")
+    ref = _reference(fast)
+    assert_same_rows(fast.fit_features(train), ref.fit_features(train))
+    assert fast.labels_ == ref.labels_
+    assert fast.n_scaled_ == ref.n_scaled_ > 0
+    if n_features is None:
+        assert np.array_equal(fast.pair_codes_, ref.pair_codes_)
+    labels = list(fast.labels_)
+    for chunk in (1000, 7):                # one chunk, and chunks that split the input
+        import learners.kernels.all_paths as ap
+        old = ap.CHUNK
+        ap.CHUNK = chunk
+        try:
+            assert_same_rows(fast.features(test), ref.features(test))
+            assert np.array_equal(fast.self_kernel(test).view(np.int64),
+                                  ref.self_kernel(test).view(np.int64))
+        finally:
+            ap.CHUNK = old
+        assert fast.n_scaled_ == ref.n_scaled_
+        assert fast.labels_ == labels       # labels first seen by transform are dropped
+
+
+def test_fast_max_handles_graphless_instances_and_mismatched_labels():
+    k = AllPathsKernel().fit([LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",)])])
+    assert k.features([]).shape == (0, 1)
+    g = LabelledGraph(3, [[0, 1], [1, 2]], [0.5, 0.5], [("a",), (), ("a", "b")])
+    ref = _reference(k).fit([LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",)])])
+    assert_same_rows(k.features([[], g, []]), ref.features([[], g, []]))   # no graph: 0 row
+    # labels that do not match the vertices: the general path, as before
+    bad = LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",), ("c",)])
+    assert_same_rows(k.features([bad]), ref.features([bad]))
+
+
+@pytest.fixture(scope="module")
+def lll(data_dir):
+    return read_corpus(corpus_path(data_dir, "LLL"))
+
+
+@pytest.fixture(scope="module")
+def hprd50(data_dir):
+    return read_corpus(corpus_path(data_dir, "HPRD50"))
+
+
+@pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse):
+    """Every pair of LLL (fit) and HPRD50 (transform, many label pairs unseen)."""
+    settings = GraphSettings(order="text")
+    fast = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
+    ref = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
+    ref.vectorizer._fast_max = False
+    for a, b in zip(fast.fit_transform([lll]), ref.fit_transform([lll])):
+        assert_same_rows(a.X, b.X)
+    assert np.array_equal(fast.vectorizer.pair_codes_, ref.vectorizer.pair_codes_)
+    (a,), (b,) = fast.transform([hprd50]), ref.transform([hprd50])
+    assert_same_rows(a.X, b.X)
+    assert a.X.nnz > 10_000
+
+
+def test_features_shared_equals_each_kernel_alone(rng):
+    labels = [f"a{i}" for i in range(15)]
+    k1 = AllPathsKernel(on_divergence="scale").fit(_random_instances(rng, 60, labels))
+    k2 = AllPathsKernel(on_divergence="scale").fit(_random_instances(rng, 60, labels[5:]))
+    test = _random_instances(rng, 100, labels + ["new"])
+    shared = AllPathsKernel.features_shared([k1, k2], iter(test))  # one pass, a generator
+    for k, X in zip((k1, k2), shared):
+        assert_same_rows(X, k.features(test))
+    for k in (k1, k2):                 # the general path (sum variant) is shared too
+        k.set_params(variant="sum")
+    shared = AllPathsKernel.features_shared([k1, k2], test)
+    for k, X in zip((k1, k2), shared):
+        assert_same_rows(X, k.features(test))
+    with pytest.raises(InvalidParameterError):
+        AllPathsKernel.features_shared([k1, clone(k2).set_params(min_weight=0.1)], test)
+
+
+def _aliased(corpus):
+    """The corpus with its Charniak-Lease analysis replaced by the very same token and
+    dependency lists as its split parse — what raw text parsed by spaCy looks like."""
+    docs = []
+    for d in corpus.documents:
+        sents = []
+        for s in d.sentences:
+            toks, deps = s.analysis("split_parse")
+            sents.append(dataclasses.replace(
+                s, tokenizations={**s.tokenizations,
+                                  "Charniak-Lease": Tokenization("Charniak-Lease", toks)},
+                parses={**s.parses, "Charniak-Lease": Parse("Charniak-Lease",
+                                                            "Charniak-Lease", deps)}))
+        docs.append(Document(d.id, sents))
+    return Corpus(corpus.source, docs)
+
+
+def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypatch):
+    f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"))
+    f.fit_transform([lll])
+    assert f._shared_groups([hprd50]) == []                 # two real parses: distinct
+    aliased = _aliased(hprd50)
+    assert same_analyses([aliased], "split_parse", "Charniak-Lease")
+    assert not same_analyses([aliased], "split_parse", "no such parse")
+    assert f._shared_groups([aliased]) == [["apg:split_parse", "apg:Charniak-Lease"],
+                                           ["path:split_parse", "path:Charniak-Lease"]]
+    (shared,) = f.transform([aliased])
+    calls = []
+    monkeypatch.setattr(MultiViewFeaturizer, "_shared_groups",
+                        lambda self, corpora: calls.append(1) or [])
+    (alone,) = f.transform([aliased])
+    assert calls
+    assert_same_rows(shared.X, alone.X)
+    assert shared.X.nnz > 10_000

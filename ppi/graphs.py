@@ -40,9 +40,8 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import networkx as nx
+import numba
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import shortest_path
 
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from learners.kernels import LabelledGraph
@@ -82,6 +81,34 @@ def entity_tokens(tokens, entities):
     """``{entity id: sorted token indices}`` (token overlaps an entity span)."""
     return {e.id: [i for i, t in enumerate(tokens) if _overlaps(t.offsets, e.offsets)]
             for e in entities}
+
+
+@numba.njit(cache=True, nogil=True)
+def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
+    """Breadth-first distances (number of edges, ``inf`` when unreachable) from each source
+    to every vertex of the undirected graph ``(indptr, indices)`` (CSR, both directions
+    stored): the distances of scipy ``csgraph.shortest_path(unweighted=True)``, without
+    its conversions per call (they cost more than the search on a sentence graph).
+    O(|sources| · (V + E))."""
+    nv = len(indptr) - 1
+    out = np.full((len(sources), nv), np.inf)
+    queue = np.empty(max(nv, 1), np.int64)
+    for s in range(len(sources)):
+        d = out[s]
+        d[sources[s]] = 0.0
+        queue[0] = sources[s]
+        head, tail = 0, 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            step = d[v] + 1.0
+            for p in range(indptr[v], indptr[v + 1]):
+                u = indices[p]
+                if d[u] == np.inf:
+                    d[u] = step
+                    queue[tail] = u
+                    tail += 1
+    return out
 
 
 class SentenceStructure:
@@ -125,10 +152,28 @@ class SentenceStructure:
         dep_vertex = np.arange(n, n + m, dtype=np.intp)
         src = np.concatenate([t1, dep_vertex])
         dst = np.concatenate([dep_vertex, t2])
-        self._adjacency = sp.csr_matrix((np.ones(len(src)), (src, dst)), shape=(n + m, n + m))
+        # undirected CSR (indptr, indices): each vertex's distinct neighbours, sorted — the
+        # structure of scipy's (A + Aᵀ) for the directed edges src → dst
+        nv = n + m
+        key = np.unique(np.concatenate([src * nv + dst, dst * nv + src]).astype(np.int64))
+        indptr = np.zeros(nv + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key // nv, minlength=nv), out=indptr[1:]) if nv else None
+        self._neighbours = (indptr, key % nv if nv else key)
         self._distances = {}                 # token → BFS distances to every vertex
+        self._stacked = {}                   # tuple of tokens → their stacked distances
         self._graph = None
-        self._neighbours = None              # undirected CSR (indptr, indices), on first use
+        self._dep_t1, self._dep_t2 = t1, t2
+        self._dep_types = [typ for _, _, typ in self.deps]
+        self._pos = [t.pos for t in tokens]
+        self._unblinded = [PROT if e else t.text for t, e in zip(tokens, self.in_entity)]
+        # the dependency subgraph's edges (governor → dependency → dependent), the same for
+        # every pair; read-only, shared by the pairs' graphs
+        edges = np.empty((2 * m, 2), dtype=np.intp)
+        edges[0::2, 0], edges[0::2, 1] = t1, dep_vertex
+        edges[1::2, 0], edges[1::2, 1] = dep_vertex, t2
+        edges.setflags(write=False)
+        self._dep_edges = edges
+        self._linear = {}                    # linear weight → (edges, weights), read-only
         self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
         self.attached[t1] = True
         self.attached[t2] = True
@@ -158,15 +203,21 @@ class SentenceStructure:
         first call; scipy ``csgraph``), O(|entity tokens| · (V + E)) per sentence, shared by
         all its pairs.
         """
+        key = tuple(toks)
+        hit = self._stacked.get(key)
+        if hit is not None:
+            return hit
         missing = [t for t in dict.fromkeys(toks) if t not in self._distances]
         if missing:
             wanted = sorted(set(missing) | {t for ts in self.ent_tokens.values() for t in ts}
                             - set(self._distances))
-            D = shortest_path(self._adjacency, method="D", directed=False, unweighted=True,
-                              indices=wanted)
+            D = _bfs_distances(*self._neighbours, np.array(wanted, dtype=np.int64))
             self._distances.update(zip(wanted, D))
-        return np.stack([self._distances[t] for t in toks]) if len(toks) else \
-            np.zeros((0, self._adjacency.shape[0]))
+        out = np.stack([self._distances[t] for t in toks]) if len(toks) else \
+            np.zeros((0, len(self._neighbours[0]) - 1))
+        out.setflags(write=False)            # cached: shared by every caller
+        self._stacked[key] = out
+        return out
 
     def head_token(self, toks):
         """The one token of an entity the shortest path starts from (``endpoints="head"``).
@@ -198,18 +249,23 @@ class SentenceStructure:
         cached BFS distances (:meth:`distances`), O(|toks1| · |toks2| · V) NumPy work per
         pair, no path enumerated.
         """
+        return set(np.flatnonzero(self.path_dependency_mask(toks1, toks2)).tolist())
+
+    def path_dependency_mask(self, toks1, toks2):
+        """:meth:`path_dependencies` as a boolean array over the kept dependencies."""
         toks1, toks2 = list(toks1), list(toks2)
+        m = len(self.deps)
         if not toks1 or not toks2:
-            return set()
+            return np.zeros(m, bool)
         n = self.n
         D1, D2 = self.distances(toks1), self.distances(toks2)
         dab = D1[:, toks2]                                    # d(a, b), (k1, k2)
         ok = np.isfinite(dab) & (np.array(toks1)[:, None] != np.array(toks2)[None, :])
         if not ok.any():
-            return set()
+            return np.zeros(m, bool)
         i, k = np.nonzero(ok)
         on = (D1[i, n:] + D2[k, n:]) == dab[i, k][:, None]    # (valid pairs, deps)
-        return set(np.flatnonzero(on.any(axis=0)).tolist())
+        return on.any(axis=0)
 
     def shortest_paths(self, a, b):
         """Every shortest undirected path from token ``a`` to token ``b`` (vertex lists,
@@ -224,9 +280,6 @@ class SentenceStructure:
         da, db = self.distances([a, b])
         if not np.isfinite(da[b]):
             return []
-        if self._neighbours is None:
-            sym = (self._adjacency + self._adjacency.T).tocsr()
-            self._neighbours = (sym.indptr, sym.indices)
         ptr, nbr = self._neighbours
         out, path = [], [a]
         stack = [iter(nbr[ptr[a]:ptr[a + 1]])]    # iterative: paths may be long
@@ -320,47 +373,48 @@ def sentence_structure(sentence, parse, settings):
 
 
 def _pair_graphs(st, pair, settings):
+    """The two graphs of one pair from its sentence's structure: the structure's shared
+    arrays (dependency edges, linear-order chain, token texts and POS) with the pair's
+    shortest-path marks, weights and blinded labels — the graphs of
+    ``tests/test_ppi_featurize_fast.py``'s reference construction, value for value."""
     s = settings
     toks1, toks2 = st.pair_tokens(pair, s.order)
-    n, deps = st.n, st.deps
-    on_path = st.path_dependencies(*st.endpoints(toks1, toks2, s.endpoints))
-    texts = st.blinded_texts(toks1, toks2)
-    pos = [t.pos for t in st.tokens]
+    n = st.n
+    hit = st.path_dependency_mask(*st.endpoints(toks1, toks2, s.endpoints))
+    texts = list(st._unblinded)                      # blinded: PROT1 over PROT2 over PROT
+    for i in toks2:
+        texts[i] = PROT2
+    for i in toks1:
+        texts[i] = PROT1
+    pos = st._pos
+    pp = s.path_prefix
 
     # dependency subgraph
+    weights = np.repeat(np.where(hit, s.path_weight, s.other_weight).astype(float), 2)
     token_on_path = np.zeros(n, bool)
-    dep_labels, edges, weights = [], [], []
-    for j, (t1, t2, typ) in enumerate(deps):
-        hit = j in on_path
-        w = s.path_weight if hit else s.other_weight
-        edges += [(t1, n + j), (n + j, t2)]
-        weights += [w, w]
-        dep_labels.append((s.path_prefix + typ,) if hit else (typ,))
-        if hit:
-            token_on_path[t1] = token_on_path[t2] = True
-    tok_labels = [((s.path_prefix + texts[i], s.path_prefix + pos[i]) if token_on_path[i]
-                   else (texts[i], pos[i])) for i in range(n)]
-    dep_graph = LabelledGraph(n + len(deps), np.array(edges, dtype=np.intp).reshape(-1, 2),
-                              np.array(weights, dtype=float), tok_labels + dep_labels)
+    token_on_path[st._dep_t1[hit]] = True
+    token_on_path[st._dep_t2[hit]] = True
+    labels = [(pp + t, pp + p) if o else (t, p)
+              for t, p, o in zip(texts, pos, token_on_path.tolist())]
+    labels += [(pp + typ,) if h else (typ,) for typ, h in zip(st._dep_types, hit.tolist())]
+    dep_graph = LabelledGraph(n + len(st.deps), st._dep_edges, weights, labels)
 
     # linear-order subgraph
     first, last = min(toks1), max(toks2)
     lin_labels = []
-    for i in range(n):
-        if texts[i] in (PROT1, PROT2):
-            tag = "M_"
-        elif i < first:
-            tag = "B_"
-        elif i > last:
-            tag = "A_"
-        else:
-            tag = "M_"
-        lin_labels.append((tag + texts[i], tag + pos[i]))
-    lin_edges = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1) if n > 1 else \
-        np.zeros((0, 2), np.intp)
-    lin_graph = LabelledGraph(n, lin_edges, np.full(len(lin_edges), s.linear_weight),
-                              lin_labels)
-    return [dep_graph, lin_graph]
+    for i, (t, p) in enumerate(zip(texts, pos)):
+        tag = ("M_" if t == PROT1 or t == PROT2 else "B_" if i < first else
+               "A_" if i > last else "M_")
+        lin_labels.append((tag + t, tag + p))
+    lin = st._linear.get(s.linear_weight)
+    if lin is None:
+        lin_edges = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1) if n > 1 else \
+            np.zeros((0, 2), np.intp)
+        lin = (lin_edges, np.full(len(lin_edges), s.linear_weight))
+        for a in lin:
+            a.setflags(write=False)
+        st._linear[s.linear_weight] = lin
+    return [dep_graph, LabelledGraph(n, lin[0], lin[1], lin_labels)]
 
 
 def sentence_graphs(sentence, parse="split_parse", settings=None):

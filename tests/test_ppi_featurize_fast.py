@@ -6,20 +6,24 @@ straightforward computation bit for bit:
 * several kernels fed one pass over the same graphs (``AllPathsKernel.features_shared``)
   against each kernel on its own;
 * a multi-view model's views of identical inputs (two parse names holding spaCy's one
-  analysis) computed once against the views computed one by one.
+  analysis) computed once against the views computed one by one;
+* the pair graphs built from the sentence structure's shared arrays against the former
+  construction pass by pass, and the structure's breadth-first distances against scipy.
 """
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from corpora.ppi_xml import Corpus, Document, Parse, Tokenization, read_corpus
+from corpora.ppi_xml import Corpus, Document, Pair, Parse, Tokenization, read_corpus
 from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
 from ppi.features import PairFeaturizer, same_analyses
-from ppi.graphs import GraphSettings
+from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, _pair_graphs,
+                        sentence_graphs)
 from ppi.names import corpus_path
 from ppi.views import DEFAULT_VIEWS, MultiViewFeaturizer
 
@@ -181,3 +185,108 @@ def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypa
     assert calls
     assert_same_rows(shared.X, alone.X)
     assert shared.X.nnz > 10_000
+
+
+# ------------------------------------------------------------------ pair graphs, BFS
+def _reference_pair_graphs(st, pair, settings):
+    """ppi/graphs.py's pair graph construction before issue 15 (one Python pass per pair
+    over the dependencies and tokens), the reference of the vectorized one."""
+    s = settings
+    toks1, toks2 = st.pair_tokens(pair, s.order)
+    n, deps = st.n, st.deps
+    on_path = st.path_dependencies(*st.endpoints(toks1, toks2, s.endpoints))
+    texts = st.blinded_texts(toks1, toks2)
+    pos = [t.pos for t in st.tokens]
+    token_on_path = np.zeros(n, bool)
+    dep_labels, edges, weights = [], [], []
+    for j, (t1, t2, typ) in enumerate(deps):
+        hit = j in on_path
+        w = s.path_weight if hit else s.other_weight
+        edges += [(t1, n + j), (n + j, t2)]
+        weights += [w, w]
+        dep_labels.append((s.path_prefix + typ,) if hit else (typ,))
+        if hit:
+            token_on_path[t1] = token_on_path[t2] = True
+    tok_labels = [((s.path_prefix + texts[i], s.path_prefix + pos[i]) if token_on_path[i]
+                   else (texts[i], pos[i])) for i in range(n)]
+    dep_graph = LabelledGraph(n + len(deps), np.array(edges, dtype=np.intp).reshape(-1, 2),
+                              np.array(weights, dtype=float), tok_labels + dep_labels)
+    first, last = min(toks1), max(toks2)
+    lin_labels = []
+    for i in range(n):
+        if texts[i] in (PROT1, PROT2):
+            tag = "M_"
+        elif i < first:
+            tag = "B_"
+        elif i > last:
+            tag = "A_"
+        else:
+            tag = "M_"
+        lin_labels.append((tag + texts[i], tag + pos[i]))
+    lin_edges = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1) if n > 1 else \
+        np.zeros((0, 2), np.intp)
+    lin_graph = LabelledGraph(n, lin_edges, np.full(len(lin_edges), s.linear_weight),
+                              lin_labels)
+    return [dep_graph, lin_graph]
+
+
+def assert_same_graph(a, b):
+    assert a.n_vertices == b.n_vertices
+    ea, eb = np.asarray(a.edges), np.asarray(b.edges)
+    assert ea.dtype == eb.dtype and ea.shape == eb.shape and np.array_equal(ea, eb)
+    wa, wb = np.asarray(a.weights), np.asarray(b.weights)
+    assert wa.dtype == wb.dtype and np.array_equal(wa.view(np.int64), wb.view(np.int64))
+    assert [tuple(x) for x in a.labels] == [tuple(x) for x in b.labels]
+
+
+SETTINGS = [GraphSettings(), GraphSettings(order="text"),
+            GraphSettings(order="text", endpoints="head"),
+            GraphSettings(path_weight=1, other_weight=0.25, linear_weight=0.5,
+                          path_prefix="P:", remove_types=())]
+
+
+@pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+def test_pair_graphs_equal_reference_on_ppi_pairs(lll, hprd50, parse):
+    checked = 0
+    for corpus in (lll, hprd50):
+        for doc in corpus.documents:
+            for s in doc.sentences:
+                for settings in SETTINGS:
+                    for pair, graphs in sentence_graphs(s, parse, settings):
+                        ref = _reference_pair_graphs(SentenceStructure(s, parse, settings),
+                                                     pair, settings)
+                        for a, b in zip(graphs, ref):
+                            assert_same_graph(a, b)
+                        checked += 1
+    assert checked > 3000
+
+
+def test_pair_graphs_and_bfs_on_random_sentences():
+    """Disconnected, dense, self-loop and parallel dependencies, overlapping entities."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    from tests.test_ppi_fast_paths import _random_sentence
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(2, 25))
+        s = _random_sentence(rng, n, int(rng.integers(0, 3 * n)))
+        s = dataclasses.replace(s, pairs=[Pair(f"p{i}", a.id, b.id, False)
+                                          for i, (a, b) in enumerate(
+                                              itertools.combinations(s.entities, 2))])
+        for settings in SETTINGS:
+            st = SentenceStructure(s, "split_parse", settings)
+            for pair in s.pairs:
+                for a, b in zip(_pair_graphs(st, pair, settings),
+                                _reference_pair_graphs(st, pair, settings)):
+                    assert_same_graph(a, b)
+            m = len(st.deps)
+            src = [t1 for t1, _, _ in st.deps] + list(range(n, n + m))
+            dst = list(range(n, n + m)) + [t2 for _, t2, _ in st.deps]
+            A = csr_matrix((np.ones(len(src)), (src, dst)), shape=(n + m, n + m))
+            toks = list(range(n))
+            assert np.array_equal(st.distances(toks), shortest_path(
+                A, method="D", directed=False, unweighted=True, indices=toks))
+            with pytest.raises(ValueError):
+                st.distances(toks)[0, 0] = 1.0       # cached rows are read-only

@@ -32,6 +32,13 @@ Complexity per sentence: one undirected graph and one breadth-first search per e
 :func:`ppi.graphs.sentence_structure`), then per pair its shortest paths, O(V + E) plus
 their length; the vectorization is one sort over all features
 (:class:`learners.kernels.bag.BagOfFeaturesKernel`).
+
+Views of identical inputs are computed once at ``transform``: on raw text the one spaCy
+analysis is stored under every parse name, so ``apg:split_parse`` and
+``apg:Charniak-Lease`` see the same graphs (built once, each distinct adjacency inverted
+once, then each view's own vocabulary) and ``path:…`` the same bags
+(:meth:`MultiViewFeaturizer._shared_groups`; bit for bit the rows of the views computed
+one by one).
 """
 
 from __future__ import annotations

@@ -27,9 +27,12 @@ made of several (disconnected) graphs, whose entries are pooled before aggregati
 exactly the kernel of their disjoint union.
 
 Complexity per graph with n vertices: O(n^3) for the dense inverse (graphs are small:
-sentence graphs have ≲ 400 vertices) plus O(nnz(W) · c^2) for c labels per vertex; the
-label-pair aggregation over a whole batch is one sort, O(N log N) in the number N of
-(instance, label pair) entries.
+sentence graphs have ≲ 400 vertices; one inverse per distinct adjacency of a batch) plus
+O(n^2 · c^2) for c labels per vertex.  ``variant="max"`` takes each instance's maxima in a
+dense matrix over its u distinct labels (compiled, :func:`_max_label_pairs`, O(u^2) more);
+``"sum"`` expands the terms and aggregates a whole batch by one sort, O(N log N) in the
+number N of (instance, label pair) terms.  Several kernels with equal parameters can share
+one pass over the same graphs (:meth:`AllPathsKernel.features_shared`).
 """
 
 from __future__ import annotations
@@ -287,38 +290,31 @@ def _max_per_row_code(rows, codes, values):
 
 
 @numba.njit(cache=True, nogil=True)
-def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_ids, n_labels,
+def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_loc, u_ptr, u_ids,
                      min_weight):  # pragma: no cover - compiled
     """``G_ij = max_kl L_ik W_kl L_jl`` of every instance, pooled over its graphs, as
     ``(rows, codes, values)`` sorted by row, then code (``code = i << 32 | j``).
 
     Graph ``g`` of the instances ``inst_ptr[r]:inst_ptr[r + 1]`` has ``g_n[g]`` vertices,
-    its ``W`` row-major at ``w_flat[w_ptr[g]:]`` and its vertex ``v`` the label ids
-    ``lab_ids[lab_ptr[v_ptr[g] + v]:lab_ptr[v_ptr[g] + v + 1]]``; the graphs of one instance
-    hold consecutive vertices.  Per instance its distinct labels, sorted, index a dense
-    max matrix (so the output codes come out sorted); every ``W_kl > min_weight`` updates
-    it for each label pair of ``(k, l)``: the terms of :func:`label_pair_entries` without
-    expanding them.  O(Σ n² c²) for n vertices and c labels per vertex.
+    its ``W`` row-major at ``w_flat[w_ptr[g]:]`` and its vertex ``v`` the label entries
+    ``lab_ptr[v_ptr[g] + v]:lab_ptr[v_ptr[g] + v + 1]``; entry ``p`` is label
+    ``u_ids[u_ptr[r] + lab_loc[p]]`` of instance ``r``, whose distinct labels
+    ``u_ids[u_ptr[r]:u_ptr[r + 1]]`` are sorted (so the codes come out sorted).  Every
+    ``W_kl > min_weight`` updates a dense max matrix over the instance's labels for each
+    label pair of ``(k, l)``: the terms of :func:`label_pair_entries` without expanding
+    them.  O(Σ n² c² + u²) per instance (n vertices, c labels per vertex, u labels).
     """
     n_inst = len(inst_ptr) - 1
-    loc = np.full(n_labels, -1, np.int64)
     cap = 1 << 16
     rows = np.empty(cap, np.int64)
     codes = np.empty(cap, np.int64)
     vals = np.empty(cap, np.float64)
     m = 0
     for r in range(n_inst):
-        g0, g1 = inst_ptr[r], inst_ptr[r + 1]
-        if g1 == g0:
-            continue
-        a0 = lab_ptr[v_ptr[g0]]
-        a1 = lab_ptr[v_ptr[g1 - 1] + g_n[g1 - 1]]
-        ids = np.unique(lab_ids[a0:a1])
-        u = len(ids)
-        for i in range(u):
-            loc[ids[i]] = i
+        u0 = u_ptr[r]
+        u = u_ptr[r + 1] - u0
         G = np.zeros((u, u))
-        for g in range(g0, g1):
+        for g in range(inst_ptr[r], inst_ptr[r + 1]):
             n = g_n[g]
             base = w_ptr[g]
             vb = v_ptr[g]
@@ -331,9 +327,9 @@ def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_ids, n_la
                     if w > min_weight:
                         ls, le = lab_ptr[vb + l], lab_ptr[vb + l + 1]
                         for p in range(ks, ke):
-                            i = loc[lab_ids[p]]
+                            i = lab_loc[p]
                             for q in range(ls, le):
-                                j = loc[lab_ids[q]]
+                                j = lab_loc[q]
                                 if w > G[i, j]:
                                     G[i, j] = w
         nnz = 0
@@ -355,11 +351,9 @@ def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_ids, n_la
             for j in range(u):
                 if G[i, j] > 0.0:
                     rows[m] = r
-                    codes[m] = (ids[i] << 32) | ids[j]
+                    codes[m] = (u_ids[u0 + i] << 32) | u_ids[u0 + j]
                     vals[m] = G[i, j]
                     m += 1
-        for i in range(u):
-            loc[ids[i]] = -1
     return rows[:m].copy(), codes[:m].copy(), vals[:m].copy()
 
 
@@ -601,8 +595,16 @@ class AllPathsKernel(FeatureMapKernel):
             self.n_scaled_ += sub.n_scaled
             counts, ids = self._label_id_array(sub.graphs)
             lab_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            # each instance's distinct labels, sorted, and every entry's place among them
+            n_inst = len(sub.inst_ptr) - 1
+            v_bounds = np.concatenate([[0], np.cumsum(sub.g_n)])[sub.inst_ptr]
+            inst = np.repeat(np.arange(n_inst, dtype=np.int64), np.diff(lab_ptr[v_bounds]))
+            n_labels = np.int64(max(len(self.labels_), 1))
+            keys, inverse = np.unique(inst * n_labels + ids, return_inverse=True)
+            u_ptr = np.searchsorted(keys // n_labels, np.arange(n_inst + 1)).astype(np.int64)
+            lab_loc = inverse.ravel().astype(np.int64) - u_ptr[inst]
             r, c, v = _max_label_pairs(sub.inst_ptr, sub.g_n, sub.w_ptr, sub.w_flat,
-                                       sub.v_ptr, lab_ptr, ids, len(self.labels_),
+                                       sub.v_ptr, lab_ptr, lab_loc, u_ptr, keys % n_labels,
                                        float(self.min_weight))
             out_r.append(r + sub.start), out_c.append(c), out_v.append(v)
         if not out_r:

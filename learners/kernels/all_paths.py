@@ -449,34 +449,61 @@ class AllPathsKernel(FeatureMapKernel):
         n_known = len(self.labels_)
         self.n_scaled_ = 0
         try:
-            rows, codes, values, n = [], [], [], 0
+            counts, codes, values = [], [], []
             iterator = iter(instances)
             while chunk := list(islice(iterator, CHUNK)):
-                r, a, b, w = self._entries(chunk)
-                if self.variant == "max":
-                    r, c, w = _max_per_row_code(r, (a << np.int64(32)) | b, w)
-                    rows.append(r + n), codes.append(c), values.append(w)
-                else:
-                    uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
-                    G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant,
-                                              len(chunk), max(len(uniq), 1)).tocoo()
-                    rows.append(G.row.astype(np.int64) + n)
-                    codes.append(uniq[G.col])
-                    values.append(G.data)
-                n += len(chunk)
-            rows, codes, w = (np.concatenate(x) if x else np.zeros(0, t) for x, t in
-                              ((rows, np.int64), (codes, np.int64), (values, float)))
+                c, k, w = self._chunk_entries(chunk)
+                counts.append(c), codes.append(k), values.append(w)
+            counts = np.concatenate(counts) if counts else np.zeros(0, np.int64)
             if fit and self.n_features is None:
-                self.pair_codes_, cols = np.unique(codes, return_inverse=True)
-                X = sp.csr_matrix((w, (rows, cols.ravel())),
-                                  shape=(n, max(len(self.pair_codes_), 1)))
-                return self._canonical(X), None
-            return self._finish(rows, codes, w, n)
+                return self._canonical(self._vocabulary_rows(counts, codes, values)), None
+            rows = np.repeat(np.arange(counts.size), counts)
+            codes = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+            w = np.concatenate(values) if values else np.zeros(0)
+            return self._finish(rows, codes, w, counts.size)
         finally:  # labels first seen by transform are temporary: it never changes the model
             if not fit:
                 for x in self.labels_[n_known:]:
                     del self._index[x]
                 del self.labels_[n_known:]
+
+    def _chunk_entries(self, chunk):
+        """One chunk's aggregated ``G`` entries in row-major order: ``(counts, codes,
+        values)`` with ``counts[i]`` entries for instance i, its label-pair codes
+        (``a << 32 | b``) ascending within the row, each code once."""
+        r, a, b, w = self._entries(chunk)
+        if self.variant == "max":
+            r, c, w = _max_per_row_code(r, (a << np.int64(32)) | b, w)
+            order = np.argsort(r, kind="stable")         # (code, row) → (row, code) order
+            return np.bincount(r, minlength=len(chunk)), c[order], w[order]
+        uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
+        G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant, len(chunk),
+                                  max(len(uniq), 1))
+        G.sum_duplicates()
+        G.sort_indices()
+        return np.diff(G.indptr), uniq[G.indices], G.data
+
+    def _vocabulary_rows(self, counts, codes, values):
+        """Fit the label-pair vocabulary ``pair_codes_`` (sorted) on the chunks' codes and
+        return their CSR rows; each chunk's arrays are released as soon as they are copied,
+        so the peak is about the chunks plus the int32 column ids (not a COO copy, a sort
+        of all codes and its inverse at once)."""
+        self.pair_codes_ = np.unique(np.concatenate([np.unique(k) for k in codes])
+                                     if codes else np.zeros(0, np.int64))
+        nnz = int(counts.sum())
+        indices = np.empty(nnz, dtype=np.int32 if len(self.pair_codes_) < 2 ** 31
+                           else np.int64)
+        data = np.empty(nnz)
+        start = 0
+        for k in range(len(codes)):
+            stop = start + codes[k].size
+            indices[start:stop] = np.searchsorted(self.pair_codes_, codes[k])
+            data[start:stop] = values[k]
+            codes[k] = values[k] = None
+            start = stop
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        return sp.csr_matrix((data, indices, indptr),
+                             shape=(counts.size, max(len(self.pair_codes_), 1)))
 
     def _finish(self, rows, codes, w, n_rows):
         # aggregate per exact label pair first (the max or sum runs over the terms

@@ -19,10 +19,12 @@
   document by document in growing portions (Figure 3: AUC against training size).
 
 Every function takes the learner's input as ``K``: a dense kernel matrix (computed once per
-corpus or corpus pair and sliced), or — for the reduced-set learner on a large corpus — the
-corpus' sparse feature rows (:func:`learner_input`), whose linear kernel is the kernel: the
-learner then evaluates only the m × r kernel against its r basis vectors (exactly the same
-numbers as slicing the m × m matrix, up to rounding; memory O(m r) instead of O(m²)). Every learner
+corpus or corpus pair and sliced), or — for the reduced-set learner on a corpus whose m × m
+matrix would exceed :data:`MAX_GRAM_BYTES` — the corpus' sparse feature rows
+(:func:`learner_input`), whose linear kernel is the kernel: the learner then evaluates only
+the m × r kernel against its r basis vectors (the same numbers as slicing the m × m matrix,
+up to rounding; memory O(m r) instead of O(m²), but each fit recomputes its kernel columns,
+about half of a whole Gram matrix per fold on AIMed). Every learner
 comes from :mod:`learners` (full RLS on the precomputed kernel, or reduced-set RLS with
 ≤ 4000 random basis vectors as published; 3000 by default, see :data:`N_BASIS`), every
 measure from :mod:`learners.measures`, every fold and every selection from the engine
@@ -71,17 +73,23 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precompu
     return make_learner("reduced_set", kernel=kernel, n_basis=n_basis, random_state=seed)
 
 
-def learner_input(data, learner="rls", n_basis=N_BASIS):
+#: Largest dense Gram matrix :func:`learner_input` computes (2 GiB: 16,384 pairs; the
+#: five benchmark corpora have at most 9,666).
+MAX_GRAM_BYTES = 2 ** 31
+
+
+def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
     """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``).
 
-    The sparse feature rows ``data.X`` when the reduced-set learner is used and the corpus
-    has more than ``n_basis`` pairs (no m × m matrix is ever formed: each fit evaluates the
-    kernel of its m training rows against its r basis rows, O(m r) memory); otherwise the
-    dense kernel matrix (:func:`ppi.features.kernel`, computed once and sliced — cheaper
-    when the whole corpus fits in one basis, and the only input of full RLS)."""
+    The dense kernel matrix (:func:`ppi.features.kernel`, computed once, sliced per fold)
+    unless it would take more than ``max_gram_bytes`` and the reduced-set learner is used on
+    more than ``n_basis`` pairs: then the sparse feature rows ``data.X`` (no m × m matrix is
+    formed: each fit evaluates the kernel of its m training rows against its r basis rows,
+    O(m r) memory, at the price of recomputing those columns in every fit)."""
     from ppi.features import kernel
 
-    if learner == "reduced_set" and len(data) > n_basis:
+    if learner == "reduced_set" and len(data) > n_basis and \
+            8 * len(data) ** 2 > max_gram_bytes:
         return data.X
     return kernel(data)
 

@@ -146,8 +146,10 @@ def test_feature_rows_input_equals_kernel_input(lll):
     from ppi.features import kernel
     _, d, K = lll
     alphas = 2.0 ** np.arange(-4, 5, 2)
-    assert learner_input(d, "reduced_set", 100) is d.X
-    assert isinstance(learner_input(d, "reduced_set", len(d)), np.ndarray)
+    assert learner_input(d, "reduced_set", 100, max_gram_bytes=8 * len(d) ** 2 - 1) is d.X
+    for small in (learner_input(d, "reduced_set", len(d), max_gram_bytes=0),
+                  learner_input(d, "reduced_set", 100), learner_input(d, "rls", 100, 0)):
+        np.testing.assert_array_equal(small, K)
     kw = dict(alphas=alphas, seed=1, learner="reduced_set", n_basis=100, select_by="auc")
     a, b = cross_validate(d, K, **kw), cross_validate(d, d.X, **kw)
     np.testing.assert_allclose(b["scores"], a["scores"], rtol=1e-8, atol=1e-10)

@@ -18,7 +18,13 @@
 * :func:`learning_curve` — half of the folds are the test set, the other half is added
   document by document in growing portions (Figure 3: AUC against training size).
 
-The kernel matrix is computed once per corpus (or corpus pair) and sliced; every learner
+Every function takes the learner's input as ``K``: a dense kernel matrix (computed once per
+corpus or corpus pair and sliced), or — for the reduced-set learner on a corpus whose m × m
+matrix would exceed :data:`MAX_GRAM_BYTES` — the corpus' sparse feature rows
+(:func:`learner_input`), whose linear kernel is the kernel: the learner then evaluates only
+the m × r kernel against its r basis vectors (the same numbers as slicing the m × m matrix,
+up to rounding; memory O(m r) instead of O(m²), but each fit recomputes its kernel columns,
+about half of a whole Gram matrix per fold on AIMed). Every learner
 comes from :mod:`learners` (full RLS on the precomputed kernel, or reduced-set RLS with
 ≤ 4000 random basis vectors as published; 3000 by default, see :data:`N_BASIS`), every
 measure from :mod:`learners.measures`, every fold and every selection from the engine
@@ -32,6 +38,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
@@ -41,7 +48,7 @@ from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
 from ppi.names import LEARNERS, N_BASIS, SELECT_BY
 
-__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "select_parameters",
+__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "learner_input", "select_parameters",
            "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
            "cooccurrence"]
 
@@ -53,16 +60,49 @@ ALPHAS = 2.0 ** np.arange(-10, 11)
 #: :data:`ppi.names.N_BASIS` (3000 basis vectors by default) and :data:`ppi.names.LEARNERS`.
 
 
-def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None):
-    """The learner on a precomputed kernel of ``m`` training pairs: full RLS, or reduced-set
-    RLS with ``n_basis`` random basis vectors (full RLS when m ≤ n_basis: every pair is a
-    basis vector then)."""
+def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precomputed"):
+    """The learner of ``m`` training pairs: full RLS, or reduced-set RLS with ``n_basis``
+    random basis vectors (full RLS when m ≤ n_basis: every pair is a basis vector then).
+
+    ``kernel="precomputed"``: it is fitted on the kernel matrix; ``"linear"``: on the pairs'
+    sparse feature rows (the same kernel, evaluated by the learner where it needs it)."""
     if learner not in LEARNERS:
         raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
     if learner == "rls" or (m is not None and m <= n_basis):
-        return make_learner("rls", kernel="precomputed", solver="dual")
-    return make_learner("reduced_set", kernel="precomputed", n_basis=n_basis,
-                        random_state=seed)
+        return make_learner("rls", kernel=kernel, solver="dual")
+    return make_learner("reduced_set", kernel=kernel, n_basis=n_basis, random_state=seed)
+
+
+#: Largest dense Gram matrix :func:`learner_input` computes (2 GiB: 16,384 pairs; the
+#: five benchmark corpora have at most 9,666).
+MAX_GRAM_BYTES = 2 ** 31
+
+
+def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
+    """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``).
+
+    The dense kernel matrix (:func:`ppi.features.kernel`, computed once, sliced per fold)
+    unless it would take more than ``max_gram_bytes`` and the reduced-set learner is used on
+    more than ``n_basis`` pairs: then the sparse feature rows ``data.X`` (no m × m matrix is
+    formed: each fit evaluates the kernel of its m training rows against its r basis rows,
+    O(m r) memory, at the price of recomputing those columns in every fit)."""
+    from ppi.features import kernel
+
+    if learner == "reduced_set" and len(data) > n_basis and \
+            8 * len(data) ** 2 > max_gram_bytes:
+        return data.X
+    return kernel(data)
+
+
+def _kind(K):
+    """The learners' kernel for input ``K``: ``"linear"`` on sparse feature rows."""
+    return "linear" if sp.issparse(K) else "precomputed"
+
+
+def _block(K, rows, cols):
+    """The learner input of ``rows`` against training pairs ``cols``: the kernel block, or
+    just the rows' features when ``K`` holds feature rows."""
+    return K[rows] if sp.issparse(K) else K[np.ix_(rows, cols)]
 
 
 #: :data:`ppi.names.SELECT_BY` — what chooses λ: ``f1``, the best F of the pooled
@@ -79,8 +119,9 @@ def _selection(select_by):
 
 def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0,
                       select_by="f1"):
-    """Choose (λ, threshold) on ``K`` (m × m) by pooled leave-one-group-out F (or AUC,
-    ``select_by="auc"``; the threshold is always the best-F one at the chosen λ).
+    """Choose (λ, threshold) on ``K`` (m × m kernel, or m sparse feature rows: see
+    :func:`learner_input`) by pooled leave-one-group-out F (or AUC, ``select_by="auc"``; the
+    threshold is always the best-F one at the chosen λ).
 
     Returns
     -------
@@ -91,7 +132,7 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
         ``precision``, ``recall`` and ``grid`` (the same for every λ)
     """
     y = np.asarray(y, dtype=float)
-    sel = select(ppi_learner(learner, n_basis, seed, len(y)), K, y, groups=groups,
+    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K)), K, y, groups=groups,
                  path={"alpha": alphas}, **_selection(select_by))
     return sel, _choice(sel)
 
@@ -136,7 +177,8 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     Parameters
     ----------
     data : ppi.features.PairSet
-    K : ndarray (m, m)            kernel matrix of ``data``
+    K : ndarray (m, m)            kernel matrix of ``data``, or its sparse feature rows
+                                  (:func:`learner_input`)
     leaky : bool                  LEAKY pair-level random folds (thesis §5.5), labelled so
     select_by : {"f1", "auc"}     the inner criterion of λ (:func:`select_parameters`)
 
@@ -153,7 +195,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     t0 = time.perf_counter()
     selection = _selection(select_by)
     nested = nested_cross_validate(
-        lambda m: ppi_learner(learner, n_basis, seed, m), K, y, sets,
+        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K)), K, y, sets,
         groups=data.document_ids, path={"alpha": alphas}, jobs=jobs, progress=PROGRESS,
         desc=f"cv {data.corpus}", inner_cv=selection["cv"],
         scoring=selection["scoring"], threshold=selection["threshold"])
@@ -204,7 +246,10 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
     Parameters
     ----------
     datasets : dict name → PairSet (featurized with one shared vocabulary)
-    kernel_fn : callable (name_a, name_b) → kernel matrix between the two corpora's pairs
+    kernel_fn : callable (name_a, name_b) → the input of the learner trained on ``name_b``
+        for the pairs of ``name_a``: the kernel matrix between the two corpora's pairs, or
+        ``name_a``'s feature rows when ``name_b``'s learner takes feature rows
+        (:func:`learner_input`)
 
     Returns
     -------
@@ -274,12 +319,12 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
         if len(np.unique(yt)) < 2 or len(np.unique(doc_of[train])) < 2:
             continue
         try:
-            sel, choice = select_parameters(K[np.ix_(train, train)], yt,
+            sel, choice = select_parameters(_block(K, train, train), yt,
                                             data.document_ids[train], alphas, learner,
                                             n_basis, seed, select_by)
         except UndefinedMeasureError:
             continue
-        s = sel.predict(K[np.ix_(test, train)])
+        s = sel.predict(_block(K, test, train))
         points.append({"n_train": int(len(train)),
                        "n_documents": int(len(np.unique(doc_of[train]))),
                        "auc": auc(data.y[test], s), "alpha": choice["alpha"]})

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import scipy.sparse as sp
+
 from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 from ppi.names import N_BASIS, corpus_path
@@ -118,9 +120,14 @@ def featurize_corpora(names, settings, data_dir=None):
     """Read and featurize the corpora ``names`` with one (joint) vocabulary.
 
     Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
-    ``kernel_fn(a, b)`` the kernel between two of them (a corpus' own kernel is cached).
+    ``kernel_fn(a, b)`` the input, for the pairs of ``a``, of the learner trained on ``b``
+    (:func:`ppi.evaluation.learner_input`): the kernel between the two corpora, or ``a``'s
+    sparse feature rows when ``b``'s Gram matrix would be too large. Only the last corpus'
+    own input is kept (memory: one own Gram matrix at a time; a corpus used again later is
+    recomputed — seconds, against the 0.3–0.75 GB each of AIMed's and BioInfer's).
     """
     from corpora.ppi_xml import read_corpus
+    from ppi.evaluation import learner_input
     from ppi.features import kernel
 
     t0 = time.perf_counter()
@@ -130,12 +137,13 @@ def featurize_corpora(names, settings, data_dir=None):
     cache = {}
 
     def kernel_fn(a, b):
-        if (a, b) not in cache:
-            K = kernel(datasets[a], datasets[b])
-            if a != b:
-                return K
-            cache[a, b] = K
-        return cache[a, b]
+        if b not in cache:
+            cache.clear()                 # free the previous corpus' matrix first
+            cache[b] = learner_input(datasets[b], settings.learner, settings.n_basis)
+        own = cache[b]
+        if a == b:
+            return own
+        return datasets[a].X if sp.issparse(own) else kernel(datasets[a], datasets[b])
 
     log.info("featurized %s: %d pairs (%s)", ", ".join(names),
              sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))
@@ -175,12 +183,12 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
     for comparison only). Returns ``(result, written)``; the result keeps the out-of-fold
     ``scores``, ``y`` and ``fold_of_pair`` (left out of ``results.json``)."""
     from corpora.ppi_xml import read_corpus
-    from ppi.features import kernel
+    from ppi.evaluation import learner_input
 
     t0 = time.perf_counter()
     (data,) = settings.featurizer().fit_transform(
         [read_corpus(corpus_path(data_dir, corpus))], progress=settings.progress)
-    K = kernel(data)
+    K = learner_input(data, settings.learner, settings.n_basis)
     return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0)
 
 

@@ -58,8 +58,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import ALPHAS, select_parameters
-    from ppi.features import kernel
+    from ppi.evaluation import ALPHAS, learner_input, select_parameters
     from ppi.model import PPIModel
 
     _check_outputs(model_dir, output_dir)
@@ -68,7 +67,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = read_corpus(path)
     (data,) = f.fit_transform([source], progress=settings.progress)
-    K = kernel(data)
+    K = learner_input(data, settings.learner, settings.n_basis)
     sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
                                     settings.n_basis, settings.seed, settings.select_by)
     model = sel.model                  # fitted once; the chosen λ's coefficients from its path

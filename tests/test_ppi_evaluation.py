@@ -137,3 +137,34 @@ def test_cross_corpus_small(data_dir):
     tr, te = sets["LLL"], sets["HPRD50"]
     r = RLS(alpha=a, kernel="precomputed").fit(kernel(tr), tr.y)
     assert res["auc"]["LLL"]["HPRD50"] == pytest.approx(auc(te.y, r.predict(kernel(te, tr))))
+
+
+def test_feature_rows_input_equals_kernel_input(lll):
+    """Reduced-set RLS fitted on the sparse feature rows (linear kernel, O(m r) memory) gives
+    the CV, the learning curve and the cross-corpus cells of the precomputed m × m kernel."""
+    from ppi.evaluation import cross_corpus, learner_input
+    from ppi.features import kernel
+    _, d, K = lll
+    alphas = 2.0 ** np.arange(-4, 5, 2)
+    assert learner_input(d, "reduced_set", 100, max_gram_bytes=8 * len(d) ** 2 - 1) is d.X
+    for small in (learner_input(d, "reduced_set", len(d), max_gram_bytes=0),
+                  learner_input(d, "reduced_set", 100), learner_input(d, "rls", 100, 0)):
+        np.testing.assert_array_equal(small, K)
+    kw = dict(alphas=alphas, seed=1, learner="reduced_set", n_basis=100, select_by="auc")
+    a, b = cross_validate(d, K, **kw), cross_validate(d, d.X, **kw)
+    np.testing.assert_allclose(b["scores"], a["scores"], rtol=1e-8, atol=1e-10)
+    assert [f["alpha"] for f in b["folds"]] == [f["alpha"] for f in a["folds"]]
+    assert b["f1"] == pytest.approx(a["f1"]) and b["auc"] == pytest.approx(a["auc"])
+    kw.pop("select_by")
+    ca = learning_curve(d, K, n_points=3, min_pairs=120, **kw)
+    cb = learning_curve(d, d.X, n_points=3, min_pairs=120, **kw)
+    assert [p["n_train"] for p in cb["points"]] == [p["n_train"] for p in ca["points"]]
+    np.testing.assert_allclose([p["auc"] for p in cb["points"]],
+                               [p["auc"] for p in ca["points"]], rtol=1e-9)
+    half = {"A": d.subset(np.arange(0, len(d), 2)), "B": d.subset(np.arange(1, len(d), 2))}
+    ra = cross_corpus(half, lambda p, q: kernel(half[p], half[q]), **kw)
+    rb = cross_corpus(half, lambda p, q: half[p].X, **kw)
+    for key in ("auc", "f1_train_threshold", "f1_oracle"):
+        for tr in half:
+            for te, v in ra[key][tr].items():
+                assert rb[key][tr][te] == pytest.approx(v, rel=1e-9)

@@ -481,18 +481,16 @@ def _feature_maps(kernels, instances, fit):
     n_known = [k._begin(fit) for k in kernels]
     try:
         parts = [([], [], [], True) for _ in kernels]
-        n = 0
         iterator = iter(instances)
         fast = any(k.variant == "max" and k._fast_max for k in kernels)
         while chunk := list(islice(iterator, CHUNK)):
             prepared = _prepare_chunk(chunk, kernels[0].on_divergence) if fast else None
             for j, k in enumerate(kernels):
-                r, c, w, ordered = k._chunk_rows(chunk, prepared)
-                rows, codes, values, presorted = parts[j]
-                rows.append(r + n), codes.append(c), values.append(w)
-                parts[j] = (rows, codes, values, presorted and ordered)
-            n += len(chunk)
-        return [k._complete(p, n, fit) for k, p in zip(kernels, parts)]
+                c, code, w, is_fast = k._chunk_rows(chunk, prepared)
+                counts, codes, values, all_fast = parts[j]
+                counts.append(c), codes.append(code), values.append(w)
+                parts[j] = (counts, codes, values, all_fast and is_fast)
+        return [k._complete(p, fit) for k, p in zip(kernels, parts)]
     finally:
         for k, nk in zip(kernels, n_known):
             k._end(fit, nk)
@@ -613,17 +611,12 @@ class AllPathsKernel(FeatureMapKernel):
         return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_v)
 
     def _chunk_rows(self, chunk, prepared):
-        """``(rows, codes, values, sorted)`` of one chunk: aggregated per ``(row, code)``
-        (rows local to the chunk); ``sorted``: in (row, code) order (:meth:`_max_rows`)."""
+        """``(counts, codes, values, fast)`` of one chunk, in the row-major order of
+        :meth:`_chunk_entries`; ``fast``: from :meth:`_max_rows`."""
         if prepared is not None and self.variant == "max" and self._fast_max:
-            return (*self._max_rows(prepared), True)
-        r, a, b, w = self._entries(chunk)
-        if self.variant == "max":
-            return (*_max_per_row_code(r, (a << np.int64(32)) | b, w), False)
-        uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
-        G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant,
-                                  len(chunk), max(len(uniq), 1)).tocoo()
-        return G.row.astype(np.int64), uniq[G.col], G.data, False
+            r, c, w = self._max_rows(prepared)
+            return np.bincount(r, minlength=len(chunk)), c, w, True
+        return (*self._chunk_entries(chunk), False)
 
     def _entries(self, instances):
         """(row, code_a, code_b, value) over all instances (before aggregation)."""
@@ -686,17 +679,19 @@ class AllPathsKernel(FeatureMapKernel):
                 del self._index[x]
             del self.labels_[n_known:]
 
-    def _complete(self, parts, n, fit):
-        rows, codes, w = (np.concatenate(x) if x else np.zeros(0, t) for x, t in
-                          zip(parts[:3], (np.int64, np.int64, float)))
+    def _complete(self, parts, fit):
+        """The rows (and ``k(G, G)``) from the chunks' ``(counts, codes, values)`` lists
+        and whether every chunk came from :meth:`_max_rows`."""
+        counts, codes, values, fast = parts
+        counts = np.concatenate(counts) if counts else np.zeros(0, np.int64)
         if fit and self.n_features is None:
-            self.pair_codes_, cols = np.unique(codes, return_inverse=True)
-            X = sp.csr_matrix((w, (rows, cols.ravel())),
-                              shape=(n, max(len(self.pair_codes_), 1)))
-            return self._canonical(X), None
-        if parts[3] and self.n_features is None and self.variant == "max":
-            return self._finish_sorted(rows, codes, w, n)
-        return self._finish(rows, codes, w, n)
+            return self._canonical(self._vocabulary_rows(counts, codes, values)), None
+        rows = np.repeat(np.arange(counts.size), counts)
+        codes = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+        w = np.concatenate(values) if values else np.zeros(0)
+        if fast and self.n_features is None and self.variant == "max":
+            return self._finish_sorted(rows, codes, w, counts.size)
+        return self._finish(rows, codes, w, counts.size)
 
     @staticmethod
     def features_shared(kernels, instances):
@@ -736,6 +731,44 @@ class AllPathsKernel(FeatureMapKernel):
         known[known] = self.pair_codes_[cols[known]] == codes[known]
         X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
         return self._canonical(X), self_kernel
+
+    def _chunk_entries(self, chunk):
+        """One chunk's aggregated ``G`` entries in row-major order: ``(counts, codes,
+        values)`` with ``counts[i]`` entries for instance i, its label-pair codes
+        (``a << 32 | b``) ascending within the row, each code once."""
+        r, a, b, w = self._entries(chunk)
+        if self.variant == "max":
+            r, c, w = _max_per_row_code(r, (a << np.int64(32)) | b, w)
+            order = np.argsort(r, kind="stable")         # (code, row) → (row, code) order
+            return np.bincount(r, minlength=len(chunk)), c[order], w[order]
+        uniq, inverse = np.unique((a << np.int64(32)) | b, return_inverse=True)
+        G = aggregate_label_pairs(r, inverse.ravel(), w, self.variant, len(chunk),
+                                  max(len(uniq), 1))
+        G.sum_duplicates()
+        G.sort_indices()
+        return np.diff(G.indptr), uniq[G.indices], G.data
+
+    def _vocabulary_rows(self, counts, codes, values):
+        """Fit the label-pair vocabulary ``pair_codes_`` (sorted) on the chunks' codes and
+        return their CSR rows; each chunk's arrays are released as soon as they are copied,
+        so the peak is about the chunks plus the int32 column ids (not a COO copy, a sort
+        of all codes and its inverse at once)."""
+        self.pair_codes_ = np.unique(np.concatenate([np.unique(k) for k in codes])
+                                     if codes else np.zeros(0, np.int64))
+        nnz = int(counts.sum())
+        indices = np.empty(nnz, dtype=np.int32 if len(self.pair_codes_) < 2 ** 31
+                           else np.int64)
+        data = np.empty(nnz)
+        start = 0
+        for k in range(len(codes)):
+            stop = start + codes[k].size
+            indices[start:stop] = np.searchsorted(self.pair_codes_, codes[k])
+            data[start:stop] = values[k]
+            codes[k] = values[k] = None
+            start = stop
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        return sp.csr_matrix((data, indices, indptr),
+                             shape=(counts.size, max(len(self.pair_codes_), 1)))
 
     def _finish(self, rows, codes, w, n_rows):
         # aggregate per exact label pair first (the max or sum runs over the terms

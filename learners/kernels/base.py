@@ -112,17 +112,19 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
     dense &= df > 0
     n_dense = np.count_nonzero(dense)
     if n_dense == 0:
-        return _add_sparse_product(np.zeros((X.shape[0], Z.shape[0]), dtype), X, Z)
+        return _add_sparse_product(np.zeros((X.shape[0], Z.shape[0]), dtype), X, Z.T.tocsr())
     if n_dense == used:                              # every used column: one dense product
         Xd = X.toarray().astype(dtype, copy=False)
         return Xd @ (Xd if same else Z.toarray().astype(dtype, copy=False)).T
     dense_cols, sparse_cols = np.flatnonzero(dense), np.flatnonzero(~dense)
+    # the sparse part's transposed Z first, while nothing else is large; X's sparse
+    # columns are then cut one row block at a time (never a second copy of X)
+    Zt = Z[:, sparse_cols].T.tocsr()
     Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
     Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
     K = Xd @ Zd.T
     del Xd, Zd
-    Xs = X[:, sparse_cols]
-    return _add_sparse_product(K, Xs, Xs if same else Z[:, sparse_cols])
+    return _add_sparse_product(K, X, Zt, columns=sparse_cols)
 
 
 #: Rows per block of the sparse product in :func:`gram_matrix`: the product of a block is a
@@ -131,12 +133,13 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
 SPARSE_BLOCK = 1024
 
 
-def _add_sparse_product(K, X, Z):
-    """``K += X Zᵀ`` for sparse ``X``, ``Z``, one block of rows of ``X`` at a time."""
-    Zt = Z.T.tocsr()
+def _add_sparse_product(K, X, Zt, columns=None):
+    """``K += X[:, columns] Zt`` for sparse ``X`` and ``Zt`` (a transposed Z in CSR), one
+    block of rows of ``X`` at a time (``columns`` None: all of X's columns)."""
     for start in range(0, X.shape[0], SPARSE_BLOCK):
         stop = min(start + SPARSE_BLOCK, X.shape[0])
-        K[start:stop] += (X[start:stop] @ Zt).toarray()
+        block = X[start:stop] if columns is None else X[start:stop][:, columns]
+        K[start:stop] += (block @ Zt).toarray()
     return K
 
 

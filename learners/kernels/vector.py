@@ -14,7 +14,9 @@ matrices; sparse inputs are never densified (only the m x m' kernel matrix is de
 
 Unlike the reference library (RLScore), an unknown kernel name or a parameter that the
 chosen kernel does not use is an error, never a silent fall-back to the linear kernel.
-Cost: O(m m' n) for m x m' kernel rows over n features (one BLAS-3 product).
+Cost: O(m m' n) for m x m' kernel rows over n features (one BLAS-3 product); two sparse
+inputs go through :func:`learners.kernels.base.gram_matrix` (frequent columns by one dense
+product, the rest sparse; the result is dense, never a sparse matrix with m m' entries).
 
 The learners take a kernel by name (:func:`resolve_kernel`, :func:`kernel_matrix`);
 :class:`VectorKernel` is the same computation as an object on the kernel base class
@@ -32,7 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
 from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
-from learners.kernels.base import Kernel, _squared_row_norms
+from learners.kernels.base import Kernel, _squared_row_norms, gram_matrix
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
@@ -138,8 +140,11 @@ def kernel_matrix(X, Z, kernel="linear", **params):
             _check_kernel(D, "squared distances of the gaussian kernel", X, Z)
             np.multiply(D, -gamma, out=D)
             return np.exp(D, out=D)
-        G = X @ Z.T
-        G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
+        if sp.issparse(X) and sp.issparse(Z):
+            G = gram_matrix(X, Z)        # dense result; dense/sparse column split, exact
+        else:
+            G = X @ Z.T
+            G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)
         _check_kernel(G, f"inner products of the {kernel} kernel", X, Z)
         if kernel == "linear":
             return G

@@ -54,7 +54,7 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
-                               rp_cholesky_pivots)
+                               release_freed_memory, rp_cholesky_pivots)
 from learners.rls import KernelLearnerMixin, shape_output
 
 __all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
@@ -281,6 +281,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         w = solve_shifted(A_fit, c_fit, alpha)
         self.coef_map_ = w if not self._y_1d else w[:, 0]
         self.dual_coef_ = self._out(nm.coef_to_dual(w))
+        release_freed_memory()              # the temporaries of the map and the system
         return self
 
     def _make_map(self, X, groups):
@@ -452,6 +453,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         self._fit_system()                          # r x r: kept (global RankRLS derives it)
         for key in ("Phi", "Phit", "Y", "Yt", "rotated", "loo", "phi_rotated"):
             self._cache.pop(key, None)
+        release_freed_memory()
         return self
 
     def _base_eig(self):
@@ -923,6 +925,7 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
         self.ranker_ = QueryRankRLS(alpha=float(self.alpha), kernel="linear",
                                     solver="primal").fit(Phi, y, qids)
         self.dual_coef_ = nm.coef_to_dual(self.ranker_.coef_.T).T
+        release_freed_memory()              # one fit per inner fold in cross-validation
         return self
 
     @numerical_guard("predict")

@@ -51,7 +51,8 @@ from learners._validation import check_index_sets, validate_data
 from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 
-__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "rp_cholesky_pivots"]
+__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "rp_cholesky_pivots",
+           "release_freed_memory"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -147,7 +148,26 @@ def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
         chosen[S] = True
         pivots.extend(S[keep].tolist())
         res = np.maximum(res - (Fb * Fb).sum(axis=1), 0.0)
+    del F, G
+    release_freed_memory()
     return np.sort(np.asarray(pivots, dtype=np.intp))
+
+
+def release_freed_memory():
+    """Hand freed heap memory back to the operating system (glibc ``malloc_trim``; a no-op
+    elsewhere). Changes no number.
+
+    The row blocks of :meth:`NystroemMap.transform` and the block products of
+    :func:`rp_cholesky_pivots` allocate arrays of up to ~32 MB — just below glibc's
+    largest adaptive mmap threshold — so they come from the heap, and freed they stayed
+    resident between the many fits of a cross-validation: on 40,728 CRAFT parses
+    (all-paths graph, r = 1,000) the process grew by ~0.2 GB per inner fit of
+    ``nystroem_rankrls`` (3.0 → 3.9 GB resident over one outer fold)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _jittered_cholesky(K_RR, jitter):
@@ -327,6 +347,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         out = np.empty((n, r))
         for i in range(0, n, step):
             out[i:i + step] = self.map_from_kernel(self.basis_kernel(X[i:i + step]))
+        release_freed_memory()                  # the blocks' arrays (see that function)
         return out
 
     def map_from_kernel(self, K_XR):

@@ -54,7 +54,7 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
-                               rp_cholesky_pivots)
+                               release_freed_memory, rp_cholesky_pivots)
 from learners.rls import KernelLearnerMixin, shape_output
 
 __all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
@@ -132,6 +132,34 @@ def query_centered_rows(X, codes, rows):
     return sp.csr_matrix(X[rows] - _query_means(X, codes, qs)[pos])
 
 
+def _centre_scale(P, means, codes, scale):
+    """``scale * (P - means[codes])`` with one output array and no other temporary of
+    P's size (the gathered means are overwritten in place): the same values, elementwise,
+    as the expression, at a third of its peak memory (an m x r Nyström map: three m x r
+    temporaries before)."""
+    out = means[codes]
+    np.subtract(P, out, out=out)
+    np.multiply(scale, out, out=out)
+    return out
+
+
+def _row_blocks(n, width, block_bytes=32 * 2 ** 20):
+    """Row ranges ``(start, stop)`` of about ``block_bytes`` of float64 ``width``-column
+    rows each (at least one row)."""
+    step = max(1, int(block_bytes) // (8 * max(1, int(width))))
+    return [(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def _rotate_rows(P, V):
+    """``P @ V`` written over ``P`` (C-ordered, m x r; V r x r) one row block at a time:
+    each block's product is that of the same rows of the full product (a row of ``P V``
+    depends on that row only; a test compares with the unblocked product). Peak: one block
+    instead of a second m x r array. Returns ``P``."""
+    for i, j in _row_blocks(P.shape[0], P.shape[1]):
+        P[i:j] = P[i:j] @ V
+    return P
+
+
 def _center_columns(G, codes):
     """Subtract from every row of the dense ``G`` the mean of its query's rows. O(m t)."""
     n = np.bincount(codes)
@@ -173,8 +201,10 @@ def _query_basis_map(est, X, codes, n_basis):
             Xs = sp.csr_matrix(X)                      # shares X's arrays
             qs = np.unique(codes)
             diag = np.empty(m)
-            for i in range(0, qs.size, 1000):          # 1,000 queries at a time
-                rows = np.flatnonzero(np.isin(codes, qs[i:i + 1000]))
+            # 200 queries at a time: centred rows are denser than the rows (the union of
+            # their query's features), ~60 KB each for the all-paths graph on CRAFT
+            for i in range(0, qs.size, 200):
+                rows = np.flatnonzero(np.isin(codes, qs[i:i + 200]))
                 Z = query_centered_rows(Xs, codes, rows)
                 diag[rows] = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
             del Z
@@ -251,6 +281,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         w = solve_shifted(A_fit, c_fit, alpha)
         self.coef_map_ = w if not self._y_1d else w[:, 0]
         self.dual_coef_ = self._out(nm.coef_to_dual(w))
+        release_freed_memory()              # the temporaries of the map and the system
         return self
 
     def _make_map(self, X, groups):
@@ -278,10 +309,23 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
 
     @numerical_guard("predict")
     def predict(self, X):
-        """``f(X) = K_XR b``. O(|X| r) kernel evaluations + O(|X| r t)."""
+        """``f(X) = K_XR b``. O(|X| r) kernel evaluations + O(|X| r t); ``K_XR`` is formed
+        in row blocks of about 32 MB (:meth:`_basis_kernel_blocks`), never for all rows."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False)
-        return self.nystroem_.basis_kernel(X) @ self.dual_coef_
+        B = self.dual_coef_
+        out = np.empty((X.shape[0],) + B.shape[1:])
+        for (i, j), K in self._basis_kernel_blocks(X):
+            out[i:j] = K @ B
+        return out
+
+    def _basis_kernel_blocks(self, X):
+        """``((start, stop), K_XR[start:stop])`` over row blocks of ``X`` (about 32 MB of
+        kernel rows each): a row of ``K_XR`` depends on that row of ``X`` only, so the
+        blocks are the rows of the whole matrix (a test compares the two)."""
+        r = self.nystroem_.cholesky_.shape[0]
+        for i, j in _row_blocks(X.shape[0], r):
+            yield (i, j), self.nystroem_.basis_kernel(X[i:j])
 
     @numerical_guard("regularization_path", data="fitted")
     def regularization_path(self, alphas):
@@ -305,8 +349,11 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False)
         B = self.regularization_path(alphas)
-        K = self.nystroem_.basis_kernel(X)
-        return np.einsum("ir,ar->ai", K, B) if self._y_1d else np.einsum("ir,art->ait", K, B)
+        out = np.empty((B.shape[0], X.shape[0]) + B.shape[2:])
+        for (i, j), K in self._basis_kernel_blocks(X):
+            out[:, i:j] = (np.einsum("ir,ar->ai", K, B) if self._y_1d
+                           else np.einsum("ir,art->ait", K, B))
+        return out
 
     def _fit_eig(self):
         if "fit_eig" not in self._cache:
@@ -356,17 +403,22 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
 
     def _holdout_predictions(self, U, alphas):
         """Predictions for rows ``U`` from the model trained without them, (n_alphas, |U|, t)."""
-        cache = self._cache
+        cache = self._rows_cache()
+        rows = cache["rotated"] if cache.get("phi_rotated") else cache
         r = cache["Phi"].shape[1]
         posH = self._removed_positions(U)
-        beta, B, YB, sg, _ = self._downdate(U, cache)
+        beta, B, YB, sg, _ = self._downdate(U, rows)
         k, h = B.shape[0], posH.size
         p = U.size + k + h
         lowrank_cost = len(alphas) * r * p ** 2 + k ** 3
         if lowrank_cost < 3 * r ** 3:
             return self._holdout_lowrank(U, posH, alphas)
         N = self._null_basis(posH)
-        return self._holdout_direct(cache["Phi"][U], beta, B, YB, sg, N, alphas)
+        PU = rows["Phi"][U]
+        if rows is not cache:               # rows in the eigenbasis: back to A's coordinates
+            Vt = self._base_eig()[1].T
+            B, PU = B @ Vt, PU @ Vt
+        return self._holdout_direct(PU, beta, B, YB, sg, N, alphas)
 
     def _holdout_direct(self, PU, beta, B, YB, sg, N, alphas):
         SB = sg[:, None] * B
@@ -381,6 +433,29 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         W = ridge_path_tridiagonal(0.5 * (A + A.T), c, alphas)
         return np.stack([PU @ Wa for Wa in W])
 
+    def _rows_cache(self):
+        """The hold-out engine's cache; a typed error once :meth:`release_training_rows`
+        dropped its rows."""
+        check_is_fitted(self, "dual_coef_")
+        if "Phi" not in self._cache:
+            raise InvalidInputError(
+                f"{type(self).__name__}: the training rows of the hold-out engine were "
+                "released (release_training_rows); refit to compute hold-out predictions")
+        return self._cache
+
+    def release_training_rows(self):
+        """Drop the cached m x r training rows (the Nyström map, its rotation and the
+        transformed rows) that only the hold-out methods read; ``predict``,
+        ``predict_path`` and ``regularization_path`` keep working (they need the r x r
+        system and its eigendecomposition, which are kept). Frees O(m r) memory, e.g. before
+        the test rows are scored in an outer cross-validation. Returns ``self``."""
+        check_is_fitted(self, "dual_coef_")
+        self._fit_system()                          # r x r: kept (global RankRLS derives it)
+        for key in ("Phi", "Phit", "Y", "Yt", "rotated", "loo", "phi_rotated"):
+            self._cache.pop(key, None)
+        release_freed_memory()
+        return self
+
     def _base_eig(self):
         if "base_eig" not in self._cache:
             s, V = sym_eig(self._cache["A"])
@@ -390,12 +465,18 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
     def _rotated(self):
         """Row sources in the eigenbasis of ``A = V diag(s) V^T`` and the removable
         directions: ``Phi V``, ``Phit V``, ``sphi V`` and ``Nt = V^T C^-1`` with unit
-        columns (column j: the direction removed with basis vector j). O(m r^2 + r^3), once."""
-        cc = self._cache
+        columns (column j: the direction removed with basis vector j). O(m r^2 + r^3), once.
+
+        ``Phi V`` overwrites the cached ``Phi`` in row blocks (:func:`_rotate_rows`): the
+        m x r map is held once, not twice; from then on ``_cache["Phi"]`` holds the rotated
+        rows (``_cache["phi_rotated"]``) and the direct hold-out route maps them back."""
+        cc = self._rows_cache()
         if "rotated" not in cc:
             _, V, _ = self._base_eig()
-            rows = {"Phi": cc["Phi"] @ V}
-            rows["Phit"] = rows["Phi"] if cc.get("Phit") is cc["Phi"] else (
+            shared = cc.get("Phit") is cc["Phi"]
+            rows = {"Phi": _rotate_rows(cc["Phi"], V)}
+            cc["phi_rotated"] = True
+            rows["Phit"] = rows["Phi"] if shared else (
                 cc["Phit"] @ V if "Phit" in cc else None)
             if "sphi" in cc:
                 rows["sphi"] = cc["sphi"] @ V
@@ -465,7 +546,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         ``(n_alphas, |U|[, t])`` when ``alphas`` is given.
         """
         check_is_fitted(self, "dual_coef_")
-        m = self._cache["Phi"].shape[0]
+        m = self._rows_cache()["Phi"].shape[0]
         U = check_index_set(indices, m)
         alphas, single = check_alphas(alphas, self.alpha)
         return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
@@ -474,7 +555,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
     def holdout_sets(self, sets, alphas=None):
         """:meth:`holdout` for several sets; a list with one array per set."""
         check_is_fitted(self, "dual_coef_")
-        m = self._cache["Phi"].shape[0]
+        m = self._rows_cache()["Phi"].shape[0]
         sets = check_index_sets(sets, m)
         alphas, single = check_alphas(alphas, self.alpha)
         return [shape_output(P, single, self._y_1d)
@@ -488,7 +569,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         Low-rank route per pair, O(r^2) + O(r) per lambda; a Python loop over pairs.
         """
         check_is_fitted(self, "dual_coef_")
-        pairs = check_leave_pair_out(pairs, self._cache["Phi"].shape[0])
+        pairs = check_leave_pair_out(pairs, self._rows_cache()["Phi"].shape[0])
         alphas, single = check_alphas(alphas, self.alpha)
         P = np.stack(self._predictions_over_sets([np.asarray(p) for p in pairs], alphas), axis=1)
         return shape_output(P, single, self._y_1d)
@@ -627,7 +708,7 @@ class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
         """
         check_is_fitted(self, "dual_coef_")
         alphas, single = check_alphas(alphas, self.alpha)
-        m = self._cache["Phi"].shape[0]
+        m = self._rows_cache()["Phi"].shape[0]
         if m < 3:
             raise InvalidInputError("leave-one-out for RankRLS needs at least 3 rows")
         P = np.concatenate(self._predictions_over_sets([np.array([j]) for j in range(m)],
@@ -726,7 +807,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         np.add.at(Y_mean, codes, Y)
         Phi_mean /= n_q[:, None]
         Y_mean /= n_q[:, None]
-        return scale * (Phi - Phi_mean[codes]), scale * (Y - Y_mean[codes])
+        return _centre_scale(Phi, Phi_mean, codes, scale), _centre_scale(Y, Y_mean, codes, scale)
 
     def _downdate(self, U, rows):
         """Remove the scaled, centred rows of every query that ``U`` touches (sign +1) and add
@@ -755,7 +836,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         sets = [np.flatnonzero(self._qcodes == q) for q in range(self.queries_.size)]
         if len(sets) < 2:
             raise InvalidInputError("leave-query-out needs at least two queries")
-        m = self._cache["Phi"].shape[0]
+        m = self._rows_cache()["Phi"].shape[0]
         t = self._cache["Y"].shape[1]
         P = np.empty((len(alphas), m, t))
         for U, PU in zip(sets, self._predictions_over_sets(sets, alphas)):
@@ -844,6 +925,7 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
         self.ranker_ = QueryRankRLS(alpha=float(self.alpha), kernel="linear",
                                     solver="primal").fit(Phi, y, qids)
         self.dual_coef_ = nm.coef_to_dual(self.ranker_.coef_.T).T
+        release_freed_memory()              # one fit per inner fold in cross-validation
         return self
 
     @numerical_guard("predict")

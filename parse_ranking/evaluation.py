@@ -30,6 +30,7 @@ the *training* scores only (test scores stay clean), one draw per (σ, fold) fro
 """
 
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -151,6 +152,12 @@ def cross_validate(records, *, kernels=("locality",), rankers=None,
                    threads=1, coreg=None, labelled_fraction=1.0, n_basis=DEFAULT_N_BASIS):
     """Article-level CV (module docstring). Returns the results dict written by ``cv``.
 
+    ``records``: a list or an iterator of records (:func:`parse_ranking.dataset.load_dataset`);
+    an iterator (read once; twice-read with ``corankrls``, then materialized) lets the
+    parses be freed once they are featurized for the last kernel — the rankers read only
+    the feature rows. During the fits of a fold with a sparse ranker the feature rows of
+    all parses are parked on disk (:meth:`parse_ranking.representations.FoldFeatures.parked`).
+
     ``results["rankers"]`` has one entry per ranker and kernel (``"rankrls[locality]"``;
     ``"lg"`` alone), each with the measures on the pooled out-of-fold scores, the per-fold
     measures and the λ chosen in each fold. With ``noise`` (σ values), entries
@@ -215,6 +222,8 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         if r not in RANKERS:
             raise InvalidParameterError(f"unknown ranker {r!r}; choose from {RANKERS}")
     rep_params = dict(rep_params or {})
+    if rankers is not None and "corankrls" in rankers:
+        records = list(records)          # read twice: the extra parses below
     items, y, qids, arts, lg_rank = flatten(records, max_parses)
     rankers_rule = None
     if rankers is None:
@@ -230,6 +239,7 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         x_items, x_qids, _ = extra_parses(records, max_parses, qids)
     else:
         x_items, x_qids = [], np.asarray([])
+    records = None            # an iterator of records (run_cv's) is now the last holder
     learned = [r for r in rankers if r not in ("lg", "corankrls")]
     settings = [(r, k, s) for k in kernels for r in learned for s in (0.0, *noise)]
     if use_co:
@@ -250,10 +260,14 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
         tr, tr_hidden = labelled_split(qids, tr_all, labelled_fraction, split_rng)
         parts.append((te, tr, tr_hidden,
                       {s: y[tr] + rng.normal(0.0, s, tr.size) for s in noise}))
-    for k in kernels if learned else ():
+    park = any(r in SPARSE_RANKERS for r in learned)
+    for ki, k in enumerate(kernels if learned else ()):
         t0 = time.perf_counter()
         cache = FoldFeatures(k, items, **rep_params)       # every parse featurized once
         timings[f"features[{k}]"] = round(time.perf_counter() - t0, 2)
+        if ki == len(kernels) - 1 and not use_co:
+            items = None        # the parses themselves are not read again (with the records
+            #                     passed as an iterator, as run_cv does, this frees them)
         for te, tr, _, noisy in parts:
             t0 = time.perf_counter()
             X_tr = cache.train_rows(tr)
@@ -264,29 +278,41 @@ def _cross_validate(records, kernels, rankers, n_folds, alphas, seed, max_parses
                 del X_te
             timings[f"features+gram[{k}]"] = timings.get(f"features+gram[{k}]", 0.0) + \
                 time.perf_counter() - t0
-            for r in learned:
-                for s in (0.0, *noise):
+            fitted = {}                 # sparse models, scored once the rows are back
+            # while the fits run, the rows of all parses wait on disk (FoldFeatures.parked):
+            # a fit reads only the fold's training rows
+            with cache.parked() if park else nullcontext():
+                for r in learned:
+                    for s in (0.0, *noise):
+                        t0 = time.perf_counter()
+                        y_fit = y[tr] if s == 0.0 else noisy[s]
+                        try:
+                            if r in SPARSE_RANKERS:
+                                model, info = fit_sparse_ranker(r, X_tr, y_fit, qids[tr],
+                                                                arts[tr], alphas, n_basis,
+                                                                seed=seed)
+                                fitted[(r, k, s)] = model
+                            else:
+                                model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
+                                                         max_pairs=max_pairs, seed=seed)
+                                scores[(r, k, s)][te] = model.predict(K_te)
+                            del model
+                        except InvalidInputError as exc:
+                            info = {"skipped": str(exc)}
+                        chosen[(r, k, s)].append(info)
+                        key = f"{r}[{k}]"
+                        timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
+                        if bar is not None:
+                            bar.update(1)
+            del X_tr, K_tr, K_te                # before the test rows and the next fold's
+            if fitted:
+                # test rows built after the fits: never held with their arrays
+                X_te = cache.test_rows(te)
+                for (r, kk, s), model in fitted.items():
                     t0 = time.perf_counter()
-                    y_fit = y[tr] if s == 0.0 else noisy[s]
-                    try:
-                        if r in SPARSE_RANKERS:
-                            model, info = fit_sparse_ranker(r, X_tr, y_fit, qids[tr], arts[tr],
-                                                            alphas, n_basis, seed=seed)
-                            # test rows built after the fit: never held with its arrays
-                            scores[(r, k, s)][te] = model.predict(cache.test_rows(te))
-                        else:
-                            model, info = fit_ranker(r, K_tr, y_fit, qids[tr], alphas,
-                                                     max_pairs=max_pairs, seed=seed)
-                            scores[(r, k, s)][te] = model.predict(K_te)
-                        del model
-                    except InvalidInputError as exc:
-                        info = {"skipped": str(exc)}
-                    chosen[(r, k, s)].append(info)
-                    key = f"{r}[{k}]"
-                    timings[key] = timings.get(key, 0.0) + time.perf_counter() - t0
-                    if bar is not None:
-                        bar.update(1)
-            del X_tr, K_tr, K_te                # before the next fold's rows
+                    scores[(r, kk, s)][te] = model.predict(X_te)
+                    timings[f"{r}[{k}]"] += time.perf_counter() - t0
+                del X_te, fitted, model
         del cache                               # before the next kernel's features
     for te, tr, tr_hidden, noisy in parts:
         if use_co:

@@ -182,7 +182,9 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
 
     Cost: ``sparse_rankrls`` one O(m r^2 + r^3) fit per basis size, then per sentence and λ
     O(r p^2) (p ≈ 2 × parses per sentence + basis parses removed); ``nystroem_rankrls``
-    ``NYSTROEM_INNER_FOLDS + 1`` fits of O(m r^2 + r^3). Memory O(m r).
+    ``NYSTROEM_INNER_FOLDS + 1`` fits of O(m r^2 + r^3). Memory O(m r) during the fit;
+    the returned ``sparse_rankrls`` model keeps O(r^2 + basis rows) (its hold-out rows are
+    released, :meth:`learners.reduced_set.ReducedSetQueryRankRLS.release_training_rows`).
     """
     from learners.reduced_set import NystroemQueryRankRLS, ReducedSetQueryRankRLS
     from learners.selection import select
@@ -220,4 +222,6 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
                          f"{'sentence' if groups is qids else 'article'}, map refitted per fold"}
     info.update(alpha=float(sel.best_params["alpha"]), n_basis=r,
                 inner_disagreement=sel.scores.tolist())
+    if hasattr(sel.model, "release_training_rows"):
+        sel.model.release_training_rows()   # the inner CV is done: O(m r) rows not needed
     return sel, info

@@ -327,3 +327,101 @@ def test_reading_with_max_parses_keeps_the_same_records_and_parses(rng, tmp_path
     for a, b in zip(full, cut):
         assert b["parses"] == a["parses"][:4]
     assert flatten(cut, 4)[1].tolist() == flatten(full, 4)[1].tolist()
+
+
+def test_memory_lean_steps_equal_the_plain_expressions(rng):
+    """The in-place / row-block forms in the reduced-set learner (issue 18: the m x r map
+    held once) give the values of the plain expressions they replace."""
+    from learners import reduced_set as rs
+
+    P = rng.standard_normal((37, 6))
+    V = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    want = P @ V
+    for block_bytes in (8 * 6, 8 * 6 * 5, 8 * 6 * 37, 2 ** 20):
+        blocks = rs._row_blocks(37, 6, block_bytes)
+        assert blocks[0][0] == 0 and blocks[-1][1] == 37
+        assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:]))
+    Q = P.copy()
+    assert rs._rotate_rows(Q, V) is Q                    # overwritten, not copied
+    np.testing.assert_allclose(Q, want, rtol=1e-13, atol=1e-13)
+    codes = rng.integers(0, 5, 37)
+    means = rng.standard_normal((5, 6))
+    scale = rng.uniform(1, 3, 37)[:, None]
+    np.testing.assert_array_equal(rs._centre_scale(P, means, codes, scale),
+                                  scale * (P - means[codes]))
+
+
+def _centred_model(alpha=0.5):
+    X = sp.random(70, 30, density=0.3, format="csr", random_state=4)
+    q = np.repeat(np.arange(14), 5)
+    y = np.random.default_rng(5).standard_normal(70)
+    est = ReducedSetQueryRankRLS(alpha=alpha, kernel="linear", n_basis=12, random_state=0,
+                                 **BASIS)
+    return est.fit(X, y, q), X, y, q
+
+
+def test_blocked_prediction_and_released_rows(rng, monkeypatch):
+    """predict / predict_path in row blocks equal K_XR b for all rows at once; after
+    release_training_rows they are unchanged and the hold-out methods refuse with a typed
+    error; the direct hold-out route after the in-place rotation equals it before."""
+    from kernelrank.errors import InvalidInputError
+    from learners import reduced_set as rs
+
+    model, X, y, q = _centred_model()
+    K = model.nystroem_.basis_kernel(X)
+    whole = K @ model.dual_coef_
+    B = model.regularization_path(ALPHAS)
+    whole_path = np.einsum("ir,ar->ai", K, B)
+    orig = rs._row_blocks
+    monkeypatch.setattr(rs, "_row_blocks", lambda n, w: orig(n, w, 8 * w * 4))   # 4 rows
+    _close(model.predict(X), whole, 1e-12)
+    _close(model.predict_path(X, ALPHAS), whole_path, 1e-12)
+    big = [np.arange(0, 35)]                             # direct route (large set)
+    fresh, *_ = _centred_model()
+    before = fresh.holdout_sets(big, ALPHAS)[0]          # Phi not rotated yet
+    model.leave_query_out(ALPHAS)                        # low-rank route: rotates Phi
+    assert model._cache.get("phi_rotated")
+    _close(model.holdout_sets(big, ALPHAS)[0], before, 1e-9)
+    model.release_training_rows()
+    assert "Phi" not in model._cache
+    _close(model.predict(X), whole, 1e-12)
+    _close(model.predict_path(X, ALPHAS), whole_path, 1e-12)
+    for call in (lambda: model.leave_query_out(ALPHAS), lambda: model.holdout([0, 1]),
+                 lambda: model.holdout_sets(big, ALPHAS)):
+        with pytest.raises(InvalidInputError, match="released"):
+            call()
+
+
+def test_parked_rows_come_back_bit_for_bit(rng, tmp_path):
+    records = synthetic_records(rng, n_articles=3, per_article=3)
+    items, *_ = flatten(records, 6)
+    cache = FoldFeatures("graph", items, chunk=7)
+    X = cache.X.copy()
+    with cache.parked(tmp_path):
+        assert cache.X is None and len(list(tmp_path.iterdir())) == 1
+        with pytest.raises(Exception, match="parked"):
+            cache.train_rows(np.arange(3))
+    with pytest.raises(RuntimeError):
+        with cache.parked(tmp_path):
+            raise RuntimeError("a failing fit")
+    for a, b in ((cache.X.data, X.data), (cache.X.indices, X.indices),
+                 (cache.X.indptr, X.indptr)):
+        np.testing.assert_array_equal(a, b)
+    assert cache.X.shape == X.shape and not list(tmp_path.iterdir())
+
+
+def test_cv_parking_and_record_iterator_change_no_number(rng, monkeypatch):
+    """cv with the rows parked during the fits and the records given as an iterator (as
+    run_cv does) scores every parse exactly as with the rows in memory and a list."""
+    from contextlib import nullcontext
+
+    records = synthetic_records(rng, n_articles=6, per_article=3)
+    kw = dict(kernels=("links_words", "graph"),
+              rankers=("lg", "sparse_rankrls", "nystroem_rankrls"), n_folds=3,
+              max_parses=6, alphas=(0.1, 1.0, 10.0), progress=False, n_basis=(15,))
+    parked = cross_validate(iter(records), **kw)
+    monkeypatch.setattr(FoldFeatures, "parked", lambda self, directory=None: nullcontext())
+    plain = cross_validate(records, **kw)
+    for name, out in plain["rankers"].items():
+        for key in ("kendall_tau_b", "disagreement", "top1_f", "oracle_f"):
+            assert parked["rankers"][name][key] == out[key], (name, key)

@@ -176,6 +176,36 @@ class ParseRepresentation:
         return self.vec_.features(self._objects(items))
 
 
+
+#: Name prefix of :meth:`FoldFeatures.parked` directories: ``kernelrank-rows-<pid>-<random>``.
+PARKING_PREFIX = "kernelrank-rows-"
+
+
+def remove_stale_parking(directory=None):
+    """Delete parking directories (:meth:`FoldFeatures.parked`) whose process is gone — a
+    run killed by SIGKILL or a power cut cannot clean up after itself. Directories of live
+    processes, and names that do not carry a pid, are left alone. Returns the removed paths."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    removed = []
+    for path in Path(directory or tempfile.gettempdir()).glob(PARKING_PREFIX + "*"):
+        pid = path.name[len(PARKING_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue                               # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue                               # another user's live process
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
 class FoldFeatures:
     """Feature rows of every parse computed once; per CV fold, rows with exactly the dot
     products of a representation fitted on the fold's training parses only.
@@ -243,7 +273,9 @@ class FoldFeatures:
 
         if self.X is None:
             raise InvalidInputError("FoldFeatures.parked: the rows are already parked")
-        with tempfile.TemporaryDirectory(prefix="kernelrank-rows-", dir=directory) as tmp:
+        remove_stale_parking(directory)
+        with tempfile.TemporaryDirectory(prefix=f"{PARKING_PREFIX}{os.getpid()}-",
+                                         dir=directory) as tmp:
             X = self.X
             parts = {"data": X.data, "indices": X.indices, "indptr": X.indptr}
             for name, a in parts.items():

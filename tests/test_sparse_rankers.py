@@ -425,3 +425,24 @@ def test_cv_parking_and_record_iterator_change_no_number(rng, monkeypatch):
     for name, out in plain["rankers"].items():
         for key in ("kendall_tau_b", "disagreement", "top1_f", "oracle_f"):
             assert parked["rankers"][name][key] == out[key], (name, key)
+
+
+def test_stale_parking_directories_of_dead_processes_are_removed(tmp_path):
+    """A run killed during a fit leaves its parked rows behind; the next parking removes
+    them, but never a live process' directory or a name without a pid."""
+    import os
+    import subprocess
+    import sys
+
+    from parse_ranking.representations import PARKING_PREFIX, remove_stale_parking
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f"{PARKING_PREFIX}{dead}-abc"
+    live = tmp_path / f"{PARKING_PREFIX}{os.getppid()}-def"
+    odd = tmp_path / f"{PARKING_PREFIX}notapid"
+    for d in (stale, live, odd):
+        d.mkdir()
+        (d / "data.npy").write_bytes(b"x")
+    assert remove_stale_parking(tmp_path) == [stale]
+    assert not stale.exists() and live.exists() and odd.exists()

@@ -676,6 +676,8 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", grou
         sel = select(est, rows_of(X, train, pairwise=pairwise),
                      None if y is None else np.asarray(y)[train], cv=inner_cv,
                      groups=None if g_all is None else g_all[train], **kw)
+        if hasattr(sel.model, "release_training_rows"):
+            sel.model.release_training_rows()   # inner CV done: its O(m r) rows are not needed
         s = np.asarray(sel.predict(rows_of(X, test, train, pairwise=pairwise)))
         return {"test": test, "scores": s, "best_params": sel.best_params,
                 "best_score": sel.best_score, "threshold": sel.threshold,

@@ -48,7 +48,8 @@ from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
 from ppi.names import LEARNERS, N_BASIS, SELECT_BY
 
-__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "learner_input", "select_parameters",
+__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "learner_input", "uses_feature_rows",
+           "select_parameters",
            "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
            "cooccurrence"]
 
@@ -88,10 +89,14 @@ def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_
     O(m r) memory, at the price of recomputing those columns in every fit)."""
     from ppi.features import kernel
 
-    if learner == "reduced_set" and len(data) > n_basis and \
-            8 * len(data) ** 2 > max_gram_bytes:
-        return data.X
-    return kernel(data)
+    return data.X if uses_feature_rows(data, learner, n_basis, max_gram_bytes) else kernel(data)
+
+
+def uses_feature_rows(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
+    """Whether :func:`learner_input` gives ``data``'s feature rows (decided without
+    computing anything)."""
+    return learner == "reduced_set" and len(data) > n_basis and \
+        8 * len(data) ** 2 > max_gram_bytes
 
 
 def _kind(K):
@@ -135,6 +140,13 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
     sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K)), K, y, groups=groups,
                  path={"alpha": alphas}, **_selection(select_by))
     return sel, _choice(sel)
+
+
+def _release(sel):
+    """Drop the fitted model's O(m r) hold-out rows once its selection is done (a reduced-set
+    model keeps predicting; :meth:`learners.reduced_set.ReducedSetRLS.release_training_rows`)."""
+    if hasattr(sel.model, "release_training_rows"):
+        sel.model.release_training_rows()
 
 
 def _choice(sel):
@@ -264,6 +276,7 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
         d = datasets[tr]
         sel, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
                                         learner, n_basis, seed, select_by)
+        _release(sel)               # the own kernel is gone before the test kernels come
         out = {"choice": choice, "tests": {}}
         for te in names:
             if te == tr:

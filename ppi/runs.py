@@ -24,8 +24,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import scipy.sparse as sp
-
 from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 from ppi.names import N_BASIS, corpus_path
@@ -122,28 +120,26 @@ def featurize_corpora(names, settings, data_dir=None):
     Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
     ``kernel_fn(a, b)`` the input, for the pairs of ``a``, of the learner trained on ``b``
     (:func:`ppi.evaluation.learner_input`): the kernel between the two corpora, or ``a``'s
-    sparse feature rows when ``b``'s Gram matrix would be too large. Only the last corpus'
-    own input is kept (memory: one own Gram matrix at a time; a corpus used again later is
-    recomputed — seconds, against the 0.3–0.75 GB each of AIMed's and BioInfer's).
+    sparse feature rows when ``b``'s Gram matrix would be too large. Nothing is cached: a
+    corpus' own Gram matrix lives as long as its user (the CV, the cross-corpus selection,
+    the learning curve) and is recomputed by the next one — 20–40 s for BioInfer on 2 cores,
+    against 0.75 GB held through the rest of the run.
     """
     from corpora.ppi_xml import read_corpus
-    from ppi.evaluation import learner_input
+    from ppi.evaluation import learner_input, uses_feature_rows
     from ppi.features import kernel
 
     t0 = time.perf_counter()
     corpora = [read_corpus(corpus_path(data_dir, n)) for n in names]
     sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
     datasets = dict(zip(names, sets))
-    cache = {}
 
     def kernel_fn(a, b):
-        if b not in cache:
-            cache.clear()                 # free the previous corpus' matrix first
-            cache[b] = learner_input(datasets[b], settings.learner, settings.n_basis)
-        own = cache[b]
         if a == b:
-            return own
-        return datasets[a].X if sp.issparse(own) else kernel(datasets[a], datasets[b])
+            return learner_input(datasets[b], settings.learner, settings.n_basis)
+        if uses_feature_rows(datasets[b], settings.learner, settings.n_basis):
+            return datasets[a].X
+        return kernel(datasets[a], datasets[b])
 
     log.info("featurized %s: %d pairs (%s)", ", ".join(names),
              sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))

@@ -480,16 +480,15 @@ def _feature_maps(kernels, instances, fit):
     kernel's aggregation into its own vocabulary."""
     n_known = [k._begin(fit) for k in kernels]
     try:
-        parts = [([], [], [], True) for _ in kernels]
+        parts = [([], [], []) for _ in kernels]
         iterator = iter(instances)
         fast = any(k.variant == "max" and k._fast_max for k in kernels)
         while chunk := list(islice(iterator, CHUNK)):
             prepared = _prepare_chunk(chunk, kernels[0].on_divergence) if fast else None
             for j, k in enumerate(kernels):
-                c, code, w, is_fast = k._chunk_rows(chunk, prepared)
-                counts, codes, values, all_fast = parts[j]
+                c, code, w = k._chunk_rows(chunk, prepared)
+                counts, codes, values = parts[j]
                 counts.append(c), codes.append(code), values.append(w)
-                parts[j] = (counts, codes, values, all_fast and is_fast)
         return [k._complete(p, fit) for k, p in zip(kernels, parts)]
     finally:
         for k, nk in zip(kernels, n_known):
@@ -611,12 +610,12 @@ class AllPathsKernel(FeatureMapKernel):
         return np.concatenate(out_r), np.concatenate(out_c), np.concatenate(out_v)
 
     def _chunk_rows(self, chunk, prepared):
-        """``(counts, codes, values, fast)`` of one chunk, in the row-major order of
-        :meth:`_chunk_entries`; ``fast``: from :meth:`_max_rows`."""
+        """``(counts, codes, values)`` of one chunk, in the row-major order of
+        :meth:`_chunk_entries` (from :meth:`_max_rows` when the chunk was prepared)."""
         if prepared is not None and self.variant == "max" and self._fast_max:
             r, c, w = self._max_rows(prepared)
-            return np.bincount(r, minlength=len(chunk)), c, w, True
-        return (*self._chunk_entries(chunk), False)
+            return np.bincount(r, minlength=len(chunk)), c, w
+        return self._chunk_entries(chunk)
 
     def _entries(self, instances):
         """(row, code_a, code_b, value) over all instances (before aggregation)."""
@@ -680,17 +679,14 @@ class AllPathsKernel(FeatureMapKernel):
             del self.labels_[n_known:]
 
     def _complete(self, parts, fit):
-        """The rows (and ``k(G, G)``) from the chunks' ``(counts, codes, values)`` lists
-        and whether every chunk came from :meth:`_max_rows`."""
-        counts, codes, values, fast = parts
+        """The rows (and ``k(G, G)``) from the chunks' ``(counts, codes, values)`` lists."""
+        counts, codes, values = parts
         counts = np.concatenate(counts) if counts else np.zeros(0, np.int64)
         if fit and self.n_features is None:
             return self._canonical(self._vocabulary_rows(counts, codes, values)), None
         rows = np.repeat(np.arange(counts.size), counts)
         codes = np.concatenate(codes) if codes else np.zeros(0, np.int64)
         w = np.concatenate(values) if values else np.zeros(0)
-        if fast and self.n_features is None and self.variant == "max":
-            return self._finish_sorted(rows, codes, w, counts.size)
         return self._finish(rows, codes, w, counts.size)
 
     @staticmethod
@@ -718,19 +714,6 @@ class AllPathsKernel(FeatureMapKernel):
             out.append(k._feature_rows(k._scale_rows(Phi, self_kernel),
                                        np.asarray(self_kernel, dtype=np.float64)))
         return out
-
-    def _finish_sorted(self, rows, codes, w, n_rows):
-        """:meth:`_finish` (vocabulary mode) of entries that are already one per
-        ``(row, code)`` and sorted by row then code (:meth:`_max_rows`): the aggregation is
-        the identity, and ``k(G, G)`` sums the squares in the same order (row, then code),
-        so both results are bit for bit those of :meth:`_finish`."""
-        self_kernel = np.bincount(rows, weights=w ** 2, minlength=n_rows)
-        n_cols = len(self.pair_codes_)
-        cols = np.searchsorted(self.pair_codes_, codes)
-        known = cols < n_cols
-        known[known] = self.pair_codes_[cols[known]] == codes[known]
-        X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
-        return self._canonical(X), self_kernel
 
     def _chunk_entries(self, chunk):
         """One chunk's aggregated ``G`` entries in row-major order: ``(counts, codes,
@@ -771,28 +754,23 @@ class AllPathsKernel(FeatureMapKernel):
                              shape=(counts.size, max(len(self.pair_codes_), 1)))
 
     def _finish(self, rows, codes, w, n_rows):
-        # aggregate per exact label pair first (the max or sum runs over the terms
-        # L_ik W_kl L_jl of ONE label pair, seen in training or not)
-        uniq, inverse = np.unique(codes, return_inverse=True)
-        X = aggregate_label_pairs(rows, inverse, w, self.variant, n_rows,
-                                  max(len(uniq), 1)).tocoo()
-        code = uniq[X.col]
+        """Rows in the fitted columns from entries that are one per ``(row, code)``, sorted
+        by row then code (as every chunk gives them: :meth:`_chunk_entries`,
+        :meth:`_max_rows`), so no aggregation is left to do.  Vocabulary: the known label
+        pairs' columns, and ``k(G, G)`` of the whole ``G`` (the normalized kernel does not
+        depend on the vocabulary); hashing: colliding pairs add up in their column."""
         if self.n_features is None:
-            # keep the columns of the vocabulary; k(G, G) is the one of the whole G, so
-            # the normalized kernel does not depend on the vocabulary
-            self_kernel = np.bincount(X.row, weights=X.data ** 2, minlength=n_rows)
+            self_kernel = np.bincount(rows, weights=w ** 2, minlength=n_rows)
             n_cols = len(self.pair_codes_)
-            cols = np.searchsorted(self.pair_codes_, code)
+            cols = np.searchsorted(self.pair_codes_, codes)
             known = cols < n_cols
-            known[known] = self.pair_codes_[cols[known]] == code[known]
-            X = sp.csr_matrix((X.data[known], (X.row[known], cols[known])),
-                              shape=(n_rows, n_cols))
+            known[known] = self.pair_codes_[cols[known]] == codes[known]
+            X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
             return self._canonical(X), self_kernel
-        # hashing: colliding pairs add up in their column
         hashes = self._label_hashes()
-        h = _mix64(hashes[code >> np.int64(32)], hashes[code & np.int64(0xFFFFFFFF)])
+        h = _mix64(hashes[codes >> np.int64(32)], hashes[codes & np.int64(0xFFFFFFFF)])
         n_cols = int(self.n_features)
-        X = sp.csr_matrix((X.data, (X.row, (h % np.uint64(n_cols)).astype(np.int64))),
+        X = sp.csr_matrix((w, (rows, (h % np.uint64(n_cols)).astype(np.int64))),
                           shape=(n_rows, n_cols))
         return self._canonical(X), None
 

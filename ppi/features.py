@@ -23,10 +23,16 @@ from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
 from learners.kernels import AllPathsKernel, gram_matrix
+from learners.kernels.all_paths import CHUNK
 from ppi.graphs import GraphSettings, sentence_graphs
+from ppi.pair_rows import PairArrays, max_entries
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
            "same_analyses", "split_rows"]
+
+#: ``transform`` of the ``max`` variant through :mod:`ppi.pair_rows` (False: through the
+#: pair graphs, the route it is tested against)
+COMPILED_TRANSFORM = True
 
 
 @dataclass
@@ -134,11 +140,14 @@ class PairFeaturizer:
 
     def transform(self, corpora, progress=False):
         """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
-        corpora = list(corpora)
-        parts, graphs = self._graphs(corpora, progress)
-        X = self.vectorizer.features(graphs)
-        self.n_scaled_ = self.vectorizer.n_scaled_
-        return self._split(corpora, parts, X)
+        return PairFeaturizer.transform_shared([self], corpora, progress)[0]
+
+    @property
+    def compiled(self):
+        """Whether ``transform`` takes the compiled route of :mod:`ppi.pair_rows` (the
+        ``max`` variant; ``fit_transform`` always builds the graphs, whose label order
+        fixes the columns)."""
+        return self.variant == "max" and self.vectorizer._fast_max and COMPILED_TRANSFORM
 
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):
@@ -154,8 +163,20 @@ class PairFeaturizer:
         """
         featurizers = list(featurizers)
         corpora = list(corpora)
-        parts, graphs = featurizers[0]._graphs(corpora, progress)
-        Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)
+        first = featurizers[0]
+        if all(f.compiled for f in featurizers):
+            parts = [corpus_graphs(c, first.parse, first.settings, graphs=False)
+                     for c in corpora]
+            batches = _pair_arrays(corpora, first.parse, first.settings, progress)
+            if len(featurizers) > 1:                  # every kernel reads every batch
+                batches = list(batches)
+            Xs = [f.vectorizer.features_from_entries(
+                lambda label_ids, vocabulary, f=f: (
+                    max_entries(b, label_ids, vocabulary, f.vectorizer) for b in batches))
+                  for f in featurizers]
+        else:
+            parts, graphs = first._graphs(corpora, progress)
+            Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)
         out = []
         for f, X in zip(featurizers, Xs):
             f.n_scaled_ = f.vectorizer.n_scaled_
@@ -174,6 +195,25 @@ class PairFeaturizer:
         rows = split_rows(X, [len(p[1]) for p in parts])
         return [PairSet(c.source, Xc, y, pids, sids, dids)
                 for c, Xc, (_, y, pids, sids, dids) in zip(corpora, rows, parts)]
+
+
+def _pair_arrays(corpora, parse, settings, progress):
+    """:class:`ppi.pair_rows.PairArrays` of consecutive sentences with pairs, about
+    :data:`learners.kernels.all_paths.CHUNK` pairs each, in corpus order."""
+    batch, size = [], 0
+    for c in corpora:
+        docs = tqdm(c.documents, desc=f"pairs {c.source}", unit="doc", disable=not progress,
+                    leave=False)
+        for doc in docs:
+            for s in doc.sentences:
+                if s.pairs:
+                    batch.append(s)
+                    size += len(s.pairs)
+                    if size >= CHUNK:
+                        yield PairArrays(batch, parse, settings)
+                        batch, size = [], 0
+    if batch:
+        yield PairArrays(batch, parse, settings)
 
 
 def same_analyses(corpora, parse_a, parse_b):

@@ -78,9 +78,19 @@ def _overlaps(spans_a, spans_b):
 
 
 def entity_tokens(tokens, entities):
-    """``{entity id: sorted token indices}`` (token overlaps an entity span)."""
-    return {e.id: [i for i, t in enumerate(tokens) if _overlaps(t.offsets, e.offsets)]
-            for e in entities}
+    """``{entity id: sorted token indices}`` (token overlaps an entity span).
+
+    All token spans against each entity span at once (NumPy), O(n · spans) per entity:
+    exactly the tokens of :func:`_overlaps`."""
+    spans = np.array([(i, a, b) for i, t in enumerate(tokens) for a, b in t.offsets],
+                     dtype=np.int64).reshape(-1, 3)
+    out = {}
+    for e in entities:
+        hit = np.zeros(len(tokens), bool)
+        for a, b in e.offsets:
+            hit[spans[(spans[:, 1] <= b) & (a <= spans[:, 2]), 0]] = True
+        out[e.id] = np.flatnonzero(hit).tolist()
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
@@ -142,44 +152,67 @@ class SentenceStructure:
         self.in_entity = np.zeros(n, bool)
         for toks in self.ent_tokens.values():
             self.in_entity[toks] = True
-        # undirected token–dependency graph: token i is vertex i, dependency j is n + j
         m = len(self.deps)
         if m:
-            t1, t2, _ = zip(*self.deps)
+            t1, t2, types = zip(*self.deps)
             t1, t2 = np.array(t1, dtype=np.intp), np.array(t2, dtype=np.intp)
         else:
             t1 = t2 = np.zeros(0, np.intp)
-        dep_vertex = np.arange(n, n + m, dtype=np.intp)
-        src = np.concatenate([t1, dep_vertex])
-        dst = np.concatenate([dep_vertex, t2])
-        # undirected CSR (indptr, indices): each vertex's distinct neighbours, sorted — the
-        # structure of scipy's (A + Aᵀ) for the directed edges src → dst
-        nv = n + m
-        key = np.unique(np.concatenate([src * nv + dst, dst * nv + src]).astype(np.int64))
-        indptr = np.zeros(nv + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key // nv, minlength=nv), out=indptr[1:]) if nv else None
-        self._neighbours = (indptr, key % nv if nv else key)
+            types = ()
+        self._neighbours_csr = None          # built on first use (:attr:`_neighbours`)
+        self._edges = None                   # built on first use (:attr:`_dep_edges`)
+        self._governors = None
         self._distances = {}                 # token → BFS distances to every vertex
         self._stacked = {}                   # tuple of tokens → their stacked distances
         self._graph = None
         self._dep_t1, self._dep_t2 = t1, t2
-        self._dep_types = [typ for _, _, typ in self.deps]
+        self._dep_types = list(types)
         self._pos = [t.pos for t in tokens]
         self._unblinded = [PROT if e else t.text for t, e in zip(tokens, self.in_entity)]
-        # the dependency subgraph's edges (governor → dependency → dependent), the same for
-        # every pair; read-only, shared by the pairs' graphs
-        edges = np.empty((2 * m, 2), dtype=np.intp)
-        edges[0::2, 0], edges[0::2, 1] = t1, dep_vertex
-        edges[1::2, 0], edges[1::2, 1] = dep_vertex, t2
-        edges.setflags(write=False)
-        self._dep_edges = edges
         self._linear = {}                    # linear weight → (edges, weights), read-only
         self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
         self.attached[t1] = True
         self.attached[t2] = True
-        self.governors = [[] for _ in range(n)]
-        for a, b, _ in self.deps:
-            self.governors[b].append(a)
+
+    @property
+    def _neighbours(self):
+        """The undirected token–dependency graph (token i is vertex i, dependency j is
+        n + j) as CSR ``(indptr, indices)``: each vertex's distinct neighbours, sorted — the
+        structure of scipy's (A + Aᵀ) for the edges governor → dependency → dependent."""
+        if self._neighbours_csr is None:
+            n, m = self.n, len(self.deps)
+            dep_vertex = np.arange(n, n + m, dtype=np.intp)
+            src = np.concatenate([self._dep_t1, dep_vertex])
+            dst = np.concatenate([dep_vertex, self._dep_t2])
+            nv = n + m
+            key = np.unique(np.concatenate([src * nv + dst, dst * nv + src]).astype(np.int64))
+            indptr = np.zeros(nv + 1, dtype=np.int64)
+            np.cumsum(np.bincount(key // nv, minlength=nv), out=indptr[1:]) if nv else None
+            self._neighbours_csr = (indptr, key % nv if nv else key)
+        return self._neighbours_csr
+
+    @property
+    def _dep_edges(self):
+        """The dependency subgraph's edges (governor → dependency → dependent), the same
+        for every pair; read-only, shared by the pairs' graphs."""
+        if self._edges is None:
+            m = len(self.deps)
+            dep_vertex = np.arange(self.n, self.n + m, dtype=np.intp)
+            edges = np.empty((2 * m, 2), dtype=np.intp)
+            edges[0::2, 0], edges[0::2, 1] = self._dep_t1, dep_vertex
+            edges[1::2, 0], edges[1::2, 1] = dep_vertex, self._dep_t2
+            edges.setflags(write=False)
+            self._edges = edges
+        return self._edges
+
+    @property
+    def governors(self):
+        """``governors[t]``: the governors of token ``t`` in the kept dependencies."""
+        if self._governors is None:
+            self._governors = [[] for _ in range(self.n)]
+            for a, b, _ in self.deps:
+                self._governors[b].append(a)
+        return self._governors
 
     @property
     def graph(self):

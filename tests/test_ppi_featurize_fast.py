@@ -21,6 +21,7 @@ from sklearn.base import clone
 from corpora.ppi_xml import Corpus, Document, Pair, Parse, Tokenization, read_corpus
 from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
+import ppi.features
 from ppi.features import PairFeaturizer, same_analyses
 from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, _pair_graphs,
                         sentence_graphs)
@@ -120,8 +121,11 @@ def hprd50(data_dir):
 
 
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
-def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse):
-    """Every pair of LLL (fit) and HPRD50 (transform, many label pairs unseen)."""
+def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse, monkeypatch):
+    """Every pair of LLL (fit) and HPRD50 (transform through the pair graphs, many label
+    pairs unseen; the compiled transform of :mod:`ppi.pair_rows` is tested against it in
+    tests/test_ppi_pair_rows.py)."""
+    monkeypatch.setattr(ppi.features, "COMPILED_TRANSFORM", False)
     settings = GraphSettings(order="text")
     fast = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
     ref = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)

@@ -55,7 +55,7 @@ from learners.kernels.base import (FeatureMapKernel, KernelNotFittedError,
 
 __all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
            "topological_order", "label_pair_entries", "aggregate_label_pairs",
-           "graph_features", "AllPathsKernel"]
+           "graph_features", "dag_walk_sums", "AllPathsKernel"]
 
 VARIANTS = ("max", "sum")
 #: Graphs featurized per batch by :class:`AllPathsKernel` (bounds its memory).
@@ -290,6 +290,106 @@ def _max_per_row_code(rows, codes, values):
 
 
 @numba.njit(cache=True, nogil=True)
+def _update_max(G, W, n, labels, lab_ptr, lab_loc, min_weight):  # pragma: no cover - compiled
+    """``G[i, j] = max(G[i, j], W[k, l])`` for every ``W[k, l] > min_weight`` of one graph
+    and every label ``i`` of vertex ``k``, ``j`` of vertex ``l``: vertex ``v``'s labels are
+    the entries ``lab_ptr[labels + v]:lab_ptr[labels + v + 1]``, entry ``p`` being label
+    ``lab_loc[p]`` (a row of ``G``).  ``W``: the graph's walk sums, flat row-major (n × n).
+    O(n² c²) for c labels per vertex."""
+    for k in range(n):
+        ks, ke = lab_ptr[labels + k], lab_ptr[labels + k + 1]
+        if ks == ke:
+            continue
+        for l in range(n):
+            w = W[k * n + l]
+            if w > min_weight:
+                ls, le = lab_ptr[labels + l], lab_ptr[labels + l + 1]
+                for p in range(ks, ke):
+                    i = lab_loc[p]
+                    for q in range(ls, le):
+                        j = lab_loc[q]
+                        if w > G[i, j]:
+                            G[i, j] = w
+
+
+@numba.njit(cache=True, nogil=True)
+def _lower_bound(a, lo, hi, x):  # pragma: no cover - compiled
+    """First position in ``a[lo:hi]`` (ascending) whose value is ≥ ``x`` (``hi`` if none),
+    galloping from ``lo``: O(log d) for the distance d to it."""
+    step = 1
+    while lo + step < hi and a[lo + step] < x:
+        lo += step
+        step *= 2
+    if lo < hi and a[lo] >= x:
+        return lo
+    hi = min(lo + step + 1, hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def _append_max(G, label_ids, r, vocab_ptr, vocab_second, out,
+                m):  # pragma: no cover - compiled
+    """Move the non-zero entries of ``G`` (instance ``r``) to ``out = (rows, keys,
+    values)`` from position ``m`` in row-major order, growing the arrays by doubling, and
+    zero ``G`` again.  Returns ``(out, new m, ‖G‖²)``.
+
+    ``vocab_ptr`` empty: every entry, keyed by its label-pair code
+    ``label_ids[i] << 32 | label_ids[j]`` (ascending when ``label_ids`` is).  Otherwise only
+    the label pairs of a vocabulary, keyed by their column: the pairs ``(a, ·)`` of first
+    label ``a < len(vocab_ptr) - 1`` are the columns ``vocab_ptr[a]:vocab_ptr[a + 1]``, their
+    second labels ``vocab_second[...]`` ascending.  ``‖G‖²`` sums the squares in row-major
+    order (as a ``bincount`` of the entries would).  O(u² + t log d) for u labels and t
+    non-zero entries."""
+    u = G.shape[0]
+    rows, keys, vals = out
+    if m + u * u > len(rows):
+        cap = len(rows)
+        while m + u * u > cap:
+            cap *= 2
+        rows2 = np.empty(cap, np.int64)
+        keys2 = np.empty(cap, np.int64)
+        vals2 = np.empty(cap, np.float64)
+        rows2[:m] = rows[:m]
+        keys2[:m] = keys[:m]
+        vals2[:m] = vals[:m]
+        rows, keys, vals = rows2, keys2, vals2
+    norm = 0.0
+    by_code = len(vocab_ptr) == 0
+    for i in range(u):
+        a = label_ids[i]
+        lo = hi = 0
+        if not by_code and a < len(vocab_ptr) - 1:
+            lo, hi = vocab_ptr[a], vocab_ptr[a + 1]
+        for j in range(u):
+            g = G[i, j]
+            if g == 0.0:
+                continue
+            G[i, j] = 0.0
+            norm += g * g
+            if by_code:
+                rows[m] = r
+                keys[m] = (a << 32) | label_ids[j]
+                vals[m] = g
+                m += 1
+            elif lo < hi:
+                b = label_ids[j]
+                lo = _lower_bound(vocab_second, lo, hi, b)
+                if lo < hi and vocab_second[lo] == b:
+                    rows[m] = r
+                    keys[m] = lo
+                    vals[m] = g
+                    m += 1
+                    lo += 1
+    return (rows, keys, vals), m, norm
+
+
+@numba.njit(cache=True, nogil=True)
 def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_loc, u_ptr, u_ids,
                      min_weight):  # pragma: no cover - compiled
     """``G_ij = max_kl L_ik W_kl L_jl`` of every instance, pooled over its graphs, as
@@ -301,14 +401,14 @@ def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_loc, u_pt
     ``u_ids[u_ptr[r] + lab_loc[p]]`` of instance ``r``, whose distinct labels
     ``u_ids[u_ptr[r]:u_ptr[r + 1]]`` are sorted (so the codes come out sorted).  Every
     ``W_kl > min_weight`` updates a dense max matrix over the instance's labels for each
-    label pair of ``(k, l)``: the terms of :func:`label_pair_entries` without expanding
-    them.  O(Σ n² c² + u²) per instance (n vertices, c labels per vertex, u labels).
+    label pair of ``(k, l)`` (:func:`_update_max`): the terms of :func:`label_pair_entries`
+    without expanding them.  O(Σ n² c² + u²) per instance (n vertices, c labels per vertex,
+    u labels).
     """
     n_inst = len(inst_ptr) - 1
-    cap = 1 << 16
-    rows = np.empty(cap, np.int64)
-    codes = np.empty(cap, np.int64)
-    vals = np.empty(cap, np.float64)
+    out = (np.empty(1 << 16, np.int64), np.empty(1 << 16, np.int64),
+           np.empty(1 << 16, np.float64))
+    none = np.zeros(0, np.int64)
     m = 0
     for r in range(n_inst):
         u0 = u_ptr[r]
@@ -316,45 +416,38 @@ def _max_label_pairs(inst_ptr, g_n, w_ptr, w_flat, v_ptr, lab_ptr, lab_loc, u_pt
         G = np.zeros((u, u))
         for g in range(inst_ptr[r], inst_ptr[r + 1]):
             n = g_n[g]
-            base = w_ptr[g]
-            vb = v_ptr[g]
-            for k in range(n):
-                ks, ke = lab_ptr[vb + k], lab_ptr[vb + k + 1]
-                if ks == ke:
-                    continue
-                for l in range(n):
-                    w = w_flat[base + k * n + l]
-                    if w > min_weight:
-                        ls, le = lab_ptr[vb + l], lab_ptr[vb + l + 1]
-                        for p in range(ks, ke):
-                            i = lab_loc[p]
-                            for q in range(ls, le):
-                                j = lab_loc[q]
-                                if w > G[i, j]:
-                                    G[i, j] = w
-        nnz = 0
-        for i in range(u):
-            for j in range(u):
-                if G[i, j] > 0.0:
-                    nnz += 1
-        if m + nnz > cap:
-            while m + nnz > cap:
-                cap *= 2
-            rows2 = np.empty(cap, np.int64)
-            codes2 = np.empty(cap, np.int64)
-            vals2 = np.empty(cap, np.float64)
-            rows2[:m] = rows[:m]
-            codes2[:m] = codes[:m]
-            vals2[:m] = vals[:m]
-            rows, codes, vals = rows2, codes2, vals2
-        for i in range(u):
-            for j in range(u):
-                if G[i, j] > 0.0:
-                    rows[m] = r
-                    codes[m] = (u_ids[u0 + i] << 32) | u_ids[u0 + j]
-                    vals[m] = G[i, j]
-                    m += 1
-    return rows[:m].copy(), codes[:m].copy(), vals[:m].copy()
+            _update_max(G, w_flat[w_ptr[g]:w_ptr[g] + n * n], n, v_ptr[g], lab_ptr, lab_loc,
+                        min_weight)
+        out, m, _ = _append_max(G, u_ids[u0:u0 + u], r, none, none, out, m)
+    return out[0][:m].copy(), out[1][:m].copy(), out[2][:m].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def dag_walk_sums(order, out_ptr, out_idx, out_w, W):  # pragma: no cover - compiled
+    """``W = A + A² + A³ + …`` of a directed acyclic graph, without an inverse.
+
+    ``order``: the vertices in a topological order (every edge goes forward); vertex ``k``'s
+    out-edges are ``out_idx[out_ptr[k]:out_ptr[k + 1]]`` with weights ``out_w[...]``
+    (parallel edges add up).  ``W`` (n × n) is overwritten.  Walks from ``k`` start with an
+    edge ``k → y``, so processing the vertices in reverse topological order,
+
+        W[k, :] = Σ_{k→y} a_ky (e_y + W[y, :]),
+
+    every ``W[y, :]`` on the right is complete when it is read.  Exact in exact arithmetic
+    (the same matrix as ``(I − A)⁻¹ − I``, :func:`all_paths_matrix`; ``A`` is nilpotent, so
+    the series is finite and never diverges); O(|E| · n) instead of O(n³).
+    """
+    n = len(order)
+    for t in range(n - 1, -1, -1):
+        k = order[t]
+        for v in range(n):
+            W[k, v] = 0.0
+        for p in range(out_ptr[k], out_ptr[k + 1]):
+            y = out_idx[p]
+            a = out_w[p]
+            for v in range(n):
+                W[k, v] += a * W[y, v]
+            W[k, y] += a
 
 
 def graph_features(graph, variant="max", *, min_weight=0.0, on_divergence="raise"):
@@ -567,17 +660,21 @@ class AllPathsKernel(FeatureMapKernel):
         :meth:`_label_ids` graph after graph."""
         labels = [labs for g in graphs for labs in g.labels]
         counts = np.fromiter(map(len, labels), dtype=np.int64, count=len(labels))
-        flat = list(chain.from_iterable(labels))
+        return counts, self._ids_of_labels(list(chain.from_iterable(labels)))
+
+    def _ids_of_labels(self, labels):
+        """Ids (int64 array) of the label strings ``labels``; labels not yet known get new
+        ids in order of first appearance (temporary ones outside ``fit``: :meth:`_end`)."""
         get = self._index.get
-        ids = np.array([get(x, -1) for x in flat], dtype=np.int64)
+        ids = np.array([get(x, -1) for x in labels], dtype=np.int64)
         for p in np.flatnonzero(ids < 0).tolist():
-            x = flat[p]
+            x = labels[p]
             i = self._index.get(x)
             if i is None:
                 i = self._index[x] = len(self.labels_)
                 self.labels_.append(x)
             ids[p] = i
-        return counts, ids
+        return ids
 
     def _max_rows(self, prepared):
         """``(rows, codes, values)`` of ``G`` (``variant="max"``) of one chunk prepared by
@@ -706,14 +803,74 @@ class AllPathsKernel(FeatureMapKernel):
         for k in kernels:
             k._check_fitted()
             k._check_feature_map()
-        out = []
-        for k, (Phi, self_kernel) in zip(kernels, _feature_maps(kernels, instances, False)):
-            Phi = sp.csr_matrix(Phi)   # as FeatureMapKernel._parse_input, then features
-            if self_kernel is None:
-                self_kernel = _squared_row_norms(Phi)
-            out.append(k._feature_rows(k._scale_rows(Phi, self_kernel),
-                                       np.asarray(self_kernel, dtype=np.float64)))
-        return out
+        return [k._rows_of_map(Phi, self_kernel)
+                for k, (Phi, self_kernel) in zip(kernels, _feature_maps(kernels, instances,
+                                                                         False))]
+
+    def _rows_of_map(self, Phi, self_kernel):
+        """:meth:`features`' rows from a feature map's output (as
+        :meth:`FeatureMapKernel._parse_input`, then :meth:`_feature_rows`)."""
+        Phi = sp.csr_matrix(Phi)
+        if self_kernel is None:
+            self_kernel = _squared_row_norms(Phi)
+        return self._feature_rows(self._scale_rows(Phi, self_kernel),
+                                  np.asarray(self_kernel, dtype=np.float64))
+
+    def features_from_entries(self, produce):
+        """:meth:`features` of instances whose ``G`` entries (``variant="max"``) are
+        computed outside this class — e.g. compiled straight from sentence arrays, without
+        :class:`LabelledGraph` objects (:mod:`ppi.pair_rows`).
+
+        Parameters
+        ----------
+        produce : callable
+            ``produce(label_ids, vocabulary)`` returns an iterable of chunks ``(counts,
+            keys, values, norms)``, ``counts[r]`` entries for the chunk's instance ``r`` in
+            row-major order, keys ascending within a row:
+
+            * ``vocabulary`` None (feature hashing): an entry per non-zero ``G_ij``, keyed
+              by its label-pair code ``i << 32 | j``; ``norms`` None;
+            * else ``vocabulary = (ptr, second)``, the fitted label pairs by first label:
+              the pairs ``(i, ·)`` (``i < len(ptr) - 1``) are the columns
+              ``ptr[i]:ptr[i + 1]``, their second labels ``second[ptr[i]:ptr[i + 1]]``
+              ascending.  An entry per non-zero ``G_ij`` of a fitted pair, keyed by its
+              column; ``norms[r] = ‖G‖²`` of the whole ``G`` of instance ``r``.
+
+            ``label_ids(strings)`` gives the ids ``i``, ``j`` of label strings in this
+            kernel's label table; labels it does not know get temporary ids valid for this
+            call only.
+
+        Returns
+        -------
+        The rows :meth:`features` returns for the same ``G``; the kernel is not changed.
+        """
+        self._check_fitted()
+        self._check_feature_map()
+        n_known = self._begin(False)
+        try:
+            vocabulary = None
+            if self.n_features is None:
+                codes = self.pair_codes_
+                vocabulary = (np.searchsorted(codes >> np.int64(32),
+                                              np.arange(n_known + 1)).astype(np.int64),
+                              codes & np.int64(0xFFFFFFFF))
+            parts = ([], [], [], [])
+            for chunk in produce(self._ids_of_labels, vocabulary):
+                for part, array in zip(parts, chunk):
+                    part.append(array)
+            if vocabulary is None:
+                Phi, self_kernel = self._complete(parts[:3], False)
+            else:
+                counts, cols, values, norms = (np.concatenate(p) if p else np.zeros(0)
+                                               for p in parts)
+                indptr = np.zeros(len(counts) + 1, np.int64)
+                np.cumsum(counts, out=indptr[1:])
+                Phi = sp.csr_matrix((values, cols.astype(np.int64), indptr),
+                                    shape=(len(counts), len(self.pair_codes_)))
+                self_kernel = norms
+        finally:
+            self._end(False, n_known)
+        return self._rows_of_map(Phi, self_kernel)
 
     def _chunk_entries(self, chunk):
         """One chunk's aggregated ``G`` entries in row-major order: ``(counts, codes,
@@ -761,11 +918,24 @@ class AllPathsKernel(FeatureMapKernel):
         depend on the vocabulary); hashing: colliding pairs add up in their column."""
         if self.n_features is None:
             self_kernel = np.bincount(rows, weights=w ** 2, minlength=n_rows)
-            n_cols = len(self.pair_codes_)
-            cols = np.searchsorted(self.pair_codes_, codes)
-            known = cols < n_cols
-            known[known] = self.pair_codes_[cols[known]] == codes[known]
-            X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
+            vocabulary = self.pair_codes_
+            n_cols = len(vocabulary)
+            # only codes whose two labels occur in the vocabulary (in their places) can be
+            # columns: a cheap gather spares the search most codes of unseen labels
+            first = np.zeros(len(self.labels_), bool)
+            second = np.zeros(len(self.labels_), bool)
+            first[vocabulary >> np.int64(32)] = True
+            second[vocabulary & np.int64(0xFFFFFFFF)] = True
+            known = np.flatnonzero(first[codes >> np.int64(32)]
+                                   & second[codes & np.int64(0xFFFFFFFF)])
+            cols = np.searchsorted(vocabulary, codes[known])
+            hit = cols < n_cols
+            hit[hit] = vocabulary[cols[hit]] == codes[known[hit]]
+            known, cols = known[hit], cols[hit]
+            # entries come sorted by row, then code: the CSR arrays directly
+            indptr = np.zeros(n_rows + 1, np.int64)
+            np.cumsum(np.bincount(rows[known], minlength=n_rows), out=indptr[1:])
+            X = sp.csr_matrix((w[known], cols, indptr), shape=(n_rows, n_cols))
             return self._canonical(X), self_kernel
         hashes = self._label_hashes()
         h = _mix64(hashes[codes >> np.int64(32)], hashes[codes & np.int64(0xFFFFFFFF)])

@@ -1,0 +1,394 @@
+"""All-paths feature rows of candidate pairs compiled straight from sentence arrays (issue 15).
+
+:class:`ppi.features.PairFeaturizer` builds, for every candidate pair, the two
+:class:`learners.kernels.LabelledGraph` objects of :mod:`ppi.graphs` and lets the generic
+kernel invert each adjacency.  At extraction time (``transform``, ``variant="max"``) that
+Python work per pair cost as much as spaCy's parse.  Here one compiled pass per batch does
+the same per sentence and pair, from a handful of arrays:
+
+* per sentence — the kept dependencies ``(t1, t2)``, a topological order of the dependency
+  subgraph (Kahn), its undirected token–dependency graph and the breadth-first distances
+  from every token a shortest path starts from (computed once, shared by the pairs);
+* per pair — the dependencies on all shortest paths between the two proteins (the rule of
+  :meth:`ppi.graphs.SentenceStructure.path_dependency_mask`), the blinded, prefixed vertex
+  labels of both subgraphs (as :func:`ppi.graphs._pair_graphs`), the walk sums ``W`` of
+  both subgraphs by dynamic programming over the topological order
+  (:func:`learners.kernels.all_paths.dag_walk_sums`: O(|E| · V) instead of an O(V³)
+  inverse; the linear-order chain's once per sentence), and the label-pair maxima of ``G``
+  (:func:`learners.kernels.all_paths._update_max`).
+
+The label strings are looked up once per distinct word, POS and dependency type of a batch
+(five prefixed forms each: none, the path prefix, ``B_``, ``M_``, ``A_``), not once per
+vertex and pair.  The rows are those of the graph route up to round-off (``W`` by products
+along walks instead of an LU inverse: relative differences ≈ 1e-16; tested against it on
+every pair of two corpora and on random sentences).  A sentence whose dependency graph has a
+cycle (possible in the corpora's collapsed Stanford dependencies, never in spaCy's trees)
+goes through the graph route, pair by pair, so its walk sums keep the inverse's divergence
+handling.
+
+Complexity per sentence with n tokens and m dependencies: O(e · (n + m)) breadth-first
+search for e path end tokens; per pair O(k₁ k₂ m) for the path marks, O((n + m)²) for the
+walk sums and O((n + m)² c²) for the maxima (c ≤ 2 labels per vertex).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from learners.kernels.all_paths import (_append_max, _prepare_chunk, _update_max,
+                                        dag_walk_sums)
+from ppi.graphs import PROT1, PROT2, _pair_graphs, sentence_structure
+
+__all__ = ["PairArrays", "max_entries"]
+
+#: Label forms looked up per string: no prefix, the path prefix, then the linear-order tags.
+_PLAIN, _PATH, _BEFORE, _MIDDLE, _AFTER = range(5)
+_LINEAR_TAGS = ("B_", "M_", "A_")
+
+
+def _csr(lists):
+    """``(ptr, flat int64)`` of a list of int lists."""
+    ptr = np.zeros(len(lists) + 1, np.int64)
+    np.cumsum([len(x) for x in lists], out=ptr[1:])
+    flat = np.fromiter((v for x in lists for v in x), np.int64, count=int(ptr[-1]))
+    return ptr, flat
+
+
+class PairArrays:
+    """The kernel-independent arrays of a batch of sentences' candidate pairs.
+
+    Parameters
+    ----------
+    sentences : list of :class:`corpora.ppi_xml.Sentence`
+        Their pairs, in order, are the batch's instances.
+    parse : str
+    settings : :class:`ppi.graphs.GraphSettings`
+
+    Every view of a multi-view model that reads the same analysis shares one (the label ids
+    are looked up per kernel by :func:`max_entries`).
+    """
+
+    def __init__(self, sentences, parse, settings):
+        self.settings = settings
+        words, tags, types = {}, {}, {}
+        word_of, tag_of, type_of = [], [], []
+        n_tok, t1, t2, dep_n, pair_n = [], [], [], [], []
+        p1, p2, e1, e2 = [], [], [], []
+        self.structures = []                    # (structure, pair) of each instance
+        for s in sentences:
+            if not s.pairs:
+                continue
+            st = sentence_structure(s, parse, settings)
+            n_tok.append(st.n)
+            dep_n.append(len(st.deps))
+            pair_n.append(len(s.pairs))
+            t1.append(st._dep_t1), t2.append(st._dep_t2)
+            word_of += [words.setdefault(w, len(words)) for w in st._unblinded]
+            tag_of += [tags.setdefault(p, len(tags)) for p in st._pos]
+            type_of += [types.setdefault(t, len(types)) for t in st._dep_types]
+            for pair in s.pairs:
+                toks1, toks2 = st.pair_tokens(pair, settings.order)
+                ends1, ends2 = st.endpoints(toks1, toks2, settings.endpoints)
+                p1.append(toks1), p2.append(toks2), e1.append(ends1), e2.append(ends2)
+                self.structures.append((st, pair))
+        self.words, self.tags, self.types = list(words), list(tags), list(types)
+        self.word_of = np.array(word_of, np.int64)
+        self.tag_of = np.array(tag_of, np.int64)
+        self.type_of = np.array(type_of, np.int64)
+        self.n_tok = np.array(n_tok, np.int64)
+        self.tok_ptr = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
+        self.dep_ptr = np.concatenate([[0], np.cumsum(dep_n)]).astype(np.int64)
+        self.pair_ptr = np.concatenate([[0], np.cumsum(pair_n)]).astype(np.int64)
+        self.t1 = np.concatenate(t1).astype(np.int64) if t1 else np.zeros(0, np.int64)
+        self.t2 = np.concatenate(t2).astype(np.int64) if t2 else np.zeros(0, np.int64)
+        self.p1, self.p2, self.e1, self.e2 = _csr(p1), _csr(p2), _csr(e1), _csr(e2)
+        # a word that reads PROT1 / PROT2 itself is tagged "between" like the proteins
+        self.literal_protein = np.array([w in (PROT1, PROT2) for w in self.words],
+                                        bool)[self.word_of]
+
+    def __len__(self):
+        return int(self.pair_ptr[-1])
+
+    def label_tables(self, label_ids):
+        """The kernel's label ids of every form of every token's word and POS, of every
+        dependency's type and of the two protein placeholders: ``(word_ids (N, 5),
+        tag_ids (N, 5), type_ids (M, 2), protein_ids (2, 5))``, forms ordered as
+        :data:`_PLAIN`, :data:`_PATH`, :data:`_BEFORE`, :data:`_MIDDLE`, :data:`_AFTER`."""
+        pp = self.settings.path_prefix
+
+        def forms(strings):
+            flat = [f for x in strings for f in (x, pp + x, *(t + x for t in _LINEAR_TAGS))]
+            return label_ids(flat).reshape(-1, 5)
+
+        word_ids = forms(self.words)[self.word_of] if self.words else \
+            np.zeros((0, 5), np.int64)
+        tag_ids = forms(self.tags)[self.tag_of] if self.tags else np.zeros((0, 5), np.int64)
+        type_ids = (label_ids([f for t in self.types for f in (t, pp + t)]).reshape(-1, 2)
+                    [self.type_of] if self.types else np.zeros((0, 2), np.int64))
+        return word_ids, tag_ids, type_ids, forms([PROT1, PROT2])
+
+
+def max_entries(arrays, label_ids, vocabulary, kernel):
+    """One chunk ``(counts, keys, values, norms)`` of ``G`` entries (``variant="max"``) of
+    the pairs of ``arrays``, in the layout of :meth:`learners.kernels.AllPathsKernel.
+    features_from_entries` (``label_ids`` and ``vocabulary`` as that method passes them).
+    Pairs of a sentence with a cyclic dependency graph go through ``kernel``'s graph
+    route."""
+    s = arrays.settings
+    word_ids, tag_ids, type_ids, protein_ids = arrays.label_tables(label_ids)
+    none = np.zeros(0, np.int64)
+    vocab_ptr, vocab_second = vocabulary if vocabulary is not None else (none, none)
+    rows, keys, values, norms, cyclic = _pair_max_entries(
+        arrays.n_tok, arrays.tok_ptr, arrays.dep_ptr, arrays.t1, arrays.t2, arrays.pair_ptr,
+        *arrays.p1, *arrays.p2, *arrays.e1, *arrays.e2, word_ids, tag_ids, type_ids,
+        protein_ids, arrays.literal_protein, float(s.path_weight), float(s.other_weight),
+        float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_second)
+    counts = np.bincount(rows, minlength=len(arrays))
+    if cyclic.any():
+        rows, keys, values, norms, counts = _with_graph_route(
+            arrays, kernel, vocabulary is not None, cyclic, rows, keys, values, norms, counts)
+    return counts, keys, values, (norms if vocabulary is not None else None)
+
+
+def _with_graph_route(arrays, kernel, by_column, cyclic, rows, keys, values, norms, counts):
+    """Splice in the entries of the flagged pairs, computed through their graphs."""
+    index = np.flatnonzero(cyclic)
+    graphs = [_pair_graphs(*arrays.structures[i], arrays.settings) for i in index]
+    c, code, w = kernel._chunk_rows(graphs, _prepare_chunk(graphs, kernel.on_divergence))
+    r = np.repeat(index, c)
+    norms = norms.copy()
+    norms[index] = np.bincount(np.repeat(np.arange(len(index)), c), weights=w ** 2,
+                               minlength=len(index))
+    if by_column:                            # the fitted label pairs only, by column
+        col = np.searchsorted(kernel.pair_codes_, code)
+        known = col < len(kernel.pair_codes_)
+        known[known] = kernel.pair_codes_[col[known]] == code[known]
+        r, code, w = r[known], col[known], w[known]
+        c = np.bincount(np.repeat(np.arange(len(index)), c)[known], minlength=len(index))
+    rows = np.concatenate([rows, r])
+    order = np.argsort(rows, kind="stable")       # each row's entries stay in key order
+    counts = counts.copy()
+    counts[index] = c
+    return rows[order], np.concatenate([keys, code])[order], \
+        np.concatenate([values, w])[order], norms, counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _token_order(n, t1, t2):  # pragma: no cover - compiled
+    """A topological order of the tokens under the edges ``t1[j] → t2[j]`` (Kahn), and
+    whether one exists (False: a cycle, self-loops included)."""
+    indeg = np.zeros(n, np.int64)
+    for j in range(len(t1)):
+        indeg[t2[j]] += 1
+    ptr = np.zeros(n + 1, np.int64)
+    for j in range(len(t1)):
+        ptr[t1[j] + 1] += 1
+    for i in range(n):
+        ptr[i + 1] += ptr[i]
+    fill = ptr[:-1].copy()
+    heads = np.empty(len(t1), np.int64)
+    for j in range(len(t1)):
+        heads[fill[t1[j]]] = j
+        fill[t1[j]] += 1
+    order = np.empty(n, np.int64)
+    size = 0
+    for i in range(n):
+        if indeg[i] == 0:
+            order[size] = i
+            size += 1
+    head = 0
+    while head < size:
+        v = order[head]
+        head += 1
+        for p in range(ptr[v], ptr[v + 1]):
+            u = t2[heads[p]]
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                order[size] = u
+                size += 1
+    return order, size == n, ptr, heads
+
+
+@numba.njit(cache=True, nogil=True)
+def _bfs(start, nbr_ptr, nbr, out):  # pragma: no cover - compiled
+    """Breadth-first distances from ``start`` into ``out`` (pre-filled with a large value
+    meaning unreachable)."""
+    queue = np.empty(len(out), np.int64)
+    out[start] = 0
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        for p in range(nbr_ptr[v], nbr_ptr[v + 1]):
+            u = nbr[p]
+            if out[u] > out[v] + 1:
+                out[u] = out[v] + 1
+                queue[tail] = u
+                tail += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_ptr, p2,
+                      e1_ptr, e1, e2_ptr, e2, word_ids, tag_ids, type_ids, protein_ids,
+                      literal_protein, path_weight, other_weight, linear_weight,
+                      min_weight, vocab_ptr, vocab_second):  # pragma: no cover - compiled
+    """``(rows, keys, values, norms, cyclic)``: the ``G`` maxima of every pair (module
+    docstring) as :func:`learners.kernels.all_paths._append_max` gives them (keys: columns
+    of the vocabulary ``(vocab_ptr, vocab_second)``, or label-pair codes when it is empty),
+    rows sorted, keys ascending within a row; ``norms[r] = ‖G‖²``; ``cyclic[r]`` marks the
+    pairs left out (their sentence's dependency graph has a cycle)."""
+    unreachable = np.int64(1) << 40
+    n_pairs = pair_ptr[-1]
+    cyclic = np.zeros(n_pairs, np.bool_)
+    norms = np.zeros(n_pairs)
+    out = (np.empty(1 << 16, np.int64), np.empty(1 << 16, np.int64),
+           np.empty(1 << 16, np.float64))
+    m_out = 0
+    for s in range(len(n_tok)):
+        n = n_tok[s]
+        o = tok_ptr[s]
+        d0 = dep_ptr[s]
+        m = dep_ptr[s + 1] - d0
+        T1 = t1[d0:d0 + m]
+        T2 = t2[d0:d0 + m]
+        order, acyclic, gov_ptr, governed = _token_order(n, T1, T2)
+        if not acyclic:
+            cyclic[pair_ptr[s]:pair_ptr[s + 1]] = True
+            continue
+        nv = n + m
+        # dependency subgraph: token k → dependency vertex n + j (t1[j] = k) → token t2[j];
+        # a topological order puts each dependency right after its governor
+        full = np.empty(nv, np.int64)
+        k = 0
+        for t in range(n):
+            v = order[t]
+            full[k] = v
+            k += 1
+            for p in range(gov_ptr[v], gov_ptr[v + 1]):
+                full[k] = n + governed[p]
+                k += 1
+        out_ptr = np.empty(nv + 1, np.int64)
+        out_ptr[:n + 1] = gov_ptr
+        for j in range(m):
+            out_ptr[n + j + 1] = out_ptr[n + j] + 1
+        out_idx = np.empty(out_ptr[nv], np.int64)
+        for p in range(gov_ptr[n]):
+            out_idx[p] = n + governed[p]
+        for j in range(m):
+            out_idx[gov_ptr[n] + j] = T2[j]
+        out_w = np.empty(len(out_idx))
+        # the undirected token–dependency graph, both directions
+        deg = np.zeros(nv + 1, np.int64)
+        for j in range(m):
+            deg[T1[j] + 1] += 1
+            deg[T2[j] + 1] += 1
+            deg[n + j + 1] += 2
+        for v in range(nv):
+            deg[v + 1] += deg[v]
+        nbr = np.empty(deg[nv], np.int64)
+        fill = deg[:-1].copy()
+        for j in range(m):
+            for a, b in ((T1[j], n + j), (n + j, T2[j])):
+                nbr[fill[a]] = b
+                fill[a] += 1
+                nbr[fill[b]] = a
+                fill[b] += 1
+        dist = np.full((n, nv), unreachable)
+        searched = np.zeros(n, np.bool_)
+        # the linear-order chain: the same walk sums for every pair of the sentence
+        W_lin = np.zeros((n, n))
+        if n > 1:
+            chain_ptr = np.empty(n + 1, np.int64)
+            for i in range(n):
+                chain_ptr[i] = min(i, n - 1)
+            chain_ptr[n] = n - 1
+            dag_walk_sums(np.arange(n), chain_ptr, np.arange(1, n), np.full(n - 1,
+                          linear_weight), W_lin)
+        W_lin_flat = W_lin.ravel()
+        W = np.zeros((nv, nv))
+        labels = np.empty(4 * n + m, np.int64)
+        lab_ptr = np.empty(2 * n + nv + 1, np.int64)
+        kind = np.zeros(n, np.int64)
+        width = 4 * n + m                        # labels of a pair, at most
+        G_buffer = np.zeros(width * width)       # zero between pairs (_append_max)
+        on_path = np.zeros(n, np.bool_)
+        hit = np.zeros(m, np.bool_)
+        for r in range(pair_ptr[s], pair_ptr[s + 1]):
+            # dependencies on a shortest path between the end tokens
+            for ends in ((e1, e1_ptr), (e2, e2_ptr)):
+                for q in range(ends[1][r], ends[1][r + 1]):
+                    a = ends[0][q]
+                    if not searched[a]:
+                        _bfs(a, deg, nbr, dist[a])
+                        searched[a] = True
+            hit[:] = False
+            for qa in range(e1_ptr[r], e1_ptr[r + 1]):
+                a = e1[qa]
+                for qb in range(e2_ptr[r], e2_ptr[r + 1]):
+                    b = e2[qb]
+                    dab = dist[a, b]
+                    if a == b or dab >= unreachable:
+                        continue
+                    for j in range(m):
+                        if dist[a, n + j] + dist[b, n + j] == dab:
+                            hit[j] = True
+            # labels: blinded words (PROT1 over PROT2), path prefix, linear-order tags
+            kind[:] = 0
+            for q in range(p2_ptr[r], p2_ptr[r + 1]):
+                kind[p2[q]] = 2
+            for q in range(p1_ptr[r], p1_ptr[r + 1]):
+                kind[p1[q]] = 1
+            first = n
+            for q in range(p1_ptr[r], p1_ptr[r + 1]):
+                first = min(first, p1[q])
+            last = -1
+            for q in range(p2_ptr[r], p2_ptr[r + 1]):
+                last = max(last, p2[q])
+            on_path[:] = False
+            for j in range(m):
+                if hit[j]:
+                    on_path[T1[j]] = True
+                    on_path[T2[j]] = True
+                    out_w[gov_ptr[n] + j] = path_weight
+                else:
+                    out_w[gov_ptr[n] + j] = other_weight
+            for p in range(gov_ptr[n]):
+                out_w[p] = out_w[gov_ptr[n] + governed[p]]
+            x = 0
+            for i in range(n):                   # dependency subgraph: token vertices
+                form = 1 if on_path[i] else 0
+                lab_ptr[i] = x
+                labels[x] = protein_ids[kind[i] - 1, form] if kind[i] else \
+                    word_ids[o + i, form]
+                labels[x + 1] = tag_ids[o + i, form]
+                x += 2
+            for j in range(m):                   # dependency vertices
+                lab_ptr[n + j] = x
+                labels[x] = type_ids[d0 + j, 1 if hit[j] else 0]
+                x += 1
+            for i in range(n):                   # linear-order subgraph
+                if kind[i] or literal_protein[o + i] or first <= i <= last:
+                    form = 3
+                elif i < first:
+                    form = 2
+                else:
+                    form = 4
+                lab_ptr[nv + i] = x
+                labels[x] = protein_ids[kind[i] - 1, form] if kind[i] else \
+                    word_ids[o + i, form]
+                labels[x + 1] = tag_ids[o + i, form]
+                x += 2
+            lab_ptr[nv + n] = x
+            u_ids = np.unique(labels)
+            lab_loc = np.searchsorted(u_ids, labels)
+            u = len(u_ids)
+            G = G_buffer[:u * u].reshape((u, u))
+            dag_walk_sums(full, out_ptr, out_idx, out_w, W)
+            _update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
+            _update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)
+            out, m_out, norms[r] = _append_max(G, u_ids, r, vocab_ptr, vocab_second, out,
+                                               m_out)
+    return (out[0][:m_out].copy(), out[1][:m_out].copy(), out[2][:m_out].copy(), norms,
+            cyclic)

@@ -139,11 +139,13 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
 
     from corpora.ppi_xml import Corpus, Document
     from corpora.text_input import read_documents
-    from ppi.extract import ExtractionResources, _pair_batches, _records, format_records
+    from ppi.extract import (ExtractionResources, _pair_batches, _records, format_records,
+                             freeze_resident_objects)
     from ppi.spacy_parse import _split_doc, doc_sentences, load_spacy
 
     rel, fmt = INPUTS[name]
     nlp = load_spacy()
+    freeze_resident_objects()                # as ppi extract's process_chunk
     clocks = {s: _Clock() for s in models}
     shared = _Clock()                        # read, mentions, parse: once for all models
     resources = ExtractionResources(None, tagger)

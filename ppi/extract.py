@@ -91,6 +91,7 @@ run stops it with an error — the completed chunks are kept and the same comman
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import os
 import shutil
@@ -105,7 +106,7 @@ from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
 
 __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
-           "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources"]
+           "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
 
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
@@ -251,6 +252,22 @@ def score_sentences(model, parsed):
     return np.concatenate(scores)
 
 
+_RESIDENT_FROZEN = []
+
+
+def freeze_resident_objects():
+    """Take the objects loaded once per process — the spaCy pipeline, the model and its
+    vocabularies — out of the cyclic garbage collector's way (``gc.freeze``: they move to
+    the permanent generation).  Every full collection otherwise walks all of them again;
+    the conversion of spaCy's output allocates enough objects to trigger many, which cost
+    as much as the conversion itself (measured on the BC6 PPIm abstracts).  Objects frozen
+    are still freed by reference counting.  Once per process."""
+    if not _RESIDENT_FROZEN:
+        gc.collect()
+        gc.freeze()
+        _RESIDENT_FROZEN.append(True)
+
+
 def process_chunk(docs, resources, output_format="jsonl"):
     """Parse and score one chunk of :class:`corpora.text_input.TextDocument` objects.
 
@@ -265,6 +282,7 @@ def process_chunk(docs, resources, output_format="jsonl"):
     raw = [d for d in docs if d.sentences is None and d.text.strip()]
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
+    freeze_resident_objects()
     parsed = parse_documents(nlp, raw, resources.mentions, parses, resources.collapse,
                              analyse_pairless=False) if raw else []
     for d in presplit:

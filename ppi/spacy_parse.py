@@ -42,6 +42,8 @@ import bisect
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
+
 from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, Sentence,
                              Token, Tokenization, resolve_parse_name)
 from kernelrank.errors import DataNotFoundError
@@ -140,14 +142,57 @@ def _parse_names(parse):
     return tuple(dict.fromkeys(resolve_parse_name(p) for p in names))
 
 
-def _analyses(toks, first, parses, collapse):
-    """``({tokenizer: Tokenization}, {parse: Parse})``: the one spaCy analysis of ``toks``
-    under every name of ``parses`` (each with its tokenization name)."""
+class _DocArrays:
+    """What the conversion reads of a parsed spaCy ``Doc``, as per-token arrays from one
+    ``Doc.to_array`` call (character offset and length, whitespace flag, sentence start,
+    head index, dependency label and tag) and label strings looked up once per distinct
+    label — instead of a ``Token`` object per token and attribute access (which cost as
+    much as a fifth of spaCy's own parse time, measured on the BC6 PPIm abstracts)."""
+
+    def __init__(self, sdoc):
+        from spacy.attrs import DEP, HEAD, IDX, IS_SPACE, ORTH, SENT_START, SPACY, TAG
+        a = sdoc.to_array([IDX, IS_SPACE, SENT_START, HEAD, SPACY, ORTH, DEP, TAG])
+        a = a.reshape(len(sdoc), 8)
+        signed = a[:, :5].astype(np.int64)   # HEAD and SENT_START are negative as uint64
+        strings = sdoc.vocab.strings
+        self.words_ = self._strings(a[:, 5], strings)
+        # Doc.text, without the Token object per token that spaCy's property builds
+        self.text = "".join(w + " " if sp else w
+                            for w, sp in zip(self.words_, signed[:, 4].tolist()))
+        self.idx = signed[:, 0].tolist()
+        self.is_space = signed[:, 1].astype(bool)
+        self.head = (np.arange(len(sdoc)) + signed[:, 3]).tolist()
+        starts = np.flatnonzero(signed[:, 2] == 1)
+        self.sent_starts = starts if len(starts) and starts[0] == 0 else \
+            np.concatenate([[0], starts]).astype(np.int64)
+        self.dep = self._strings(a[:, 6], strings)
+        self.tag = self._strings(a[:, 7], strings)
+
+    @staticmethod
+    def _strings(hashes, strings):
+        """The strings of hashes, one ``StringStore`` look-up per distinct hash."""
+        uniq, inverse = np.unique(hashes, return_inverse=True)
+        names = [strings[int(h)] if h else "" for h in uniq]
+        return [names[i] for i in inverse.ravel().tolist()]
+
+    def end(self, i):
+        """Character offset just after token ``i``."""
+        return self.idx[i] + len(self.words_[i])
+
+    def words(self, a, b):
+        """Indices of the non-whitespace tokens of ``a:b``."""
+        return (np.flatnonzero(~self.is_space[a:b]) + a).tolist()
+
+
+def _analyses(arrays, toks, first, parses, collapse):
+    """``({tokenizer: Tokenization}, {parse: Parse})``: the one spaCy analysis of the tokens
+    ``toks`` (indices into ``arrays``, a :class:`_DocArrays`) under every name of
+    ``parses`` (each with its tokenization name)."""
     tokenizations, analyses = {}, {}
     tok = par = None
     for parse in parses:
         if tok is None:
-            tok, par = _analysis(toks, first, parse, collapse)
+            tok, par = _analysis(arrays, toks, first, parse, collapse)
         else:
             # the same analysis under another name: the SAME token and dependency lists
             # (built once; their identity tells ppi.graphs that one sentence structure
@@ -158,29 +203,32 @@ def _analyses(toks, first, parses, collapse):
     return tokenizations, analyses
 
 
-def _analysis(toks, first, parse, collapse):
-    """(Tokenization, Parse) of spaCy tokens ``toks`` (no whitespace tokens), offsets
-    relative to character ``first``."""
+def _analysis(arrays, toks, first, parse, collapse):
+    """(Tokenization, Parse) of the spaCy tokens ``toks`` (indices into ``arrays``; no
+    whitespace tokens), offsets relative to character ``first``."""
     tokenizer = TOKENIZER_OF[parse]
-    idmap = {t.i: f"st_{k}" for k, t in enumerate(toks)}
-    tokens = [Token(f"st_{k}", t.text, t.tag_, ((t.idx - first, t.idx - first + len(t.text) - 1),))
-              for k, t in enumerate(toks)]
+    idmap = {i: k for k, i in enumerate(toks)}
+    texts = [arrays.words_[i] for i in toks]
+    idx, tag, head, dep = arrays.idx, arrays.tag, arrays.head, arrays.dep
+    tokens = [Token(f"st_{k}", x, tag[i], ((idx[i] - first, idx[i] - first + len(x) - 1),))
+              for k, (i, x) in enumerate(zip(toks, texts))]
     edges = []
-    for t in toks:
-        h = t.head
-        if h.i == t.i or h.i not in idmap:
+    for i in toks:
+        h = head[i]
+        if h == i or h not in idmap:
             continue
-        edges.append([h.i, t.i, t.dep_])
+        edges.append([h, i, dep[i]])
     if collapse:
-        edges = _collapse(edges, toks)
-    deps = [Dependency(f"sp_{n}", idmap[g], idmap[d], typ) for n, (g, d, typ) in enumerate(edges)]
+        edges = _collapse(edges, lambda i: texts[idmap[i]].lower())
+    deps = [Dependency(f"sp_{n}", f"st_{idmap[g]}", f"st_{idmap[d]}", typ)
+            for n, (g, d, typ) in enumerate(edges)]
     return (Tokenization(tokenizer, tokens),
             Parse(parse, tokenizer, deps, (("spacy", "true"),)))
 
 
-def _collapse(edges, toks):
-    """Collapsed-Stanford-like labels (module docstring, step 3)."""
-    by_tok = {t.i: t for t in toks}
+def _collapse(edges, lower):
+    """Collapsed-Stanford-like labels (module docstring, step 3); ``lower(i)``: the
+    lower-cased text of token ``i``."""
     children = {}
     for g, d, typ in edges:
         children.setdefault(g, []).append((d, typ))
@@ -192,31 +240,28 @@ def _collapse(edges, toks):
                 drop.add((g, d))
                 for c in pobj:
                     drop.add((d, c))
-                    added.append((g, c, f"prep_{by_tok[d].lower_}"))
+                    added.append((g, c, f"prep_{lower(d)}"))
         elif typ == "conj":
             cc = [c for c, ct in children.get(g, ()) if ct == "cc"]
             if cc:
                 drop.add((g, d))
                 drop.update((g, c) for c in cc)
-                added.append((g, d, f"conj_{by_tok[cc[0]].lower_}"))
+                added.append((g, d, f"conj_{lower(cc[0])}"))
     kept = [(g, d, "nn" if typ == "compound" else typ) for g, d, typ in edges
             if (g, d) not in drop]
     return kept + added
 
 
-def _sentence_groups(doc, mentions):
+def _sentence_groups(arrays, mentions):
     """Token ranges of spaCy's sentences, merged where a mention crosses a boundary."""
-    starts = [s.start for s in doc.sents]
-    cut_ok = []
-    for k in starts[1:]:
-        c = doc[k].idx
-        cut_ok.append(not any(m.start < c < m.end for m in mentions))
+    starts = arrays.sent_starts.tolist()
     groups, begin = [], 0
-    for k, ok in zip(starts[1:], cut_ok):
-        if ok:
+    for k in starts[1:]:
+        c = arrays.idx[k]
+        if not any(m.start < c < m.end for m in mentions):
             groups.append((begin, k))
             begin = k
-    groups.append((begin, len(doc)))
+    groups.append((begin, len(arrays.idx)))
     return groups
 
 
@@ -261,19 +306,20 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True,
     ms = sorted(mentions, key=lambda m: (m.start, m.end))
     starts = [m.start for m in ms]
     out = []
-    text = sdoc.text                        # spaCy joins the tokens anew on every access
-    for k, (a, b) in enumerate(_sentence_groups(sdoc, ms)):
-        toks = [t for t in sdoc[a:b] if not t.is_space]
+    arrays = _DocArrays(sdoc)
+    text = arrays.text
+    for k, (a, b) in enumerate(_sentence_groups(arrays, ms)):
+        toks = arrays.words(a, b)
         if not toks:
             continue
-        first, last = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+        first, last = arrays.idx[toks[0]], arrays.end(toks[-1])
         sid = f"{doc_id}.s{k}"
         inside = ms[bisect.bisect_left(starts, first):bisect.bisect_left(starts, last)]
         entities = [Entity(f"{sid}.e{j}", ((m.start - first, min(m.end, last) - 1 - first),),
                            m.text, m.type) for j, m in enumerate(inside)]
         pairs = [Pair(f"{sid}.p{n}", e1.id, e2.id, False)
                  for n, (e1, e2) in enumerate(itertools.combinations(entities, 2))]
-        tokenizations, analyses = (_analyses(toks, first, parse, collapse)
+        tokenizations, analyses = (_analyses(arrays, toks, first, parse, collapse)
                                    if pairs or analyse_pairless else ({}, {}))
         s = Sentence(sid, text[first:last], entities, pairs, tokenizations, analyses)
         out.append(ParsedSentence(doc_id, s, first, list(inside)))
@@ -293,8 +339,9 @@ def reparse_sentences(nlp, sentences, parse="split_parse", collapse=True, batch_
                                            for x in (a, b + 1)]) for s in sentences)
     out = []
     for s, sdoc in zip(sentences, nlp.pipe(spacy_docs, batch_size=batch_size)):
-        toks = [t for t in sdoc if not t.is_space]
-        tokenizations, analyses = _analyses(toks, 0, parse, collapse)
+        arrays = _DocArrays(sdoc)
+        tokenizations, analyses = _analyses(arrays, arrays.words(0, len(sdoc)), 0, parse,
+                                            collapse)
         out.append(Sentence(s.id, s.text, list(s.entities), list(s.pairs), tokenizations,
                             analyses, s.attrs))
     return out

@@ -65,24 +65,41 @@ class BagOfFeaturesKernel(FeatureMapKernel):
         bags = list(bags)
         n = len(bags)
         row, feats = self._flatten(bags)
-        uniq, col = np.unique(feats.astype(str), return_inverse=True) if len(feats) else \
-            (np.zeros(0, dtype=str), np.zeros(0, np.int64))
-        X = sp.csr_matrix((np.ones(len(row)), (row, col.ravel())), shape=(n, max(len(uniq), 1)))
+        if fit:
+            uniq, col = np.unique(feats.astype(str), return_inverse=True) if len(feats) else \
+                (np.zeros(0, dtype=str), np.zeros(0, np.int64))
+            self.vocabulary_ = uniq
+            X = self._counts(row, col.ravel(), n, max(len(uniq), 1))
+            X.sort_indices()
+            return X, None
+        # transform: a dict look-up per feature (features never seen get columns past the
+        # vocabulary, which count in k(x, x) and are then cut off) instead of sorting all
+        # feature strings
+        index = self._vocabulary_index()
+        n_known = len(self.vocabulary_)
+        unseen = {}
+        col = np.fromiter((index[f] if f in index else unseen.setdefault(f, n_known + len(unseen))
+                           for f in feats.tolist()), dtype=np.int64, count=len(feats))
+        X = self._counts(row, col, n, n_known + len(unseen))
+        self_kernel = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        out = X[:, :max(n_known, 1)] if n_known else sp.csr_matrix((n, 1))
+        out.sort_indices()
+        return out.tocsr(), self_kernel
+
+    def _counts(self, row, col, n, width):
+        """CSR counts (1 per distinct feature if ``binary``) of features ``col`` in rows
+        ``row``."""
+        X = sp.csr_matrix((np.ones(len(row)), (row, col)), shape=(n, max(width, 1)))
         X.sum_duplicates()
         if self.binary:
             X.data[:] = 1.0
-        if fit:
-            self.vocabulary_ = uniq
-            X.sort_indices()
-            return X, None
-        self_kernel = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        X = X.tocoo()
-        vocab = self.vocabulary_
-        pos = np.searchsorted(vocab, uniq) if len(vocab) else np.zeros(len(uniq), np.int64)
-        known = pos < len(vocab)
-        known[known] = vocab[pos[known]] == uniq[known]
-        keep = known[X.col]
-        out = sp.csr_matrix((X.data[keep], (X.row[keep], pos[X.col[keep]])),
-                            shape=(n, max(len(vocab), 1)))
-        out.sort_indices()
-        return out, self_kernel
+        return X
+
+    def _vocabulary_index(self):
+        """``{feature: column}`` of the fitted vocabulary, built once per vocabulary."""
+        cached = self.__dict__.get("_index_of_vocabulary")
+        if cached is None or cached[0] is not self.vocabulary_:
+            cached = (self.vocabulary_, {f: i for i, f in
+                                         enumerate(self.vocabulary_.tolist())})
+            self.__dict__["_index_of_vocabulary"] = cached
+        return cached[1]

@@ -313,9 +313,10 @@ class SentenceStructure:
         da, db = self.distances([a, b])
         if not np.isfinite(da[b]):
             return []
-        ptr, nbr = self._neighbours
+        da, db = da.tolist(), db.tolist()         # Python floats: no NumPy scalar per step
+        nbr = self._neighbour_lists()
         out, path = [], [a]
-        stack = [iter(nbr[ptr[a]:ptr[a + 1]])]    # iterative: paths may be long
+        stack = [iter(nbr[a])]                    # iterative: paths may be long
         while stack:
             v = path[-1]
             if v == b:
@@ -324,12 +325,29 @@ class SentenceStructure:
                 continue
             for u in stack[-1]:
                 if da[u] == da[v] + 1 and db[u] == db[v] - 1:
-                    path.append(int(u))
-                    stack.append(iter(nbr[ptr[u]:ptr[u + 1]]))
+                    path.append(u)
+                    stack.append(iter(nbr[u]))
                     break
             else:
                 stack.pop(), path.pop()
         return out
+
+    def _neighbour_lists(self):
+        """:attr:`_neighbours` as one Python list of neighbours per vertex (cached)."""
+        if getattr(self, "_nbr_lists", None) is None:
+            ptr, nbr = self._neighbours
+            flat = nbr.tolist()
+            bounds = ptr.tolist()
+            self._nbr_lists = [flat[i:j] for i, j in zip(bounds[:-1], bounds[1:])]
+        return self._nbr_lists
+
+    def lowered_texts(self):
+        """Token texts lower-cased, entity tokens blinded as ``PROT`` (cached): the
+        unblinded words of the bag views (:mod:`ppi.views`)."""
+        if getattr(self, "_lowered", None) is None:
+            self._lowered = [w if w in (PROT, PROT1, PROT2) else w.lower()
+                             for w in self._unblinded]
+        return self._lowered
 
     def path_dependencies_networkx(self, toks1, toks2):
         """:meth:`path_dependencies` by enumerating ``networkx.all_shortest_paths`` per

@@ -52,7 +52,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
                           same_analyses, split_rows)
-from ppi.graphs import PROT, PROT1, PROT2, GraphSettings, sentence_structure
+from ppi.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
@@ -67,7 +67,6 @@ PAPER_V_VIEWS = ("apg:split_parse",)
 DEFAULT_VIEWS = SYSTEMS["multiview"]["views"]
 
 _GAP_CAP = 10
-_BLINDED = frozenset((PROT1, PROT2, PROT))
 
 
 def parse_view(name):
@@ -91,8 +90,14 @@ def parse_view(name):
 
 
 def _words(st, toks1, toks2):
-    """Blinded token texts, lower-cased except the protein placeholders."""
-    return [w if w in _BLINDED else w.lower() for w in st.blinded_texts(toks1, toks2)]
+    """Blinded token texts, lower-cased except the protein placeholders (``PROT1`` over
+    ``PROT2`` over ``PROT``)."""
+    words = list(st.lowered_texts())
+    for i in toks2:
+        words[i] = PROT2
+    for i in toks1:
+        words[i] = PROT1
+    return words
 
 
 def bow_features(st, pair, order="text"):

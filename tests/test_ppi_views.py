@@ -215,3 +215,28 @@ def test_ablation_combination_kernel_equals_featurizing_the_views_alone(lll):
         (alone,) = MultiViewFeaturizer(combo).fit_transform([lll])
         np.testing.assert_allclose(combination_kernel(full, d.X, combo),
                                    (alone.X @ alone.X.T).toarray(), atol=1e-12)
+
+
+def test_words_blind_then_lower_case(lll):
+    """The per-pair words of the bag views: the blinded texts, lower-cased except the
+    placeholders — also for a non-entity token that reads PROT1 literally."""
+    from ppi.graphs import PROT, PROT1, PROT2
+    from ppi.views import _words
+    checked = 0
+    for doc in lll.documents[:40]:
+        for s in doc.sentences:
+            if not s.pairs:
+                continue
+            st = SentenceStructure(s, "split_parse", GraphSettings(order="text"))
+            free = [i for i in range(st.n) if not st.in_entity[i]]
+            if free:                                     # a literal placeholder word
+                st._unblinded[free[0]] = PROT1
+                st._lowered = None
+            for p in s.pairs:
+                t1, t2 = st.pair_tokens(p, "text")
+                texts = [PROT1 if i in t1 else PROT2 if i in t2 else st._unblinded[i]
+                         for i in range(st.n)]
+                assert _words(st, t1, t2) == [w if w in (PROT1, PROT2, PROT) else w.lower()
+                                              for w in texts]
+                checked += 1
+    assert checked > 50

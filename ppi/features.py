@@ -151,9 +151,11 @@ class PairFeaturizer:
 
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):
-        """``[f.transform(corpora) for f in featurizers]`` building each pair's graphs once
-        and inverting each distinct adjacency once (:meth:`learners.kernels.AllPathsKernel.
-        features_shared`); each featurizer keeps its own vocabulary.
+        """``[f.transform(corpora) for f in featurizers]`` reading the sentences once: the
+        compiled route (:attr:`compiled`) builds each batch's :class:`ppi.pair_rows.
+        PairArrays` once; the graph route builds each pair's graphs once and inverts each
+        distinct adjacency once (:meth:`learners.kernels.AllPathsKernel.features_shared`).
+        Each featurizer keeps its own vocabulary.
 
         Only valid when every featurizer would build the same graphs: equal graph settings
         and vectorizer parameters, and parse names that hold the very same analysis in

@@ -358,7 +358,7 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
                 out_w[p] = out_w[gov_ptr[n] + governed[p]]
             x = 0
             for i in range(n):                   # dependency subgraph: token vertices
-                form = 1 if on_path[i] else 0
+                form = _PATH if on_path[i] else _PLAIN
                 lab_ptr[i] = x
                 labels[x] = protein_ids[kind[i] - 1, form] if kind[i] else \
                     word_ids[o + i, form]
@@ -366,15 +366,15 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
                 x += 2
             for j in range(m):                   # dependency vertices
                 lab_ptr[n + j] = x
-                labels[x] = type_ids[d0 + j, 1 if hit[j] else 0]
+                labels[x] = type_ids[d0 + j, _PATH if hit[j] else _PLAIN]
                 x += 1
             for i in range(n):                   # linear-order subgraph
                 if kind[i] or literal_protein[o + i] or first <= i <= last:
-                    form = 3
+                    form = _MIDDLE
                 elif i < first:
-                    form = 2
+                    form = _BEFORE
                 else:
-                    form = 4
+                    form = _AFTER
                 lab_ptr[nv + i] = x
                 labels[x] = protein_ids[kind[i] - 1, form] if kind[i] else \
                     word_ids[o + i, form]

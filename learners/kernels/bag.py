@@ -50,24 +50,24 @@ class BagOfFeaturesKernel(FeatureMapKernel):
 
     @staticmethod
     def _flatten(bags):
-        rows, feats = [], []
+        """``(row of each feature, the features as strings)`` of all bags, in order."""
+        sizes, feats = [], []
         for r, bag in enumerate(bags):
             if isinstance(bag, (str, bytes)):
                 raise InvalidInputError(f"bag {r} is a string; give an iterable of features "
                                         "(e.g. a list of words)")
-            bag = list(bag)
-            rows.append(np.full(len(bag), r, dtype=np.int64))
-            feats.extend(str(f) for f in bag)
-        row = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-        return row, np.array(feats, dtype=object)
+            size = len(feats)
+            feats.extend(map(str, bag))
+            sizes.append(len(feats) - size)
+        return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), feats
 
     def _feature_map(self, bags, fit):
         bags = list(bags)
         n = len(bags)
         row, feats = self._flatten(bags)
         if fit:
-            uniq, col = np.unique(feats.astype(str), return_inverse=True) if len(feats) else \
-                (np.zeros(0, dtype=str), np.zeros(0, np.int64))
+            uniq, col = np.unique(np.array(feats, dtype=str), return_inverse=True) if feats \
+                else (np.zeros(0, dtype=str), np.zeros(0, np.int64))
             self.vocabulary_ = uniq
             X = self._counts(row, col.ravel(), n, max(len(uniq), 1))
             X.sort_indices()
@@ -79,7 +79,7 @@ class BagOfFeaturesKernel(FeatureMapKernel):
         n_known = len(self.vocabulary_)
         unseen = {}
         col = np.fromiter((index[f] if f in index else unseen.setdefault(f, n_known + len(unseen))
-                           for f in feats.tolist()), dtype=np.int64, count=len(feats))
+                           for f in feats), dtype=np.int64, count=len(feats))
         X = self._counts(row, col, n, n_known + len(unseen))
         self_kernel = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         out = X[:, :max(n_known, 1)] if n_known else sp.csr_matrix((n, 1))

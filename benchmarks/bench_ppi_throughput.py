@@ -168,13 +168,19 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                 resources.mentions(d), key=lambda m: (m.start, m.end)), d) for d in raw]
             split = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
                      for d, ms in zip(raw, mentions))
-            sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+            parsed_by = {}
+            with nlp.memory_zone():             # as ppi extract's process_chunk
+                sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+                for system, model in models.items():
+                    parsed_by[system] = []
+                    for d, ms, sdoc in zip(raw, mentions, sdocs):
+                        parsed_by[system] += clocks[system].timed(
+                            "convert", doc_sentences, d.id, sdoc, ms, model.parses, True,
+                            False)
+                del sdocs
             for system, model in models.items():
                 c, k = clocks[system], counts[system]
-                parsed = []
-                for d, ms, sdoc in zip(raw, mentions, sdocs):
-                    parsed += c.timed("convert", doc_sentences, d.id, sdoc, ms, model.parses,
-                                      True, False)
+                parsed = parsed_by.pop(system)
                 with_pairs = [p for p in parsed if p.sentence.pairs]
                 scores = [np.zeros(0)]
                 for batch in _pair_batches(with_pairs):

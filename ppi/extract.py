@@ -90,6 +90,7 @@ run stops it with an error — the completed chunks are kept and the same comman
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import json
@@ -283,18 +284,22 @@ def process_chunk(docs, resources, output_format="jsonl"):
     presplit = [d for d in docs if d.sentences is not None]
     nlp = load_spacy(resources.spacy_model) if raw or (presplit and resources.reparse) else None
     freeze_resident_objects()
-    parsed = parse_documents(nlp, raw, resources.mentions, parses, resources.collapse,
-                             analyse_pairless=False) if raw else []
-    for d in presplit:
-        if resources.reparse:
-            sentences = reparse_sentences(nlp, d.sentences, parses, resources.collapse)
-        else:
-            sentences = d.sentences
+    # spaCy's strings and lexemes of this chunk's new words are dropped again when the
+    # memory zone ends (spaCy ≥ 3.8, "Memory management for persistent services"): the
+    # sentences keep plain Python copies, and memory does not grow with the input
+    with nlp.memory_zone() if nlp is not None else contextlib.nullcontext():
+        parsed = parse_documents(nlp, raw, resources.mentions, parses, resources.collapse,
+                                 analyse_pairless=False) if raw else []
+        for d in presplit:
+            if resources.reparse:
+                sentences = reparse_sentences(nlp, d.sentences, parses, resources.collapse)
+            else:
+                sentences = d.sentences
+                for s in sentences:
+                    for parse in parses:
+                        _require_parse(s, parse, d)
             for s in sentences:
-                for parse in parses:
-                    _require_parse(s, parse, d)
-        for s in sentences:
-            parsed.append(ParsedSentence(d.id, s, None, []))
+                parsed.append(ParsedSentence(d.id, s, None, []))
     order = {d.id: k for k, d in enumerate(docs)}
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]

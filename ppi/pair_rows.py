@@ -246,6 +246,7 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
     out = (np.empty(1 << 16, np.int64), np.empty(1 << 16, np.int64),
            np.empty(1 << 16, np.float64))
     m_out = 0
+    G_buffer = np.zeros(0)
     for s in range(len(n_tok)):
         n = n_tok[s]
         o = tok_ptr[s]
@@ -311,8 +312,6 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
         labels = np.empty(4 * n + m, np.int64)
         lab_ptr = np.empty(2 * n + nv + 1, np.int64)
         kind = np.zeros(n, np.int64)
-        width = 4 * n + m                        # labels of a pair, at most
-        G_buffer = np.zeros(width * width)       # zero between pairs (_append_max)
         on_path = np.zeros(n, np.bool_)
         hit = np.zeros(m, np.bool_)
         for r in range(pair_ptr[s], pair_ptr[s + 1]):
@@ -384,7 +383,9 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
             u_ids = np.unique(labels)
             lab_loc = np.searchsorted(u_ids, labels)
             u = len(u_ids)
-            G = G_buffer[:u * u].reshape((u, u))
+            if u * u > len(G_buffer):            # grown to the largest pair's labels
+                G_buffer = np.zeros(u * u)
+            G = G_buffer[:u * u].reshape((u, u))  # all zero again after _append_max
             dag_walk_sums(full, out_ptr, out_idx, out_w, W)
             _update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
             _update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)

@@ -205,3 +205,24 @@ def test_cv_command_runs_spacy_views(nlp, data_dir, tmp_path, monkeypatch):
     assert res["config"]["views"] == ["apg:spacy", "path:spacy"]
     assert 0 < res["f1"] <= 1 and 0.5 < res["auc"] <= 1
     assert list((tmp_path / "cache").glob("LLL-*.json.gz"))
+
+
+def test_a_model_on_the_spacy_parse_trains_and_predicts(nlp, data_dir, tmp_path, monkeypatch):
+    import json
+
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    from ppi.spacy_analyses import CACHE_ENV_VAR
+
+    src = lll_path(data_dir)
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))
+    model = tmp_path / "m"
+    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--views",
+                 "apg:split_parse", "apg:spacy", "--model", str(model), "--output-dir",
+                 str(tmp_path / "r"), "--quiet"]) == 0
+    assert PPIModel.load(model).parses == ("split_parse", "spacy")
+    assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
+                 str(tmp_path / "p")]) == 0
+    res = json.loads((tmp_path / "p" / "results.json").read_text())
+    assert res["n_pairs"] == sum(len(s.pairs) for s in read_corpus(src).sentences())
+    assert 0.5 < res["auc"] <= 1              # scored on its own training corpus

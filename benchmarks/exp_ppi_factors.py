@@ -32,12 +32,12 @@ import time
 
 import numpy as np
 
-from corpora.ppi_xml import read_corpus
 from kernelrank.atomic import write_json
+from corpora.ppi_xml import read_corpus
 from ppi.evaluation import ALPHAS, cross_validate
 from ppi.features import kernel
 from ppi.names import CORPORA, ENDPOINTS, ORDERS, SELECT_BY, corpus_path
-from ppi.runs import Settings
+from ppi.runs import Settings, prepare_corpus
 
 
 def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=None):
@@ -50,6 +50,7 @@ def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=N
         for order, ends in itertools.product(orders, endpoints):
             t0 = time.perf_counter()
             settings = Settings(order=order, endpoints=ends, learner=learner, views=views)
+            prepare_corpus(corpus, settings)          # spaCy's analyses when a view reads them
             (data,) = settings.featurizer().fit_transform([corpus])
             K = kernel(data)
             t_feat = time.perf_counter() - t0

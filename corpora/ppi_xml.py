@@ -62,8 +62,10 @@ __all__ = [
 ]
 
 #: Names accepted for the analysis to use → the ``parser`` attribute of the parse.
+#: ``spacy`` is not in the files: :func:`ppi.spacy_analyses.add_spacy_analyses` adds it.
 PARSE_ALIASES = {"split_parse": "split_parse", "split": "split_parse",
-                 "Charniak-Lease": "Charniak-Lease", "charniak-lease": "Charniak-Lease"}
+                 "Charniak-Lease": "Charniak-Lease", "charniak-lease": "Charniak-Lease",
+                 "spacy": "spacy"}
 
 VARIANTS = ("learning", "interaction")
 
@@ -130,8 +132,8 @@ class Sentence:
     attrs: tuple = ()
 
     def analysis(self, parse="split_parse"):
-        """``(tokens, dependencies)`` of the named parse (``split_parse``/``split`` or
-        ``Charniak-Lease``) and the tokenization it refers to."""
+        """``(tokens, dependencies)`` of the named parse (``split_parse``/``split``,
+        ``Charniak-Lease`` or, once added, ``spacy``) and the tokenization it refers to."""
         name = resolve_parse_name(parse)
         if name not in self.parses:
             raise CorpusFormatError(

@@ -39,7 +39,8 @@ def _model_options(p):
     g.add_argument("--variant", choices=VARIANTS, default="max",
                    help="G = max_kl L W Lᵀ terms (errata, published) or G = L W Lᵀ (paper)")
     g.add_argument("--parse", choices=PARSES, default="split_parse",
-                   help="dependency analysis to use")
+                   help="dependency analysis to use (spacy: spaCy's parse of the sentences, "
+                        "added beside the file's two and cached)")
     g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
                    help=f"every choice below at once (default {DEFAULT_SYSTEM}): paper-v — "
                         "Airola et al. 2008 as published (pair order, lambda by inner F, the "
@@ -49,7 +50,8 @@ def _model_options(p):
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "
-                        "walks); PARSE is split_parse or Charniak-Lease")
+                        "walks); PARSE is split_parse, Charniak-Lease (the file's) or spacy "
+                        "(spaCy's parse, added and cached on first use)")
     g.add_argument("--order", choices=ORDERS, default=None,
                    help="pair (paper-v; the published code): PROT1 = the pair's e1, position "
                         "tags relative to e1/e2; text (multiview): PROT1 = first protein in "

@@ -78,7 +78,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     from corpora.ppi_xml import read_corpus
     from learners.kernels import gram_matrix
     from ppi.names import corpus_path
-    from ppi.runs import Settings, _progress
+    from ppi.runs import Settings, _progress, prepare_corpus
 
     out = Path(output_dir)
     t0 = time.perf_counter()
@@ -92,7 +92,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     rows = []
     with _progress(settings.progress):
         for name in names:
-            corpus = read_corpus(corpus_path(data_dir, name))
+            corpus = prepare_corpus(read_corpus(corpus_path(data_dir, name)), full)
             s = big_seeds if name in big else seeds
             (d,) = paper_v.featurizer().fit_transform([corpus])
             rows.append({"corpus": name, "system": "paper-v", "views": ["apg:split_parse"],

@@ -50,8 +50,8 @@ from ppi.names import LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "learner_input", "uses_feature_rows",
            "select_parameters",
-           "cross_validate", "cross_corpus", "learning_curve", "test_distribution_f1",
-           "cooccurrence"]
+           "cross_validate", "summarize_folds", "cross_corpus", "learning_curve",
+           "test_distribution_f1", "cooccurrence"]
 
 #: Progress bars on (the CLI's --quiet turns them off).
 PROGRESS = True
@@ -211,6 +211,34 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
         groups=data.document_ids, path={"alpha": alphas}, jobs=jobs, progress=PROGRESS,
         desc=f"cv {data.corpus}", inner_cv=selection["cv"],
         scoring=selection["scoring"], threshold=selection["threshold"])
+    res = summarize_folds(data, nested, fold, n_folds, leaky, learner, select_by)
+    res["seconds"] = time.perf_counter() - t0
+    return res
+
+
+def summarize_folds(data, nested, fold, n_folds=10, leaky=False, learner="rls",
+                    select_by="f1"):
+    """The result dictionary of :func:`cross_validate` from the outer folds' predictions.
+
+    Parameters
+    ----------
+    data : ppi.features.PairSet
+    nested : dict
+        ``{"scores": (m,) out-of-fold scores, "folds": [per outer fold: "test" rows,
+        "scores", "threshold", "best_params", "grid", "seconds"]}`` as
+        :func:`learners.selection.nested_cross_validate` returns it.
+    fold : ndarray (m,)
+        The outer fold of every pair.
+    n_folds, leaky, learner, select_by
+        Recorded in the result.
+
+    Returns
+    -------
+    dict
+        As :func:`cross_validate` (without ``seconds``).
+    """
+    y = data.y
+    sets = folds_to_sets(fold)
     scores = nested["scores"]
     shifted = np.empty(len(y))        # scores − the fold's threshold: positive ⇔ predicted
     for f in nested["folds"]:
@@ -245,7 +273,6 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
             "documents": sorted(set(data.document_ids[t].astype(str))),
             "alpha": f["best_params"]["alpha"], "threshold": f["threshold"],
             "inner_f1": inner["f1"], "seconds": f["seconds"]})
-    res["seconds"] = time.perf_counter() - t0
     res["scores"] = scores
     res["fold_of_pair"] = fold
     return res

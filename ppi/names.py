@@ -10,8 +10,9 @@ CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 LEARNERS = ("rls", "reduced_set")
 #: Basis vectors of the reduced-set learner, as :data:`ppi.evaluation.N_BASIS`.
 N_BASIS = 3000
-#: Dependency analyses of the learning-format corpora.
-PARSES = ("split_parse", "split", "Charniak-Lease")
+#: Dependency analyses of the learning-format corpora (``spacy``: spaCy's, added beside the
+#: files' two by :func:`ppi.spacy_analyses.add_spacy_analyses`).
+PARSES = ("split_parse", "split", "Charniak-Lease", "spacy")
 #: ``max``: G = max_kl L W Lᵀ terms (errata, published code); ``sum``: G = L W Lᵀ (paper).
 VARIANTS = ("max", "sum")
 #: Pair orientation: the published code's e1/e2 order, or text order.

@@ -28,7 +28,7 @@ from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 from ppi.names import N_BASIS, corpus_path
 
-__all__ = ["Settings", "featurize_corpora", "run_cv", "run_cross_corpus",
+__all__ = ["Settings", "read_corpora", "featurize_corpora", "run_cv", "run_cross_corpus",
            "run_learning_curves", "run_benchmark"]
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,16 @@ class Settings:
         return MultiViewFeaturizer(self.views, variant=self.variant, settings=graph,
                                    n_features=self.hash_features)
 
+    def parses(self):
+        """The canonical parse names of ``views`` (:func:`ppi.views.view_parses`), or
+        ``parse`` when ``views`` is None."""
+        from corpora.ppi_xml import resolve_parse_name
+        from ppi.views import view_parses
+
+        if self.views is None:
+            return (resolve_parse_name(self.parse),)
+        return view_parses(self.views)
+
     def config(self):
         return {"system": self.system, "variant": self.variant, "parse": self.parse,
                 "order": self.order,
@@ -114,6 +124,36 @@ def _progress(enabled):
         evaluation.PROGRESS = saved
 
 
+def prepare_corpus(corpus, settings):
+    """``corpus`` with every analysis ``settings`` reads: spaCy's
+    (:func:`ppi.spacy_analyses.add_spacy_analyses`, cached) added when a view or ``--parse``
+    names ``spacy``; the corpus itself otherwise."""
+    from ppi.spacy_analyses import SPACY_PARSE, add_spacy_analyses
+
+    if SPACY_PARSE in settings.parses():
+        add_spacy_analyses(corpus)
+    return corpus
+
+
+def read_corpora(names, settings, data_dir=None):
+    """The benchmark corpora ``names`` (:func:`ppi.names.corpus_path`) read and prepared for
+    ``settings`` (:func:`prepare_corpus`), in order.
+
+    Parameters
+    ----------
+    names : sequence of str
+    settings : Settings
+    data_dir : path-like or None
+
+    Returns
+    -------
+    list of corpora.ppi_xml.Corpus
+    """
+    from corpora.ppi_xml import read_corpus
+
+    return [prepare_corpus(read_corpus(corpus_path(data_dir, n)), settings) for n in names]
+
+
 def featurize_corpora(names, settings, data_dir=None):
     """Read and featurize the corpora ``names`` with one (joint) vocabulary.
 
@@ -125,12 +165,11 @@ def featurize_corpora(names, settings, data_dir=None):
     the learning curve) and is recomputed by the next one — 20–40 s for BioInfer on 2 cores,
     against 0.75 GB held through the rest of the run.
     """
-    from corpora.ppi_xml import read_corpus
     from ppi.evaluation import learner_input, uses_feature_rows
     from ppi.features import kernel
 
     t0 = time.perf_counter()
-    corpora = [read_corpus(corpus_path(data_dir, n)) for n in names]
+    corpora = read_corpora(names, settings, data_dir)
     sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
     datasets = dict(zip(names, sets))
 
@@ -178,12 +217,11 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
     """Document-level ``folds``-fold CV of one corpus (``leaky``: pair-level random folds,
     for comparison only). Returns ``(result, written)``; the result keeps the out-of-fold
     ``scores``, ``y`` and ``fold_of_pair`` (left out of ``results.json``)."""
-    from corpora.ppi_xml import read_corpus
     from ppi.evaluation import learner_input
 
     t0 = time.perf_counter()
     (data,) = settings.featurizer().fit_transform(
-        [read_corpus(corpus_path(data_dir, corpus))], progress=settings.progress)
+        read_corpora([corpus], settings, data_dir), progress=settings.progress)
     K = learner_input(data, settings.learner, settings.n_basis)
     return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0)
 

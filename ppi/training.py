@@ -60,12 +60,13 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     from kernelrank.report import write_report
     from ppi.evaluation import ALPHAS, learner_input, select_parameters
     from ppi.model import PPIModel
+    from ppi.runs import prepare_corpus
 
     _check_outputs(model_dir, output_dir)
-    f = settings.featurizer()
     settings = settings or Settings.for_system()
+    f = settings.featurizer()
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
-    source = read_corpus(path)
+    source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it
     (data,) = f.fit_transform([source], progress=settings.progress)
     K = learner_input(data, settings.learner, settings.n_basis)
     sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
@@ -97,10 +98,14 @@ def predict(input, model_dir, output_dir):
     from learners.measures import auc, precision_recall_f1
     from ppi.model import PPIModel
     from ppi.report import write_predictions, write_report
+    from ppi.spacy_analyses import SPACY_PARSE, add_spacy_analyses
 
     _check_outputs(output_dir=output_dir)
     m = PPIModel.load(model_dir)
-    data, s, pred = m.predict(read_corpus(input))
+    corpus = read_corpus(input)
+    if SPACY_PARSE in m.parses:              # a model reading spaCy's parse: add it (cached)
+        add_spacy_analyses(corpus)
+    data, s, pred = m.predict(corpus)
     out = Path(output_dir)
     write_predictions(out / "predictions.tsv", data, s)
     res = {"model": str(model_dir), "input": str(input), "n_pairs": len(data),

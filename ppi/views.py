@@ -12,7 +12,8 @@ words and shortest-path features, each normalized, added with equal weights.
 Views (``name[:parse]``):
 
 * ``apg:<parse>`` — the all-paths graph kernel (Paper V, :mod:`ppi.features`) on one
-  dependency analysis of the corpus file (``split_parse``, ``Charniak-Lease``);
+  dependency analysis of the corpus file (``split_parse``, ``Charniak-Lease``) or on spaCy's
+  (``spacy``, added beside them by :func:`ppi.spacy_analyses.add_spacy_analyses`);
 * ``bow`` — bag of words around the pair (Bunescu & Mooney 2005's before / between / after
   regions, as Miwa et al.'s BOW kernel): every token, lower-cased, with protein names
   blinded (``PROT1``, ``PROT2``, ``PROT``), prefixed by its region relative to the two
@@ -55,8 +56,8 @@ from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus
 from ppi.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
-__all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "bow_features",
-           "path_features", "MultiViewFeaturizer"]
+__all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "view_parses",
+           "bow_features", "path_features", "MultiViewFeaturizer"]
 
 #: The kinds of view and whether they take a parse.
 VIEW_KINDS = {"apg": True, "bow": False, "path": True}
@@ -77,16 +78,32 @@ def parse_view(name):
                                     f"{sorted(VIEW_KINDS)} (apg:PARSE, bow, path:PARSE)")
     if VIEW_KINDS[kind]:
         if not parse:
-            raise InvalidParameterError(f"view {name!r} needs a parse: {kind}:split_parse or "
-                                        f"{kind}:Charniak-Lease")
+            raise InvalidParameterError(f"view {name!r} needs a parse: {kind}:split_parse, "
+                                        f"{kind}:Charniak-Lease or {kind}:spacy")
         try:
             return kind, resolve_parse_name(parse)
         except Exception:
             raise InvalidParameterError(f"view {name!r}: unknown parse {parse!r}; choose "
-                                        "split_parse or Charniak-Lease") from None
+                                        "split_parse, Charniak-Lease or spacy") from None
     if parse:
         raise InvalidParameterError(f"view {name!r}: {kind} takes no parse")
     return kind, None
+
+
+def view_parses(views):
+    """The canonical parse names the ``views`` name, in order of first use (``bow`` names
+    none: it reads the featurizer's ``bow_parse``).
+
+    Parameters
+    ----------
+    views : sequence of str
+        View names (:func:`parse_view`).
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(dict.fromkeys(p for _, p in map(parse_view, views) if p is not None))
 
 
 def _words(st, toks1, toks2):

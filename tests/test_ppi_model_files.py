@@ -389,7 +389,7 @@ def _views(m, k, **change):
     (lambda m: {**m, "featurizer": {**m["featurizer"], "views": []}}, "empty"),
     (lambda m: {**m, "featurizer": {**m["featurizer"], "views": {}}}, "featurizer.views"),
     (lambda m: {**m, "featurizer": {**m["featurizer"], "kind": "single"}}, "multiview"),
-    (lambda m: {**m, "featurizer": {**m["featurizer"], "bow_parse": "spacy"}}, "bow_parse"),
+    (lambda m: {**m, "featurizer": {**m["featurizer"], "bow_parse": "no_such_parse"}}, "bow_parse"),
     (lambda m: {**m, "featurizer": {**m["featurizer"], "variant": "min"}}, "variant"),
     (lambda m: {**m, "parses": ["split_parse"]}, "'parses'"),
     (lambda m: {k: v for k, v in m.items() if k != "parses"}, "no field 'parses'"),

@@ -1,0 +1,113 @@
+"""Experiment (issue 14): does spaCy as a third parser add to the multiview system?
+
+For every corpus given: spaCy's analyses are added beside the file's two
+(:func:`ppi.spacy_analyses.add_spacy_analyses`, cached), every view of every combination is
+featurized once (:class:`ppi.views.MultiViewFeaturizer`, equal weights, the ``multiview``
+system's text order, all-token end points), and each combination's equal-weight kernel is
+cut from those rows (:func:`ppi.ablation.combination_kernel`, one m × m matrix at a time).
+Then the document-level 10-fold CV with nested leave-one-document-out selection (λ by inner
+AUC, threshold by best inner F; :func:`ppi.evaluation.cross_validate`) per fold seed.
+Nothing is tuned on a test fold. Prints F / AUC (mean ± sd over seeds; each seed's value
+is the mean over folds) and writes the rows as JSON.
+
+Usage::
+
+    python -m benchmarks.exp_ppi_spacy --corpora LLL HPRD50 IEPA --seeds 0 1 2 \\
+        --output /tmp/spacy.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from corpora.ppi_xml import read_corpus
+from kernelrank.atomic import write_json
+from ppi.ablation import combination_kernel
+from ppi.names import CORPORA, SYSTEMS, corpus_path
+from ppi.runs import Settings, prepare_corpus
+
+BASE = tuple(SYSTEMS["multiview"]["views"])
+#: name → views
+COMBINATIONS = {
+    "multiview": BASE,
+    "+apg:spacy": BASE + ("apg:spacy",),
+    "+apg:spacy+path:spacy": BASE + ("apg:spacy", "path:spacy"),
+    "apg:spacy": ("apg:spacy",),
+    "path:spacy": ("path:spacy",),
+}
+
+
+def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
+    """Rows of (corpus, combination): F and AUC per seed, mean and sd."""
+    import ppi.evaluation as evaluation
+    from ppi.evaluation import ALPHAS, cross_validate
+
+    evaluation.PROGRESS = False
+    views = tuple(dict.fromkeys(v for c in combos for v in COMBINATIONS[c]))
+    settings = Settings.for_system("multiview", views=views, learner=learner, progress=False)
+    rows = []
+    for name in corpora:
+        t0 = time.perf_counter()
+        corpus = read_corpus(corpus_path(data_dir, name))
+        prepare_corpus(corpus, settings)
+        t_parse = time.perf_counter() - t0
+        featurizer = settings.featurizer()
+        (data,) = featurizer.fit_transform([corpus])
+        t_feat = time.perf_counter() - t0 - t_parse
+        print(f"{name}: {len(data)} pairs, spaCy analyses {t_parse:.1f} s (read included), "
+              f"featurization of {len(views)} views {t_feat:.1f} s", flush=True)
+        for combo in combos:
+            t1 = time.perf_counter()
+            K = combination_kernel(featurizer, data.X, COMBINATIONS[combo])
+            f, a, p, r = [], [], [], []
+            for seed in seeds:
+                res = cross_validate(data, K, alphas=ALPHAS, learner=learner,
+                                     n_basis=settings.n_basis, seed=seed,
+                                     select_by=settings.select_by)
+                f.append(res["f1"])
+                a.append(res["auc"])
+                p.append(res["precision"])
+                r.append(res["recall"])
+            del K
+            row = {"corpus": name, "combination": combo, "views": list(COMBINATIONS[combo]),
+                   "seeds": list(seeds), "f1": f, "auc": a, "precision": p, "recall": r,
+                   "f1_mean": float(np.mean(f)), "f1_sd": float(np.std(f)),
+                   "auc_mean": float(np.mean(a)), "auc_sd": float(np.std(a)),
+                   "precision_mean": float(np.mean(p)), "recall_mean": float(np.mean(r)),
+                   "parse_seconds": t_parse, "featurize_seconds": t_feat,
+                   "cv_seconds": time.perf_counter() - t1}
+            rows.append(row)
+            print(f"{name:8s} {combo:22s} F {100 * row['f1_mean']:5.1f} ± "
+                  f"{100 * row['f1_sd']:3.1f}  AUC {100 * row['auc_mean']:5.1f} ± "
+                  f"{100 * row['auc_sd']:3.1f}  P {100 * row['precision_mean']:5.1f} "
+                  f"R {100 * row['recall_mean']:5.1f}  ({len(seeds)} seeds, "
+                  f"{row['cv_seconds']:.0f} s)", flush=True)
+        del data, featurizer, corpus
+    return rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--combinations", nargs="+", choices=list(COMBINATIONS),
+                   default=["multiview", "+apg:spacy", "+apg:spacy+path:spacy"])
+    p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls"))
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--output", default=None, help="JSON file to write")
+    a = p.parse_args(argv)
+    load = os.getloadavg()
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    rows = run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner)
+    end = os.getloadavg()
+    print(f"load average at end: {end[0]:.2f}")
+    if a.output:
+        write_json(a.output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Experiment (issue 14): view weights chosen inside the training folds.
+
+For every corpus: the views are featurized once (equal weights, the ``multiview`` system's
+text order and all-token end points; spaCy's analyses added when a view reads them), then
+:func:`ppi.view_weights.cross_validate_view_weights` runs the document-level 10-fold CV
+once per weight vector of the grid (:data:`ppi.view_weights.DEFAULT_GROUP_GRID` over the
+``apg`` / ``bow`` / ``path`` groups) and picks, per outer fold, the vector with the best
+inner leave-one-document-out AUC (λ by inner AUC, threshold by best inner F). Prints, per
+corpus, the chosen-weights F / AUC and every fixed vector's F / AUC (mean ± sd over seeds),
+and how often each vector was chosen; writes the rows as JSON.
+
+Usage::
+
+    python -m benchmarks.exp_ppi_view_weights --corpora LLL HPRD50 IEPA --seeds 0 1 2 \\
+        --output /tmp/weights.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from corpora.ppi_xml import read_corpus
+from kernelrank.atomic import write_json
+from ppi.names import CORPORA, SYSTEMS, corpus_path
+from ppi.runs import Settings, prepare_corpus
+from ppi.view_weights import DEFAULT_GROUP_GRID, cross_validate_view_weights, group_weights
+
+
+def _ms(values):
+    return f"{100 * np.mean(values):5.1f} ± {100 * np.std(values):3.1f}"
+
+
+def run(corpora, seeds, views, group_grid, data_dir=None):
+    settings = Settings.for_system("multiview", views=views, progress=False)
+    grid = group_weights(views, group_grid)
+    rows = []
+    for name in corpora:
+        t0 = time.perf_counter()
+        corpus = prepare_corpus(read_corpus(corpus_path(data_dir, name)), settings)
+        featurizer = settings.featurizer()
+        (data,) = featurizer.fit_transform([corpus])
+        t_feat = time.perf_counter() - t0
+        per_seed = []
+        for seed in seeds:
+            r = cross_validate_view_weights(data, featurizer.view_slices_, views, grid,
+                                            n_basis=settings.n_basis, seed=seed,
+                                            select_by=settings.select_by)
+            per_seed.append({k: r[k] for k in ("precision", "recall", "f1", "auc",
+                                               "fold_weight_index", "inner_scores",
+                                               "per_weight", "seconds")})
+        row = {"corpus": name, "views": list(views), "group_grid": [list(g) for g in group_grid],
+               "weight_grid": grid.tolist(), "seeds": list(seeds), "runs": per_seed,
+               "featurize_seconds": t_feat}
+        rows.append(row)
+        f = [r["f1"] for r in per_seed]
+        a = [r["auc"] for r in per_seed]
+        chosen = np.bincount(np.concatenate([r["fold_weight_index"] for r in per_seed]),
+                             minlength=len(grid))
+        print(f"{name:8s} chosen per fold   F {_ms(f)}  AUC {_ms(a)}  "
+              f"P {100 * np.mean([r['precision'] for r in per_seed]):5.1f} "
+              f"R {100 * np.mean([r['recall'] for r in per_seed]):5.1f}  "
+              f"({len(seeds)} seeds, {sum(r['seconds'] for r in per_seed):.0f} s; "
+              f"featurization {t_feat:.0f} s)", flush=True)
+        for g, gw in enumerate(group_grid):
+            fg = [r["per_weight"][g]["f1"] for r in per_seed]
+            ag = [r["per_weight"][g]["auc"] for r in per_seed]
+            print(f"{name:8s}   fixed {str(tuple(gw)):20s} F {_ms(fg)}  AUC {_ms(ag)}  "
+                  f"chosen in {chosen[g]} of {chosen.sum()} folds", flush=True)
+        del data, featurizer, corpus
+    return rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--views", nargs="+", default=list(SYSTEMS["multiview"]["views"]))
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--output", default=None, help="JSON file to write")
+    a = p.parse_args(argv)
+    load = os.getloadavg()
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    rows = run(a.corpora, a.seeds, tuple(a.views), DEFAULT_GROUP_GRID, a.data_dir)
+    end = os.getloadavg()
+    print(f"load average at end: {end[0]:.2f}")
+    if a.output:
+        write_json(a.output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
+
+
+if __name__ == "__main__":
+    main()

@@ -163,8 +163,9 @@ def cross_validate_view_weights(data, view_slices, views, weight_grid, *, n_fold
     runs, per_weight = [], []
     for w in grid:
         K = gram_matrix(reweight_rows(data.X, view_slices, views, w, current))
+        kind = _kind(K)
         nested = nested_cross_validate(
-            lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K)), K, y, sets,
+            lambda m: ppi_learner(learner, n_basis, seed, m, kind), K, y, sets,
             groups=data.document_ids, path={"alpha": alphas}, progress=False,
             inner_cv=selection["cv"], scoring=selection["scoring"],
             threshold=selection["threshold"])

@@ -90,14 +90,33 @@ def main(argv=None):
     p.add_argument("--data-dir", default=None)
     p.add_argument("--output", default=None, help="JSON file to write")
     a = p.parse_args(argv)
+    logged_run(lambda: run(a.corpora, a.seeds, a.orders, a.endpoints, a.select_by, a.learner,
+                           a.data_dir, tuple(a.views) if a.views else None), a.output)
+
+
+def experiment_parser(doc, corpora=CORPORA):
+    """The options every ``exp_ppi_*`` experiment takes: ``--corpora``, ``--seeds``,
+    ``--data-dir``, ``--output`` (the description: ``doc``'s first paragraph)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--corpora", nargs="+", choices=corpora, default=list(corpora))
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--output", default=None, help="JSON file to write")
+    return p
+
+
+def logged_run(compute, output):
+    """``compute()`` between two prints of the load average; its rows written as JSON to
+    ``output`` (if given) with the load at start and end.  Shared by the ``exp_ppi_*``
+    experiments."""
     load = os.getloadavg()
-    print(f"load average at start: {load[0]:.2f}")
-    rows = run(a.corpora, a.seeds, a.orders, a.endpoints, a.select_by, a.learner, a.data_dir,
-               tuple(a.views) if a.views else None)
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    rows = compute()
     end = os.getloadavg()
     print(f"load average at end: {end[0]:.2f}")
-    if a.output:
-        write_json(a.output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
+    if output:
+        write_json(output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
+    return rows
 
 
 if __name__ == "__main__":

@@ -18,16 +18,14 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 
 import numpy as np
 
+from benchmarks.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
-from kernelrank.atomic import write_json
 from ppi.ablation import combination_kernel
-from ppi.names import CORPORA, SYSTEMS, corpus_path
+from ppi.names import SYSTEMS, corpus_path
 from ppi.runs import Settings, prepare_corpus
 
 BASE = tuple(SYSTEMS["multiview"]["views"])
@@ -91,22 +89,12 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
-    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p = experiment_parser(__doc__)
     p.add_argument("--combinations", nargs="+", choices=list(COMBINATIONS),
                    default=["multiview", "+apg:spacy", "+apg:spacy+path:spacy"])
     p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls"))
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output", default=None, help="JSON file to write")
     a = p.parse_args(argv)
-    load = os.getloadavg()
-    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
-    rows = run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner)
-    end = os.getloadavg()
-    print(f"load average at end: {end[0]:.2f}")
-    if a.output:
-        write_json(a.output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
+    logged_run(lambda: run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner), a.output)
 
 
 if __name__ == "__main__":

@@ -116,3 +116,15 @@ def write_pubtator_file(docs, path):
     write_pubtator(docs, buf)
     path.write_text(buf.getvalue(), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    """The pinned spaCy pipeline of ppi.spacy_parse (skips when spaCy or the model is
+    absent)."""
+    pytest.importorskip("spacy", reason="spaCy not installed (pip install 'kernelrank[text]')")
+    from ppi.spacy_parse import SpacyModelError, load_spacy
+    try:
+        return load_spacy()
+    except SpacyModelError as exc:
+        pytest.skip(str(exc))

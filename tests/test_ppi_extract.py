@@ -102,16 +102,6 @@ def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
 
 
 # ----------------------------------------------------------------------------- spaCy
-@pytest.fixture(scope="module")
-def nlp():
-    pytest.importorskip("spacy", reason="spaCy not installed (pip install 'kernelrank[text]')")
-    from ppi.spacy_parse import SpacyModelError, load_spacy
-    try:
-        return load_spacy()
-    except SpacyModelError as exc:
-        pytest.skip(str(exc))
-
-
 def test_missing_model_error_names_it():
     pytest.importorskip("spacy")
     from ppi.spacy_parse import SpacyModelError, load_spacy

@@ -11,16 +11,6 @@ from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from tests.conftest import lll_path
 
 
-@pytest.fixture(scope="module")
-def nlp():
-    pytest.importorskip("spacy", reason="spaCy not installed (pip install 'kernelrank[text]')")
-    from ppi.spacy_parse import SpacyModelError, load_spacy
-    try:
-        return load_spacy()
-    except SpacyModelError as exc:
-        pytest.skip(str(exc))
-
-
 def small_lll(data_dir, n_docs=8):
     """A fresh copy of LLL's first ``n_docs`` documents (add_spacy_analyses changes its
     input)."""

@@ -162,6 +162,8 @@ class SentenceStructure:
         self._neighbours_csr = None          # built on first use (:attr:`_neighbours`)
         self._edges = None                   # built on first use (:attr:`_dep_edges`)
         self._governors = None
+        self._nbr_lists = None               # built on first use (:meth:`_neighbour_lists`)
+        self._lowered = None                 # built on first use (:meth:`lowered_texts`)
         self._distances = {}                 # token → BFS distances to every vertex
         self._stacked = {}                   # tuple of tokens → their stacked distances
         self._graph = None
@@ -334,7 +336,7 @@ class SentenceStructure:
 
     def _neighbour_lists(self):
         """:attr:`_neighbours` as one Python list of neighbours per vertex (cached)."""
-        if getattr(self, "_nbr_lists", None) is None:
+        if self._nbr_lists is None:
             ptr, nbr = self._neighbours
             flat = nbr.tolist()
             bounds = ptr.tolist()
@@ -344,7 +346,7 @@ class SentenceStructure:
     def lowered_texts(self):
         """Token texts lower-cased, entity tokens blinded as ``PROT`` (cached): the
         unblinded words of the bag views (:mod:`ppi.views`)."""
-        if getattr(self, "_lowered", None) is None:
+        if self._lowered is None:
             self._lowered = [w if w in (PROT, PROT1, PROT2) else w.lower()
                              for w in self._unblinded]
         return self._lowered

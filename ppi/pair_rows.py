@@ -152,25 +152,21 @@ def max_entries(arrays, label_ids, vocabulary, kernel):
 
 
 def _with_graph_route(arrays, kernel, by_column, cyclic, rows, keys, values, norms, counts):
-    """Splice in the entries of the flagged pairs, computed through their graphs."""
+    """Splice in the entries of the flagged pairs, computed through their graphs (keyed by
+    the kernel's columns, :meth:`AllPathsKernel._finish`, when ``by_column``)."""
     index = np.flatnonzero(cyclic)
     graphs = [_pair_graphs(*arrays.structures[i], arrays.settings) for i in index]
-    c, code, w = kernel._chunk_rows(graphs, _prepare_chunk(graphs, kernel.on_divergence))
-    r = np.repeat(index, c)
+    c, key, w = kernel._chunk_rows(graphs, _prepare_chunk(graphs, kernel.on_divergence))
     norms = norms.copy()
-    norms[index] = np.bincount(np.repeat(np.arange(len(index)), c), weights=w ** 2,
-                               minlength=len(index))
-    if by_column:                            # the fitted label pairs only, by column
-        col = np.searchsorted(kernel.pair_codes_, code)
-        known = col < len(kernel.pair_codes_)
-        known[known] = kernel.pair_codes_[col[known]] == code[known]
-        r, code, w = r[known], col[known], w[known]
-        c = np.bincount(np.repeat(np.arange(len(index)), c)[known], minlength=len(index))
-    rows = np.concatenate([rows, r])
+    if by_column:
+        X, norms[index] = kernel._finish(np.repeat(np.arange(len(index)), c), key, w,
+                                         len(index))
+        c, key, w = np.diff(X.indptr), X.indices.astype(np.int64), X.data
+    rows = np.concatenate([rows, np.repeat(index, c)])
     order = np.argsort(rows, kind="stable")       # each row's entries stay in key order
     counts = counts.copy()
     counts[index] = c
-    return rows[order], np.concatenate([keys, code])[order], \
+    return rows[order], np.concatenate([keys, key])[order], \
         np.concatenate([values, w])[order], norms, counts
 
 

@@ -918,24 +918,11 @@ class AllPathsKernel(FeatureMapKernel):
         depend on the vocabulary); hashing: colliding pairs add up in their column."""
         if self.n_features is None:
             self_kernel = np.bincount(rows, weights=w ** 2, minlength=n_rows)
-            vocabulary = self.pair_codes_
-            n_cols = len(vocabulary)
-            # only codes whose two labels occur in the vocabulary (in their places) can be
-            # columns: a cheap gather spares the search most codes of unseen labels
-            first = np.zeros(len(self.labels_), bool)
-            second = np.zeros(len(self.labels_), bool)
-            first[vocabulary >> np.int64(32)] = True
-            second[vocabulary & np.int64(0xFFFFFFFF)] = True
-            known = np.flatnonzero(first[codes >> np.int64(32)]
-                                   & second[codes & np.int64(0xFFFFFFFF)])
-            cols = np.searchsorted(vocabulary, codes[known])
-            hit = cols < n_cols
-            hit[hit] = vocabulary[cols[hit]] == codes[known[hit]]
-            known, cols = known[hit], cols[hit]
-            # entries come sorted by row, then code: the CSR arrays directly
-            indptr = np.zeros(n_rows + 1, np.int64)
-            np.cumsum(np.bincount(rows[known], minlength=n_rows), out=indptr[1:])
-            X = sp.csr_matrix((w[known], cols, indptr), shape=(n_rows, n_cols))
+            n_cols = len(self.pair_codes_)
+            cols = np.searchsorted(self.pair_codes_, codes)
+            known = cols < n_cols
+            known[known] = self.pair_codes_[cols[known]] == codes[known]
+            X = sp.csr_matrix((w[known], (rows[known], cols[known])), shape=(n_rows, n_cols))
             return self._canonical(X), self_kernel
         hashes = self._label_hashes()
         h = _mix64(hashes[codes >> np.int64(32)], hashes[codes & np.int64(0xFFFFFFFF)])

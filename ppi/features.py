@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from corpora.ppi_xml import resolve_parse_name
 from learners.kernels import AllPathsKernel, gram_matrix
 from learners.kernels.all_paths import CHUNK
+from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.graphs import GraphSettings, sentence_graphs
 from ppi.pair_rows import PairArrays, max_entries
 
@@ -152,16 +153,18 @@ class PairFeaturizer:
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):
         """``[f.transform(corpora) for f in featurizers]`` reading the sentences once: the
-        compiled route (:attr:`compiled`) builds each batch's :class:`ppi.pair_rows.
-        PairArrays` once; the graph route builds each pair's graphs once and inverts each
-        distinct adjacency once (:meth:`learners.kernels.AllPathsKernel.features_shared`).
-        Each featurizer keeps its own vocabulary.
+        compiled route (:attr:`compiled`) computes the rows once, in the union of the
+        featurizers' vocabularies, and cuts each one's columns out of them
+        (:mod:`learners.kernels.vocabulary_union`); the graph route builds each pair's
+        graphs once and inverts each distinct adjacency once
+        (:meth:`learners.kernels.AllPathsKernel.features_shared`).
 
         Only valid when every featurizer would build the same graphs: equal graph settings
         and vectorizer parameters, and parse names that hold the very same analysis in
         every sentence with a pair (:func:`same_analyses`; raw text parsed by spaCy, whose
-        one analysis is stored under every name).  Bit for bit the separate results
-        (tested).
+        one analysis is stored under every name).  The separate results: the same
+        entries, the values up to the order in which the norms are summed (≤ 1e-14
+        relative; tested).
         """
         featurizers = list(featurizers)
         corpora = list(corpora)
@@ -170,12 +173,13 @@ class PairFeaturizer:
             parts = [corpus_graphs(c, first.parse, first.settings, graphs=False)
                      for c in corpora]
             batches = _pair_arrays(corpora, first.parse, first.settings, progress)
-            if len(featurizers) > 1:                  # every kernel reads every batch
-                batches = list(batches)
-            Xs = [f.vectorizer.features_from_entries(
-                lambda label_ids, vocabulary, f=f: (
-                    max_entries(b, label_ids, vocabulary, f.vectorizer) for b in batches))
-                  for f in featurizers]
+            union = vocabulary_union([f.vectorizer for f in featurizers])
+            kernel = union.union
+            Xs = union.split(*kernel.map_from_entries(
+                lambda label_ids, vocabulary: (
+                    max_entries(b, label_ids, vocabulary, kernel) for b in batches)))
+            for f in featurizers:
+                f.vectorizer.n_scaled_ = kernel.n_scaled_
         else:
             parts, graphs = first._graphs(corpora, progress)
             Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)

@@ -46,12 +46,13 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dtrtri
+from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import ThreadpoolController
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.kernels.base import (FeatureMapKernel, KernelNotFittedError,
-                                   _squared_row_norms)
+from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
+from learners.kernels.vocabulary_union import merged_columns
 
 __all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
            "topological_order", "label_pair_entries", "aggregate_label_pairs",
@@ -807,18 +808,14 @@ class AllPathsKernel(FeatureMapKernel):
                 for k, (Phi, self_kernel) in zip(kernels, _feature_maps(kernels, instances,
                                                                          False))]
 
-    def _rows_of_map(self, Phi, self_kernel):
-        """:meth:`features`' rows from a feature map's output (as
-        :meth:`FeatureMapKernel._parse_input`, then :meth:`_feature_rows`)."""
-        Phi = sp.csr_matrix(Phi)
-        if self_kernel is None:
-            self_kernel = _squared_row_norms(Phi)
-        return self._feature_rows(self._scale_rows(Phi, self_kernel),
-                                  np.asarray(self_kernel, dtype=np.float64))
-
     def features_from_entries(self, produce):
         """:meth:`features` of instances whose ``G`` entries (``variant="max"``) are
-        computed outside this class — e.g. compiled straight from sentence arrays, without
+        computed outside this class: the rows of :meth:`map_from_entries`."""
+        return self._rows_of_map(*self.map_from_entries(produce))
+
+    def map_from_entries(self, produce):
+        """The unnormalized map ``(Phi, k(G, G))`` of instances whose ``G`` entries
+        (``variant="max"``) are computed outside this class — e.g. compiled straight from sentence arrays, without
         :class:`LabelledGraph` objects (:mod:`ppi.pair_rows`).
 
         Parameters
@@ -842,7 +839,9 @@ class AllPathsKernel(FeatureMapKernel):
 
         Returns
         -------
-        The rows :meth:`features` returns for the same ``G``; the kernel is not changed.
+        ``(Phi, self_kernel)`` as :meth:`_feature_map` gives them for the same ``G``
+        (``self_kernel`` None with hashing: the squared row norms); the kernel is not
+        changed.
         """
         self._check_fitted()
         self._check_feature_map()
@@ -870,7 +869,37 @@ class AllPathsKernel(FeatureMapKernel):
                 self_kernel = norms
         finally:
             self._end(False, n_known)
-        return self._rows_of_map(Phi, self_kernel)
+        return Phi, self_kernel
+
+    # ------------------------------------------------------------------ vocabulary union
+    def _vocabulary_state(self):
+        return (self.labels_, getattr(self, "pair_codes_", None))
+
+    def _n_columns(self):
+        return int(self.n_features) if self.n_features is not None else len(self.pair_codes_)
+
+    @classmethod
+    def _vocabulary_union(cls, kernels):
+        """(:mod:`learners.kernels.vocabulary_union`) A kernel whose labels are the first
+        kernel's followed by the others' new ones and whose label pairs are all of theirs,
+        and per kernel its column of each union label pair (−1: not in its vocabulary).
+        With feature hashing every kernel has the same columns: the first one serves."""
+        first = kernels[0]
+        if first.n_features is not None:
+            return first, [None] * len(kernels)
+        labels = list(first.labels_)
+        index = {x: i for i, x in enumerate(labels)}
+        codes = []
+        for k in kernels:
+            ids = np.array([index.setdefault(x, len(index)) for x in k.labels_], np.int64)
+            labels.extend(list(index)[len(labels):])
+            c = k.pair_codes_
+            codes.append((ids[c >> np.int64(32)] << np.int64(32))
+                         | ids[c & np.int64(0xFFFFFFFF)] if len(ids) else c)
+        union = clone(first)
+        union.pair_codes_, maps = merged_columns(codes)
+        union.labels_, union._index = labels, index
+        return union, maps
 
     def _chunk_entries(self, chunk):
         """One chunk's aggregated ``G`` entries in row-major order: ``(counts, codes,

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from kernelrank.errors import InvalidInputError
 from learners.kernels.base import FeatureMapKernel
+from learners.kernels.vocabulary_union import merged_columns
 
 __all__ = ["BagOfFeaturesKernel"]
 
@@ -85,6 +87,22 @@ class BagOfFeaturesKernel(FeatureMapKernel):
         out = X[:, :max(n_known, 1)] if n_known else sp.csr_matrix((n, 1))
         out.sort_indices()
         return out.tocsr(), self_kernel
+
+    # ------------------------------------------------------------------ vocabulary union
+    def _vocabulary_state(self):
+        return (self.vocabulary_,)
+
+    def _n_columns(self):
+        return max(len(self.vocabulary_), 1)       # an empty vocabulary: one zero column
+
+    @classmethod
+    def _vocabulary_union(cls, kernels):
+        """(:mod:`learners.kernels.vocabulary_union`) A kernel of the sorted union of the
+        vocabularies, and per kernel its column of each union feature (−1: not in it)."""
+        union = clone(kernels[0])
+        union.vocabulary_, maps = merged_columns(
+            [np.asarray(k.vocabulary_, dtype=str) for k in kernels])
+        return union, maps
 
     def _counts(self, row, col, n, width):
         """CSR counts (1 per distinct feature if ``binary``) of features ``col`` in rows

@@ -304,11 +304,7 @@ class FeatureMapKernel(Kernel):
         raise NotImplementedError
 
     def _parse_input(self, X, fit):
-        Phi, self_kernel = self._feature_map(X, fit)
-        Phi = sp.csr_matrix(Phi)
-        if self_kernel is None:
-            self_kernel = _squared_row_norms(Phi)
-        return self._scale_rows(Phi, self_kernel), np.asarray(self_kernel, dtype=np.float64)
+        return self._scaled(*self._feature_map(X, fit))
 
     def _pairwise(self, P, Q):
         return gram_matrix(P) if Q is P else gram_matrix(P, Q)
@@ -318,3 +314,14 @@ class FeatureMapKernel(Kernel):
 
     def _feature_rows(self, P, self_kernel):
         return P
+
+    def _rows_of_map(self, Phi, self_kernel):
+        """:meth:`features`' rows from a feature map's output ``(Phi, self_kernel)`` (as
+        :meth:`_parse_input`, then :meth:`_feature_rows`)."""
+        return self._feature_rows(*self._scaled(Phi, self_kernel))
+
+    def _scaled(self, Phi, self_kernel):
+        Phi = sp.csr_matrix(Phi)
+        if self_kernel is None:
+            self_kernel = _squared_row_norms(Phi)
+        return self._scale_rows(Phi, self_kernel), np.asarray(self_kernel, dtype=np.float64)

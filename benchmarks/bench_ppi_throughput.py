@@ -139,8 +139,8 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
 
     from corpora.ppi_xml import Corpus, Document
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, _pair_batches, _records, format_records,
-                             freeze_resident_objects)
+    from ppi.extract import (ExtractionResources, _pair_batches, _records, cyclic_gc_paused,
+                             format_records, freeze_resident_objects)
     from ppi.spacy_parse import _split_doc, doc_sentences, load_spacy
 
     rel, fmt = INPUTS[name]
@@ -162,41 +162,42 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
             chunk = list(itertools.islice(docs, chunk_size))
             if not chunk:
                 break
-            raw = [d for d in chunk if d.text.strip()]
-            n_docs += len(chunk)
-            mentions = [shared.timed("mentions", lambda d: sorted(
-                resources.mentions(d), key=lambda m: (m.start, m.end)), d) for d in raw]
-            split = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
-                     for d, ms in zip(raw, mentions))
-            parsed_by = {}
-            with nlp.memory_zone():             # as ppi extract's process_chunk
-                sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+            with cyclic_gc_paused():          # as ppi extract's process_chunk
+                raw = [d for d in chunk if d.text.strip()]
+                n_docs += len(chunk)
+                mentions = [shared.timed("mentions", lambda d: sorted(
+                    resources.mentions(d), key=lambda m: (m.start, m.end)), d) for d in raw]
+                split = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
+                         for d, ms in zip(raw, mentions))
+                parsed_by = {}
+                with nlp.memory_zone():             # as ppi extract's process_chunk
+                    sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+                    for system, model in models.items():
+                        parsed_by[system] = []
+                        for d, ms, sdoc in zip(raw, mentions, sdocs):
+                            parsed_by[system] += clocks[system].timed(
+                                "convert", doc_sentences, d.id, sdoc, ms, model.parses, True,
+                                False)
+                    del sdocs
                 for system, model in models.items():
-                    parsed_by[system] = []
-                    for d, ms, sdoc in zip(raw, mentions, sdocs):
-                        parsed_by[system] += clocks[system].timed(
-                            "convert", doc_sentences, d.id, sdoc, ms, model.parses, True,
-                            False)
-                del sdocs
-            for system, model in models.items():
-                c, k = clocks[system], counts[system]
-                parsed = parsed_by.pop(system)
-                with_pairs = [p for p in parsed if p.sentence.pairs]
-                scores = [np.zeros(0)]
-                for batch in _pair_batches(with_pairs):
-                    corpus = Corpus("extract", [Document(f"c{j}", [s])
-                                                for j, s in enumerate(batch)])
-                    (data,) = c.timed("featurize", model.featurizer.transform, [corpus])
-                    scores.append(c.timed("score", lambda X: np.asarray(
-                        X @ model.weights).ravel(), data.X))
-                scores = np.concatenate(scores)
-                t0 = time.process_time()
-                records = _records(with_pairs, scores, model.threshold, False)
-                handles[system].write(format_records(records, "jsonl"))
-                c.add("write", time.process_time() - t0)
-                k["sentences"] += len(parsed)
-                k["sentences_with_pairs"] += len(with_pairs)
-                k["pairs"] += len(records)
+                    c, k = clocks[system], counts[system]
+                    parsed = parsed_by.pop(system)
+                    with_pairs = [p for p in parsed if p.sentence.pairs]
+                    scores = [np.zeros(0)]
+                    for batch in _pair_batches(with_pairs):
+                        corpus = Corpus("extract", [Document(f"c{j}", [s])
+                                                    for j, s in enumerate(batch)])
+                        (data,) = c.timed("featurize", model.featurizer.transform, [corpus])
+                        scores.append(c.timed("score", lambda X: np.asarray(
+                            X @ model.weights).ravel(), data.X))
+                    scores = np.concatenate(scores)
+                    t0 = time.process_time()
+                    records = _records(with_pairs, scores, model.threshold, False)
+                    handles[system].write(format_records(records, "jsonl"))
+                    c.add("write", time.process_time() - t0)
+                    k["sentences"] += len(parsed)
+                    k["sentences_with_pairs"] += len(with_pairs)
+                    k["pairs"] += len(records)
             rss.append(_rss_mib())
     finally:
         for h in handles.values():

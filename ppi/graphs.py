@@ -121,6 +121,90 @@ def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
     return out
 
 
+@numba.njit(cache=True, nogil=True)
+def _all_shortest_paths(n, t1, t2, a, b):  # pragma: no cover - compiled
+    """Every shortest path from token ``a`` to token ``b`` in the undirected graph of tokens
+    ``0..n-1`` and dependency vertices ``n + j`` (edges ``t1[j] – n + j – t2[j]``), as a
+    flat array of ``k`` paths of ``L + 1`` vertices each, and ``L`` (−1: unconnected).
+
+    Breadth-first distances from ``a`` and from ``b``, then a depth-first walk from ``a``
+    that steps, in increasing vertex order, only to a neighbour one farther from ``a`` and
+    one closer to ``b``: each shortest path once.  O(V + E) plus the output."""
+    m = len(t1)
+    nv = n + m
+    ptr = np.zeros(nv + 1, np.int64)
+    for j in range(m):
+        ptr[t1[j] + 1] += 1
+        ptr[t2[j] + 1] += 1
+        ptr[n + j + 1] += 2
+    for v in range(nv):
+        ptr[v + 1] += ptr[v]
+    nbr = np.empty(ptr[nv], np.int64)
+    fill = ptr[:-1].copy()
+    for j in range(m):
+        for x, y in ((t1[j], n + j), (n + j, t2[j])):
+            nbr[fill[x]] = y
+            fill[x] += 1
+            nbr[fill[y]] = x
+            fill[y] += 1
+    for v in range(nv):                      # sorted; a repeated neighbour is never taken
+        nbr[ptr[v]:ptr[v + 1]] = np.sort(nbr[ptr[v]:ptr[v + 1]])
+    far = np.int64(nv + 1)
+    dist = np.full((2, nv), far)
+    queue = np.empty(max(nv, 1), np.int64)
+    for k, start in ((0, a), (1, b)):
+        d = dist[k]
+        d[start] = 0
+        queue[0] = start
+        head, tail = 0, 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            for p in range(ptr[v], ptr[v + 1]):
+                u = nbr[p]
+                if d[u] == far:
+                    d[u] = d[v] + 1
+                    queue[tail] = u
+                    tail += 1
+    length = dist[0, b]
+    if length == far:
+        return np.zeros(0, np.int64), np.int64(-1)
+    path = np.empty(length + 1, np.int64)
+    step = np.empty(length + 1, np.int64)
+    out = np.empty(4 * (length + 1), np.int64)
+    n_out = 0
+    path[0] = a
+    step[0] = ptr[a]
+    depth = 0
+    while depth >= 0:
+        v = path[depth]
+        if depth == length:                  # at b
+            if n_out + length + 1 > len(out):
+                grown = np.empty(2 * len(out), np.int64)
+                grown[:n_out] = out[:n_out]
+                out = grown
+            out[n_out:n_out + length + 1] = path
+            n_out += length + 1
+            depth -= 1
+            continue
+        advanced = False
+        while step[depth] < ptr[v + 1]:
+            p = step[depth]
+            step[depth] += 1
+            u = nbr[p]
+            if p > ptr[v] and u == nbr[p - 1]:
+                continue
+            if dist[0, u] == depth + 1 and dist[1, u] == length - depth - 1:
+                depth += 1
+                path[depth] = u
+                step[depth] = ptr[u]
+                advanced = True
+                break
+        if not advanced:
+            depth -= 1
+    return out[:n_out], length
+
+
 class SentenceStructure:
     """What all pairs of a sentence share: tokens, kept dependencies, undirected graph.
 
@@ -162,7 +246,6 @@ class SentenceStructure:
         self._neighbours_csr = None          # built on first use (:attr:`_neighbours`)
         self._edges = None                   # built on first use (:attr:`_dep_edges`)
         self._governors = None
-        self._nbr_lists = None               # built on first use (:meth:`_neighbour_lists`)
         self._lowered = None                 # built on first use (:meth:`lowered_texts`)
         self._distances = {}                 # token → BFS distances to every vertex
         self._stacked = {}                   # tuple of tokens → their stacked distances
@@ -308,40 +391,11 @@ class SentenceStructure:
         ``a == b``.
 
         The same paths as ``networkx.all_shortest_paths(graph, a, b)``, each once, in
-        another order: a depth-first walk from ``a`` that only steps to a neighbour one
-        closer to ``b`` and one farther from ``a`` (the cached BFS distances,
-        :meth:`distances`); O(V + E) plus the length of the output.
+        another order (compiled: :func:`_all_shortest_paths`); O(V + E) plus the length of
+        the output.
         """
-        da, db = self.distances([a, b])
-        if not np.isfinite(da[b]):
-            return []
-        da, db = da.tolist(), db.tolist()         # Python floats: no NumPy scalar per step
-        nbr = self._neighbour_lists()
-        out, path = [], [a]
-        stack = [iter(nbr[a])]                    # iterative: paths may be long
-        while stack:
-            v = path[-1]
-            if v == b:
-                out.append(list(path))
-                stack.pop(), path.pop()
-                continue
-            for u in stack[-1]:
-                if da[u] == da[v] + 1 and db[u] == db[v] - 1:
-                    path.append(u)
-                    stack.append(iter(nbr[u]))
-                    break
-            else:
-                stack.pop(), path.pop()
-        return out
-
-    def _neighbour_lists(self):
-        """:attr:`_neighbours` as one Python list of neighbours per vertex (cached)."""
-        if self._nbr_lists is None:
-            ptr, nbr = self._neighbours
-            flat = nbr.tolist()
-            bounds = ptr.tolist()
-            self._nbr_lists = [flat[i:j] for i, j in zip(bounds[:-1], bounds[1:])]
-        return self._nbr_lists
+        flat, length = _all_shortest_paths(self.n, self._dep_t1, self._dep_t2, a, b)
+        return flat.reshape(-1, length + 1).tolist() if length >= 0 else []
 
     def lowered_texts(self):
         """Token texts lower-cased, entity tokens blinded as ``PROT`` (cached): the

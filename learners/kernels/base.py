@@ -270,7 +270,11 @@ class Kernel(TransformerMixin, BaseEstimator):
         s = self._scale(self_kernel)
         if s is None:
             return P
-        return (sp.diags(s) @ P).tocsr() if sp.issparse(P) else P * s[:, None]
+        if not sp.issparse(P):
+            return P * s[:, None]
+        P = sp.csr_matrix(P)                 # each stored entry times its row's scale
+        return sp.csr_matrix((P.data * np.repeat(s, np.diff(P.indptr)), P.indices.copy(),
+                              P.indptr.copy()), shape=P.shape)
 
     def _normalized_self_kernel(self, self_kernel):
         """``k̂(x, x)``: 1 (0 for a zero object) when normalized, else ``k(x, x)``."""

@@ -75,6 +75,9 @@ class VocabularyUnion:
             self.union, self.column_maps = first, [None]
         else:
             self.union, self.column_maps = type(first)._vocabulary_union(self.kernels)
+        # a map that keeps the union's column order needs no sort of the cut rows
+        self.ordered = [m is None or bool(np.all(np.diff(m[m >= 0]) > 0))
+                        for m in self.column_maps]
 
     def is_current(self, kernels):
         """Whether this union was built from these very kernels with their present
@@ -93,8 +96,8 @@ class VocabularyUnion:
             self_kernel = np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
         if len(self.kernels) == 1:
             return [self.union._rows_of_map(Phi, self_kernel)]
-        return [k._rows_of_map(_columns_of(Phi, cmap, k._n_columns()), self_kernel)
-                for k, cmap in zip(self.kernels, self.column_maps)]
+        return [k._rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)
+                for k, cmap, ordered in zip(self.kernels, self.column_maps, self.ordered)]
 
 
 def vocabulary_union(kernels):
@@ -124,9 +127,10 @@ def merged_columns(vocabularies):
     return union, maps
 
 
-def _columns_of(Phi, cmap, width):
-    """The columns of CSR ``Phi`` that ``cmap`` maps (to ``cmap[j]``), as a CSR matrix of
-    ``width`` columns with sorted indices; ``cmap`` None: a copy of ``Phi``."""
+def _columns_of(Phi, cmap, width, ordered):
+    """The columns of CSR ``Phi`` (sorted indices) that ``cmap`` maps (to ``cmap[j]``), as
+    a CSR matrix of ``width`` columns with sorted indices (sorted again unless ``cmap`` is
+    ``ordered``: increasing where it maps); ``cmap`` None: a copy of ``Phi``."""
     if cmap is None:
         return Phi.copy()
     new = cmap[Phi.indices]
@@ -134,7 +138,10 @@ def _columns_of(Phi, cmap, width):
     kept = np.concatenate([[0], np.cumsum(keep)])
     X = sp.csr_matrix((Phi.data[keep], new[keep], kept[Phi.indptr]),
                       shape=(Phi.shape[0], width))
-    X.sort_indices()
+    if ordered:
+        X.has_sorted_indices = True
+    else:
+        X.sort_indices()
     return X
 
 

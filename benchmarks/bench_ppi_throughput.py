@@ -4,7 +4,8 @@
 For each input (the PubMed 2020 baseline slice, tagged with a lexicon of the AIMed and
 BioInfer entity names, and the BioCreative VI PPIm PubTator file, its own gene mentions) the
 documents are streamed in chunks of ``--chunk-size`` exactly as ``ppi extract --jobs 0``
-processes them (:func:`ppi.extract.process_chunk`), with each step timed on its own in
+processes them (:func:`ppi.extract.process_chunk`: resident objects frozen, the cyclic
+garbage collector paused during a chunk, spaCy's memory zone), with each step timed on its own in
 **process CPU seconds** (``time.process_time``; the machine is shared, wall times measure
 the other jobs):
 
@@ -13,25 +14,26 @@ the other jobs):
 ``mentions``
     the candidate mentions (given annotations, or the lexicon tagger);
 ``parse``
-    spaCy: ``nlp.pipe(..., batch_size=64)`` over the mention-split token sequences
-    (:func:`ppi.spacy_parse.parse_documents`; tokenizer, tagger, parser — NER, lemmatizer
-    and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per chunk for all
-    models;
+    spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe(..., batch_size=64)`` over the
+    mention-split token sequences (:func:`ppi.spacy_parse.parse_documents`; tagger, parser
+    — NER, lemmatizer and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per
+    chunk for all models;
+``split``
+    splitting the tokens that a mention boundary falls inside
+    (:func:`ppi.spacy_parse.split_tokens`), once per chunk;
 ``convert``
     spaCy ``Doc`` → sentences, entities, candidate pairs and, for the sentences with a pair,
     the analysis under every parse name the model reads (:func:`ppi.spacy_parse.
     doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
-``featurize``
-    ``model.featurizer.transform`` on the cost-bounded batches of
-    :func:`ppi.extract._pair_batches` (sentences with fewer than two mentions never reach
-    it), per model;
-``score``
-    ``X @ w``, per model;
+``featurize + score``
+    ``model.scores`` on the cost-bounded batches of :func:`ppi.extract._pair_batches`
+    (sentences with fewer than two mentions never reach it), as
+    :func:`ppi.extract.score_sentences`, per model;
 ``write``
     output records (:func:`ppi.extract._records`), JSONL text, written to a file, per model.
 
-The ratio printed per model is ``(read + mentions + convert + featurize + score + write) /
-parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
+The ratio printed per model is ``(read + mentions + split + convert + featurize + score +
+write) / parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
 the run with :func:`ppi.training.train` on **LLL** (the smallest benchmark corpus, to keep
 the run short; the model's training corpus changes its vocabulary size, not the work per
 pair): ``paper-v`` (the all-paths kernel on ``split_parse``) and ``multiview`` (two
@@ -67,7 +69,7 @@ from kernelrank.datadir import resolve_data_dir
 INPUTS = {"pubmed": ("text/pubmed20n1015.xml.gz", "pubmed-xml"),
           "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator")}
 SYSTEMS = ("paper-v", "multiview")
-STEPS = ("read", "mentions", "convert", "featurize", "score", "write")
+STEPS = ("read", "mentions", "convert", "featurize+score", "write")
 
 _TRAIN = ("import sys\n"
           "from ppi.runs import Settings\n"
@@ -141,7 +143,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     from corpora.text_input import read_documents
     from ppi.extract import (ExtractionResources, _pair_batches, _records, cyclic_gc_paused,
                              format_records, freeze_resident_objects)
-    from ppi.spacy_parse import _split_doc, doc_sentences, load_spacy
+    from ppi.spacy_parse import doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
     nlp = load_spacy()
@@ -167,17 +169,20 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                 n_docs += len(chunk)
                 mentions = [shared.timed("mentions", lambda d: sorted(
                     resources.mentions(d), key=lambda m: (m.start, m.end)), d) for d in raw]
-                split = (_split_doc(nlp, d.text, [x for m in ms for x in (m.start, m.end)])
-                         for d, ms in zip(raw, mentions))
                 parsed_by = {}
                 with nlp.memory_zone():             # as ppi extract's process_chunk
+                    split = [shared.timed("split", split_tokens, nlp,
+                                          shared.timed("parse", nlp.make_doc, d.text), d.text,
+                                          [x for m in ms for x in (m.start, m.end)])
+                             for d, ms in zip(raw, mentions)]
                     sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+                    del split
                     for system, model in models.items():
                         parsed_by[system] = []
                         for d, ms, sdoc in zip(raw, mentions, sdocs):
                             parsed_by[system] += clocks[system].timed(
                                 "convert", doc_sentences, d.id, sdoc, ms, model.parses, True,
-                                False)
+                                False, d.text)
                     del sdocs
                 for system, model in models.items():
                     c, k = clocks[system], counts[system]
@@ -187,9 +192,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                     for batch in _pair_batches(with_pairs):
                         corpus = Corpus("extract", [Document(f"c{j}", [s])
                                                     for j, s in enumerate(batch)])
-                        (data,) = c.timed("featurize", model.featurizer.transform, [corpus])
-                        scores.append(c.timed("score", lambda X: np.asarray(
-                            X @ model.weights).ravel(), data.X))
+                        scores.append(c.timed("featurize+score", model.scores, corpus))
                     scores = np.concatenate(scores)
                     t0 = time.process_time()
                     records = _records(with_pairs, scores, model.threshold, False)
@@ -211,21 +214,23 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
 def report(name, r):
     parse = r["shared"].get("parse", 0.0)
     read, ment = r["shared"].get("read", 0.0), r["shared"].get("mentions", 0.0)
+    split = r["shared"].get("split", 0.0)
     print(f"\n## {name}: {r['documents']} documents; CPU seconds (process_time)")
-    print(f"parse (spaCy) {parse:.2f}   read {read:.2f}   mentions {ment:.2f}")
-    print("| model | sentences | with ≥2 mentions | pairs | convert | featurize | score | "
+    print(f"parse (spaCy) {parse:.2f}   read {read:.2f}   mentions {ment:.2f}   "
+          f"split {split:.2f}")
+    print("| model | sentences | with ≥2 mentions | pairs | convert | featurize + score | "
           "write | non-parse / parse | sentences/s/core | abstracts/s/core |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for system, m in r["models"].items():
         st = m["steps"]
-        other = read + ment + sum(st.get(s, 0.0) for s in ("convert", "featurize", "score",
+        other = read + ment + split + sum(st.get(s, 0.0) for s in ("convert", "featurize+score",
                                                             "write"))
         total = parse + other
         m["ratio"] = other / parse if parse else float("nan")
         m["sentences_per_cpu_s"] = m["sentences"] / total if total else float("nan")
         m["abstracts_per_cpu_s"] = r["documents"] / total if total else float("nan")
         print(f"| {system} | {m['sentences']} | {m['sentences_with_pairs']} | {m['pairs']} | "
-              + " | ".join(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize", "score",
+              + " | ".join(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize+score",
                                                              "write"))
               + f" | {m['ratio']:.3f} | {m['sentences_per_cpu_s']:.1f} | "
               f"{m['abstracts_per_cpu_s']:.2f} |")

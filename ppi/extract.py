@@ -246,7 +246,7 @@ def score_sentences(model, parsed):
     scores = [np.zeros(0)]
     for batch in _pair_batches(parsed):
         corpus = Corpus("extract", [Document(f"c{k}", [s]) for k, s in enumerate(batch)])
-        _, s = model.decision_function(corpus)
+        s = model.scores(corpus)
         # the featurizer keeps corpus order: document → sentence → pair
         assert len(s) == sum(len(x.pairs) for x in batch)
         scores.append(s)

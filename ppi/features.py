@@ -172,14 +172,8 @@ class PairFeaturizer:
         if all(f.compiled for f in featurizers):
             parts = [corpus_graphs(c, first.parse, first.settings, graphs=False)
                      for c in corpora]
-            batches = _pair_arrays(corpora, first.parse, first.settings, progress)
-            union = vocabulary_union([f.vectorizer for f in featurizers])
-            kernel = union.union
-            Xs = union.split(*kernel.map_from_entries(
-                lambda label_ids, vocabulary: (
-                    max_entries(b, label_ids, vocabulary, kernel) for b in batches)))
-            for f in featurizers:
-                f.vectorizer.n_scaled_ = kernel.n_scaled_
+            union, Phi, self_kernel = PairFeaturizer.union_map(featurizers, corpora, progress)
+            Xs = union.split(Phi, self_kernel)
         else:
             parts, graphs = first._graphs(corpora, progress)
             Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)
@@ -188,6 +182,23 @@ class PairFeaturizer:
             f.n_scaled_ = f.vectorizer.n_scaled_
             out.append(f._split(corpora, parts, X))
         return out
+
+    @staticmethod
+    def union_map(featurizers, corpora, progress=False):
+        """``(union, Phi, self_kernel)``: the featurizers' :class:`learners.kernels.
+        vocabulary_union.VocabularyUnion` and its unnormalized map of every pair of
+        ``corpora`` (rows in corpus order), by the compiled route (all :attr:`compiled`;
+        the conditions of :meth:`transform_shared`)."""
+        first = featurizers[0]
+        batches = _pair_arrays(corpora, first.parse, first.settings, progress)
+        union = vocabulary_union([f.vectorizer for f in featurizers])
+        kernel = union.union
+        Phi, self_kernel = kernel.map_from_entries(
+            lambda label_ids, vocabulary: (
+                max_entries(b, label_ids, vocabulary, kernel) for b in batches))
+        for f in featurizers:
+            f.vectorizer.n_scaled_ = kernel.n_scaled_
+        return union, Phi, self_kernel
 
     def shares_graphs_with(self, other):
         """Whether ``other`` builds its graphs and rows the same way on the same analysis

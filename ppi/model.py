@@ -162,6 +162,14 @@ class PPIModel:
         (data,) = self.featurizer.transform([corpus])
         return data, np.asarray(data.X @ self.weights).ravel()
 
+    def scores(self, corpus):
+        """The scores of :meth:`decision_function` alone: a multi-view featurizer then
+        scores views of identical inputs (raw text parsed by spaCy) from one set of rows
+        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off)."""
+        if _is_multiview(self.featurizer):
+            return self.featurizer.scores([corpus], self.weights)[0]
+        return self.decision_function(corpus)[1]
+
     def predict(self, corpus):
         data, s = self.decision_function(corpus)
         return data, s, s > self.threshold

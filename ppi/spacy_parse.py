@@ -118,21 +118,43 @@ class ParsedSentence:
 
 def _split_doc(nlp, text, boundaries):
     """spaCy tokens of ``text``, further split at the character ``boundaries``."""
+    return split_tokens(nlp, nlp.make_doc(text), text, boundaries)
+
+
+def split_tokens(nlp, doc, text, boundaries):
+    """The tokenized ``doc`` of ``text`` (``nlp.make_doc``) with every token that a
+    character offset of ``boundaries`` falls strictly inside split there; ``doc`` itself
+    when none does (most documents: mention offsets usually fall between tokens).
+
+    From the tokens' offset, length and whitespace arrays (one ``Doc.to_array``), the
+    boundaries looked up by binary search: O(n + b log n) for n tokens and b boundaries,
+    without a ``Token`` object per token."""
+    from spacy.attrs import IDX, LENGTH, SPACY
     from spacy.tokens import Doc
-    bounds = sorted(set(boundaries))
+    bounds = np.unique(np.asarray(list(boundaries), dtype=np.int64))
+    if not len(bounds) or not len(doc):
+        return doc
+    a = doc.to_array([IDX, LENGTH, SPACY]).astype(np.int64).reshape(len(doc), 3)
+    starts, ends = a[:, 0], a[:, 0] + a[:, 1]
+    k = np.searchsorted(starts, bounds, side="right") - 1
+    inside = (k >= 0) & (bounds > starts[np.maximum(k, 0)]) & (bounds < ends[np.maximum(k, 0)])
+    if not inside.any():
+        return doc
+    cuts = {}
+    for t, x in zip(k[inside].tolist(), bounds[inside].tolist()):
+        cuts.setdefault(t, []).append(x)
     words, spaces = [], []
-    for t in nlp.make_doc(text):
-        a, b = t.idx, t.idx + len(t.text)
-        lo, hi = bisect.bisect_right(bounds, a), bisect.bisect_left(bounds, b)
-        pos = a
-        for x in bounds[lo:hi] + [b]:
+    for t, (s, e, sp) in enumerate(zip(starts.tolist(), ends.tolist(), a[:, 2].tolist())):
+        pos = s
+        for x in cuts.get(t, ()):
             words.append(text[pos:x])
             spaces.append(False)
             pos = x
-        spaces[-1] = bool(t.whitespace_)
-    doc = Doc(nlp.vocab, words=words, spaces=spaces)
-    assert doc.text == text, "token split changed the text"
-    return doc
+        words.append(text[pos:e])
+        spaces.append(bool(sp))
+    if sum(map(len, words)) + sum(spaces) != len(text):
+        raise AssertionError("token split changed the text")
+    return Doc(nlp.vocab, words=words, spaces=spaces)
 
 
 def _parse_names(parse):
@@ -145,39 +167,48 @@ def _parse_names(parse):
 class _DocArrays:
     """What the conversion reads of a parsed spaCy ``Doc``, as per-token arrays from one
     ``Doc.to_array`` call (character offset and length, whitespace flag, sentence start,
-    head index, dependency label and tag) and label strings looked up once per distinct
-    label — instead of a ``Token`` object per token and attribute access (which cost as
-    much as a fifth of spaCy's own parse time, measured on the BC6 PPIm abstracts)."""
+    head index, word, dependency label and tag) — instead of a ``Token`` object per token
+    and attribute access (which cost as much as a fifth of spaCy's own parse time, measured
+    on the BC6 PPIm abstracts).  Strings are looked up once per distinct hash and only for
+    the tokens asked for (:meth:`strings`: the sentences with a candidate pair); ``text``:
+    the document's text when the caller has it (``Doc.text`` builds a ``Token`` per
+    token), else joined from the words."""
 
-    def __init__(self, sdoc):
-        from spacy.attrs import DEP, HEAD, IDX, IS_SPACE, ORTH, SENT_START, SPACY, TAG
-        a = sdoc.to_array([IDX, IS_SPACE, SENT_START, HEAD, SPACY, ORTH, DEP, TAG])
-        a = a.reshape(len(sdoc), 8)
-        signed = a[:, :5].astype(np.int64)   # HEAD and SENT_START are negative as uint64
-        strings = sdoc.vocab.strings
-        self.words_ = self._strings(a[:, 5], strings)
-        # Doc.text, without the Token object per token that spaCy's property builds
-        self.text = "".join(w + " " if sp else w
-                            for w, sp in zip(self.words_, signed[:, 4].tolist()))
+    def __init__(self, sdoc, text=None):
+        from spacy.attrs import (DEP, HEAD, IDX, IS_SPACE, LENGTH, ORTH, SENT_START, SPACY,
+                                 TAG)
+        a = sdoc.to_array([IDX, IS_SPACE, SENT_START, HEAD, SPACY, LENGTH, ORTH, DEP, TAG])
+        a = a.reshape(len(sdoc), 9)
+        signed = a[:, :6].astype(np.int64)   # HEAD and SENT_START are negative as uint64
+        self._store = sdoc.vocab.strings
+        self._hashes = {"word": a[:, 6], "dep": a[:, 7], "tag": a[:, 8]}
+        self._names = {}                       # hash → string, filled as asked
         self.idx = signed[:, 0].tolist()
+        self._ends = (signed[:, 0] + signed[:, 5]).tolist()
+        if text is None:
+            spaces = signed[:, 4].tolist()
+            text = "".join(w + " " if sp else w for w, sp in
+                           zip(self.strings("word", range(len(sdoc))), spaces))
+        self.text = text
         self.is_space = signed[:, 1].astype(bool)
         self.head = (np.arange(len(sdoc)) + signed[:, 3]).tolist()
         starts = np.flatnonzero(signed[:, 2] == 1)
         self.sent_starts = starts if len(starts) and starts[0] == 0 else \
             np.concatenate([[0], starts]).astype(np.int64)
-        self.dep = self._strings(a[:, 6], strings)
-        self.tag = self._strings(a[:, 7], strings)
 
-    @staticmethod
-    def _strings(hashes, strings):
-        """The strings of hashes, one ``StringStore`` look-up per distinct hash."""
-        uniq, inverse = np.unique(hashes, return_inverse=True)
-        names = [strings[int(h)] if h else "" for h in uniq]
-        return [names[i] for i in inverse.ravel().tolist()]
+    def strings(self, kind, toks):
+        """The ``kind`` (``"word"``, ``"dep"``, ``"tag"``) strings of the tokens ``toks``,
+        one ``StringStore`` look-up per distinct hash."""
+        hashes = self._hashes[kind][list(toks)].tolist()
+        names = self._names
+        missing = [h for h in dict.fromkeys(hashes) if h not in names]
+        for h in missing:
+            names[h] = self._store[h] if h else ""
+        return [names[h] for h in hashes]
 
     def end(self, i):
         """Character offset just after token ``i``."""
-        return self.idx[i] + len(self.words_[i])
+        return self._ends[i]
 
     def words(self, a, b):
         """Indices of the non-whitespace tokens of ``a:b``."""
@@ -208,16 +239,17 @@ def _analysis(arrays, toks, first, parse, collapse):
     whitespace tokens), offsets relative to character ``first``."""
     tokenizer = TOKENIZER_OF[parse]
     idmap = {i: k for k, i in enumerate(toks)}
-    texts = [arrays.words_[i] for i in toks]
-    idx, tag, head, dep = arrays.idx, arrays.tag, arrays.head, arrays.dep
-    tokens = [Token(f"st_{k}", x, tag[i], ((idx[i] - first, idx[i] - first + len(x) - 1),))
-              for k, (i, x) in enumerate(zip(toks, texts))]
+    texts = arrays.strings("word", toks)
+    tags, labels = arrays.strings("tag", toks), arrays.strings("dep", toks)
+    idx, head = arrays.idx, arrays.head
+    tokens = [Token(f"st_{k}", x, tag, ((idx[i] - first, idx[i] - first + len(x) - 1),))
+              for k, (i, x, tag) in enumerate(zip(toks, texts, tags))]
     edges = []
-    for i in toks:
+    for i, typ in zip(toks, labels):
         h = head[i]
         if h == i or h not in idmap:
             continue
-        edges.append([h, i, dep[i]])
+        edges.append([h, i, typ])
     if collapse:
         edges = _collapse(edges, lambda i: texts[idmap[i]].lower())
     deps = [Dependency(f"sp_{n}", f"st_{idmap[g]}", f"st_{idmap[d]}", typ)
@@ -281,12 +313,12 @@ def parse_documents(nlp, docs, mentions_of, parse="split_parse", collapse=True,
                   for d, ms in zip(docs, mentions))
     out = []
     for d, ms, sdoc in zip(docs, mentions, nlp.pipe(spacy_docs, batch_size=batch_size)):
-        out.extend(doc_sentences(d.id, sdoc, ms, parse, collapse, analyse_pairless))
+        out.extend(doc_sentences(d.id, sdoc, ms, parse, collapse, analyse_pairless, d.text))
     return out
 
 
 def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True,
-                  analyse_pairless=True):
+                  analyse_pairless=True, text=None):
     """:class:`ParsedSentence` objects of one parsed spaCy ``Doc`` and its mentions: the
     sentences (steps 4–5 of the module docstring), each with its entities, candidate pairs
     and the analysis under the name ``parse``.
@@ -300,13 +332,14 @@ def doc_sentences(doc_id, sdoc, mentions, parse="split_parse", collapse=True,
     ``analyse_pairless=False``: sentences with fewer than two mentions (no candidate pair)
     get no tokenization and no parse (empty dicts) — the extraction never reads them, and
     building them cost a third of the parse time on PubMed abstracts (2 % of whose
-    sentences hold a pair).
+    sentences hold a pair).  ``text``: ``sdoc.text`` when the caller has it (saves
+    rebuilding it from the tokens).
     """
     parse = _parse_names(parse)
     ms = sorted(mentions, key=lambda m: (m.start, m.end))
     starts = [m.start for m in ms]
     out = []
-    arrays = _DocArrays(sdoc)
+    arrays = _DocArrays(sdoc, text)
     text = arrays.text
     for k, (a, b) in enumerate(_sentence_groups(arrays, ms)):
         toks = arrays.words(a, b)
@@ -339,7 +372,7 @@ def reparse_sentences(nlp, sentences, parse="split_parse", collapse=True, batch_
                                            for x in (a, b + 1)]) for s in sentences)
     out = []
     for s, sdoc in zip(sentences, nlp.pipe(spacy_docs, batch_size=batch_size)):
-        arrays = _DocArrays(sdoc)
+        arrays = _DocArrays(sdoc, s.text)
         tokenizations, analyses = _analyses(arrays, arrays.words(0, len(sdoc)), 0, parse,
                                             collapse)
         out.append(Sentence(s.id, s.text, list(s.entities), list(s.pairs), tokenizations,

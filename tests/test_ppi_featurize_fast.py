@@ -194,6 +194,40 @@ def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypa
     assert shared.X.nnz > 10_000
 
 
+@pytest.mark.parametrize("n_features", [None, 2 ** 12])
+def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_path,
+                                                            n_features):
+    """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
+    union with merged weights) against ``decision_function`` (every view's rows, then
+    ``X @ w``), on real parses (no shared views) and on spaCy-like aliased ones (both
+    all-paths and both path views shared), for a fitted and a saved-and-loaded model;
+    and the graph route (not compiled) view by view."""
+    from ppi.model import PPIModel
+
+    f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
+                            n_features=n_features)
+    (train,) = f.fit_transform([lll])
+    w = np.random.default_rng(0).normal(size=train.X.shape[1])
+    fitted = PPIModel(f, w, alpha=1.0, threshold=0.0)
+    loaded = PPIModel.load(fitted.save(tmp_path / "model"))
+    for model in (fitted, loaded):
+        for corpus in (hprd50, _aliased(hprd50)):
+            _, want = model.decision_function(corpus)
+            got = model.scores(corpus)
+            assert got.shape == want.shape == (sum(len(s.pairs) for s in
+                                                   corpus.sentences()),)
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+            assert np.abs(want).max() > 0.1
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ppi.features, "COMPILED_TRANSFORM", False)
+        aliased = _aliased(hprd50)
+        np.testing.assert_allclose(loaded.scores(aliased),
+                                   loaded.decision_function(aliased)[1], rtol=1e-10,
+                                   atol=1e-12)
+    with pytest.raises(InvalidParameterError, match="weights"):
+        f.scores([hprd50], w[:-1])
+
+
 # ------------------------------------------------------------------ pair graphs, BFS
 def _reference_pair_graphs(st, pair, settings):
     """ppi/graphs.py's pair graph construction before issue 15 (one Python pass per pair

@@ -100,6 +100,23 @@ class VocabularyUnion:
                 for k, cmap, ordered in zip(self.kernels, self.column_maps, self.ordered)]
 
 
+    def merged_weights(self, blocks):
+        """Weights ``w`` over the union's columns with ``Φ_union(x) · w = Σ_v Φ_v(x) ·
+        blocks[v]`` for the kernels' rows ``Φ_v`` (:meth:`split`): each kernel's weights
+        moved to the union columns that map to it and added up — a linear model over the
+        kernels' concatenated rows scored from the union's rows alone, without cutting
+        them.  O(union columns)."""
+        w = np.zeros(self.union._n_columns())
+        for cmap, block in zip(self.column_maps, blocks):
+            block = np.asarray(block, dtype=np.float64)
+            if cmap is None:
+                w += block
+            else:
+                to = np.flatnonzero(cmap >= 0)
+                w[to] += block[cmap[to]]
+        return w
+
+
 def vocabulary_union(kernels):
     """The :class:`VocabularyUnion` of ``kernels``, built once and reused while they keep
     their vocabularies (a small cache; a stale entry is rebuilt)."""

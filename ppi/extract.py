@@ -192,10 +192,15 @@ def _tsv_line(r):
     return "\t".join(clean(x) for x in row) + "\n"
 
 
+#: one encoder for every record (``json.dumps`` with options builds one per call)
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def format_records(records, output_format):
     if output_format == "tsv":
         return "".join(_tsv_line(r) for r in records)
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    encode = _JSON.encode
+    return "".join(encode(r) + "\n" for r in records)
 
 
 # ----------------------------------------------------------------------------- one chunk

@@ -234,6 +234,18 @@ def _analyses(arrays, toks, first, parses, collapse):
     return tokenizations, analyses
 
 
+_IDS = {"st": [], "sp": []}
+
+
+def _ids(prefix, n):
+    """``["<prefix>_0", …, "<prefix>_<n-1>"]`` (the token and dependency ids), made once
+    and shared."""
+    ids = _IDS[prefix]
+    if len(ids) < n:
+        ids.extend(f"{prefix}_{k}" for k in range(len(ids), max(n, 2 * len(ids))))
+    return ids
+
+
 def _analysis(arrays, toks, first, parse, collapse):
     """(Tokenization, Parse) of the spaCy tokens ``toks`` (indices into ``arrays``; no
     whitespace tokens), offsets relative to character ``first``."""
@@ -242,7 +254,8 @@ def _analysis(arrays, toks, first, parse, collapse):
     texts = arrays.strings("word", toks)
     tags, labels = arrays.strings("tag", toks), arrays.strings("dep", toks)
     idx, head = arrays.idx, arrays.head
-    tokens = [Token(f"st_{k}", x, tag, ((idx[i] - first, idx[i] - first + len(x) - 1),))
+    st = _ids("st", len(toks))
+    tokens = [Token(st[k], x, tag, ((idx[i] - first, idx[i] - first + len(x) - 1),))
               for k, (i, x, tag) in enumerate(zip(toks, texts, tags))]
     edges = []
     for i, typ in zip(toks, labels):
@@ -252,7 +265,8 @@ def _analysis(arrays, toks, first, parse, collapse):
         edges.append([h, i, typ])
     if collapse:
         edges = _collapse(edges, lambda i: texts[idmap[i]].lower())
-    deps = [Dependency(f"sp_{n}", f"st_{idmap[g]}", f"st_{idmap[d]}", typ)
+    sp = _ids("sp", len(edges))
+    deps = [Dependency(sp[n], st[idmap[g]], st[idmap[d]], typ)
             for n, (g, d, typ) in enumerate(edges)]
     return (Tokenization(tokenizer, tokens),
             Parse(parse, tokenizer, deps, (("spacy", "true"),)))

@@ -26,9 +26,8 @@ the other jobs):
     the analysis under every parse name the model reads (:func:`ppi.spacy_parse.
     doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
 ``featurize + score``
-    ``model.scores`` on the cost-bounded batches of :func:`ppi.extract._pair_batches`
-    (sentences with fewer than two mentions never reach it), as
-    :func:`ppi.extract.score_sentences`, per model;
+    :func:`ppi.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
+    sentences with a pair; the others never reach it), per model;
 ``write``
     output records (:func:`ppi.extract._records`), JSONL text, written to a file, per model.
 
@@ -137,12 +136,9 @@ def _timed_iter(clock, step, iterable):
 
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
-    import numpy as np
-
-    from corpora.ppi_xml import Corpus, Document
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, _pair_batches, _records, cyclic_gc_paused,
-                             format_records, freeze_resident_objects)
+    from ppi.extract import (ExtractionResources, _records, cyclic_gc_paused, format_records,
+                             freeze_resident_objects, score_sentences)
     from ppi.spacy_parse import doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
@@ -188,12 +184,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                     c, k = clocks[system], counts[system]
                     parsed = parsed_by.pop(system)
                     with_pairs = [p for p in parsed if p.sentence.pairs]
-                    scores = [np.zeros(0)]
-                    for batch in _pair_batches(with_pairs):
-                        corpus = Corpus("extract", [Document(f"c{j}", [s])
-                                                    for j, s in enumerate(batch)])
-                        scores.append(c.timed("featurize+score", model.scores, corpus))
-                    scores = np.concatenate(scores)
+                    scores = c.timed("featurize+score", score_sentences, model, with_pairs)
                     t0 = time.process_time()
                     records = _records(with_pairs, scores, model.threshold, False)
                     handles[system].write(format_records(records, "jsonl"))

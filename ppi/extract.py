@@ -222,7 +222,8 @@ def _pair_batches(parsed, budget=None):
         per_pair = (2 * n_tokens) ** 2          # tokens + dependencies ≈ 2 n vertices
         step = max(1, budget // per_pair)
         for i in range(0, len(s.pairs), step):
-            part = dataclasses.replace(s, pairs=s.pairs[i:i + step])
+            part = s if step >= len(s.pairs) else \
+                dataclasses.replace(s, pairs=s.pairs[i:i + step])
             c = per_pair * len(part.pairs)
             if batch and cost + c > budget:
                 yield batch

@@ -16,7 +16,9 @@
 * :mod:`learners.kernels.kmers`, :mod:`learners.kernels.spectrum`,
   :mod:`learners.kernels.mismatch` — string kernels over an alphabet
   (:class:`SpectrumKernel`, :class:`MismatchKernel`);
-* :mod:`learners.kernels.sums` — weighted sums of kernels (:class:`SumKernel`).
+* :mod:`learners.kernels.sums` — weighted sums of kernels (:class:`SumKernel`);
+* :mod:`learners.kernels.vocabulary_union` — feature rows of several fitted kernels that
+  differ only in their vocabularies (views of one input), computed once.
 
 A structured kernel and a learner on precomputed kernels make a pipeline on objects::
 

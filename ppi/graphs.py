@@ -123,14 +123,10 @@ def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _all_shortest_paths(n, t1, t2, a, b):  # pragma: no cover - compiled
-    """Every shortest path from token ``a`` to token ``b`` in the undirected graph of tokens
-    ``0..n-1`` and dependency vertices ``n + j`` (edges ``t1[j] – n + j – t2[j]``), as a
-    flat array of ``k`` paths of ``L + 1`` vertices each, and ``L`` (−1: unconnected).
-
-    Breadth-first distances from ``a`` and from ``b``, then a depth-first walk from ``a``
-    that steps, in increasing vertex order, only to a neighbour one farther from ``a`` and
-    one closer to ``b``: each shortest path once.  O(V + E) plus the output."""
+def undirected_csr(n, t1, t2):  # pragma: no cover - compiled
+    """The undirected token–dependency graph of a sentence — tokens ``0..n-1``, dependency
+    ``j`` the vertex ``n + j``, edges ``t1[j] – n + j – t2[j]`` — as CSR ``(ptr, nbr)``,
+    both directions stored, neighbours in the order of the dependencies.  O(n + m)."""
     m = len(t1)
     nv = n + m
     ptr = np.zeros(nv + 1, np.int64)
@@ -148,25 +144,46 @@ def _all_shortest_paths(n, t1, t2, a, b):  # pragma: no cover - compiled
             fill[x] += 1
             nbr[fill[y]] = x
             fill[y] += 1
+    return ptr, nbr
+
+
+@numba.njit(cache=True, nogil=True)
+def bfs_into(start, ptr, nbr, out):  # pragma: no cover - compiled
+    """Breadth-first distances (number of edges) from ``start`` over the CSR graph
+    ``(ptr, nbr)`` into ``out``, pre-filled with a value larger than any distance (it
+    stays where unreachable).  O(V + E)."""
+    queue = np.empty(len(out), np.int64)
+    out[start] = 0
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        v = queue[head]
+        head += 1
+        for p in range(ptr[v], ptr[v + 1]):
+            u = nbr[p]
+            if out[u] > out[v] + 1:
+                out[u] = out[v] + 1
+                queue[tail] = u
+                tail += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _all_shortest_paths(n, t1, t2, a, b):  # pragma: no cover - compiled
+    """Every shortest path from token ``a`` to token ``b`` in the undirected graph of tokens
+    ``0..n-1`` and dependency vertices ``n + j`` (edges ``t1[j] – n + j – t2[j]``), as a
+    flat array of ``k`` paths of ``L + 1`` vertices each, and ``L`` (−1: unconnected).
+
+    Breadth-first distances from ``a`` and from ``b``, then a depth-first walk from ``a``
+    that steps, in increasing vertex order, only to a neighbour one farther from ``a`` and
+    one closer to ``b``: each shortest path once.  O(V + E) plus the output."""
+    nv = n + len(t1)
+    ptr, nbr = undirected_csr(n, t1, t2)
     for v in range(nv):                      # sorted; a repeated neighbour is never taken
         nbr[ptr[v]:ptr[v + 1]] = np.sort(nbr[ptr[v]:ptr[v + 1]])
     far = np.int64(nv + 1)
     dist = np.full((2, nv), far)
-    queue = np.empty(max(nv, 1), np.int64)
-    for k, start in ((0, a), (1, b)):
-        d = dist[k]
-        d[start] = 0
-        queue[0] = start
-        head, tail = 0, 1
-        while head < tail:
-            v = queue[head]
-            head += 1
-            for p in range(ptr[v], ptr[v + 1]):
-                u = nbr[p]
-                if d[u] == far:
-                    d[u] = d[v] + 1
-                    queue[tail] = u
-                    tail += 1
+    bfs_into(a, ptr, nbr, dist[0])
+    bfs_into(b, ptr, nbr, dist[1])
     length = dist[0, b]
     if length == far:
         return np.zeros(0, np.int64), np.int64(-1)

@@ -38,7 +38,8 @@ import numpy as np
 
 from learners.kernels.all_paths import (_append_max, _prepare_chunk, _update_max,
                                         dag_walk_sums)
-from ppi.graphs import PROT1, PROT2, _pair_graphs, sentence_structure
+from ppi.graphs import (PROT1, PROT2, _pair_graphs, bfs_into, sentence_structure,
+                        undirected_csr)
 
 __all__ = ["PairArrays", "max_entries"]
 
@@ -207,25 +208,6 @@ def _token_order(n, t1, t2):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _bfs(start, nbr_ptr, nbr, out):  # pragma: no cover - compiled
-    """Breadth-first distances from ``start`` into ``out`` (pre-filled with a large value
-    meaning unreachable)."""
-    queue = np.empty(len(out), np.int64)
-    out[start] = 0
-    queue[0] = start
-    head, tail = 0, 1
-    while head < tail:
-        v = queue[head]
-        head += 1
-        for p in range(nbr_ptr[v], nbr_ptr[v + 1]):
-            u = nbr[p]
-            if out[u] > out[v] + 1:
-                out[u] = out[v] + 1
-                queue[tail] = u
-                tail += 1
-
-
-@numba.njit(cache=True, nogil=True)
 def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_ptr, p2,
                       e1_ptr, e1, e2_ptr, e2, word_ids, tag_ids, type_ids, protein_ids,
                       literal_protein, path_weight, other_weight, linear_weight,
@@ -276,22 +258,7 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
         for j in range(m):
             out_idx[gov_ptr[n] + j] = T2[j]
         out_w = np.empty(len(out_idx))
-        # the undirected token–dependency graph, both directions
-        deg = np.zeros(nv + 1, np.int64)
-        for j in range(m):
-            deg[T1[j] + 1] += 1
-            deg[T2[j] + 1] += 1
-            deg[n + j + 1] += 2
-        for v in range(nv):
-            deg[v + 1] += deg[v]
-        nbr = np.empty(deg[nv], np.int64)
-        fill = deg[:-1].copy()
-        for j in range(m):
-            for a, b in ((T1[j], n + j), (n + j, T2[j])):
-                nbr[fill[a]] = b
-                fill[a] += 1
-                nbr[fill[b]] = a
-                fill[b] += 1
+        deg, nbr = undirected_csr(n, T1, T2)
         dist = np.full((n, nv), unreachable)
         searched = np.zeros(n, np.bool_)
         # the linear-order chain: the same walk sums for every pair of the sentence
@@ -316,7 +283,7 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
                 for q in range(ends[1][r], ends[1][r + 1]):
                     a = ends[0][q]
                     if not searched[a]:
-                        _bfs(a, deg, nbr, dist[a])
+                        bfs_into(a, deg, nbr, dist[a])
                         searched[a] = True
             hit[:] = False
             for qa in range(e1_ptr[r], e1_ptr[r + 1]):

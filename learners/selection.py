@@ -469,12 +469,17 @@ class Selection:
 
     def predict(self, X):
         """Predictions of the selected model: from the once-fitted path (``predict_path`` at
-        the winner; no refit) or from the refitted best estimator."""
+        the winner; no refit) or from the refitted best estimator — its decision values when
+        it is a classifier with ``decision_function`` (:class:`learners.l2svm.L2SVM`): the
+        hold-out predictions that chose it and its threshold were decision values, not
+        labels."""
         path = {k: v for k, v in self.best_params.items() if k in self.path_names}
         if path and _has(self.model, "predict_path") and self.model_is_path:
             kw = {_PATH_KEYWORD[k]: [v] for k, v in path.items()}
             P = np.asarray(self.model.predict_path(X, **kw))
             return P.reshape(P.shape[len(kw):])
+        if _has(self.model, "decision_function"):
+            return self.model.decision_function(X)
         return self.model.predict(X)
 
     def holdout_predictions_of_best(self):

@@ -294,3 +294,20 @@ def test_scores_do_not_depend_on_the_noise_of_tied_predictions():
     s2 = select(est, X, y, scoring="disagreement", method="refit", **kw)
     np.testing.assert_array_equal(s1.scores, s2.scores)
     assert s1.best_params == s2.best_params
+
+
+def test_refitted_classifier_predicts_decision_values(rng):
+    """A classifier chosen on the retraining path (the L2-SVM held out by groups has no
+    closed form) predicts the decision values its hold-out scores and threshold were
+    measured on, not ±1 labels."""
+    from learners import L2SVM
+
+    X, _, groups = gaussian_problem(rng, m=60)
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=len(X)) > 0, 1.0, -1.0)
+    sel = select(L2SVM(kernel="gaussian", gamma=0.5), X, y, cv=group_sets(groups),
+                 path={"alpha": [0.01, 0.1, 1.0]}, scoring="auc")
+    scores = sel.predict(X[:20])
+    best = L2SVM(kernel="gaussian", gamma=0.5, alpha=sel.best_params["alpha"]).fit(X, y)
+    np.testing.assert_allclose(scores, best.decision_function(X[:20]), rtol=1e-8,
+                               atol=1e-12)
+    assert len(np.unique(np.round(scores, 12))) > 2

@@ -182,11 +182,6 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
     return bags
 
 
-def _kind_of(part):
-    """``"apg"`` for an all-paths view's featurizer, ``"bag"`` for a bag view's kernel."""
-    return "apg" if isinstance(part, PairFeaturizer) else "bag"
-
-
 class MultiViewFeaturizer:
     """Candidate pairs → the concatenated, weighted, unit-norm rows of several views.
 
@@ -270,15 +265,13 @@ class MultiViewFeaturizer:
         the rows computed once in the union of the views' vocabularies, each view's columns
         then cut out (:mod:`learners.kernels.vocabulary_union`; the separate results up to
         the summation order of the all-paths norms)."""
-        kind, parse = parse_view(group[0])
-        if kind == "apg":
+        if parse_view(group[0])[0] == "apg":      # the graph route too, when not compiled
             sets = PairFeaturizer.transform_shared([self._parts[v] for v in group], corpora,
                                                    progress)
             return {v: [s.X for s in ss] for v, ss in zip(group, sets)}
-        bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
-        union = vocabulary_union([self._parts[v] for v in group])
-        rows = union.split(*union.union._feature_map([b for bb in bags for b in bb], False))
-        return {v: split_rows(X, [len(bb) for bb in bags]) for v, X in zip(group, rows)}
+        union, Phi, self_kernel = self._group_map(group, corpora, progress)
+        sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
+        return {v: split_rows(X, sizes) for v, X in zip(group, union.split(Phi, self_kernel))}
 
     def _transform(self, corpora, fit, progress):
         corpora = list(corpora)
@@ -325,7 +318,7 @@ class MultiViewFeaturizer:
         total = np.zeros(sum(sizes))
         done = set()
         for group in self._shared_groups(corpora):
-            if _kind_of(self._parts[group[0]]) == "apg" and \
+            if parse_view(group[0])[0] == "apg" and \
                     not all(self._parts[v].compiled for v in group):
                 continue                          # the graph route: view by view below
             union, Phi, self_kernel = self._group_map(group, corpora, progress)
@@ -352,7 +345,7 @@ class MultiViewFeaturizer:
         blocks, start = {}, 0
         for view, w in zip(self.views, self.weights):
             part = self._parts[view]
-            width = (part.vectorizer if _kind_of(part) == "apg" else part)._n_columns()
+            width = (part.vectorizer if isinstance(part, PairFeaturizer) else part)._n_columns()
             blocks[view] = w_all[start:start + width] * np.sqrt(w)
             start += width
         if start != len(w_all):

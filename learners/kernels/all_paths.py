@@ -887,18 +887,16 @@ class AllPathsKernel(FeatureMapKernel):
         first = kernels[0]
         if first.n_features is not None:
             return first, [None] * len(kernels)
-        labels = list(first.labels_)
-        index = {x: i for i, x in enumerate(labels)}
+        index = {x: i for i, x in enumerate(first.labels_)}
         codes = []
         for k in kernels:
             ids = np.array([index.setdefault(x, len(index)) for x in k.labels_], np.int64)
-            labels.extend(list(index)[len(labels):])
             c = k.pair_codes_
             codes.append((ids[c >> np.int64(32)] << np.int64(32))
                          | ids[c & np.int64(0xFFFFFFFF)] if len(ids) else c)
         union = clone(first)
         union.pair_codes_, maps = merged_columns(codes)
-        union.labels_, union._index = labels, index
+        union.labels_, union._index = list(index), index
         return union, maps
 
     def _chunk_entries(self, chunk):

@@ -34,8 +34,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
+from learners.kernels.base import _squared_row_norms
 
-__all__ = ["VocabularyUnion", "vocabulary_union"]
+__all__ = ["VocabularyUnion", "vocabulary_union", "merged_columns"]
 
 #: unions kept by :func:`vocabulary_union` (a model holds one or two groups of views)
 _CACHE_SIZE = 8
@@ -92,13 +93,12 @@ class VocabularyUnion:
         map ``Phi`` (CSR over the union's columns) and ``k(x, x)`` (None: the squared row
         norms of ``Phi``, which then must be the whole map)."""
         Phi = sp.csr_matrix(Phi)
-        if self_kernel is None:
-            self_kernel = np.asarray(Phi.multiply(Phi).sum(axis=1)).ravel()
+        if self_kernel is None:                   # of the whole map, before any cut
+            self_kernel = _squared_row_norms(Phi)
         if len(self.kernels) == 1:
             return [self.union._rows_of_map(Phi, self_kernel)]
         return [k._rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)
                 for k, cmap, ordered in zip(self.kernels, self.column_maps, self.ordered)]
-
 
     def merged_weights(self, blocks):
         """Weights ``w`` over the union's columns with ``Φ_union(x) · w = Σ_v Φ_v(x) ·
@@ -132,8 +132,8 @@ def vocabulary_union(kernels):
 
 
 def merged_columns(vocabularies):
-    """Union of sorted vocabularies: ``(union, maps)`` with ``union`` sorted and
-    ``maps[v][j]`` the position of ``union[j]`` in ``vocabularies[v]``, or −1."""
+    """Union of vocabularies (arrays of distinct entries): ``(union, maps)`` with ``union``
+    sorted and ``maps[v][j]`` the position of ``union[j]`` in ``vocabularies[v]``, or −1."""
     vocabularies = [np.asarray(v) for v in vocabularies]
     union = np.unique(np.concatenate(vocabularies)) if vocabularies else np.zeros(0)
     maps = []

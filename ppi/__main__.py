@@ -69,6 +69,10 @@ def _model_options(p):
     g.add_argument("--n-basis", type=int, default=N_BASIS,
                    help=f"basis vectors of the reduced-set learner (default {N_BASIS}; Paper V "
                         "used at most 4000 — same results within fold noise, twice the time)")
+    g.add_argument("--gamma", type=float, default=None, metavar="G",
+                   help="the Gaussian of the (summed views') kernel, exp(-G ||phi(x) - "
+                        "phi(z)||^2) on the unit-norm rows; 0: the linear kernel itself "
+                        "(both systems' default)")
     g.add_argument("--hash-features", type=int, default=None, metavar="N",
                    help="feature hashing into N columns instead of a fitted vocabulary")
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
@@ -239,7 +243,7 @@ def _settings(args):
         args.system, views=args.views, order=args.order, endpoints=args.endpoints,
         select_by=args.select_by, variant=args.variant, parse=args.parse,
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
-        hash_features=args.hash_features, normalize=not args.no_normalize,
+        hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
         jobs=getattr(args, "jobs", 1), progress=not args.quiet)
 
 

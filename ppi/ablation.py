@@ -77,6 +77,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     each CV costs minutes), the others ``seeds``. Returns ``(results, written)``."""
     from corpora.ppi_xml import read_corpus
     from learners.kernels import gram_matrix
+    from ppi.features import gaussian_of
     from ppi.names import corpus_path
     from ppi.runs import Settings, _progress, prepare_corpus
 
@@ -85,7 +86,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     views = tuple(dict.fromkeys(v for c in combinations for v in c))
     full = Settings.for_system(settings.system, views=views, learner=settings.learner,
                                n_basis=settings.n_basis, jobs=settings.jobs,
-                               progress=settings.progress)
+                               progress=settings.progress, gamma=settings.gamma or 0)
     paper_v = Settings.for_system("paper-v", learner=settings.learner,
                                   n_basis=settings.n_basis, jobs=settings.jobs,
                                   progress=settings.progress)
@@ -103,6 +104,9 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
             (d,) = featurizer.fit_transform([corpus])
             for combo in combinations:
                 K = combination_kernel(featurizer, d.X, combo)
+                if full.gamma is not None:
+                    diag = K.diagonal().copy()
+                    gaussian_of(K, diag, diag, full.gamma)
                 rows.append({"corpus": name, "system": full.system, "views": list(combo),
                              "seeds": list(s), **_cv_over_seeds(d, K, full, s, folds)})
                 r = rows[-1]

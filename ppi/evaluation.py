@@ -79,8 +79,10 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precompu
 MAX_GRAM_BYTES = 2 ** 31
 
 
-def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
-    """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``).
+def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES,
+                  gamma=None):
+    """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``); ``gamma``:
+    the Gaussian of the rows' kernel (:func:`ppi.features.gaussian_of`), always dense.
 
     The dense kernel matrix (:func:`ppi.features.kernel`, computed once, sliced per fold)
     unless it would take more than ``max_gram_bytes`` and the reduced-set learner is used on
@@ -89,7 +91,14 @@ def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_
     O(m r) memory, at the price of recomputing those columns in every fit)."""
     from ppi.features import kernel
 
-    return data.X if uses_feature_rows(data, learner, n_basis, max_gram_bytes) else kernel(data)
+    if uses_feature_rows(data, learner, n_basis, max_gram_bytes):
+        if gamma is not None:
+            raise InvalidParameterError(
+                f"the Gaussian top kernel (gamma={gamma}) needs the dense {len(data)} x "
+                f"{len(data)} kernel matrix, larger than {max_gram_bytes / 2 ** 30:.0f} GiB; "
+                "run without --gamma (the linear sum of the views) on a corpus this large")
+        return data.X
+    return kernel(data, gamma=gamma)
 
 
 def uses_feature_rows(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):

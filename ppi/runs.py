@@ -56,6 +56,9 @@ class Settings:
 
     views: tuple | None = None
     system: str | None = None
+    #: None: the (sum of the views') kernel itself; γ > 0: its Gaussian
+    #: (:func:`ppi.features.gaussian_of`)
+    gamma: float | None = None
 
     @classmethod
     def for_system(cls, system=None, **options):
@@ -71,6 +74,8 @@ class Settings:
         values.update({k: v for k, v in options.items() if v is not None})
         if values.get("views") is not None:
             values["views"] = tuple(values["views"])
+        if values.get("gamma") == 0:
+            values["gamma"] = None          # --gamma 0: the linear kernel itself
         return cls(system=system, **values)
 
     def featurizer(self):
@@ -109,7 +114,7 @@ class Settings:
                 "endpoints": self.endpoints, "select_by": self.select_by,
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
-                "hash_features": self.hash_features}
+                "hash_features": self.hash_features, "gamma": self.gamma}
 
 
 @contextlib.contextmanager
@@ -175,10 +180,11 @@ def featurize_corpora(names, settings, data_dir=None):
 
     def kernel_fn(a, b):
         if a == b:
-            return learner_input(datasets[b], settings.learner, settings.n_basis)
+            return learner_input(datasets[b], settings.learner, settings.n_basis,
+                                 gamma=settings.gamma)
         if uses_feature_rows(datasets[b], settings.learner, settings.n_basis):
             return datasets[a].X
-        return kernel(datasets[a], datasets[b])
+        return kernel(datasets[a], datasets[b], gamma=settings.gamma)
 
     log.info("featurized %s: %d pairs (%s)", ", ".join(names),
              sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))
@@ -222,7 +228,7 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
     t0 = time.perf_counter()
     (data,) = settings.featurizer().fit_transform(
         read_corpora([corpus], settings, data_dir), progress=settings.progress)
-    K = learner_input(data, settings.learner, settings.n_basis)
+    K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
     return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kernelrank.errors import InvalidParameterError
 from ppi.names import corpus_path
 from ppi.runs import Settings
 
@@ -26,8 +27,6 @@ def _check_outputs(model_dir=None, output_dir=None):
     """Refuse at once outputs of the wrong kind (they would fail only after the work, with
     a ``FileExistsError`` / ``NotADirectoryError``): ``--model`` and ``--output-dir`` are
     directories and may not name an existing file."""
-    from kernelrank.errors import InvalidParameterError
-
     for option, path in (("--model", model_dir), ("--output-dir", output_dir)):
         if path is not None and Path(path).exists() and not Path(path).is_dir():
             raise InvalidParameterError(f"{option} {path} is a file; a directory is written "
@@ -64,6 +63,10 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     _check_outputs(model_dir, output_dir)
     settings = settings or Settings.for_system()
+    if settings.gamma is not None:
+        raise InvalidParameterError(
+            f"--gamma {settings.gamma}: a saved model holds the primal weights of a linear "
+            "kernel (ppi/model.py), which a Gaussian kernel has not; train without --gamma")
     f = settings.featurizer()
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it

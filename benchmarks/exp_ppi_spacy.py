@@ -1,4 +1,5 @@
-"""Experiment (issue 14): does spaCy as a third parser add to the multiview system?
+"""Experiment (issue 14): does spaCy as a third parser — or a Gaussian of the summed
+kernel — add to the multiview system?
 
 For every corpus given: spaCy's analyses are added beside the file's two
 (:func:`ppi.spacy_analyses.add_spacy_analyses`, cached), every view of every combination is
@@ -7,6 +8,8 @@ system's text order, all-token end points), and each combination's equal-weight 
 cut from those rows (:func:`ppi.ablation.combination_kernel`, one m × m matrix at a time).
 Then the document-level 10-fold CV with nested leave-one-document-out selection (λ by inner
 AUC, threshold by best inner F; :func:`ppi.evaluation.cross_validate`) per fold seed.
+``--gammas 0 1``: each combination's kernel as it is (0) and its Gaussian
+``exp(−γ‖φ(x) − φ(z)‖²)`` (:func:`ppi.features.gaussian_of`; ``ppi cv --gamma``).
 Nothing is tuned on a test fold. Prints F / AUC (mean ± sd over seeds; each seed's value
 is the mean over folds) and writes the rows as JSON.
 
@@ -14,6 +17,8 @@ Usage::
 
     python -m benchmarks.exp_ppi_spacy --corpora LLL HPRD50 IEPA --seeds 0 1 2 \\
         --output /tmp/spacy.json
+    python -m benchmarks.exp_ppi_spacy --combinations multiview --gammas 0 1 \\
+        --learner auto --corpora LLL HPRD50 IEPA --seeds 0 1 2
 """
 
 from __future__ import annotations
@@ -39,10 +44,12 @@ COMBINATIONS = {
 }
 
 
-def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
-    """Rows of (corpus, combination): F and AUC per seed, mean and sd."""
+def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(None,)):
+    """Rows of (corpus, combination, γ): F and AUC per seed, mean and sd.  ``gammas``: the
+    kernel itself (None) and/or its Gaussian (:func:`ppi.features.gaussian_of`)."""
     import ppi.evaluation as evaluation
     from ppi.evaluation import ALPHAS, cross_validate
+    from ppi.features import gaussian_of
 
     evaluation.PROGRESS = False
     views = tuple(dict.fromkeys(v for c in combos for v in COMBINATIONS[c]))
@@ -58,9 +65,12 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
         t_feat = time.perf_counter() - t0 - t_parse
         print(f"{name}: {len(data)} pairs, spaCy analyses {t_parse:.1f} s (read included), "
               f"featurization of {len(views)} views {t_feat:.1f} s", flush=True)
-        for combo in combos:
+        for combo, gamma in ((c, g) for c in combos for g in gammas):
             t1 = time.perf_counter()
             K = combination_kernel(featurizer, data.X, COMBINATIONS[combo])
+            if gamma:
+                diag = K.diagonal().copy()
+                gaussian_of(K, diag, diag, gamma)
             f, a, p, r = [], [], [], []
             for seed in seeds:
                 res = cross_validate(data, K, alphas=ALPHAS, learner=learner,
@@ -72,6 +82,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
                 r.append(res["recall"])
             del K
             row = {"corpus": name, "combination": combo, "views": list(COMBINATIONS[combo]),
+                   "gamma": gamma, "learner": learner,
                    "seeds": list(seeds), "f1": f, "auc": a, "precision": p, "recall": r,
                    "f1_mean": float(np.mean(f)), "f1_sd": float(np.std(f)),
                    "auc_mean": float(np.mean(a)), "auc_sd": float(np.std(a)),
@@ -79,7 +90,8 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set"):
                    "parse_seconds": t_parse, "featurize_seconds": t_feat,
                    "cv_seconds": time.perf_counter() - t1}
             rows.append(row)
-            print(f"{name:8s} {combo:22s} F {100 * row['f1_mean']:5.1f} ± "
+            label = combo + (f" gamma={gamma:g}" if gamma else "")
+            print(f"{name:8s} {label:32s} F {100 * row['f1_mean']:5.1f} ± "
                   f"{100 * row['f1_sd']:3.1f}  AUC {100 * row['auc_mean']:5.1f} ± "
                   f"{100 * row['auc_sd']:3.1f}  P {100 * row['precision_mean']:5.1f} "
                   f"R {100 * row['recall_mean']:5.1f}  ({len(seeds)} seeds, "
@@ -92,9 +104,13 @@ def main(argv=None):
     p = experiment_parser(__doc__)
     p.add_argument("--combinations", nargs="+", choices=list(COMBINATIONS),
                    default=["multiview", "+apg:spacy", "+apg:spacy+path:spacy"])
-    p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls"))
+    p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls", "auto"))
+    p.add_argument("--gammas", nargs="+", type=float, default=[0.0],
+                   help="0: the summed kernel itself; G > 0: its Gaussian exp(-G d^2)")
     a = p.parse_args(argv)
-    logged_run(lambda: run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner), a.output)
+    gammas = [g or None for g in a.gammas]
+    logged_run(lambda: run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner, gammas),
+               a.output)
 
 
 if __name__ == "__main__":

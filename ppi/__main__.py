@@ -62,10 +62,11 @@ def _model_options(p):
     g.add_argument("--select-by", choices=SELECT_BY, default=None,
                    help="inner leave-one-document-out criterion of lambda: f1 (paper-v) or auc "
                         "(multiview); the threshold is the best-F one at the chosen lambda")
-    g.add_argument("--learner", choices=LEARNERS, default="reduced_set",
-                   help="reduced_set (default; Paper V's sparse RLS: ≤ --n-basis random basis "
-                        "vectors, identical to full RLS when the training set is not larger) "
-                        "or rls (full-kernel RLS: one m×m eigendecomposition per fold)")
+    g.add_argument("--learner", choices=LEARNERS, default=None,
+                   help="reduced_set (paper-v; Paper V's sparse RLS: ≤ --n-basis random basis "
+                        "vectors, identical to full RLS when the training set is not larger), "
+                        "rls (full-kernel RLS: one m×m eigendecomposition per fold) or auto "
+                        "(multiview: full RLS up to 6000 training pairs, reduced_set above)")
     g.add_argument("--n-basis", type=int, default=N_BASIS,
                    help=f"basis vectors of the reduced-set learner (default {N_BASIS}; Paper V "
                         "used at most 4000 — same results within fold noise, twice the time)")

@@ -46,9 +46,9 @@ from learners.measures import auc, averaged, best_f_threshold, precision_recall_
 from learners.registry import make_learner
 from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
-from ppi.names import LEARNERS, N_BASIS, SELECT_BY
+from ppi.names import FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
-__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "ppi_learner", "learner_input", "uses_feature_rows",
+__all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input", "uses_feature_rows",
            "select_parameters",
            "cross_validate", "summarize_folds", "cross_corpus", "learning_curve",
            "test_distribution_f1", "cooccurrence"]
@@ -61,14 +61,25 @@ ALPHAS = 2.0 ** np.arange(-10, 11)
 #: :data:`ppi.names.N_BASIS` (3000 basis vectors by default) and :data:`ppi.names.LEARNERS`.
 
 
+def resolve_learner(learner, m=None):
+    """``rls`` or ``reduced_set``: ``auto`` is full RLS for at most
+    :data:`ppi.names.FULL_RLS_MAX` training pairs ``m`` (the exact learner where it is
+    affordable), the reduced-set approximation above or when ``m`` is unknown."""
+    if learner not in LEARNERS:
+        raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
+    if learner == "auto":
+        return "rls" if m is not None and m <= FULL_RLS_MAX else "reduced_set"
+    return learner
+
+
 def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precomputed"):
     """The learner of ``m`` training pairs: full RLS, or reduced-set RLS with ``n_basis``
-    random basis vectors (full RLS when m ≤ n_basis: every pair is a basis vector then).
+    random basis vectors (full RLS when m ≤ n_basis: every pair is a basis vector then), or
+    ``auto`` (:func:`resolve_learner`).
 
     ``kernel="precomputed"``: it is fitted on the kernel matrix; ``"linear"``: on the pairs'
     sparse feature rows (the same kernel, evaluated by the learner where it needs it)."""
-    if learner not in LEARNERS:
-        raise InvalidParameterError(f"learner={learner!r}; choose one of {LEARNERS}")
+    learner = resolve_learner(learner, m)
     if learner == "rls" or (m is not None and m <= n_basis):
         return make_learner("rls", kernel=kernel, solver="dual")
     return make_learner("reduced_set", kernel=kernel, n_basis=n_basis, random_state=seed)
@@ -104,7 +115,7 @@ def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_
 def uses_feature_rows(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
     """Whether :func:`learner_input` gives ``data``'s feature rows (decided without
     computing anything)."""
-    return learner == "reduced_set" and len(data) > n_basis and \
+    return resolve_learner(learner, len(data)) == "reduced_set" and len(data) > n_basis and \
         8 * len(data) ** 2 > max_gram_bytes
 
 

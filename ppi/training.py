@@ -57,7 +57,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import ALPHAS, learner_input, select_parameters
+    from ppi.evaluation import ALPHAS, learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
 
@@ -80,7 +80,8 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     Xb = data.X if basis is None else data.X[basis]
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
                 "inner_f1": choice["f1"]}
-    m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], settings.learner,
+    learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
+    m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
                           training)
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],

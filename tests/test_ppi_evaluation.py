@@ -4,6 +4,7 @@ retraining, CV end-to-end on LLL, the Table 5 threshold, saved models."""
 import numpy as np
 import pytest
 
+from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, best_f_threshold, precision_recall_f1
 from learners.rls import RLS
 from ppi.evaluation import cooccurrence, cross_validate, learning_curve, select_parameters
@@ -168,3 +169,24 @@ def test_feature_rows_input_equals_kernel_input(lll):
         for tr in half:
             for te, v in ra[key][tr].items():
                 assert rb[key][tr][te] == pytest.approx(v, rel=1e-9)
+
+
+def test_auto_learner_is_full_rls_up_to_its_limit(monkeypatch):
+    """``auto`` (the multiview system's learner): exact RLS for at most FULL_RLS_MAX
+    training pairs, the reduced-set approximation above (and for feature rows)."""
+    import ppi.evaluation as ev
+    from learners.reduced_set import ReducedSetRLS
+    from learners.rls import RLS
+
+    monkeypatch.setattr(ev, "FULL_RLS_MAX", 20)
+    assert ev.resolve_learner("auto", 20) == "rls"
+    assert ev.resolve_learner("auto", 21) == ev.resolve_learner("auto") == "reduced_set"
+    assert ev.resolve_learner("rls", 10 ** 6) == "rls"
+    assert type(ev.ppi_learner("auto", n_basis=5, m=20)) is RLS
+    assert type(ev.ppi_learner("auto", n_basis=5, m=21)) is ReducedSetRLS
+    with pytest.raises(InvalidParameterError, match="learner"):
+        ev.resolve_learner("svm", 5)
+    from ppi.names import SYSTEMS
+
+    assert SYSTEMS["multiview"]["learner"] == "auto"
+    assert SYSTEMS["paper-v"]["learner"] == "reduced_set"

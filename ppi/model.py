@@ -61,6 +61,18 @@ Every field and array is checked as for version 3; view names by
 :attr:`PPIModel.parses` lists them: raw text has one analysis (spaCy's), which
 ``ppi extract`` stores under each of these names.
 
+Version 5 (multi-view models with the Gaussian top kernel, ``ppi train --gamma G``;
+:func:`ppi.features.gaussian_of`): the model is ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)`` over
+its basis rows ``b_j`` (the training pairs, or a reduced-set model's basis), which no
+primal weight vector replaces.  ``model.json`` is version 4's with ``"version": 5`` and
+``"kernel": {"name": "gaussian", "gamma": γ, "n_basis": r}``; in ``weights.npz`` each view's
+``v<k>_weights`` holds, for its stored vocabulary entries, the 1-based column number of that
+entry in the basis matrix (the entries are exactly the columns some basis row uses), and
+``basis_data`` (float64), ``basis_indices`` (int64, columns 0-based), ``basis_indptr``
+(int64, length r + 1) are the basis rows as CSR, ``dual_coef`` (float64, length r) the
+``c_j``.  Loading checks, besides version 4's checks: γ positive and finite, the CSR
+consistent, every column number used exactly once and every basis column stored.
+
 Because the kernel is linear in the all-paths features, the dual model
 ``f(x) = Σ_i a_i k(x, x_i)`` is stored as its primal weight vector ``w = Σ_i a_i x_i``
 restricted to its non-zero entries: ``f(x) = x · w``.  A pair is predicted to interact
@@ -77,25 +89,32 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from kernelrank.atomic import atomic_directory, atomic_open, write_json
 from kernelrank.checksum import file_sha256, json_sha256
-from kernelrank.errors import CorpusFormatError, DataNotFoundError
-from ppi.features import PairFeaturizer
+from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from learners.kernels import gram_matrix
+from ppi.features import PairFeaturizer, gaussian_of, squared_row_norms
 from ppi.graphs import GraphSettings
 from ppi.names import VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 #: the version of multi-view models (single-view ones are written as :data:`VERSION`)
 MULTIVIEW_VERSION = 4
-VERSIONS = (1, 2, 3, 4)
+#: multi-view models with the Gaussian top kernel (dual: basis rows and coefficients)
+GAUSSIAN_VERSION = 5
+VERSIONS = (1, 2, 3, 4, 5)
+#: version 5's arrays beside the views' blocks
+_BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
 
 #: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
 NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
               NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
               SyntaxError, TypeError, MemoryError)
 
-__all__ = ["PPIModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION", "featurizer_parses"]
+__all__ = ["PPIModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION", "GAUSSIAN_VERSION",
+           "featurizer_parses"]
 
 
 def _is_multiview(featurizer):
@@ -134,19 +153,38 @@ class PPIModel:
     learner : str
     training : dict or None
         Informational (corpus, file, pairs, inner criterion).
+    basis, dual_coef, gamma : the Gaussian model (``weights`` None): the basis rows
+        (sparse, r × the featurizer's columns), their coefficients and γ —
+        ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)``.
     """
 
-    def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None):
+    def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None,
+                 *, basis=None, dual_coef=None, gamma=None):
         self.featurizer = featurizer
-        self.weights = np.asarray(weights, dtype=float)  # over the featurizer's columns
+        self.gamma = None if gamma is None else float(gamma)
+        if self.gamma is None:
+            self.weights = np.asarray(weights, dtype=float)  # over the featurizer's columns
+        else:
+            if not _is_multiview(featurizer):
+                raise InvalidParameterError("a Gaussian model needs a multi-view featurizer "
+                                            "(--system multiview or --views)")
+            self.weights = None
+            self.basis = sp.csr_matrix(basis, dtype=float)
+            self.dual_coef = np.asarray(dual_coef, dtype=float).ravel()
+            self._basis_sq = squared_row_norms(self.basis)
         self.alpha = float(alpha)
         self.threshold = float(threshold)
         self.learner = learner
         self.training = training or {}
 
     @classmethod
-    def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training):
-        """``w = X_basisᵀ coef`` (rows of the basis / training pairs, dual coefficients)."""
+    def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training,
+                 gamma=None):
+        """``w = X_basisᵀ coef`` (rows of the basis / training pairs, dual coefficients);
+        with ``gamma`` the Gaussian model of those rows and coefficients."""
+        if gamma is not None:
+            return cls(featurizer, None, alpha, threshold, learner, training, basis=X_basis,
+                       dual_coef=coef, gamma=gamma)
         w = np.asarray(X_basis.T @ np.asarray(coef, dtype=float)).ravel()
         return cls(featurizer, w, alpha, threshold, learner, training)
 
@@ -160,13 +198,31 @@ class PPIModel:
     def decision_function(self, corpus):
         """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
         (data,) = self.featurizer.transform([corpus])
+        if self.gamma is not None:
+            return data, self._gaussian_scores(data.X)
         return data, np.asarray(data.X @ self.weights).ravel()
+
+    def _gaussian_scores(self, X):
+        """``Σ_j c_j exp(−γ‖x − b_j‖²)`` for the rows ``X``: O(nnz · r) for the inner
+        products, O(m r) for the rest.
+
+        ``‖x‖²`` is the norm in the full feature space, ``Σ_v w_v = 1``: every view gives
+        every pair at least one feature (the all-paths view its linear-order subgraph,
+        ``bow`` its ``gap:`` feature, ``path`` its walk or ``samehead`` / ``nopath``), so each
+        unit-normalized view row has norm 1 before the vocabulary drops the features unseen
+        in training.  Those features are orthogonal to every basis row; they count in the
+        distance through ``‖x‖²`` alone — as in the cross-validation, whose joint vocabulary
+        holds every feature of its pairs."""
+        K = gram_matrix(X, self.basis)
+        full = np.full(X.shape[0], float(np.sum(self.featurizer.weights)))
+        return gaussian_of(K, full, self._basis_sq, self.gamma) @ self.dual_coef
 
     def scores(self, corpus):
         """The scores of :meth:`decision_function` alone: a multi-view featurizer then
         scores views of identical inputs (raw text parsed by spaCy) from one set of rows
-        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off)."""
-        if _is_multiview(self.featurizer):
+        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off).
+        A Gaussian model needs the rows themselves."""
+        if self.gamma is None and _is_multiview(self.featurizer):
             return self.featurizer.scores([corpus], self.weights)[0]
         return self.decision_function(corpus)[1]
 
@@ -181,8 +237,10 @@ class PPIModel:
         d = Path(directory)
         meta = {"format": FORMAT, "alpha": self.alpha, "threshold": self.threshold,
                 "learner": self.learner, "training": self.training}
-        if _is_multiview(self.featurizer):
-            fields, arrays = self._multiview_payload()
+        if self.gamma is not None:
+            fields, arrays = self._gaussian_payload()
+        elif _is_multiview(self.featurizer):
+            fields, arrays = self._multiview_payload(self.weights)
         else:
             fields, arrays = self._single_view_payload()
         meta.update(fields)
@@ -205,12 +263,29 @@ class PPIModel:
                                 "n_features": v.n_features, "graph": f.settings.as_dict()},
                  "labels": labels, "n_labels": len(labels)}, arrays)
 
-    def _multiview_payload(self):
-        """Version 4: per view its weight, pruned vocabulary and block of the weights."""
+    def _gaussian_payload(self):
+        """Version 5: version 4's payload of the column numbers (1-based) of the columns the
+        basis uses, in place of weights, and the basis rows and coefficients."""
+        B = self.basis.tocsr()
+        B.sum_duplicates()
+        used = np.unique(B.indices)
+        numbers = np.zeros(B.shape[1])
+        numbers[used] = used + 1.0
+        fields, arrays = self._multiview_payload(numbers)
+        fields["version"] = GAUSSIAN_VERSION
+        fields["kernel"] = {"name": "gaussian", "gamma": self.gamma, "n_basis": B.shape[0]}
+        arrays.update(basis_data=B.data.astype(np.float64),
+                      basis_indices=B.indices.astype(np.int64),
+                      basis_indptr=B.indptr.astype(np.int64),
+                      dual_coef=self.dual_coef.astype(np.float64))
+        return fields, arrays
+
+    def _multiview_payload(self, weights):
+        """Version 4: per view its weight, pruned vocabulary and block of ``weights``."""
         f = self.featurizer
         views, arrays, apg = [], {}, None
         for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
-            block = self.weights[f.view_slices_[view]]
+            block = weights[f.view_slices_[view]]
             part = f._parts[view]
             if kind == "apg":
                 apg = part.vectorizer
@@ -249,9 +324,14 @@ class PPIModel:
                                     "weights.npz); create one with `python -m ppi train`")
         meta = _read_meta(d / "model.json")
         if meta["version"] >= MULTIVIEW_VERSION:
-            featurizer, weights = _load_multiview(d, meta)
+            featurizer, weights, arrays = _load_multiview(d, meta)
         else:
             featurizer, weights = _load_single_view(d, meta)
+        if meta["version"] == GAUSSIAN_VERSION:
+            basis = _basis_rows(d / "weights.npz", arrays, weights, meta["kernel"]["n_basis"])
+            return cls(featurizer, None, meta["alpha"], meta["threshold"], meta["learner"],
+                       meta.get("training"), basis=basis, dual_coef=arrays["dual_coef"],
+                       gamma=meta["kernel"]["gamma"])
         return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
                    meta.get("training"))
 
@@ -348,7 +428,36 @@ def _load_multiview(d, meta):
     except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
         raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
                                 "`python -m ppi train`", path=d / "model.json") from None
-    return featurizer, np.concatenate(blocks)
+    return featurizer, np.concatenate(blocks), arrays
+
+
+def _basis_rows(path, arrays, numbers, n_basis):
+    """Version 5's basis rows over the loaded featurizer's columns: ``numbers`` (the
+    loaded views' blocks) holds, per loaded column, the 1-based basis column it stands for
+    (0: a padding column); every number must be used once and every basis column stored."""
+    data, indices, indptr, coef = (arrays[k] for k in _BASIS_ARRAYS)
+    if (data.dtype != np.float64 or indices.dtype != np.int64 or indptr.dtype != np.int64
+            or coef.dtype != np.float64 or data.ndim != 1 or indices.shape != data.shape
+            or indptr.shape != (n_basis + 1,) or coef.shape != (n_basis,)):
+        raise _bad(path, f"basis arrays of the wrong shape or type for {n_basis} basis rows "
+                         f"(data {data.dtype}{data.shape}, indices {indices.dtype}"
+                         f"{indices.shape}, indptr {indptr.dtype}{indptr.shape}, dual_coef "
+                         f"{coef.dtype}{coef.shape})")
+    if not (np.isfinite(data).all() and np.isfinite(coef).all()):
+        raise _bad(path, "non-finite basis values or coefficients")
+    if indptr[0] != 0 or indptr[-1] != len(data) or np.any(np.diff(indptr) < 0):
+        raise _bad(path, "array 'basis_indptr' is not a valid CSR row pointer")
+    if not (np.all(numbers == np.round(numbers)) and numbers.min(initial=0) >= 0):
+        raise _bad(path, "the views' blocks hold non-integer column numbers")
+    stored = numbers[numbers > 0].astype(np.int64) - 1
+    if len(np.unique(stored)) != len(stored):
+        raise _bad(path, "a basis column number is stored twice")
+    top = int(max(stored.max(initial=-1), indices.max(initial=-1))) + 1
+    where = np.full(top, -1, np.int64)
+    where[stored] = np.flatnonzero(numbers > 0)
+    if indices.size and (indices.min() < 0 or np.any(where[indices] < 0)):
+        raise _bad(path, "a basis row uses a column that no view's vocabulary stores")
+    return sp.csr_matrix((data, where[indices], indptr), shape=(n_basis, len(numbers)))
 
 
 # ------------------------------------------------------------------ checks on load
@@ -398,8 +507,8 @@ def _read_meta(path):
     if (meta.get("format") != FORMAT or isinstance(version, bool)
             or version not in VERSIONS):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
-                                f"{version!r} (expected {FORMAT} version 1, 2, 3 or "
-                                f"{MULTIVIEW_VERSION})", path=path)
+                                f"{version!r} (expected {FORMAT} version 1 to "
+                                f"{GAUSSIAN_VERSION})", path=path)
     if version >= MULTIVIEW_VERSION:
         return _read_multiview_meta(path, meta)
     types = dict(_FIELDS)
@@ -458,6 +567,8 @@ _FIELDS_V4 = {"featurizer": dict, "alpha": _NUMBER, "threshold": _NUMBER, "learn
 _FEATURIZER_V4 = {"kind": str, "variant": str, "normalize": bool, "min_weight": _NUMBER,
                   "bow_parse": str, "graph": dict, "views": list}
 _VIEW_V4 = {"name": str, "weight": _NUMBER, "n_vocabulary": int, "n_weights": int}
+#: version 5's kernel
+_KERNEL_V5 = {"name": str, "gamma": _NUMBER, "n_basis": int}
 
 
 def _read_multiview_meta(path, meta):
@@ -468,6 +579,13 @@ def _read_multiview_meta(path, meta):
 
     _check_fields(path, meta, _FIELDS_V4)
     _check_seal(path, meta)
+    if meta["version"] == GAUSSIAN_VERSION:
+        _check_fields(path, meta, {"kernel": dict})
+        _check_fields(path, meta["kernel"], _KERNEL_V5, "kernel.")
+        k = meta["kernel"]
+        if k["name"] != "gaussian" or not k["gamma"] > 0 or k["n_basis"] < 1:
+            raise _bad(path, f"field 'kernel' is {k!r}: expected name 'gaussian', gamma > 0 "
+                             "and n_basis >= 1")
     f = meta["featurizer"]
     _check_fields(path, f, _FEATURIZER_V4, "featurizer.")
     if f["kind"] != "multiview" or f["normalize"] is not True:
@@ -603,6 +721,11 @@ def _read_multiview_weights(path, meta):
                 raise _bad(path, f"array 'v{k}_labels' holds a label twice")
             limit = len(vocab) if n_features is None else int(n_features)
             _check_range(path, a[codes_name], limit, pairs=n_features is None)
+    if meta["version"] == GAUSSIAN_VERSION:
+        for name in _BASIS_ARRAYS:
+            if name not in arrays:
+                raise _bad(path, f"no array {name!r}")
+        expected.update(_BASIS_ARRAYS)
     extra = sorted(set(arrays) - expected)
     if extra:
         raise _bad(path, f"unexpected arrays {extra}")

@@ -43,7 +43,8 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     settings : ppi.runs.Settings or None
         The system (None: :data:`ppi.names.DEFAULT_SYSTEM`, the evaluation commands'
         default): Paper V's single all-paths view is saved as a version 3 model, several
-        views (``multiview``) as version 4 (:mod:`ppi.model`).
+        views (``multiview``) as version 4, and with ``settings.gamma`` (the Gaussian top
+        kernel) as version 5: its basis rows and dual coefficients (:mod:`ppi.model`).
     corpus, input, data_dir
         A benchmark corpus name and the data folder, or a learning-format file.
 
@@ -60,18 +61,19 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     from ppi.evaluation import ALPHAS, learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
+    from ppi.views import MultiViewFeaturizer
 
     _check_outputs(model_dir, output_dir)
     settings = settings or Settings.for_system()
-    if settings.gamma is not None:
-        raise InvalidParameterError(
-            f"--gamma {settings.gamma}: a saved model holds the primal weights of a linear "
-            "kernel (ppi/model.py), which a Gaussian kernel has not; train without --gamma")
     f = settings.featurizer()
+    if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
+        raise InvalidParameterError(
+            f"--gamma {settings.gamma}: saved Gaussian models are multi-view models (model "
+            "format version 5); use --system multiview or several --views")
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it
     (data,) = f.fit_transform([source], progress=settings.progress)
-    K = learner_input(data, settings.learner, settings.n_basis)
+    K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
     sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
                                     settings.n_basis, settings.seed, settings.select_by)
     model = sel.model                  # fitted once; the chosen λ's coefficients from its path
@@ -82,7 +84,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
                 "inner_f1": choice["f1"]}
     learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
     m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
-                          training)
+                          training, gamma=settings.gamma)
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
            "inner_loo_document_f1": choice["f1"], "training": training,

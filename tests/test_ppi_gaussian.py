@@ -96,10 +96,35 @@ def test_cv_with_gamma_scores_with_the_gaussian_of_the_multiview_rows(data_dir, 
     assert not np.allclose(lin["scores"], want["scores"])       # it is another kernel
 
 
-def test_train_refuses_gamma(data_dir, tmp_path):
+def test_train_with_gamma_saves_a_gaussian_model_that_predicts(data_dir, tmp_path):
+    """``ppi train --gamma`` saves a version 5 model whose predictions on its own training
+    corpus are the selection's: the Gaussian kernel of the training rows times the dual
+    coefficients (an independent computation from the featurizer's rows)."""
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+
+    model = tmp_path / "m"
+    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--gamma", "1",
+                 "--model", str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    assert meta["version"] == 5 and meta["kernel"]["gamma"] == 1.0
+    assert meta["kernel"]["n_basis"] == 330 and meta["learner"] == "rls"
+    src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
+    assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
+                 str(tmp_path / "p")]) == 0
+    res = json.loads((tmp_path / "p" / "results.json").read_text())
+    assert res["n_pairs"] == 330 and res["auc"] > 0.9        # training data: optimistic
+    m = PPIModel.load(model)
+    from corpora.ppi_xml import read_corpus
+    (data,) = Settings.for_system("multiview").featurizer().fit_transform([read_corpus(src)])
+    want = kernel_matrix(data.X, data.X, "gaussian", gamma=1.0) @ m.dual_coef
+    np.testing.assert_allclose(m.scores(read_corpus(src)), want, rtol=1e-9, atol=1e-12)
+
+
+def test_train_refuses_gamma_for_one_view(data_dir, tmp_path):
     from ppi.training import train
 
-    with pytest.raises(InvalidParameterError, match="gamma"):
-        train(tmp_path / "m", tmp_path / "o", Settings.for_system("multiview", gamma=1.0),
+    with pytest.raises(InvalidParameterError, match="multi-view"):
+        train(tmp_path / "m", tmp_path / "o", Settings.for_system("paper-v", gamma=1.0),
               corpus="LLL", data_dir=data_dir)
     assert not (tmp_path / "m").exists()

@@ -452,3 +452,91 @@ def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiv
     assert loaded.parses == ("split_parse",)
     np.testing.assert_allclose(loaded.decision_function(hprd50)[1],
                                m.decision_function(hprd50)[1], rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------- version 5: Gaussian multi-view models
+@pytest.fixture(scope="module")
+def gaussian(data_dir, multiview):
+    """A Gaussian kernel ridge fit (γ = 1, λ = 1) on LLL's multiview rows, and the scores
+    of HPRD50 by an independent route: both corpora featurized with one joint vocabulary
+    (every HPRD50 feature then has a column) and the engine's Gaussian kernel."""
+    from corpora.ppi_xml import read_corpus
+    from learners.kernels.vector import kernel_matrix
+    from ppi.runs import Settings
+    featurizer, data, _, hprd50 = multiview
+    Kg = kernel_matrix(data.X, data.X, "gaussian", gamma=1.0)
+    coef = np.linalg.solve(Kg + np.eye(len(Kg)), data.y)
+    joint = Settings.for_system("multiview", progress=False).featurizer()
+    lll_j, hprd_j = joint.fit_transform(
+        [read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz"), hprd50])
+    expected = kernel_matrix(hprd_j.X, lll_j.X, "gaussian", gamma=1.0) @ coef
+    return featurizer, data, coef, hprd50, expected
+
+
+def _g_model(gaussian):
+    from ppi.model import PPIModel
+    featurizer, data, coef, _, _ = gaussian
+    return PPIModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=0.1,
+                             learner="rls", training={"corpus": "LLL"}, gamma=1.0)
+
+
+def test_every_multiview_row_has_unit_norm_in_the_full_space(gaussian):
+    """What the Gaussian model's ‖x‖² = Σ_v w_v rests on: no view is empty for any pair."""
+    from ppi.features import squared_row_norms
+    _, data, _, _, _ = gaussian
+    np.testing.assert_allclose(squared_row_norms(data.X), 1.0, rtol=0, atol=1e-12)
+
+
+def test_gaussian_model_scores_new_text_as_the_joint_vocabulary_does(gaussian, tmp_path):
+    """In memory and saved / loaded (version 5): the scores of HPRD50 — whose features
+    are partly unseen in LLL — are those of the Gaussian kernel in the joint space."""
+    from ppi.model import GAUSSIAN_VERSION, PPIModel
+    _, data, coef, hprd50, expected = gaussian
+    m = _g_model(gaussian)
+    assert m.weights is None
+    np.testing.assert_allclose(m.decision_function(hprd50)[1], expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(m.scores(hprd50), expected, rtol=1e-9, atol=1e-12)
+    m.save(tmp_path / "M")
+    meta = json.loads((tmp_path / "M" / "model.json").read_text())
+    assert meta["version"] == GAUSSIAN_VERSION == 5
+    assert meta["kernel"] == {"name": "gaussian", "gamma": 1.0, "n_basis": len(data)}
+    loaded = PPIModel.load(tmp_path / "M")
+    assert loaded.gamma == 1.0 and loaded.parses == m.parses
+    np.testing.assert_allclose(loaded.decision_function(hprd50)[1], expected, rtol=1e-9,
+                               atol=1e-12)
+    np.testing.assert_array_equal(loaded.dual_coef, coef)
+    # a reduced basis (every other row): fewer stored columns, still the same scores
+    from ppi.model import PPIModel as M
+    half = M.from_fit(m.featurizer, data.X[::2], coef[::2], 1.0, 0.1, "reduced_set", {},
+                      gamma=1.0)
+    half.save(tmp_path / "H")
+    np.testing.assert_allclose(M.load(tmp_path / "H").decision_function(hprd50)[1],
+                               half.decision_function(hprd50)[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda m: {**m, "kernel": {**m["kernel"], "gamma": -1.0}}, "gamma > 0"),
+    (lambda m: {**m, "kernel": {**m["kernel"], "name": "linear"}}, "gaussian"),
+    (lambda m: {k: v for k, v in m.items() if k != "kernel"}, "no field 'kernel'"),
+    (lambda m: {**m, "kernel": {**m["kernel"], "n_basis": "3"}}, "not a integer|integer"),
+])
+def test_gaussian_mistyped_kernel_fields_are_refused(gaussian, tmp_path, change, message):
+    from ppi.model import PPIModel
+    _g_model(gaussian).save(tmp_path / "M")
+    _edit_json(tmp_path / "M", change)
+    with pytest.raises(CorpusFormatError, match=message):
+        PPIModel.load(tmp_path / "M")
+
+
+@pytest.mark.parametrize("arrays, message", [
+    (lambda a: {k: v for k, v in a.items() if k != "dual_coef"}, "no array 'dual_coef'"),
+    (lambda a: {**a, "dual_coef": a["dual_coef"][:-1]}, "wrong shape"),
+    (lambda a: {**a, "basis_indptr": a["basis_indptr"][::-1].copy()}, "row pointer"),
+    (lambda a: {**a, "basis_data": np.full_like(a["basis_data"], np.nan)}, "non-finite"),
+    (lambda a: {**a, "basis_indices": a["basis_indices"] + 10 ** 9}, "no view's vocabulary"),
+    (lambda a: {**a, "v2_weights": np.full_like(a["v2_weights"], 0.5)}, "non-integer"),
+    (lambda a: {**a, "v3_weights": a["v2_weights"][:len(a["v3_weights"])]}, "twice|no view"),
+])
+def test_gaussian_bad_basis_arrays_are_refused(gaussian, tmp_path, arrays, message):
+    _g_model(gaussian).save(tmp_path / "M")
+    _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)

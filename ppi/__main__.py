@@ -73,7 +73,8 @@ def _model_options(p):
     g.add_argument("--gamma", type=float, default=None, metavar="G",
                    help="the Gaussian of the (summed views') kernel, exp(-G ||phi(x) - "
                         "phi(z)||^2) on the unit-norm rows; 0: the linear kernel itself "
-                        "(both systems' default)")
+                        "(both systems' default). `ppi train --gamma` saves a Gaussian "
+                        "multi-view model (format version 5: basis rows + coefficients)")
     g.add_argument("--hash-features", type=int, default=None, metavar="N",
                    help="feature hashing into N columns instead of a fitted vocabulary")
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")

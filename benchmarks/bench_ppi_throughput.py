@@ -43,7 +43,7 @@ and at the end show whether memory grows with the input.
 Usage::
 
     python -m benchmarks.bench_ppi_throughput [--inputs pubmed bc6] [--limit N]
-        [--workdir DIR] [--profile FILE]
+        [--workdir DIR] [--profile FILE] [--gamma G]
 
 ``--limit N``: the first N documents of each input.  ``--profile FILE``: a cProfile of the
 whole extraction (both inputs) to FILE.
@@ -73,9 +73,9 @@ STEPS = ("read", "mentions", "convert", "featurize+score", "write")
 _TRAIN = ("import sys\n"
           "from ppi.runs import Settings\n"
           "from ppi.training import train\n"
-          "system, model, report, data = sys.argv[1:]\n"
-          "train(model, report, Settings.for_system(system, progress=False), corpus='LLL',\n"
-          "      data_dir=data)\n")
+          "system, model, report, data, gamma = sys.argv[1:]\n"
+          "train(model, report, Settings.for_system(system, progress=False,\n"
+          "      gamma=float(gamma) or None), corpus='LLL', data_dir=data)\n")
 
 
 def _load_str():
@@ -83,19 +83,23 @@ def _load_str():
     return f"{a:.2f}, {b:.2f}, {c:.2f}"
 
 
-def train_models(data_dir, workdir):
-    """``{system: model directory}``, each trained on LLL in a child process (cached in
-    ``workdir``)."""
+def train_models(data_dir, workdir, gamma=None):
+    """``{name: model directory}``, each trained on LLL in a child process (cached in
+    ``workdir``); with ``gamma`` also ``multiview-gamma<γ>``, the multiview system with the
+    Gaussian top kernel (a version 5 model: basis rows, no primal weights)."""
     out = {}
-    for system in SYSTEMS:
-        model = Path(workdir) / f"model-{system}-LLL"
+    plan = [(s, s, 0.0) for s in SYSTEMS]
+    if gamma:
+        plan.append((f"multiview-gamma{gamma:g}", "multiview", gamma))
+    for name, system, g in plan:
+        model = Path(workdir) / f"model-{name}-LLL"
         if not (model / "model.json").exists():
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-c", _TRAIN, system, str(model),
-                            str(Path(workdir) / f"report-{system}"), str(data_dir)],
+                            str(Path(workdir) / f"report-{name}"), str(data_dir), str(g)],
                            check=True, env=dict(os.environ))
-            print(f"trained {system} on LLL in {time.perf_counter() - t0:.1f} s wall")
-        out[system] = model
+            print(f"trained {name} on LLL in {time.perf_counter() - t0:.1f} s wall")
+        out[name] = model
     return out
 
 
@@ -238,6 +242,8 @@ def main(argv=None):
     ap.add_argument("--workdir", default=None, help="keeps the trained models between runs")
     ap.add_argument("--profile", default=None, help="write a cProfile of the extraction")
     ap.add_argument("--output", default=None, help="results as JSON")
+    ap.add_argument("--gamma", type=float, default=None,
+                    help="also a multiview model with the Gaussian top kernel (ppi --gamma)")
     args = ap.parse_args(argv)
 
     from ppi.mentions import DictionaryTagger, build_lexicon
@@ -248,7 +254,7 @@ def main(argv=None):
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench_ppi_throughput-"))
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"load average at start: {_load_str()} ({os.cpu_count()} cores)")
-    models = {s: PPIModel.load(p) for s, p in train_models(data_dir, workdir).items()}
+    models = {s: PPIModel.load(p) for s, p in train_models(data_dir, workdir, args.gamma).items()}
     tagger = DictionaryTagger(build_lexicon([corpus_path(data_dir, c)
                                              for c in ("AIMed", "BioInfer")]))
     profiler = cProfile.Profile() if args.profile else None

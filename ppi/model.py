@@ -452,15 +452,19 @@ def _basis_rows(path, arrays, numbers, n_basis):
         raise _bad(path, "array 'basis_indptr' is not a valid CSR row pointer")
     if not (np.all(numbers == np.round(numbers)) and numbers.min(initial=0) >= 0):
         raise _bad(path, "the views' blocks hold non-integer column numbers")
-    stored = numbers[numbers > 0].astype(np.int64) - 1
-    if len(np.unique(stored)) != len(stored):
+    loaded = np.flatnonzero(numbers > 0)
+    stored = numbers[loaded].astype(np.int64) - 1
+    order = np.argsort(stored, kind="stable")
+    stored, loaded = stored[order], loaded[order]
+    if stored.size > 1 and np.any(stored[1:] == stored[:-1]):
         raise _bad(path, "a basis column number is stored twice")
-    top = int(max(stored.max(initial=-1), indices.max(initial=-1))) + 1
-    where = np.full(top, -1, np.int64)
-    where[stored] = np.flatnonzero(numbers > 0)
-    if indices.size and (indices.min() < 0 or np.any(where[indices] < 0)):
+    # by search, not a table indexed by column number: a damaged file's huge numbers
+    # must not allocate memory
+    pos = np.minimum(np.searchsorted(stored, indices), max(stored.size - 1, 0))
+    if indices.size and (stored.size == 0 or np.any(stored[pos] != indices)):
         raise _bad(path, "a basis row uses a column that no view's vocabulary stores")
-    return sp.csr_matrix((data, where[indices], indptr), shape=(n_basis, len(numbers)))
+    return sp.csr_matrix((data, loaded[pos] if indices.size else indices, indptr),
+                         shape=(n_basis, len(numbers)))
 
 
 # ------------------------------------------------------------------ checks on load

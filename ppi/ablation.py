@@ -142,7 +142,9 @@ def ablation_markdown(res, names):
         f"Document-level {res['folds']}-fold CV, λ and threshold chosen inside each training "
         f"part; F / AUC (%) as mean ± sd over fold seeds (seeds per corpus in results.json). "
         f"Views other than Paper V's: order {c['order']}, λ by inner {c['select_by']}, "
-        f"equal weights of the normalized view kernels. Time {format_duration(res['seconds'])}.",
+        f"equal weights of the normalized view kernels"
+        + (f", their sum's Gaussian with γ = {c['gamma']:g}" if c.get("gamma") else "")
+        + f". Time {format_duration(res['seconds'])}.",
         "",
         markdown_table(table, ["system", *names], ["system / views (F / AUC)", *names]),
         ""])

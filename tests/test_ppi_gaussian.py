@@ -128,3 +128,24 @@ def test_train_refuses_gamma_for_one_view(data_dir, tmp_path):
         train(tmp_path / "m", tmp_path / "o", Settings.for_system("paper-v", gamma=1.0),
               corpus="LLL", data_dir=data_dir)
     assert not (tmp_path / "m").exists()
+
+
+def test_ablation_with_gamma_matches_cv_with_gamma(data_dir, tmp_path):
+    """The ablation's Gaussian of a combination's kernel (cut from the rows of more views)
+    is ``ppi cv --gamma`` of those views: same F and AUC; its report says γ."""
+    from ppi.ablation import run_ablation
+    from ppi.runs import run_cv
+
+    views = ("apg:split_parse", "bow")
+    settings = Settings.for_system("multiview", gamma=1.0, progress=False)
+    res, _ = run_ablation(["LLL"], tmp_path / "a", settings, seeds=(0,),
+                          combinations=[views, ("apg:split_parse", "bow", "path:split_parse")],
+                          data_dir=data_dir)
+    row = next(r for r in res["rows"] if tuple(r["views"]) == views)
+    cv, _ = run_cv("LLL", tmp_path / "c",
+                   Settings.for_system("multiview", gamma=1.0, views=views, progress=False),
+                   data_dir=data_dir)
+    assert row["f1_mean"] == pytest.approx(cv["f1"], abs=1e-9)
+    assert row["auc_mean"] == pytest.approx(cv["auc"], abs=1e-9)
+    assert "Gaussian with γ = 1" in (tmp_path / "a" / "results.md").read_text()
+    assert res["paper_v_config"]["gamma"] is None

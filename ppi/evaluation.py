@@ -49,8 +49,8 @@ from learners.splits import folds_to_sets, group_folds
 from ppi.names import FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input",
-           "uses_feature_rows", "select_parameters", "cross_validate", "summarize_folds", "cross_corpus", "learning_curve",
-           "test_distribution_f1", "cooccurrence"]
+           "uses_feature_rows", "select_parameters", "cross_validate", "summarize_folds",
+           "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
 
 #: Progress bars on (the CLI's --quiet turns them off).
 PROGRESS = True

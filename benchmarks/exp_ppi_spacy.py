@@ -9,7 +9,7 @@ cut from those rows (:func:`ppi.ablation.combination_kernel`, one m × m matrix 
 Then the document-level 10-fold CV with nested leave-one-document-out selection (λ by inner
 AUC, threshold by best inner F; :func:`ppi.evaluation.cross_validate`) per fold seed.
 ``--gammas 0 1``: each combination's kernel as it is (0) and its Gaussian
-``exp(−γ‖φ(x) − φ(z)‖²)`` (:func:`ppi.features.gaussian_of`; ``ppi cv --gamma``).
+``exp(−γ‖φ(x) − φ(z)‖²)`` (:func:`learners.kernels.gaussian_of`; ``ppi cv --gamma``).
 Nothing is tuned on a test fold. Prints F / AUC (mean ± sd over seeds; each seed's value
 is the mean over folds) and writes the rows as JSON.
 
@@ -46,10 +46,10 @@ COMBINATIONS = {
 
 def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(None,)):
     """Rows of (corpus, combination, γ): F and AUC per seed, mean and sd.  ``gammas``: the
-    kernel itself (None) and/or its Gaussian (:func:`ppi.features.gaussian_of`)."""
+    kernel itself (None) and/or its Gaussian (:func:`learners.kernels.gaussian_of`)."""
     import ppi.evaluation as evaluation
     from ppi.evaluation import ALPHAS, cross_validate
-    from ppi.features import gaussian_of
+    from learners.kernels import gaussian_of
 
     evaluation.PROGRESS = False
     views = tuple(dict.fromkeys(v for c in combos for v in COMBINATIONS[c]))
@@ -69,8 +69,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
             t1 = time.perf_counter()
             K = combination_kernel(featurizer, data.X, COMBINATIONS[combo])
             if gamma:
-                diag = K.diagonal().copy()
-                gaussian_of(K, diag, diag, gamma)
+                gaussian_of(K, gamma)
             f, a, p, r = [], [], [], []
             for seed in seeds:
                 res = cross_validate(data, K, alphas=ALPHAS, learner=learner,

@@ -76,8 +76,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     """The ablation table; ``big`` corpora get ``big_seeds`` (their folds vary less and
     each CV costs minutes), the others ``seeds``. Returns ``(results, written)``."""
     from corpora.ppi_xml import read_corpus
-    from learners.kernels import gram_matrix
-    from ppi.features import gaussian_of
+    from learners.kernels import gaussian_of, gram_matrix
     from ppi.names import corpus_path
     from ppi.runs import Settings, _progress, prepare_corpus
 
@@ -105,8 +104,7 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
             for combo in combinations:
                 K = combination_kernel(featurizer, d.X, combo)
                 if full.gamma is not None:
-                    diag = K.diagonal().copy()
-                    gaussian_of(K, diag, diag, full.gamma)
+                    gaussian_of(K, full.gamma)
                 rows.append({"corpus": name, "system": full.system, "views": list(combo),
                              "seeds": list(s), **_cv_over_seeds(d, K, full, s, folds)})
                 r = rows[-1]

@@ -92,7 +92,7 @@ MAX_GRAM_BYTES = 2 ** 31
 def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES,
                   gamma=None):
     """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``); ``gamma``:
-    the Gaussian of the rows' kernel (:func:`ppi.features.gaussian_of`), always dense.
+    the Gaussian of the rows' kernel (:func:`learners.kernels.gaussian_of`), always dense.
 
     The dense kernel matrix (:func:`ppi.features.kernel`, computed once, sliced per fold)
     unless it would take more than ``max_gram_bytes`` and the reduced-set learner is used on

@@ -22,14 +22,14 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
-from learners.kernels import AllPathsKernel, gram_matrix
+from learners.kernels import AllPathsKernel, gaussian_of, gram_matrix, squared_row_norms
 from learners.kernels.all_paths import CHUNK
 from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.graphs import GraphSettings, sentence_graphs
 from ppi.pair_rows import PairArrays, max_entries
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
-           "same_analyses", "split_rows", "kernel", "gaussian_of", "squared_row_norms"]
+           "same_analyses", "split_rows", "kernel"]
 
 #: ``transform`` of the ``max`` variant through :mod:`ppi.pair_rows` (False: through the
 #: pair graphs, the route it is tested against)
@@ -263,50 +263,13 @@ def split_rows(X, sizes):
 
 def kernel(A, B=None, gamma=None):
     """Dense kernel matrix between two PairSets (``B = A`` if None): the linear kernel of
-    their feature rows, or with ``gamma`` its Gaussian (:func:`gaussian_of`)."""
+    their feature rows, or with ``gamma`` its Gaussian
+    (:func:`learners.kernels.gaussian_of`)."""
     XB = None if B is None else B.X
     K = gram_matrix(A.X, XB)
     if gamma is None:
         return K
     sq = squared_row_norms(A.X)
-    return gaussian_of(K, sq, sq if B is None else squared_row_norms(XB), gamma)
+    return gaussian_of(K, gamma, sq, sq if B is None else squared_row_norms(XB))
 
 
-def squared_row_norms(X):
-    """``‖x_i‖²`` of every row of a sparse or dense matrix."""
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=float).ravel()
-    X = np.asarray(X, dtype=float)
-    return np.einsum("ij,ij->i", X, X)
-
-
-def gaussian_of(K, sq_rows, sq_cols, gamma, out=None):
-    """The Gaussian kernel of a kernel's feature-space distance, in place of ``K``:
-    ``exp(−γ ‖φ(x) − φ(z)‖²)`` with ``‖φ(x) − φ(z)‖² = k(x,x) + k(z,z) − 2 k(x,z)``.
-
-    On the multi-view rows (the concatenation of ``√w_v · x̂_v``, unit norm) the distance
-    lies in [0, 4] and ``γ = 1`` is its natural scale; the product over the views of
-    ``exp(−γ w_v ‖x̂_v − ẑ_v‖²)``, so it adds conjunctions of the views' features to their
-    sum (the "Gaussian of a normalized kernel" of the kernel-methods literature, e.g.
-    Schölkopf & Smola 2002 §13.2 — any kernel induces a metric on which an RBF can be built).
-
-    Parameters
-    ----------
-    K : ndarray (m, m')          linear kernel ``k(x_i, z_j)`` (overwritten)
-    sq_rows, sq_cols : (m,), (m',)   ``k(x_i, x_i)``, ``k(z_j, z_j)``
-    gamma : float > 0
-
-    Returns
-    -------
-    ndarray (m, m') — ``K`` itself. O(m m') elementwise.
-    """
-    if not (isinstance(gamma, (int, float, np.floating)) and np.isfinite(gamma) and gamma > 0):
-        from kernelrank.errors import InvalidParameterError
-
-        raise InvalidParameterError(f"gamma must be a positive finite number, got {gamma!r}")
-    K *= 2.0
-    K -= sq_rows[:, None]
-    K -= sq_cols[None, :]
-    np.minimum(K, 0.0, out=K)            # −‖φ(x) − φ(z)‖², rounding kept ≤ 0
-    K *= gamma
-    return np.exp(K, out=K)

@@ -62,7 +62,7 @@ Every field and array is checked as for version 3; view names by
 ``ppi extract`` stores under each of these names.
 
 Version 5 (multi-view models with the Gaussian top kernel, ``ppi train --gamma G``;
-:func:`ppi.features.gaussian_of`): the model is ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)`` over
+:func:`learners.kernels.gaussian_of`): the model is ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)`` over
 its basis rows ``b_j`` (the training pairs, or a reduced-set model's basis), which no
 primal weight vector replaces.  ``model.json`` is version 4's with ``"version": 5`` and
 ``"kernel": {"name": "gaussian", "gamma": γ, "n_basis": r}``; in ``weights.npz`` each view's
@@ -94,7 +94,8 @@ import scipy.sparse as sp
 from kernelrank.atomic import atomic_directory, atomic_open, write_json
 from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
-from ppi.features import PairFeaturizer, gaussian_of, squared_row_norms
+from learners.kernels import gaussian_of, squared_row_norms
+from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
 from ppi.names import VARIANTS
 
@@ -218,7 +219,7 @@ class PPIModel:
         K = sp.csr_matrix(X) @ self._basis_t
         K = K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
         full = np.full(X.shape[0], float(np.sum(self.featurizer.weights)))
-        return gaussian_of(K, full, self._basis_sq, self.gamma) @ self.dual_coef
+        return gaussian_of(K, self.gamma, full, self._basis_sq) @ self.dual_coef
 
     def scores(self, corpus):
         """The scores of :meth:`decision_function` alone: a multi-view featurizer then

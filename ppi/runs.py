@@ -57,7 +57,7 @@ class Settings:
     views: tuple | None = None
     system: str | None = None
     #: None: the (sum of the views') kernel itself; γ > 0: its Gaussian
-    #: (:func:`ppi.features.gaussian_of`)
+    #: (:func:`learners.kernels.gaussian_of`)
     gamma: float | None = None
 
     @classmethod

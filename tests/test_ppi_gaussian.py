@@ -1,4 +1,4 @@
-"""The Gaussian top kernel of the PPI commands (``--gamma``, :func:`ppi.features.gaussian_of`):
+"""The Gaussian top kernel of the PPI commands (``--gamma``, :func:`learners.kernels.gaussian_of`):
 checked against the engine's own Gaussian kernel on the feature rows and against explicit
 distances, and through ``ppi cv`` on the smallest real corpus."""
 
@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.vector import kernel_matrix
 from ppi.evaluation import learner_input
-from ppi.features import PairSet, gaussian_of, kernel, squared_row_norms
+from learners.kernels import gaussian_of, squared_row_norms
+from ppi.features import PairSet, kernel
 from ppi.runs import Settings
 
 
@@ -32,12 +33,24 @@ def _pairs(X):
 def test_gaussian_of_equals_the_engines_gaussian_kernel_on_rows(rng, gamma):
     X, Z = _rows(rng, 30), _rows(rng, 17)
     K = (X @ Z.T).toarray()
-    got = gaussian_of(K, squared_row_norms(X), squared_row_norms(Z), gamma)
+    got = gaussian_of(K, gamma, squared_row_norms(X), squared_row_norms(Z))
     want = kernel_matrix(X, Z, "gaussian", gamma=gamma)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
     # and the definition itself, from explicit differences
     D = np.array([[np.sum((x - z) ** 2) for z in Z.toarray()] for x in X.toarray()])
     np.testing.assert_allclose(got, np.exp(-gamma * D), rtol=1e-12, atol=1e-14)
+
+
+def test_gaussian_of_a_gram_matrix_reads_its_diagonal(rng):
+    X = _rows(rng, 15)
+    G = (X @ X.T).toarray()
+    sq = squared_row_norms(X)
+    np.testing.assert_allclose(gaussian_of(G.copy(), 0.3),
+                               gaussian_of(G.copy(), 0.3, sq, sq), rtol=1e-15)
+    np.testing.assert_allclose(gaussian_of(G.copy(), 0.3),
+                               kernel_matrix(X, X, "gaussian", gamma=0.3), rtol=1e-12)
+    with pytest.raises(InvalidParameterError, match="diagonal"):
+        gaussian_of(G[:5].copy(), 0.3)
 
 
 def test_kernel_of_pairsets_with_gamma(rng):
@@ -50,10 +63,10 @@ def test_kernel_of_pairsets_with_gamma(rng):
     np.testing.assert_allclose(kernel(A), (A.X @ A.X.T).toarray(), rtol=1e-12)  # no gamma
 
 
-@pytest.mark.parametrize("gamma", [0.0, -1.0, float("nan"), float("inf"), "1"])
+@pytest.mark.parametrize("gamma", [0.0, -1.0, float("nan"), float("inf"), "1", True])
 def test_gamma_must_be_positive_and_finite(gamma):
     with pytest.raises(InvalidParameterError, match="gamma"):
-        gaussian_of(np.eye(2), np.ones(2), np.ones(2), gamma)
+        gaussian_of(np.eye(2), gamma, np.ones(2), np.ones(2))
 
 
 def test_settings_gamma_zero_is_the_linear_kernel():

@@ -482,7 +482,7 @@ def _g_model(gaussian):
 
 def test_every_multiview_row_has_unit_norm_in_the_full_space(gaussian):
     """What the Gaussian model's ‖x‖² = Σ_v w_v rests on: no view is empty for any pair."""
-    from ppi.features import squared_row_norms
+    from learners.kernels import squared_row_norms
     _, data, _, _, _ = gaussian
     np.testing.assert_allclose(squared_row_norms(data.X), 1.0, rtol=0, atol=1e-12)
 

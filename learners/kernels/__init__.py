@@ -26,14 +26,16 @@ A structured kernel and a learner on precomputed kernels make a pipeline on obje
 """
 
 from learners.kernels.all_paths import AllPathsKernel, LabelledGraph
-from learners.kernels.base import FeatureMapKernel, Kernel, KernelNotFittedError, gram_matrix
+from learners.kernels.base import (FeatureMapKernel, Kernel, KernelNotFittedError, gram_matrix,
+                                   squared_row_norms)
 from learners.kernels.locality import LocalityKernel
 from learners.kernels.mismatch import MismatchKernel
 from learners.kernels.spectrum import SpectrumKernel
 from learners.kernels.sums import SumKernel
-from learners.kernels.vector import KERNEL_NAMES, VectorKernel, kernel_matrix, resolve_kernel
+from learners.kernels.vector import (KERNEL_NAMES, VectorKernel, gaussian_of, kernel_matrix,
+                                     resolve_kernel)
 
 __all__ = ["AllPathsKernel", "FeatureMapKernel", "KERNEL_NAMES", "Kernel",
            "KernelNotFittedError", "LabelledGraph", "LocalityKernel", "MismatchKernel",
-           "SpectrumKernel", "SumKernel", "VectorKernel", "gram_matrix", "kernel_matrix",
-           "resolve_kernel"]
+           "SpectrumKernel", "SumKernel", "VectorKernel", "gaussian_of", "gram_matrix",
+           "kernel_matrix", "resolve_kernel", "squared_row_norms"]

@@ -66,7 +66,8 @@ def inverse_sqrt(values):
     return out
 
 
-def _squared_row_norms(X):
+def squared_row_norms(X):
+    """``‖x_i‖²`` of every row of a sparse or dense matrix (the linear kernel's diagonal)."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
@@ -327,5 +328,5 @@ class FeatureMapKernel(Kernel):
     def _scaled(self, Phi, self_kernel):
         Phi = sp.csr_matrix(Phi)
         if self_kernel is None:
-            self_kernel = _squared_row_norms(Phi)
+            self_kernel = squared_row_norms(Phi)
         return self._scale_rows(Phi, self_kernel), np.asarray(self_kernel, dtype=np.float64)

@@ -34,7 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
 from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
-from learners.kernels.base import Kernel, _squared_row_norms, gram_matrix
+from learners.kernels.base import Kernel, squared_row_norms, gram_matrix
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
@@ -156,6 +156,43 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     raise InvalidParameterError(f"unknown kernel {kernel!r}")
 
 
+def gaussian_of(K, gamma, sq_rows=None, sq_cols=None):
+    """The Gaussian of a kernel's feature-space distance, in place of ``K``:
+    ``exp(−γ ‖φ(x) − φ(z)‖²)`` with ``‖φ(x) − φ(z)‖² = k(x,x) + k(z,z) − 2 k(x,z)`` — any
+    kernel induces a metric on which an RBF kernel can be built (Schölkopf & Smola 2002,
+    §2.4 / §13.2); on unit-norm rows the distance lies in [0, 4].  On a sum of normalized
+    kernels (the concatenation of ``√w_v · x̂_v``) it is the product over the parts of
+    ``exp(−γ w_v ‖x̂_v − ẑ_v‖²)``: conjunctions of the parts' features, which the sum lacks.
+
+    Parameters
+    ----------
+    K : ndarray (m, m')              the kernel ``k(x_i, z_j)`` (overwritten)
+    gamma : float > 0
+    sq_rows, sq_cols : (m,), (m',)   ``k(x_i, x_i)``, ``k(z_j, z_j)``; None: the diagonal
+                                     of a square ``K`` (a Gram matrix)
+
+    Returns
+    -------
+    ndarray (m, m') — ``K`` itself. O(m m') elementwise.
+    """
+    if isinstance(gamma, bool) or not (isinstance(gamma, (Real, np.floating))
+                                       and np.isfinite(gamma) and gamma > 0):
+        raise InvalidParameterError(f"gamma must be a positive finite number, got {gamma!r}")
+    if sq_rows is None or sq_cols is None:
+        if K.shape[0] != K.shape[1]:
+            raise InvalidParameterError(f"the diagonal of a {K.shape} matrix: give sq_rows "
+                                        "and sq_cols")
+        diag = K.diagonal().copy()
+        sq_rows = diag if sq_rows is None else sq_rows
+        sq_cols = diag if sq_cols is None else sq_cols
+    K *= 2.0
+    K -= np.asarray(sq_rows, dtype=float)[:, None]
+    K -= np.asarray(sq_cols, dtype=float)[None, :]
+    np.minimum(K, 0.0, out=K)            # −‖φ(x) − φ(z)‖², rounding kept ≤ 0
+    K *= gamma
+    return np.exp(K, out=K)
+
+
 def _check_kernel(K, step, X, Z):
     """``K`` if finite, else :class:`NumericalError` citing the inputs' magnitude."""
     return check_finite(K, step, X=[X, Z])
@@ -230,7 +267,7 @@ class VectorKernel(Kernel):
         if name == "gaussian":
             return X, np.ones(X.shape[0])
         with np.errstate(over="ignore"):
-            sq = _squared_row_norms(X)
+            sq = squared_row_norms(X)
             if name != "linear":
                 gamma = params["gamma"] if params["gamma"] is not None else 1.0 / X.shape[1]
                 sq = (gamma * sq + params["coef0"]) ** params["degree"]

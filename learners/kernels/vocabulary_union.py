@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
-from learners.kernels.base import _squared_row_norms
+from learners.kernels.base import squared_row_norms
 
 __all__ = ["VocabularyUnion", "vocabulary_union", "merged_columns"]
 
@@ -94,7 +94,7 @@ class VocabularyUnion:
         norms of ``Phi``, which then must be the whole map)."""
         Phi = sp.csr_matrix(Phi)
         if self_kernel is None:                   # of the whole map, before any cut
-            self_kernel = _squared_row_norms(Phi)
+            self_kernel = squared_row_norms(Phi)
         if len(self.kernels) == 1:
             return [self.union._rows_of_map(Phi, self_kernel)]
         return [k._rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)

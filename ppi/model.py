@@ -207,7 +207,13 @@ class PPIModel:
         """``Σ_j c_j exp(−γ‖x − b_j‖²)`` for the rows ``X``: the inner products by one
         sparse product with the stored ``Bᵀ`` (CSR; :func:`learners.kernels.gram_matrix`'s
         dense/sparse column split costs ≈ 70 ms a call over a model's columns, more than a
-        batch of sentences), O(m r) for the rest.
+        batch of sentences), then :meth:`_gaussian_of_products`."""
+        K = sp.csr_matrix(X) @ self._basis_t
+        return self._gaussian_of_products(K.toarray() if sp.issparse(K) else np.asarray(K))
+
+    def _gaussian_of_products(self, K):
+        """The scores from the inner products ``K`` (m × r) of new rows with the basis rows,
+        O(m r).
 
         ``‖x‖²`` is the norm in the full feature space, ``Σ_v w_v = 1``: every view gives
         every pair at least one feature (the all-paths view its linear-order subgraph,
@@ -216,19 +222,21 @@ class PPIModel:
         in training.  Those features are orthogonal to every basis row; they count in the
         distance through ``‖x‖²`` alone — as in the cross-validation, whose joint vocabulary
         holds every feature of its pairs."""
-        K = sp.csr_matrix(X) @ self._basis_t
-        K = K.toarray() if sp.issparse(K) else np.asarray(K, dtype=float)
-        full = np.full(X.shape[0], float(np.sum(self.featurizer.weights)))
-        return gaussian_of(K, self.gamma, full, self._basis_sq) @ self.dual_coef
+        full = np.full(K.shape[0], float(np.sum(self.featurizer.weights)))
+        return gaussian_of(np.asarray(K, dtype=float), self.gamma, full,
+                           self._basis_sq) @ self.dual_coef
 
     def scores(self, corpus):
         """The scores of :meth:`decision_function` alone: a multi-view featurizer then
         scores views of identical inputs (raw text parsed by spaCy) from one set of rows
-        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off).
-        A Gaussian model needs the rows themselves."""
-        if self.gamma is None and _is_multiview(self.featurizer):
+        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off) —
+        a linear model with its weights, a Gaussian model with its transposed basis rows
+        (the inner products, then :meth:`_gaussian_of_products`)."""
+        if not _is_multiview(self.featurizer):
+            return self.decision_function(corpus)[1]
+        if self.gamma is None:
             return self.featurizer.scores([corpus], self.weights)[0]
-        return self.decision_function(corpus)[1]
+        return self._gaussian_of_products(self.featurizer.scores([corpus], self._basis_t)[0])
 
     def predict(self, corpus):
         data, s = self.decision_function(corpus)

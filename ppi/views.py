@@ -182,6 +182,12 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
     return bags
 
 
+def _dense(product, shape):
+    """A product of rows and weights as a dense array of ``shape``."""
+    product = product.toarray() if sp.issparse(product) else np.asarray(product)
+    return product.reshape(shape)
+
+
 class MultiViewFeaturizer:
     """Candidate pairs → the concatenated, weighted, unit-norm rows of several views.
 
@@ -311,11 +317,13 @@ class MultiViewFeaturizer:
         up to the order of the floating-point sums (tested).
 
         ``weights``: over the concatenated columns of the fitted views, in view order (a
-        :class:`ppi.model.PPIModel`'s)."""
+        :class:`ppi.model.PPIModel`'s) — a vector, or a matrix (dense or sparse, columns ×
+        r) of r linear models at once, e.g. a Gaussian model's transposed basis rows (then
+        each corpus' scores are its rows' inner products with the basis, pairs × r)."""
         corpora = list(corpora)
         sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
         blocks = self._weight_blocks(weights)
-        total = np.zeros(sum(sizes))
+        total = np.zeros((sum(sizes),) + np.shape(weights)[1:])
         done = set()
         for group in self._shared_groups(corpora):
             if parse_view(group[0])[0] == "apg" and \
@@ -325,13 +333,13 @@ class MultiViewFeaturizer:
             key = tuple(group)
             if key not in blocks:                 # once per model and group
                 blocks[key] = union.merged_weights([blocks[v] for v in group])
-            total += np.asarray(union.union._rows_of_map(Phi, self_kernel)
-                                @ blocks[key]).ravel()
+            total += _dense(union.union._rows_of_map(Phi, self_kernel) @ blocks[key],
+                            total.shape)
             done.update(group)
         for view, (kind, parse) in zip(self.views, self.kinds):
             if view not in done:
                 rows = self._view_rows(view, kind, parse, corpora, False, progress)
-                total += np.asarray(sp.vstack(rows, format="csr") @ blocks[view]).ravel()
+                total += _dense(sp.vstack(rows, format="csr") @ blocks[view], total.shape)
         return split_rows(total, sizes)
 
     def _weight_blocks(self, weights):
@@ -341,15 +349,15 @@ class MultiViewFeaturizer:
         cached = self.__dict__.get("_blocks_of_weights")
         if cached is not None and cached[0] is weights:
             return cached[1]
-        w_all = np.asarray(weights, dtype=np.float64)
+        w_all = weights if sp.issparse(weights) else np.asarray(weights, dtype=np.float64)
         blocks, start = {}, 0
         for view, w in zip(self.views, self.weights):
             part = self._parts[view]
             width = (part.vectorizer if isinstance(part, PairFeaturizer) else part)._n_columns()
             blocks[view] = w_all[start:start + width] * np.sqrt(w)
             start += width
-        if start != len(w_all):
-            raise InvalidParameterError(f"{len(w_all)} weights for {start} columns of the "
+        if start != w_all.shape[0]:
+            raise InvalidParameterError(f"{w_all.shape[0]} weights for {start} columns of the "
                                         "views; give the model's weights")
         self.__dict__["_blocks_of_weights"] = (weights, blocks)
         return blocks

@@ -194,21 +194,13 @@ def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypa
     assert shared.X.nnz > 10_000
 
 
-@pytest.mark.parametrize("n_features", [None, 2 ** 12])
-def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_path,
-                                                            n_features):
-    """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
-    union with merged weights) against ``decision_function`` (every view's rows, then
-    ``X @ w``), on real parses (no shared views) and on spaCy-like aliased ones (both
-    all-paths and both path views shared), for a fitted and a saved-and-loaded model;
-    and the graph route (not compiled) view by view."""
+def _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path):
+    """``model.scores`` against ``model.decision_function`` for the fitted and the saved
+    and loaded model, on real parses of HPRD50 (no shared views) and spaCy-like aliased
+    ones (both all-paths and both path views shared), and on the graph route (not
+    compiled).  Returns the loaded model."""
     from ppi.model import PPIModel
 
-    f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
-                            n_features=n_features)
-    (train,) = f.fit_transform([lll])
-    w = np.random.default_rng(0).normal(size=train.X.shape[1])
-    fitted = PPIModel(f, w, alpha=1.0, threshold=0.0)
     loaded = PPIModel.load(fitted.save(tmp_path / "model"))
     for model in (fitted, loaded):
         for corpus in (hprd50, _aliased(hprd50)):
@@ -224,8 +216,47 @@ def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_pat
         np.testing.assert_allclose(loaded.scores(aliased),
                                    loaded.decision_function(aliased)[1], rtol=1e-10,
                                    atol=1e-12)
+    return loaded
+
+
+@pytest.mark.parametrize("n_features", [None, 2 ** 12])
+def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_path,
+                                                            n_features):
+    """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
+    union with merged weights) against ``decision_function`` (every view's rows, then
+    ``X @ w``)."""
+    from ppi.model import PPIModel
+
+    f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
+                            n_features=n_features)
+    (train,) = f.fit_transform([lll])
+    w = np.random.default_rng(0).normal(size=train.X.shape[1])
+    _assert_scores_without_rows_equal_decision_function(
+        PPIModel(f, w, alpha=1.0, threshold=0.0), hprd50, tmp_path)
     with pytest.raises(InvalidParameterError, match="weights"):
         f.scores([hprd50], w[:-1])
+
+
+@pytest.mark.parametrize("n_features", [None, 2 ** 12])
+def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hprd50,
+                                                                        tmp_path, n_features):
+    """A Gaussian model's ``scores`` (inner products with the basis from the union's rows
+    and the basis rows merged into its columns) against ``decision_function`` (every
+    view's rows, ``X @ Bᵀ``); the inner products themselves against ``X @ Bᵀ``."""
+    from ppi.model import PPIModel
+
+    f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
+                            n_features=n_features)
+    (train,) = f.fit_transform([lll])
+    rng = np.random.default_rng(1)
+    rows = np.sort(rng.choice(train.X.shape[0], 120, replace=False))
+    fitted = PPIModel(f, None, alpha=1.0, threshold=0.0, basis=train.X[rows],
+                      dual_coef=rng.normal(size=len(rows)), gamma=0.7)
+    loaded = _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path)
+    aliased = _aliased(hprd50)
+    (data,) = loaded.featurizer.transform([aliased])
+    np.testing.assert_allclose(loaded.featurizer.scores([aliased], loaded._basis_t)[0],
+                               (data.X @ loaded.basis.T).toarray(), rtol=1e-10, atol=1e-13)
 
 
 # ------------------------------------------------------------------ pair graphs, BFS

@@ -7,6 +7,7 @@ is cached while the vocabularies stay and rebuilt after a refit."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 
 from kernelrank.errors import InvalidParameterError
@@ -124,3 +125,27 @@ def test_merged_columns_maps_each_vocabulary_into_the_union():
     assert union.tolist() == [1, 2, 5, 7, 9]
     assert maps[0].tolist() == [-1, 0, 1, -1, 2]
     assert maps[1].tolist() == [0, -1, 1, 2, 3]
+
+
+def test_merged_weights_of_a_matrix_are_the_merged_columns(rng):
+    """Blocks of r models at once (sparse or dense, columns × r) merge column by column as
+    r vectors do, and score the union's rows as each kernel's rows score with its block."""
+    words = [f"w{i}" for i in range(30)]
+    kernels = [BagOfFeaturesKernel().fit(_bags(rng, 30, words[a:b]))
+               for a, b in ((0, 15), (10, 30))]
+    instances = _bags(rng, 40, words + ["new"])
+    union = VocabularyUnion(kernels)
+    blocks = [sp.random(k._n_columns(), 5, density=0.3, random_state=1, format="csr")
+              for k in kernels]
+    merged = union.merged_weights(blocks)
+    assert sp.issparse(merged) and merged.shape == (union.union._n_columns(), 5)
+    dense = union.merged_weights([b.toarray() for b in blocks])
+    np.testing.assert_allclose(dense, merged.toarray(), rtol=1e-15)
+    for j in range(5):
+        np.testing.assert_allclose(
+            merged[:, [j]].toarray().ravel(),
+            union.merged_weights([b[:, [j]].toarray().ravel() for b in blocks]), rtol=1e-15)
+    Phi, self_kernel = union.union._feature_map(instances, False)
+    got = (union.union._rows_of_map(Phi, self_kernel) @ merged).toarray()
+    want = sum((k.features(instances) @ b).toarray() for k, b in zip(kernels, blocks))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -105,16 +105,24 @@ class VocabularyUnion:
         blocks[v]`` for the kernels' rows ``Φ_v`` (:meth:`split`): each kernel's weights
         moved to the union columns that map to it and added up — a linear model over the
         kernels' concatenated rows scored from the union's rows alone, without cutting
-        them.  O(union columns)."""
-        w = np.zeros(self.union._n_columns())
+        them.
+
+        ``blocks[v]`` is a vector over kernel ``v``'s columns, or a matrix (dense or sparse,
+        its columns × r) of r linear models at once — e.g. the transposed basis rows of a
+        Gaussian model, whose inner products with new rows are then ``Φ_union(x) @ w``.
+        Returns a vector, or a matrix (CSR when a block is sparse) of the union's columns ×
+        r.  O(union columns + the blocks' non-zeros)."""
+        n = self.union._n_columns()
+        total = None
         for cmap, block in zip(self.column_maps, blocks):
-            block = np.asarray(block, dtype=np.float64)
-            if cmap is None:
-                w += block
-            else:
+            if not sp.issparse(block):
+                block = np.asarray(block, dtype=np.float64)
+            if cmap is not None:                  # union column j ← kernel column cmap[j]
                 to = np.flatnonzero(cmap >= 0)
-                w[to] += block[cmap[to]]
-        return w
+                block = sp.csr_matrix((np.ones(len(to)), (to, cmap[to])),
+                                      shape=(n, block.shape[0])) @ block
+            total = block if total is None else total + block
+        return sp.csr_matrix(total) if sp.issparse(total) else np.asarray(total)
 
 
 def vocabulary_union(kernels):

@@ -95,6 +95,7 @@ from kernelrank.atomic import atomic_directory, atomic_open, write_json
 from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from learners.kernels import gaussian_of, squared_row_norms
+from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
 from ppi.names import VARIANTS
@@ -205,11 +206,12 @@ class PPIModel:
 
     def _gaussian_scores(self, X):
         """``Σ_j c_j exp(−γ‖x − b_j‖²)`` for the rows ``X``: the inner products by one
-        sparse product with the stored ``Bᵀ`` (CSR; :func:`learners.kernels.gram_matrix`'s
-        dense/sparse column split costs ≈ 70 ms a call over a model's columns, more than a
-        batch of sentences), then :meth:`_gaussian_of_products`."""
-        K = sp.csr_matrix(X) @ self._basis_t
-        return self._gaussian_of_products(K.toarray() if sp.issparse(K) else np.asarray(K))
+        sparse product with the stored ``Bᵀ`` (CSR) into a dense result
+        (:func:`learners.kernels.sparse_product.sparse_dense_product`;
+        :func:`learners.kernels.gram_matrix`'s dense/sparse column split costs ≈ 70 ms a
+        call over a model's columns, more than a batch of sentences), then
+        :meth:`_gaussian_of_products`."""
+        return self._gaussian_of_products(sparse_dense_product(X, self._basis_t))
 
     def _gaussian_of_products(self, K):
         """The scores from the inner products ``K`` (m × r) of new rows with the basis rows,

@@ -52,6 +52,7 @@ from tqdm.auto import tqdm
 from corpora.ppi_xml import resolve_parse_name
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
+from learners.kernels.sparse_product import sparse_dense_product
 from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
                           same_analyses, split_rows)
@@ -182,10 +183,13 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
     return bags
 
 
-def _dense(product, shape):
-    """A product of rows and weights as a dense array of ``shape``."""
-    product = product.toarray() if sp.issparse(product) else np.asarray(product)
-    return product.reshape(shape)
+def _product(rows, weights, shape):
+    """``rows @ weights`` as a dense array of ``shape``: a vector of weights by SciPy, a
+    sparse matrix of r models (a Gaussian model's basis) straight into a dense result
+    (:func:`learners.kernels.sparse_product.sparse_dense_product`)."""
+    if sp.issparse(weights):
+        return sparse_dense_product(rows, weights).reshape(shape)
+    return np.asarray(rows @ weights).reshape(shape)
 
 
 class MultiViewFeaturizer:
@@ -333,13 +337,13 @@ class MultiViewFeaturizer:
             key = tuple(group)
             if key not in blocks:                 # once per model and group
                 blocks[key] = union.merged_weights([blocks[v] for v in group])
-            total += _dense(union.union._rows_of_map(Phi, self_kernel) @ blocks[key],
-                            total.shape)
+            total += _product(union.union._rows_of_map(Phi, self_kernel), blocks[key],
+                              total.shape)
             done.update(group)
         for view, (kind, parse) in zip(self.views, self.kinds):
             if view not in done:
                 rows = self._view_rows(view, kind, parse, corpora, False, progress)
-                total += _dense(sp.vstack(rows, format="csr") @ blocks[view], total.shape)
+                total += _product(sp.vstack(rows, format="csr"), blocks[view], total.shape)
         return split_rows(total, sizes)
 
     def _weight_blocks(self, weights):

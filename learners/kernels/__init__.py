@@ -18,7 +18,9 @@
   (:class:`SpectrumKernel`, :class:`MismatchKernel`);
 * :mod:`learners.kernels.sums` — weighted sums of kernels (:class:`SumKernel`);
 * :mod:`learners.kernels.vocabulary_union` — feature rows of several fitted kernels that
-  differ only in their vocabularies (views of one input), computed once.
+  differ only in their vocabularies (views of one input), computed once;
+* :mod:`learners.kernels.sparse_product` — sparse × sparse products whose result is dense
+  (new rows' inner products with a kernel model's basis rows).
 
 A structured kernel and a learner on precomputed kernels make a pipeline on objects::
 

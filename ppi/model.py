@@ -170,14 +170,20 @@ class PPIModel:
                 raise InvalidParameterError("a Gaussian model needs a multi-view featurizer "
                                             "(--system multiview or --views)")
             self.weights = None
-            self.basis = sp.csr_matrix(basis, dtype=float)
+            basis = sp.csr_matrix(basis, dtype=float)
             self.dual_coef = np.asarray(dual_coef, dtype=float).ravel()
-            self._basis_sq = squared_row_norms(self.basis)
-            self._basis_t = self.basis.T.tocsr()      # columns × r: one sparse product a batch
+            self._basis_sq = squared_row_norms(basis)
+            self._basis_t = basis.T.tocsr()      # columns × r: one sparse product a batch
         self.alpha = float(alpha)
         self.threshold = float(threshold)
         self.learner = learner
         self.training = training or {}
+
+    @property
+    def basis(self):
+        """A Gaussian model's basis rows (r × the featurizer's columns; a view of the
+        stored transpose, which is what scoring reads — the model keeps one copy)."""
+        return self._basis_t.T
 
     @classmethod
     def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training,

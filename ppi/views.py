@@ -26,7 +26,15 @@ Views (``name[:parse]``):
   the words, POS and dependency types with their direction (``>`` with the dependency, ``<``
   against it), the v-walks (token, dependency, token) and e-walks (dependency, token,
   dependency) in word and POS form, and the path length; ``nopath`` when the parse does not
-  connect the two.
+  connect the two;
+* ``local`` — the local context of each protein (the local-context kernel of Giuliano et
+  al. 2006, "Exploiting shallow linguistic information for relation extraction from
+  biomedical literature", EACL, §3.2): the tokens at offsets −2, −1, +1, +2 around each of
+  the two proteins (first and second in text order, ``L1`` / ``L2``), each as its blinded
+  lower-cased word, its POS and its orthographic shape (:func:`word_shape`), prefixed by
+  the protein and the offset (``L1-1w:binds``, ``L2+2p:NN``, ``L1+1s:Xx``); the tokens
+  read as ``bow`` reads them (``bow_parse``).  Giuliano et al.'s lemmas are left out: the
+  corpus files carry none.
 
 Complexity per sentence: one undirected graph and one breadth-first search per entity token
 (shared by the sentence's pairs and by the parse names holding the same analysis,
@@ -60,10 +68,11 @@ from ppi.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import SYSTEMS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "view_parses",
-           "bow_features", "path_features", "MultiViewFeaturizer"]
+           "bow_features", "path_features", "local_features", "word_shape",
+           "MultiViewFeaturizer"]
 
 #: The kinds of view and whether they take a parse.
-VIEW_KINDS = {"apg": True, "bow": False, "path": True}
+VIEW_KINDS = {"apg": True, "bow": False, "path": True, "local": False}
 #: Paper V's system: the all-paths kernel on the split parse alone.
 PAPER_V_VIEWS = ("apg:split_parse",)
 #: Both parses' all-paths kernels, bag of words, shortest-path features on both parses (the
@@ -165,7 +174,41 @@ def path_features(st, pair, order="text"):
     return out
 
 
-_BAG_FEATURES = {"bow": bow_features, "path": path_features}
+def word_shape(text):
+    """Orthographic shape of a token (Giuliano et al. 2006's orthographic features as one
+    string; Collins 2002's word classes): upper-case letters → ``X``, lower-case → ``x``,
+    digits → ``d``, any other character kept, runs of one class collapsed: ``"Spo0A"`` →
+    ``"XxdX"``, ``"p53"`` → ``"xd"``, ``"IL-2"`` → ``"X-d"``.  O(len(text))."""
+    out = []
+    for ch in text:
+        c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+_LOCAL_OFFSETS = (-2, -1, 1, 2)
+
+
+def local_features(st, pair, order="text"):
+    """Local-context features of one pair (see the module docstring)."""
+    toks1, toks2 = st.pair_tokens(pair, order)
+    texts = _words(st, toks1, toks2)
+    out = []
+    for tag, toks in (("L1", toks1), ("L2", toks2)):
+        lo, hi = min(toks), max(toks)
+        for off in _LOCAL_OFFSETS:
+            i = lo + off if off < 0 else hi + off
+            if 0 <= i < st.n:
+                t = st.tokens[i]
+                out += [f"{tag}{off:+d}w:{texts[i]}", f"{tag}{off:+d}p:{t.pos}",
+                        f"{tag}{off:+d}s:{word_shape(t.text)}"]
+            else:
+                out.append(f"{tag}{off:+d}:none")
+    return out
+
+
+_BAG_FEATURES = {"bow": bow_features, "path": path_features, "local": local_features}
 
 
 def _corpus_bags(corpus, kind, parse, settings, progress):

@@ -14,8 +14,8 @@ from learners.kernels.bag import BagOfFeaturesKernel
 from learners.measures import auc
 from ppi.evaluation import select_parameters
 from ppi.graphs import GraphSettings, SentenceStructure, pair_graphs
-from ppi.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, parse_view,
-                       path_features)
+from ppi.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, local_features,
+                       parse_view, path_features, word_shape)
 from tests.test_ppi_graphs import make_sentence
 
 
@@ -121,6 +121,42 @@ def test_bow_features_regions_and_blinding():
     f2 = bow_features(st2, s2.pairs[0])
     assert "M2:activates_PROT" in f2 and "M2:PROT_and" in f2 and "gap:3" in f2
     assert f2[0] == "M:PROT1"                     # text order: KinC first although e2 = KinC
+
+
+def test_local_features_windows_of_both_proteins():
+    s = make_sentence()                           # KinC activates KinD and KinE .
+    st = SentenceStructure(s, "split_parse", GraphSettings())
+    f = local_features(st, s.pairs[0])
+    # KinC: nothing to the left; KinD: activates / PROT1 left, and / PROT right
+    assert f[:2] == ["L1-2:none", "L1-1:none"]
+    assert f[2:8] == ["L1+1w:activates", "L1+1p:VBZ", "L1+1s:x",
+                      "L1+2w:PROT2", "L1+2p:NN", "L1+2s:XxX"]
+    assert f[8:] == ["L2-2w:PROT1", "L2-2p:NN", "L2-2s:XxX", "L2-1w:activates",
+                     "L2-1p:VBZ", "L2-1s:x", "L2+1w:and", "L2+1p:CC", "L2+1s:x",
+                     "L2+2w:PROT", "L2+2p:NN", "L2+2s:XxX"]
+    # text order: (KinD, KinC) gives the same features
+    s2 = make_sentence((("e1", "e0"),))
+    assert local_features(SentenceStructure(s2, "split_parse", GraphSettings()),
+                          s2.pairs[0]) == f
+
+
+@pytest.mark.parametrize("text,shape", [("Spo0A", "XxdX"), ("p53", "xd"), ("IL-2", "X-d"),
+                                        ("binds", "x"), ("ATP", "X"), ("", ""),
+                                        ("Spo0A~P", "XxdX~X"), ("β-catenin", "x-x")])
+def test_word_shape(text, shape):
+    assert word_shape(text) == shape
+
+
+def test_local_view_in_a_multiview_featurizer(lll):
+    f = MultiViewFeaturizer(("apg:split_parse", "local"))
+    (data,) = f.fit_transform([lll])
+    rows = data.X[:, f.view_slices_["local"]]
+    # unit norm × √(1/2): every pair has 8 window positions, each with ≥ 1 feature
+    np.testing.assert_allclose(np.asarray(rows.multiply(rows).sum(1)).ravel(), 0.5,
+                               rtol=1e-12)
+    assert parse_view("local") == ("local", None)
+    with pytest.raises(InvalidParameterError, match="takes no parse"):
+        parse_view("local:split_parse")
 
 
 def test_path_features_walks():

@@ -36,8 +36,9 @@ write) / parse`` — every step that is not spaCy against spaCy.  Two models, tr
 the run with :func:`ppi.training.train` on **LLL** (the smallest benchmark corpus, to keep
 the run short; the training corpus of a linear model changes its vocabulary size, not the
 work per pair — a Gaussian model's work per pair grows with its basis rows, the training
-pairs: measure one trained on a larger corpus with ``ppi extract``): ``paper-v`` (the all-paths kernel on ``split_parse``) and ``multiview`` (two
-all-paths views, bag of words, two shortest-path views).  Training runs in a child process
+pairs: measure one trained on a larger corpus with ``ppi extract``): ``paper-v`` (the
+all-paths kernel on ``split_parse``) and ``multiview`` (two all-paths views, bag of words,
+two shortest-path views).  Training runs in a child process
 so the peak RSS printed is the one of the extraction alone; the RSS after the first chunk
 and at the end show whether memory grows with the input.
 

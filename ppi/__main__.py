@@ -75,6 +75,10 @@ def _model_options(p):
                         "phi(z)||^2) on the unit-norm rows; 0: the linear kernel itself "
                         "(both systems' default). `ppi train --gamma` saves a Gaussian "
                         "multi-view model (format version 5: basis rows + coefficients)")
+    g.add_argument("--alphas", type=float, nargs="+", default=None, metavar="A",
+                   help="the grid of the regularization parameter lambda the nested "
+                        "leave-one-document-out selection chooses from (default: 2^-10 … "
+                        "2^10, powers of 2)")
     g.add_argument("--hash-features", type=int, default=None, metavar="N",
                    help="feature hashing into N columns instead of a fitted vocabulary")
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
@@ -246,7 +250,7 @@ def _settings(args):
         select_by=args.select_by, variant=args.variant, parse=args.parse,
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
-        jobs=getattr(args, "jobs", 1), progress=not args.quiet)
+        alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet)
 
 
 def _cv(args):

@@ -57,11 +57,12 @@ def combination_kernel(featurizer, X, combo):
 
 
 def _cv_over_seeds(data, K, settings, seeds, folds):
-    from ppi.evaluation import ALPHAS, cross_validate
+    from ppi.evaluation import cross_validate
 
     f, a = [], []
     for seed in seeds:
-        r = cross_validate(data, K, n_folds=folds, alphas=ALPHAS, learner=settings.learner,
+        r = cross_validate(data, K, n_folds=folds, alphas=settings.alpha_grid,
+                           learner=settings.learner,
                            n_basis=settings.n_basis, seed=seed, select_by=settings.select_by,
                            jobs=settings.jobs)
         f.append(r["f1"])

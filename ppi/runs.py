@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 from ppi.names import N_BASIS, corpus_path
@@ -59,6 +61,23 @@ class Settings:
     #: None: the (sum of the views') kernel itself; γ > 0: its Gaussian
     #: (:func:`learners.kernels.gaussian_of`)
     gamma: float | None = None
+    #: the λ grid of the nested selection; None: :data:`ppi.evaluation.ALPHAS`
+    alphas: tuple | None = None
+
+    def __post_init__(self):
+        if self.alphas is not None:
+            a = np.asarray(self.alphas, dtype=float).ravel()
+            if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+                raise InvalidParameterError(f"alphas {list(self.alphas)}: give one or more "
+                                            "positive, finite regularization parameters")
+            object.__setattr__(self, "alphas", tuple(float(x) for x in np.unique(a)))
+
+    @property
+    def alpha_grid(self):
+        """The λ grid as an array (:data:`ppi.evaluation.ALPHAS` when ``alphas`` is None)."""
+        from ppi.evaluation import ALPHAS
+
+        return ALPHAS if self.alphas is None else np.asarray(self.alphas)
 
     @classmethod
     def for_system(cls, system=None, **options):
@@ -114,7 +133,8 @@ class Settings:
                 "endpoints": self.endpoints, "select_by": self.select_by,
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
-                "hash_features": self.hash_features, "gamma": self.gamma}
+                "hash_features": self.hash_features, "gamma": self.gamma,
+                "alphas": self.alpha_grid.tolist()}
 
 
 @contextlib.contextmanager
@@ -198,11 +218,12 @@ def _strip(r):
 
 def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds):
     from ppi import report
-    from ppi.evaluation import ALPHAS, cross_validate
+    from ppi.evaluation import cross_validate
 
     out = Path(out)
     with _progress(settings.progress):
-        r = cross_validate(data, K, n_folds=folds, alphas=ALPHAS, learner=settings.learner,
+        r = cross_validate(data, K, n_folds=folds, alphas=settings.alpha_grid,
+                           learner=settings.learner,
                            n_basis=settings.n_basis, seed=settings.seed, leaky=leaky,
                            jobs=settings.jobs, select_by=settings.select_by)
     r["y"] = data.y
@@ -234,11 +255,12 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
 
 def _cross(datasets, kernel_fn, out, settings, t0):
     from ppi import report
-    from ppi.evaluation import ALPHAS, cross_corpus
+    from ppi.evaluation import cross_corpus
 
     out = Path(out)
     with _progress(settings.progress):
-        res = cross_corpus(datasets, kernel_fn, alphas=ALPHAS, learner=settings.learner,
+        res = cross_corpus(datasets, kernel_fn, alphas=settings.alpha_grid,
+                           learner=settings.learner,
                            n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs,
                            select_by=settings.select_by)
     res["config"] = settings.config()
@@ -270,7 +292,7 @@ def _curves(datasets, kernel_fn, out, settings, points):
         for name, d in datasets.items():
             t0 = time.perf_counter()
             curves.append(learning_curve(d, kernel_fn(name, name), n_points=points,
-                                         learner=settings.learner, n_basis=settings.n_basis,
+                                         alphas=settings.alpha_grid, learner=settings.learner, n_basis=settings.n_basis,
                                          seed=settings.seed, select_by=settings.select_by))
             log.info("%s (%s)", report.curve_line(curves[-1]),
                      format_duration(time.perf_counter() - t0))

@@ -58,7 +58,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import ALPHAS, learner_input, resolve_learner, select_parameters
+    from ppi.evaluation import learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
     from ppi.views import MultiViewFeaturizer
@@ -74,7 +74,8 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it
     (data,) = f.fit_transform([source], progress=settings.progress)
     K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
-    sel, choice = select_parameters(K, data.y, data.document_ids, ALPHAS, settings.learner,
+    sel, choice = select_parameters(K, data.y, data.document_ids, settings.alpha_grid,
+                                    settings.learner,
                                     settings.n_basis, settings.seed, settings.select_by)
     model = sel.model                  # fitted once; the chosen λ's coefficients from its path
     coef = np.asarray(model.regularization_path([choice["alpha"]]))[0]

@@ -69,3 +69,32 @@ def test_errors_exit_2(tmp_path, capsys):
     assert "error:" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["cv", "--corpus", "NoSuchCorpus"])
+
+
+def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsys):
+    """``--alphas`` replaces the λ grid: every fold's chosen λ is one of them, the report
+    records the grid, and the result is the engine's CV with that grid."""
+    import numpy as np
+
+    from corpora.ppi_xml import read_corpus
+    from ppi.evaluation import cross_validate, learner_input
+    from ppi.names import corpus_path
+    from ppi.runs import Settings
+
+    out = tmp_path / "o"
+    assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--alphas", "2",
+                 "0.25", "--output-dir", str(out), "--quiet"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["config"]["alphas"] == [0.25, 2.0]
+    assert {f["alpha"] for f in res["folds"]} <= {0.25, 2.0}
+    s = Settings.for_system("multiview", alphas=(0.25, 2.0))
+    (data,) = s.featurizer().fit_transform([read_corpus(corpus_path(data_dir, "LLL"))])
+    want = cross_validate(data, learner_input(data, s.learner, s.n_basis),
+                          alphas=np.array([0.25, 2.0]), learner=s.learner, n_basis=s.n_basis,
+                          seed=0, select_by=s.select_by)
+    assert res["f1"] == pytest.approx(want["f1"], abs=1e-12)
+    assert res["auc"] == pytest.approx(want["auc"], abs=1e-12)
+    for bad in (["0"], ["-1", "2"], ["nan"], ["inf"]):
+        assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--alphas", *bad,
+                     "--output-dir", str(tmp_path / "bad"), "--quiet"]) == 2
+        assert "positive, finite" in capsys.readouterr().err

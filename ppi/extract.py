@@ -84,7 +84,7 @@ worker (``client.scatter(..., broadcast=True)``); chunks are submitted as tasks,
 the input and writes the output.  A tqdm bar shows documents/s with sentences/s and
 pairs/s.  The local cluster and its dashboard listen on 127.0.0.1 only.  A malformed
 ``--scheduler`` address is refused at once, an unreachable one after
-``--scheduler-timeout`` seconds; the scheduler or the last worker lost in the middle of the
+``--scheduler-timeout`` seconds, before the output's parts directory is made; the scheduler or the last worker lost in the middle of the
 run stops it with an error — the completed chunks are kept and the same command resumes.
 """
 
@@ -554,24 +554,28 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     stats = ReadStats()
     docs = read_documents(input, format, skip_bad=skip_bad, stats=stats,
                           **({"one_document": True} if one_document else {}))
-    # the spaCy model is part of the run's identity only when it parses something
-    done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
-                                    spacy_model if uses_spacy else None, collapse,
-                                    output_format, skip_bad, one_document, reparse,
-                                    mention_types),
-                       overwrite)
-    bar = _Progress(progress)
     n_chunks = 0
     new = 0
     resumed = 0
-
-    def finish(k, result):
-        text, counts = result
-        parts.write(k, text, counts)
-        bar.update(counts)
-
+    bar = None
     client = cluster = None
     try:
+        if scheduler is not None:         # before the output's parts: a scheduler that does
+            from kernelrank.parallel import connect      # not answer leaves nothing behind
+            client = connect(scheduler, connect_timeout)
+        # the spaCy model is part of the run's identity only when it parses something
+        done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
+                                        spacy_model if uses_spacy else None, collapse,
+                                        output_format, skip_bad, one_document, reparse,
+                                        mention_types),
+                           overwrite)
+        bar = _Progress(progress)
+
+        def finish(k, result):
+            text, counts = result
+            parts.write(k, text, counts)
+            bar.update(counts)
+
         if workers == 0 and scheduler is None:       # this process, one chunk at a time
             def submit(k, batch):
                 finish(k, process_chunk(batch, resources, output_format))
@@ -581,13 +585,11 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
         else:
             from distributed import Client, wait
 
-            from kernelrank.parallel import cluster_failures, connect, local_cluster
+            from kernelrank.parallel import cluster_failures, local_cluster
             if scheduler is None:
                 n = workers or os.cpu_count() or 1
                 cluster = local_cluster(n, 1, processes=True)
                 client = Client(cluster)
-            else:
-                client = connect(scheduler, connect_timeout)
             where = scheduler or f"local cluster {cluster.scheduler_address}"
 
             def failures():
@@ -628,7 +630,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
             quiet_workers(client)
         raise
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         if client is not None:
             client.close()
         if cluster is not None:

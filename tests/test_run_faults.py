@@ -443,6 +443,7 @@ def test_dask_unreachable_scheduler_fails_fast_naming_it(data_dir, lll_model, tm
     assert err.startswith("error: cannot reach the Dask scheduler at --scheduler "
                           "tcp://127.0.0.1:1 within 1 s")
     assert not (tmp_path / "o.jsonl.lock").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []   # no parts, no run.json
     from kernelrank.parallel import map_tasks
     with pytest.raises(ClusterError, match="tcp://127.0.0.1:1"):
         map_tasks(abs, [1], scheduler="tcp://127.0.0.1:1", connect_timeout=1, progress=False)

@@ -292,8 +292,9 @@ def _curves(datasets, kernel_fn, out, settings, points):
         for name, d in datasets.items():
             t0 = time.perf_counter()
             curves.append(learning_curve(d, kernel_fn(name, name), n_points=points,
-                                         alphas=settings.alpha_grid, learner=settings.learner, n_basis=settings.n_basis,
-                                         seed=settings.seed, select_by=settings.select_by))
+                                         alphas=settings.alpha_grid, learner=settings.learner,
+                                         n_basis=settings.n_basis, seed=settings.seed,
+                                         select_by=settings.select_by))
             log.info("%s (%s)", report.curve_line(curves[-1]),
                      format_duration(time.perf_counter() - t0))
     res = {"curves": curves, "config": settings.config()}

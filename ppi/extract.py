@@ -84,8 +84,9 @@ worker (``client.scatter(..., broadcast=True)``); chunks are submitted as tasks,
 the input and writes the output.  A tqdm bar shows documents/s with sentences/s and
 pairs/s.  The local cluster and its dashboard listen on 127.0.0.1 only.  A malformed
 ``--scheduler`` address is refused at once, an unreachable one after
-``--scheduler-timeout`` seconds, before the output's parts directory is made; the scheduler or the last worker lost in the middle of the
-run stops it with an error — the completed chunks are kept and the same command resumes.
+``--scheduler-timeout`` seconds, before the output's parts directory is made; the
+scheduler or the last worker lost in the middle of the run stops it with an error — the
+completed chunks are kept and the same command resumes.
 """
 
 from __future__ import annotations

@@ -53,6 +53,8 @@ the summation order of the all-paths norms: ≤ 1e-14 relative, tested).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from tqdm.auto import tqdm
@@ -174,11 +176,13 @@ def path_features(st, pair, order="text"):
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def word_shape(text):
     """Orthographic shape of a token (Giuliano et al. 2006's orthographic features as one
     string; Collins 2002's word classes): upper-case letters → ``X``, lower-case → ``x``,
     digits → ``d``, any other character kept, runs of one class collapsed: ``"Spo0A"`` →
-    ``"XxdX"``, ``"p53"`` → ``"xd"``, ``"IL-2"`` → ``"X-d"``.  O(len(text))."""
+    ``"XxdX"``, ``"p53"`` → ``"xd"``, ``"IL-2"`` → ``"X-d"``.  O(len(text)), once per distinct
+    text (cached: a sentence's tokens recur in the windows of each of its pairs)."""
     out = []
     for ch in text:
         c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch

@@ -18,6 +18,8 @@ LEARNERS = {
     "query_rankrls": ("learners.rankrls", "QueryRankRLS"),
     "pairwise_rankrls": ("learners.rankrls", "PairwiseRankRLS"),
     "reduced_set": ("learners.reduced_set", "ReducedSetRLS"),
+    "transfer_rls": ("learners.transfer", "TransferRLS"),
+    "transfer_reduced_set": ("learners.transfer", "TransferReducedSetRLS"),
     "reduced_set_rankrls": ("learners.reduced_set", "ReducedSetGlobalRankRLS"),
     "reduced_set_query_rankrls": ("learners.reduced_set", "ReducedSetQueryRankRLS"),
     "nystroem_query_rankrls": ("learners.reduced_set", "NystroemQueryRankRLS"),

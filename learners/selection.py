@@ -89,9 +89,10 @@ TIE_RTOL = 1e-12
 PREDICTION_RTOL = 1e-9
 #: +1: a larger value regularizes more; -1: a smaller value does (used by the tie rule, in
 #: this order of precedence).
-REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1, "n_basis": -1}
+REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1, "n_basis": -1,
+                            "beta": -1}
 #: Keyword of each path parameter in the learners' path methods.
-_PATH_KEYWORD = {"alpha": "alphas", "mu": "mus", "C": "Cs"}
+_PATH_KEYWORD = {"alpha": "alphas", "mu": "mus", "C": "Cs", "beta": "betas"}
 
 
 # ---------------------------------------------------------------------------- schemes
@@ -171,6 +172,26 @@ def _path_points(path):
         values.append(v)
     points = [dict(zip(names, map(float, combo))) for combo in itertools.product(*values)]
     return names, values, points
+
+
+def _path_parameters(est):
+    """The parameters whose whole path the learner's closed forms serve from one fit, in the
+    order of its outputs' leading axes (``path_parameters``; λ alone by default)."""
+    return tuple(getattr(est, "path_parameters", ("alpha",)))
+
+
+def _candidate_axis(P, names, est):
+    """Path outputs with one leading axis per parameter as one candidate axis in the path's
+    order (C order of ``names``, as :func:`_path_points` enumerates them). The axes come in
+    the learner's declared ``path_parameters`` order when it declares the path's parameters,
+    else in the path's order."""
+    k = max(len(names), 1)
+    declared = getattr(est, "path_parameters", ())
+    if len(names) > 1 and set(names) <= set(declared):
+        order = [n for n in declared if n in names]
+        if order != list(names):
+            P = P.transpose([order.index(n) for n in names] + list(range(k, P.ndim)))
+    return P.reshape((-1,) + P.shape[k:])
 
 
 def _path_kwargs(names, values):
@@ -257,7 +278,7 @@ def _pairwise(est):
 
 def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=None,
                         fit_params=None, fixed_fit_params=None, y_eval=None, qids=None,
-                        method="auto", groups=None, seed=0):
+                        method="auto", groups=None, seed=0, predict_params=None):
     """Hold-out predictions of ``estimator`` for every point of ``path`` (module docstring).
 
     Parameters
@@ -274,6 +295,10 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=Non
         differs when the fit targets are transformed, e.g. class-balanced RLS targets)
     qids : array-like (m,), optional — query of every row, passed to per-query measures
     method : {"auto", "closed_form", "refit"}
+    predict_params : dict of row-aligned arrays, optional — what the learner's prediction
+        of held-out rows also needs (sliced to them when refitting), e.g. the source
+        hypothesis' ``prior`` of :class:`learners.transfer.TransferRLS` (its closed forms
+        keep the training rows' own; a :class:`ValidationSet` takes none)
 
     Returns
     -------
@@ -292,7 +317,7 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=Non
     scheme = make_sets(cv, m, groups=groups, seed=seed)
     pairwise = _pairwise(base)
     out = HoldoutPredictions([dict(params or {}, **p) for p in points])
-    only_alpha = names in ([], ["alpha"])
+    closed_path = set(names) <= set(_path_parameters(base))
 
     if isinstance(scheme, ValidationSet):
         P, fitted = _fit_predict_path(base, X, y, fit_params, fixed_fit_params, scheme.X,
@@ -304,7 +329,7 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=Non
     if scheme == "lpo":
         raise InvalidParameterError("cv='lpo' is scored by the leave-pair-out error; use "
                                     "select(..., cv='lpo')")
-    closed = only_alpha and method != "refit" and (
+    closed = closed_path and method != "refit" and (
         _has(base, "leave_one_out") if scheme == "loo" else _has(base, "holdout_sets"))
     if method == "closed_form" and not closed:
         raise InvalidParameterError(
@@ -313,11 +338,12 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=Non
         fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
         kw = _path_kwargs(names, values) if names else {"alphas": [fitted.alpha]}
         if scheme == "loo":
-            P = np.asarray(fitted.leave_one_out(**kw))
+            P = _candidate_axis(np.asarray(fitted.leave_one_out(**kw)), names, base)
             out.parts.append((np.arange(m), _part(y_eval, None), _part(q_all, None), P))
         else:
             for H, P in zip(scheme, fitted.holdout_sets(scheme, **kw)):
-                out.parts.append((H, _part(y_eval, H), _part(q_all, H), np.asarray(P)))
+                out.parts.append((H, _part(y_eval, H), _part(q_all, H),
+                                  _candidate_axis(np.asarray(P), names, base)))
         return out, fitted
 
     sets = [np.array([i]) for i in range(m)] if scheme == "loo" else scheme
@@ -327,7 +353,8 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=Non
         Xte = rows_of(X, H, train, pairwise=pairwise)
         ytr = None if y is None else np.asarray(y)[train]
         P, _ = _fit_predict_path(base, Xtr, ytr, _slice_params(fit_params, train),
-                                 fixed_fit_params, Xte, names, values, points)
+                                 fixed_fit_params, Xte, names, values, points,
+                                 _slice_params(predict_params, H))
         out.parts.append((H, _part(y_eval, H), _part(q_all, H), P))
     return out, None
 
@@ -356,20 +383,21 @@ def _start_of_path(est, names, values):
 
 
 def _fit_predict_path(base, X, y, fit_params, fixed_fit_params, X_new, names, values,
-                      points):
-    """Fit on (X, y) and predict ``X_new`` at every path point: ``(P (n_points, n_new[, t]),
-    fitted)``. One fit and one ``predict_path`` call when the learner has it (``fitted`` is
-    then the path model); else one fit per point (``fitted`` None: the winner is refitted)."""
+                      points, predict_params=None):
+    """Fit on (X, y) and predict ``X_new`` (with ``predict_params``) at every path point:
+    ``(P (n_points, n_new[, t]), fitted)``. One fit and one ``predict_path`` call when the
+    learner has it (``fitted`` is then the path model); else one fit per point (``fitted``
+    None: the winner is refitted)."""
+    pp = predict_params or {}
     if not names:
         fitted = _fit(clone(base), X, y, fit_params, fixed_fit_params)
-        return np.asarray(fitted.predict(X_new))[None], fitted
+        return np.asarray(fitted.predict(X_new, **pp))[None], fitted
     if _has(base, "predict_path"):
         fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
-        P = np.asarray(fitted.predict_path(X_new, **_path_kwargs(names, values)))
-        # one leading axis per path parameter, in the path's order
-        return P.reshape((len(points),) + P.shape[len(names):]), fitted
+        P = np.asarray(fitted.predict_path(X_new, **_path_kwargs(names, values), **pp))
+        return _candidate_axis(P, names, base), fitted
     rows = [np.asarray(_fit(clone(base).set_params(**point), X, y, fit_params,
-                            fixed_fit_params).predict(X_new)) for point in points]
+                            fixed_fit_params).predict(X_new, **pp)) for point in points]
     return np.stack(rows), None
 
 
@@ -467,20 +495,21 @@ class Selection:
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
-    def predict(self, X):
+    def predict(self, X, **predict_params):
         """Predictions of the selected model: from the once-fitted path (``predict_path`` at
         the winner; no refit) or from the refitted best estimator — its decision values when
         it is a classifier with ``decision_function`` (:class:`learners.l2svm.L2SVM`): the
         hold-out predictions that chose it and its threshold were decision values, not
-        labels."""
+        labels. ``predict_params`` go to the learner's prediction method (e.g. the source
+        hypothesis' ``prior`` of :class:`learners.transfer.TransferRLS`)."""
         path = {k: v for k, v in self.best_params.items() if k in self.path_names}
         if path and _has(self.model, "predict_path") and self.model_is_path:
             kw = {_PATH_KEYWORD[k]: [v] for k, v in path.items()}
-            P = np.asarray(self.model.predict_path(X, **kw))
+            P = np.asarray(self.model.predict_path(X, **kw, **predict_params))
             return P.reshape(P.shape[len(kw):])
         if _has(self.model, "decision_function"):
-            return self.model.decision_function(X)
-        return self.model.predict(X)
+            return self.model.decision_function(X, **predict_params)
+        return self.model.predict(X, **predict_params)
 
     def holdout_predictions_of_best(self):
         """Hold-out predictions of the winner in training-row order (or None, see
@@ -505,7 +534,7 @@ class Selection:
 def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scoring,
            greater_is_better=None, average="pooled", threshold=None, y_eval=None, qids=None,
            groups=None, fit_params=None, fixed_fit_params=None, method="auto", refit=False,
-           seed=0):
+           seed=0, predict_params=None):
     """Choose hyper-parameters of ``estimator`` by hold-out predictions over a path.
 
     Parameters
@@ -520,7 +549,8 @@ def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scorin
         ``(y, p[, qids])``; ``greater_is_better`` is required for a callable
     average : "pooled" | "folds"
     threshold : None | "f1" — record the best-F decision threshold of every candidate
-    y_eval, qids, fit_params, fixed_fit_params, method : see :func:`holdout_predictions`
+    y_eval, qids, fit_params, fixed_fit_params, method, predict_params : see
+        :func:`holdout_predictions`
     refit : bool — fit ``estimator`` at the winner on all rows (``Selection.model``) even
         when the once-fitted path model could predict (needed to save coefficients)
 
@@ -540,7 +570,8 @@ def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scorin
         h, fitted = holdout_predictions(estimator, X, y, cv=cv, path=path, params=point,
                                         fit_params=fit_params,
                                         fixed_fit_params=fixed_fit_params, y_eval=y_eval,
-                                        qids=qids, method=method, groups=groups, seed=seed)
+                                        qids=qids, method=method, groups=groups, seed=seed,
+                                        predict_params=predict_params)
         models.extend([fitted] * len(h.candidates))
         candidates.extend(h.candidates)
         holdout = h if holdout is None else _stack(holdout, h)
@@ -639,7 +670,8 @@ def _select_lpo(estimator, X, y, path, grid, fit_params, fixed_fit_params, t0):
 
 # ---------------------------------------------------------------------------- nested CV
 def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", groups=None,
-                          jobs=1, progress=True, desc="nested cv", **select_kw):
+                          jobs=1, progress=True, desc="nested cv", predict_params=None,
+                          **select_kw):
     """Outer hold-out sets; inside each training part the whole :func:`select`.
 
     Parameters
@@ -652,6 +684,9 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", grou
     inner_cv : the ``cv`` of the inner selection, resolved on the training rows
         ("group": leave-one-group-out by ``groups`` restricted to them)
     groups : array-like (m,), optional — group of every row (documents, sentences)
+    predict_params : dict of row-aligned arrays, optional — passed, sliced to the test rows,
+        to the selected model's prediction (e.g. ``{"prior": g}`` beside
+        ``fit_params={"prior": g}`` for :class:`learners.transfer.TransferRLS`)
     jobs : int — outer folds run in parallel (:func:`kernelrank.parallel.map_tasks`)
     **select_kw : passed to :func:`select` (path, scoring, threshold, fit_params, qids, ...;
         row-aligned ``fit_params``, ``qids`` and ``y_eval`` are sliced per fold)
@@ -678,12 +713,15 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", grou
             if kw.get(key) is not None:
                 kw[key] = np.asarray(kw[key])[train]
         kw["fit_params"] = _slice_params(kw.get("fit_params"), train)
+        if predict_params:
+            kw["predict_params"] = _slice_params(predict_params, train)
         sel = select(est, rows_of(X, train, pairwise=pairwise),
                      None if y is None else np.asarray(y)[train], cv=inner_cv,
                      groups=None if g_all is None else g_all[train], **kw)
         if hasattr(sel.model, "release_training_rows"):
             sel.model.release_training_rows()   # inner CV done: its O(m r) rows are not needed
-        s = np.asarray(sel.predict(rows_of(X, test, train, pairwise=pairwise)))
+        s = np.asarray(sel.predict(rows_of(X, test, train, pairwise=pairwise),
+                                   **_slice_params(predict_params, test)))
         return {"test": test, "scores": s, "best_params": sel.best_params,
                 "best_score": sel.best_score, "threshold": sel.threshold,
                 "grid": sel.grid(), "seconds": time.perf_counter() - t0}

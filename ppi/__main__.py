@@ -84,6 +84,15 @@ def _model_options(p):
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
 
 
+def _transfer_option(p):
+    p.add_argument("--transfer", action="store_true",
+                   help="cross-validate towards a source model trained on the other benchmark "
+                        "corpora (sentences shared with this corpus left out): f = beta g + "
+                        "h, lambda and beta chosen together inside each training part "
+                        "(beta = 0 refuses the source); the cross-corpus and learning-curve "
+                        "parts of the benchmark are unchanged")
+
+
 def _experiment(sub, name, help, jobs=True):
     p = sub.add_parser(name, help=help)
     add_common(p, data_dir="the PPI corpora (ppi/<NAME>-learning-format.xml.gz)",
@@ -102,12 +111,14 @@ def build_parser():
     p.add_argument("--folds", type=int, default=10)
     p.add_argument("--leaky", action="store_true",
                    help="LEAKY pair-level random folds (for comparison only, thesis §5.5)")
+    _transfer_option(p)
     p = _experiment(sub, "cross-corpus", "train on each corpus, test on the others")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p = _experiment(sub, "learning-curve", "AUC against training-set size")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--points", type=int, default=8)
     p = _experiment(sub, "benchmark", "cv on all five corpora + cross-corpus + curves")
+    _transfer_option(p)
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--no-curves", action="store_true", help="skip the learning curves")
     p = _experiment(sub, "ablation", "each view and parse alone, their combinations and "
@@ -250,7 +261,8 @@ def _settings(args):
         select_by=args.select_by, variant=args.variant, parse=args.parse,
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
-        alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet)
+        alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet,
+        transfer=getattr(args, "transfer", False))
 
 
 def _cv(args):

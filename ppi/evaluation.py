@@ -71,17 +71,21 @@ def resolve_learner(learner, m=None):
     return learner
 
 
-def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precomputed"):
+def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precomputed",
+                transfer=False):
     """The learner of ``m`` training pairs: full RLS, or reduced-set RLS with ``n_basis``
     random basis vectors (full RLS when m ≤ n_basis: every pair is a basis vector then), or
-    ``auto`` (:func:`resolve_learner`).
+    ``auto`` (:func:`resolve_learner`); ``transfer``: the same towards a source hypothesis
+    (:mod:`learners.transfer`, :mod:`ppi.transfer`).
 
     ``kernel="precomputed"``: it is fitted on the kernel matrix; ``"linear"``: on the pairs'
     sparse feature rows (the same kernel, evaluated by the learner where it needs it)."""
     learner = resolve_learner(learner, m)
+    prefix = "transfer_" if transfer else ""
     if learner == "rls" or (m is not None and m <= n_basis):
-        return make_learner("rls", kernel=kernel, solver="dual")
-    return make_learner("reduced_set", kernel=kernel, n_basis=n_basis, random_state=seed)
+        return make_learner(f"{prefix}rls", kernel=kernel, solver="dual")
+    return make_learner(f"{prefix}reduced_set", kernel=kernel, n_basis=n_basis,
+                        random_state=seed)
 
 
 #: Largest dense Gram matrix :func:`learner_input` computes (2 GiB: 16,384 pairs; the
@@ -202,7 +206,7 @@ def test_distribution_f1(y, scores, positive_fraction=None):
 
 
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
-                   seed=0, leaky=False, jobs=1, select_by="f1"):
+                   seed=0, leaky=False, jobs=1, select_by="f1", prior=None, betas=None):
     """10-fold document-level CV with nested leave-one-document-out selection (Table 1).
 
     Parameters
@@ -212,6 +216,10 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
                                   (:func:`learner_input`)
     leaky : bool                  LEAKY pair-level random folds (thesis §5.5), labelled so
     select_by : {"f1", "auc"}     the inner criterion of λ (:func:`select_parameters`)
+    prior : ndarray (m,), optional
+        A source hypothesis' scores of the pairs (:func:`ppi.transfer.source_hypothesis`,
+        trained without any of them): each fold then fits f = β g + h and chooses (λ, β)
+        together, β from ``betas`` (default :data:`ppi.transfer.BETAS`)
 
     Returns
     -------
@@ -225,11 +233,17 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     sets = folds_to_sets(fold)
     t0 = time.perf_counter()
     selection = _selection(select_by)
+    path, extra = {"alpha": alphas}, {}
+    if prior is not None:
+        from ppi.transfer import BETAS
+
+        path["beta"] = np.asarray(BETAS if betas is None else betas, dtype=float)
+        extra = {"fit_params": {"prior": prior}, "predict_params": {"prior": prior}}
     nested = nested_cross_validate(
-        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K)), K, y, sets,
-        groups=data.document_ids, path={"alpha": alphas}, jobs=jobs, progress=PROGRESS,
+        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K), prior is not None), K, y,
+        sets, groups=data.document_ids, path=path, jobs=jobs, progress=PROGRESS,
         desc=f"cv {data.corpus}", inner_cv=selection["cv"],
-        scoring=selection["scoring"], threshold=selection["threshold"])
+        scoring=selection["scoring"], threshold=selection["threshold"], **extra)
     res = summarize_folds(data, nested, fold, n_folds, leaky, learner, select_by)
     res["seconds"] = time.perf_counter() - t0
     return res
@@ -286,11 +300,12 @@ def summarize_folds(data, nested, fold, n_folds=10, leaky=False, learner="rls",
     res["cooccurrence"] = {k: float(np.mean([b[k] for b in base])) for k in base[0]}
     res["folds"] = []
     for k, (t, f) in enumerate(zip(sets, nested["folds"])):
-        inner = f["grid"][[g["alpha"] for g in f["grid"]].index(f["best_params"]["alpha"])]
+        best = f["best_params"]
+        inner = next(g for g in f["grid"] if all(g[p] == v for p, v in best.items()))
         res["folds"].append({
             "fold": k, "n_pairs": int(len(t)), "n_positive": int(np.sum(y[t] > 0)),
             "documents": sorted(set(data.document_ids[t].astype(str))),
-            "alpha": f["best_params"]["alpha"], "threshold": f["threshold"],
+            **best, "threshold": f["threshold"],
             "inner_f1": inner["f1"], "seconds": f["seconds"]})
     res["scores"] = scores
     res["fold_of_pair"] = fold

@@ -124,8 +124,25 @@ def cv_markdown(results, config, plots=(), start=None):
           "fold means, σ = population standard deviation over folds.", "",
           _config_line(config), "", markdown_table(rows, cols, heads, digits=1), "",
           "Paper V numbers: Table 1 (Airola et al. 2008). Fold assignment, chosen λ and "
-          "thresholds per fold are in the JSON file.", "", *markdown_images(plots, start)]
+          "thresholds per fold are in the JSON file.", "", *_transfer_lines(results),
+          *markdown_images(plots, start)]
     return "\n".join(md)
+
+
+def _transfer_lines(results):
+    """What the source hypothesis of each transferred CV was (:mod:`ppi.transfer`)."""
+    lines = []
+    for r in results:
+        t = r.get("transfer")
+        if t:
+            betas = [f["beta"] for f in r["folds"]]
+            lines.append(f"- {r['corpus']}: towards a source model trained on "
+                         f"{t['n_source_pairs']} pairs of {', '.join(t['sources'])} "
+                         f"(λ {t['source_alpha']:g}; left out as sentences of "
+                         f"{r['corpus']}: {sum(t['dropped_pairs'].values())} pairs); β chosen "
+                         f"per fold: {', '.join(f'{b:g}' for b in betas)}")
+    return ["Transfer (f = β g + h, (λ, β) by inner leave-one-document-out AUC):", "",
+            *lines, ""] if lines else []
 
 
 def _config_line(config):

@@ -63,6 +63,9 @@ class Settings:
     gamma: float | None = None
     #: the λ grid of the nested selection; None: :data:`ppi.evaluation.ALPHAS`
     alphas: tuple | None = None
+    #: CV towards a source hypothesis trained on the other benchmark corpora
+    #: (:mod:`ppi.transfer`)
+    transfer: bool = False
 
     def __post_init__(self):
         if self.alphas is not None:
@@ -134,7 +137,7 @@ class Settings:
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
                 "hash_features": self.hash_features, "gamma": self.gamma,
-                "alphas": self.alpha_grid.tolist()}
+                "alphas": self.alpha_grid.tolist(), "transfer": self.transfer}
 
 
 @contextlib.contextmanager
@@ -179,8 +182,9 @@ def read_corpora(names, settings, data_dir=None):
     return [prepare_corpus(read_corpus(corpus_path(data_dir, n)), settings) for n in names]
 
 
-def featurize_corpora(names, settings, data_dir=None):
-    """Read and featurize the corpora ``names`` with one (joint) vocabulary.
+def featurize_corpora(names, settings, data_dir=None, texts=None):
+    """Read and featurize the corpora ``names`` with one (joint) vocabulary; ``texts``: a
+    dict filled with name → {sentence id → text} (:func:`ppi.transfer.sentence_texts`).
 
     Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
     ``kernel_fn(a, b)`` the input, for the pairs of ``a``, of the learner trained on ``b``
@@ -195,6 +199,10 @@ def featurize_corpora(names, settings, data_dir=None):
 
     t0 = time.perf_counter()
     corpora = read_corpora(names, settings, data_dir)
+    if texts is not None:
+        from ppi.transfer import sentence_texts
+
+        texts.update({n: sentence_texts(c) for n, c in zip(names, corpora)})
     sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
     datasets = dict(zip(names, sets))
 
@@ -216,7 +224,9 @@ def _strip(r):
     return {k: v for k, v in r.items() if k not in ("scores", "fold_of_pair", "y")}
 
 
-def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds):
+def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds, source=None):
+    """CV of ``data`` (``source``: ``(g, info)`` of :func:`ppi.transfer.source_hypothesis`)
+    and its reports."""
     from ppi import report
     from ppi.evaluation import cross_validate
 
@@ -225,7 +235,10 @@ def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds):
         r = cross_validate(data, K, n_folds=folds, alphas=settings.alpha_grid,
                            learner=settings.learner,
                            n_basis=settings.n_basis, seed=settings.seed, leaky=leaky,
-                           jobs=settings.jobs, select_by=settings.select_by)
+                           jobs=settings.jobs, select_by=settings.select_by,
+                           prior=None if source is None else source[0])
+    if source is not None:
+        r["transfer"] = source[1]
     r["y"] = data.y
     r["featurize_seconds"] = feat_seconds
     r["total_seconds"] = time.perf_counter() - t0
@@ -247,10 +260,31 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
     from ppi.evaluation import learner_input
 
     t0 = time.perf_counter()
-    (data,) = settings.featurizer().fit_transform(
-        read_corpora([corpus], settings, data_dir), progress=settings.progress)
+    source = None
+    if settings.transfer:
+        _no_leaky_transfer(leaky)
+        from ppi.names import CORPORA
+        from ppi.transfer import source_hypothesis
+
+        names = [corpus] + [n for n in CORPORA if n != corpus]
+        texts = {}
+        datasets, _ = featurize_corpora(names, settings, data_dir, texts)
+        data = datasets[corpus]
+        source = source_hypothesis(datasets, texts, corpus, settings)
+        del datasets, texts
+    else:
+        (data,) = settings.featurizer().fit_transform(
+            read_corpora([corpus], settings, data_dir), progress=settings.progress)
     K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
-    return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0)
+    return _cv(data, K, output_dir, settings, folds, leaky, t0, time.perf_counter() - t0,
+               source)
+
+
+def _no_leaky_transfer(leaky):
+    if leaky:
+        raise InvalidParameterError("--transfer with --leaky: the leaky pair-level protocol "
+                                    "exists only to reproduce Paper V's criticism; run one "
+                                    "or the other")
 
 
 def _cross(datasets, kernel_fn, out, settings, t0):
@@ -321,12 +355,19 @@ def run_benchmark(names, output_dir, settings=Settings(), *, data_dir=None, curv
 
     out = Path(output_dir)
     t0 = time.perf_counter()
-    datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
+    texts = {} if settings.transfer else None
+    datasets, kernel_fn = featurize_corpora(names, settings, data_dir, texts)
     t_feat = time.perf_counter() - t0
     cv, written = [], []
     for name, d in datasets.items():
+        t1 = time.perf_counter()
+        source = None
+        if settings.transfer:
+            from ppi.transfer import source_hypothesis
+
+            source = source_hypothesis(datasets, texts, name, settings)
         r, w = _cv(d, kernel_fn(name, name), out / "cv" / name, settings, 10, False,
-                   time.perf_counter(), 0.0)
+                   t1, 0.0, source)
         cv.append(r)
         written += w
     cross, w = _cross(datasets, kernel_fn, out / "cross_corpus", settings, time.perf_counter())

@@ -46,7 +46,7 @@ from learners.measures import auc, averaged, best_f_threshold, precision_recall_
 from learners.registry import make_learner
 from learners.selection import nested_cross_validate, select
 from learners.splits import folds_to_sets, group_folds
-from ppi.names import FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
+from ppi.names import BETAS, FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input",
            "uses_feature_rows", "select_parameters", "cross_validate", "summarize_folds",
@@ -219,7 +219,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     prior : ndarray (m,), optional
         A source hypothesis' scores of the pairs (:func:`ppi.transfer.source_hypothesis`,
         trained without any of them): each fold then fits f = β g + h and chooses (λ, β)
-        together, β from ``betas`` (default :data:`ppi.transfer.BETAS`)
+        together, β from ``betas`` (default :data:`ppi.names.BETAS`)
 
     Returns
     -------
@@ -235,8 +235,6 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     selection = _selection(select_by)
     path, extra = {"alpha": alphas}, {}
     if prior is not None:
-        from ppi.transfer import BETAS
-
         path["beta"] = np.asarray(BETAS if betas is None else betas, dtype=float)
         extra = {"fit_params": {"prior": prior}, "predict_params": {"prior": prior}}
     nested = nested_cross_validate(

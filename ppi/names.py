@@ -41,6 +41,9 @@ SYSTEMS = {
                   "views": ("apg:split_parse", "apg:Charniak-Lease", "bow",
                             "path:split_parse", "path:Charniak-Lease")},
 }
+#: The weights β of the source hypothesis the transfer CV chooses from (0: none;
+#: :mod:`ppi.transfer`).
+BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 #: The system of the evaluation commands when ``--system`` is not given.
 DEFAULT_SYSTEM = "multiview"
 

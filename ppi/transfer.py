@@ -9,8 +9,8 @@ is a prior the in-corpus model adapts:
     f = β g + h,   h the RLS fit to y − β g      (min Σ (y − f)² + λ ‖f − β g‖²),
 
 and (λ, β) are chosen together by the pooled inner leave-one-document-out AUC of each
-training part (β from :data:`BETAS`; β = 0 is the system without transfer, so the
-selection can refuse the source), the threshold by best inner F there — from one
+training part (β from :data:`ppi.names.BETAS`; β = 0 is the system without transfer, so
+the selection can refuse the source), the threshold by best inner F there — from one
 decomposition per fold (:class:`learners.transfer.TransferRLS`).
 
 No label of a test fold reaches the prediction: ``g`` is trained on other corpora only,
@@ -34,13 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernelrank.report import format_duration
+from ppi.names import BETAS
 
 __all__ = ["BETAS", "sentence_texts", "source_hypothesis"]
 
 log = logging.getLogger(__name__)
-
-#: The weights of the source hypothesis the nested selection chooses from (0: none).
-BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 
 
 def sentence_texts(corpus):

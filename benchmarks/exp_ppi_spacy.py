@@ -44,6 +44,17 @@ COMBINATIONS = {
 }
 
 
+def combination_views(combo):
+    """The views of a combination: a name of :data:`COMBINATIONS`, or views joined by
+    ``+`` where ``multiview`` stands for the default five (``multiview+pair``)."""
+    if combo in COMBINATIONS:
+        return COMBINATIONS[combo]
+    views = []
+    for part in combo.split("+"):
+        views += BASE if part == "multiview" else [part]
+    return tuple(dict.fromkeys(views))
+
+
 def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(None,)):
     """Rows of (corpus, combination, γ): F and AUC per seed, mean and sd.  ``gammas``: the
     kernel itself (None) and/or its Gaussian (:func:`learners.kernels.gaussian_of`)."""
@@ -52,7 +63,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
     from learners.kernels import gaussian_of
 
     evaluation.PROGRESS = False
-    views = tuple(dict.fromkeys(v for c in combos for v in COMBINATIONS[c]))
+    views = tuple(dict.fromkeys(v for c in combos for v in combination_views(c)))
     settings = Settings.for_system("multiview", views=views, learner=learner, progress=False)
     rows = []
     for name in corpora:
@@ -67,7 +78,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
               f"featurization of {len(views)} views {t_feat:.1f} s", flush=True)
         for combo, gamma in ((c, g) for c in combos for g in gammas):
             t1 = time.perf_counter()
-            K = combination_kernel(featurizer, data.X, COMBINATIONS[combo])
+            K = combination_kernel(featurizer, data.X, combination_views(combo))
             if gamma:
                 gaussian_of(K, gamma)
             f, a, p, r = [], [], [], []
@@ -80,7 +91,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
                 p.append(res["precision"])
                 r.append(res["recall"])
             del K
-            row = {"corpus": name, "combination": combo, "views": list(COMBINATIONS[combo]),
+            row = {"corpus": name, "combination": combo, "views": list(combination_views(combo)),
                    "gamma": gamma, "learner": learner,
                    "seeds": list(seeds), "f1": f, "auc": a, "precision": p, "recall": r,
                    "f1_mean": float(np.mean(f)), "f1_sd": float(np.std(f)),
@@ -101,7 +112,8 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
 
 def main(argv=None):
     p = experiment_parser(__doc__)
-    p.add_argument("--combinations", nargs="+", choices=list(COMBINATIONS),
+    p.add_argument("--combinations", nargs="+", metavar="COMBO",
+                   help=f"{sorted(COMBINATIONS)} or views joined by + (multiview: the five)",
                    default=["multiview", "+apg:spacy", "+apg:spacy+path:spacy"])
     p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls", "auto"))
     p.add_argument("--gammas", nargs="+", type=float, default=[0.0],

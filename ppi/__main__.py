@@ -50,8 +50,10 @@ def _model_options(p):
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "
-                        "walks); PARSE is split_parse, Charniak-Lease (the file's) or spacy "
-                        "(spaCy's parse, added and cached on first use)")
+                        "walks), local (words, POS and shapes around each protein), pair (the "
+                        "two names: same, nested, overlapping); PARSE is split_parse, "
+                        "Charniak-Lease (the file's) or spacy (spaCy's parse, added and cached "
+                        "on first use)")
     g.add_argument("--order", choices=ORDERS, default=None,
                    help="pair (paper-v; the published code): PROT1 = the pair's e1, position "
                         "tags relative to e1/e2; text (multiview): PROT1 = first protein in "

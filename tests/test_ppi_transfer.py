@@ -89,3 +89,29 @@ def test_transfer_on_real_small_corpora(data_dir):
     assert info["dropped_pairs"] == {"HPRD50": 0, "IEPA": 0}
     assert info["n_source_pairs"] == len(datasets["HPRD50"]) + len(datasets["IEPA"])
     assert auc(datasets["LLL"].y, g) > 0.6
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("Raf1 binds Cdc25.", "Raf1 binds Cdc25", True),          # a title copied without its stop
+    ("IL-2 binds IL-2R alpha .", "IL - 2 binds IL-2R-alpha.", True),
+    ("Raf1 binds Cdc25.", "Raf1 binds Cdc24.", False)])
+def test_sentence_key_ignores_spacing_and_punctuation(a, b, same):
+    from ppi.transfer import sentence_key
+
+    assert (sentence_key(a) == sentence_key(b)) is same
+
+
+def test_leak_guard_finds_the_sentences_aimed_and_hprd50_share(data_dir):
+    """Two HPRD50 sentences are AIMed sentences without the final stop: the guard's key
+    matches them (a whitespace-normalized comparison does not), so neither corpus' source
+    hypothesis trains on the other's copy."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.transfer import sentence_texts
+
+    aimed = read_corpus(data_dir / "ppi" / "AIMed-learning-format.xml.gz")
+    hprd = read_corpus(data_dir / "ppi" / "HPRD50-learning-format.xml.gz")
+    keys, hprd_keys = set(sentence_texts(aimed).values()), sentence_texts(hprd)
+    shared = [s for s in hprd.sentences() if hprd_keys[s.id] in keys]
+    assert len(shared) >= 2
+    plain = {" ".join(s.text.lower().split()) for s in aimed.sentences()}
+    assert any(" ".join(s.text.lower().split()) not in plain for s in shared)

@@ -46,7 +46,9 @@ def _model_options(p):
                         "Airola et al. 2008 as published (pair order, lambda by inner F, the "
                         "all-paths kernel on --parse); multiview — text order, lambda by inner "
                         "AUC, all-paths kernels of both parses + bag of words + shortest-path "
-                        "walks, summed normalized kernels. The options below override it")
+                        "walks, summed normalized kernels; multicorpus — multiview + the "
+                        "mention-pair view, the Gaussian of the sum (gamma 1) and transfer "
+                        "from the other corpora (--transfer). The options below override it")
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "
@@ -75,8 +77,9 @@ def _model_options(p):
     g.add_argument("--gamma", type=float, default=None, metavar="G",
                    help="the Gaussian of the (summed views') kernel, exp(-G ||phi(x) - "
                         "phi(z)||^2) on the unit-norm rows; 0: the linear kernel itself "
-                        "(both systems' default). `ppi train --gamma` saves a Gaussian "
-                        "multi-view model (format version 5: basis rows + coefficients)")
+                        "(paper-v's and multiview's default; multicorpus: 1). `ppi train` "
+                        "then saves a Gaussian multi-view model (format version 5: basis rows "
+                        "+ coefficients)")
     g.add_argument("--alphas", type=float, nargs="+", default=None, metavar="A",
                    help="the grid of the regularization parameter lambda the nested "
                         "leave-one-document-out selection chooses from (default: 2^-10 … "
@@ -86,13 +89,17 @@ def _model_options(p):
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
 
 
-def _transfer_option(p):
-    p.add_argument("--transfer", action="store_true",
-                   help="cross-validate towards a source model trained on the other benchmark "
-                        "corpora (sentences shared with this corpus left out): f = beta g + "
-                        "h, lambda and beta chosen together inside each training part "
-                        "(beta = 0 refuses the source); the cross-corpus and learning-curve "
-                        "parts of the benchmark are unchanged")
+def _transfer_option(p, what="cross-validate", sources=True):
+    p.add_argument("--transfer", action=argparse.BooleanOptionalAction, default=None,
+                   help=f"{what} towards the models of the other benchmark corpora (each "
+                        "trained without the sentences it shares with another corpus; their "
+                        "mean g is the prior): f = beta g + h, lambda and beta chosen "
+                        "together inside each training part (beta = 0 refuses the sources). "
+                        "Default: the system's (multicorpus: on; --no-transfer turns it off)")
+    if sources:
+        p.add_argument("--sources", nargs="+", choices=CORPORA, default=None, metavar="NAME",
+                       help="with transfer: the corpora whose models are the prior (default: "
+                            "every other benchmark corpus)")
 
 
 def _experiment(sub, name, help, jobs=True):
@@ -116,11 +123,15 @@ def build_parser():
     _transfer_option(p)
     p = _experiment(sub, "cross-corpus", "train on each corpus, test on the others")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
+    p.add_argument("--transfer", action=argparse.BooleanOptionalAction, default=None,
+                   help="train each corpus without the sentences it shares with another "
+                        "corpus (the transfer's source models; default: the system's — "
+                        "multicorpus: on)")
     p = _experiment(sub, "learning-curve", "AUC against training-set size")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--points", type=int, default=8)
     p = _experiment(sub, "benchmark", "cv on all five corpora + cross-corpus + curves")
-    _transfer_option(p)
+    _transfer_option(p, sources=False)
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--no-curves", action="store_true", help="skip the learning curves")
     p = _experiment(sub, "ablation", "each view and parse alone, their combinations and "
@@ -135,6 +146,7 @@ def build_parser():
     g.add_argument("--corpus", choices=CORPORA)
     g.add_argument("--input", help="a learning-format XML file (gz or plain)")
     p.add_argument("--model", required=True, help="model directory to write")
+    _transfer_option(p, "train")
 
     p = sub.add_parser("predict", help="score candidate pairs with a saved model")
     p.add_argument("--input", required=True, help="a learning-format XML file (gz or plain)")
@@ -264,7 +276,7 @@ def _settings(args):
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
         alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet,
-        transfer=getattr(args, "transfer", False))
+        transfer=getattr(args, "transfer", None))
 
 
 def _cv(args):
@@ -272,7 +284,7 @@ def _cv(args):
     from ppi.runs import run_cv
 
     r, written = run_cv(args.corpus, args.output_dir, _settings(args), data_dir=args.data_dir,
-                        folds=args.folds, leaky=args.leaky)
+                        folds=args.folds, leaky=args.leaky, sources=args.sources)
     return Summary(written, [cv_line(r)])
 
 
@@ -321,7 +333,7 @@ def _train(args):
     from ppi.training import train
 
     res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
-                         input=args.input, data_dir=args.data_dir)
+                         input=args.input, data_dir=args.data_dir, sources=args.sources)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "
                              f"leave-one-document-out F "
                              f"{100 * res['inner_loo_document_f1']:.1f}"])

@@ -146,22 +146,28 @@ def _selection(select_by):
 
 
 def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0,
-                      select_by="f1"):
+                      select_by="f1", prior=None, betas=None):
     """Choose (λ, threshold) on ``K`` (m × m kernel, or m sparse feature rows: see
     :func:`learner_input`) by pooled leave-one-group-out F (or AUC, ``select_by="auc"``; the
-    threshold is always the best-F one at the chosen λ).
+    threshold is always the best-F one at the chosen λ).  With ``prior`` (a source
+    hypothesis' scores of the rows, :mod:`ppi.transfer`) the learner fits f = β g + h and
+    (λ, β) are chosen together, β from ``betas`` (default :data:`ppi.names.BETAS`).
 
     Returns
     -------
     selection : :class:`learners.selection.Selection` — ``selection.predict(K_new)``
-        scores new pairs with the chosen λ (from the one fitted decomposition);
-        ``selection.model`` is the fitted learner
-    choice : dict with ``alpha``, ``threshold``, ``f1`` (inner LOO-document F),
-        ``precision``, ``recall`` and ``grid`` (the same for every λ)
+        scores new pairs with the chosen λ (from the one fitted decomposition; with a prior,
+        ``selection.predict(K_new, prior=g_new)``); ``selection.model`` is the fitted learner
+    choice : dict with ``alpha`` (and ``beta``), ``threshold``, ``f1`` (inner LOO-document
+        F), ``precision``, ``recall`` and ``grid`` (the same for every candidate)
     """
     y = np.asarray(y, dtype=float)
-    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K)), K, y, groups=groups,
-                 path={"alpha": alphas}, **_selection(select_by))
+    path, extra = {"alpha": alphas}, {}
+    if prior is not None:
+        path["beta"] = np.asarray(BETAS if betas is None else betas, dtype=float)
+        extra = {"fit_params": {"prior": np.asarray(prior, dtype=float)}}
+    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), prior is not None), K,
+                 y, groups=groups, path=path, **_selection(select_by), **extra)
     return sel, _choice(sel)
 
 
@@ -174,6 +180,8 @@ def _release(sel):
 
 def _choice(sel):
     keys = ("alpha", "f1", "threshold", "precision", "recall")
+    if "beta" in sel.candidates[0]:
+        keys = ("alpha", "beta") + keys[1:]
     grid = [{**{k: g[k] for k in keys}, "score": g["score"]} for g in sel.grid()]
     choice = dict(grid[sel.best_index])
     choice["grid"] = grid
@@ -217,8 +225,8 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     leaky : bool                  LEAKY pair-level random folds (thesis §5.5), labelled so
     select_by : {"f1", "auc"}     the inner criterion of λ (:func:`select_parameters`)
     prior : ndarray (m,), optional
-        A source hypothesis' scores of the pairs (:func:`ppi.transfer.source_hypothesis`,
-        trained without any of them): each fold then fits f = β g + h and chooses (λ, β)
+        A source hypothesis' scores of the pairs (:func:`ppi.transfer.mean_prior`, from
+        models trained without any of them): each fold then fits f = β g + h and chooses (λ, β)
         together, β from ``betas`` (default :data:`ppi.names.BETAS`)
 
     Returns
@@ -311,7 +319,8 @@ def summarize_folds(data, nested, fold, n_folds=10, leaky=False, learner="rls",
 
 
 def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
-                 seed=0, jobs=1, select_by="f1"):
+                 seed=0, jobs=1, select_by="f1", train_sets=None, trains=None, tests=None,
+                 keep_scores=False):
     """Train on each corpus (λ, threshold by leave-one-document-out on it), test on the others.
 
     Parameters
@@ -320,44 +329,60 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
     kernel_fn : callable (name_a, name_b) → the input of the learner trained on ``name_b``
         for the pairs of ``name_a``: the kernel matrix between the two corpora's pairs, or
         ``name_a``'s feature rows when ``name_b``'s learner takes feature rows
-        (:func:`learner_input`)
+        (:func:`learner_input`) — against ``train_sets[name_b]``
+    train_sets : dict name → PairSet, optional
+        What each model trains on (default ``datasets``; :func:`ppi.transfer.leak_guarded`
+        drops the sentences shared with another corpus)
+    trains, tests : sequences of names, optional
+        The corpora to train on and to test on (default all)
+    keep_scores : bool
+        Keep every model's scores of every test corpus (``scores``: {train: {test: array}};
+        the source models of :mod:`ppi.transfer`)
 
     Returns
     -------
     dict with ``auc``, ``f1_train_threshold``, ``f1_oracle``, ``f1_test_distribution``
-    (each {train: {test: value}}) and the selected parameters per training corpus.
+    (each {train: {test: value}}), the selected parameters and training size per training
+    corpus (``selection``) and, with ``keep_scores``, ``scores``.
     """
     from kernelrank.parallel import map_tasks
 
+    train_sets = datasets if train_sets is None else train_sets
     names = list(datasets)
+    trains = names if trains is None else list(trains)
+    tests = names if tests is None else list(tests)
 
     def task(tr):
-        d = datasets[tr]
+        d = train_sets[tr]
         sel, choice = select_parameters(kernel_fn(tr, tr), d.y, d.document_ids, alphas,
                                         learner, n_basis, seed, select_by)
         _release(sel)               # the own kernel is gone before the test kernels come
-        out = {"choice": choice, "tests": {}}
-        for te in names:
+        out = {"choice": choice, "n_train": len(d), "tests": {}}
+        for te in tests:
             if te == tr:
                 continue
-            s = sel.predict(kernel_fn(te, tr))
+            s = np.asarray(sel.predict(kernel_fn(te, tr)), dtype=float)
             yt = datasets[te].y
             out["tests"][te] = {
                 "auc": auc(yt, s),
                 "f1_train_threshold": precision_recall_f1(yt, s, choice["threshold"]).f1,
                 "f1_oracle": best_f_threshold(yt, s).f1,
                 "f1_test_distribution": test_distribution_f1(yt, s)["f1"]}
+            if keep_scores:
+                out["tests"][te]["scores"] = s
         return out
 
-    results = map_tasks(task, names, jobs=jobs, desc="cross-corpus", progress=PROGRESS)
-    res = {k: {} for k in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution")}
+    results = map_tasks(task, trains, jobs=jobs, desc="cross-corpus", progress=PROGRESS)
+    measures = ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution")
+    res = {k: {} for k in measures + (("scores",) if keep_scores else ())}
     res["selection"] = {}
-    for tr, r in zip(names, results):
-        for k in ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution"):
-            res[k][tr] = {te: v[k] for te, v in r["tests"].items()}
+    for tr, r in zip(trains, results):
+        for k in res:
+            if k != "selection":
+                res[k][tr] = {te: v[k] for te, v in r["tests"].items()}
         c = r["choice"]
         res["selection"][tr] = {"alpha": c["alpha"], "threshold": c["threshold"],
-                                "inner_f1": c["f1"]}
+                                "inner_f1": c["f1"], "n_train": r["n_train"]}
     return res
 
 

@@ -136,13 +136,13 @@ def _transfer_lines(results):
         t = r.get("transfer")
         if t:
             betas = [f["beta"] for f in r["folds"]]
-            lines.append(f"- {r['corpus']}: towards a source model trained on "
-                         f"{t['n_source_pairs']} pairs of {', '.join(t['sources'])} "
-                         f"(λ {t['source_alpha']:g}; left out as sentences of "
-                         f"{r['corpus']}: {sum(t['dropped_pairs'].values())} pairs); β chosen "
-                         f"per fold: {', '.join(f'{b:g}' for b in betas)}")
-    return ["Transfer (f = β g + h, (λ, β) by inner leave-one-document-out AUC):", "",
-            *lines, ""] if lines else []
+            sources = ", ".join(f"{s} ({t['source_pairs'][s]} pairs, λ {t['source_alpha'][s]:g}, "
+                                f"AUC here {100 * t['source_auc'][s]:.1f})" for s in t["sources"])
+            lines.append(f"- {r['corpus']}: towards the mean of the models of {sources}; "
+                         f"β chosen per fold: {', '.join(f'{b:g}' for b in betas)}")
+    return ["Transfer (f = β g + h, g the mean of the other corpora's models, each trained "
+            "without the sentences it shares with another corpus; (λ, β) by inner "
+            "leave-one-document-out AUC):", "", *lines, ""] if lines else []
 
 
 def _config_line(config):
@@ -179,9 +179,20 @@ def cross_markdown(res, config, plots=(), start=None):
                "cells within 3 points.", ""]
     md += ["Selected parameters per training corpus:", "",
            markdown_table([{"train": tr, **res["selection"][tr]} for tr in names],
-                          ["train", "alpha", "threshold", "inner_f1"]), "",
+                          ["train", "n_train", "alpha", "threshold", "inner_f1"]), "",
+           *_guard_lines(res),
            *markdown_images(plots, start)]
     return "\n".join(md)
+
+
+def _guard_lines(res):
+    """The transfer runs' leak guard: pairs left out of each training corpus."""
+    dropped = res.get("dropped_pairs")
+    if not dropped:
+        return []
+    return ["Training corpora without the sentences they share with another corpus (the "
+            "source models of the transfer; pairs left out: "
+            + ", ".join(f"{k} {v}" for k, v in dropped.items()) + ").", ""]
 
 
 def curve_markdown(curves, config, plots=(), start=None):

@@ -184,19 +184,12 @@ def read_corpora(names, settings, data_dir=None):
 
 def featurize_corpora(names, settings, data_dir=None, texts=None):
     """Read and featurize the corpora ``names`` with one (joint) vocabulary; ``texts``: a
-    dict filled with name → {sentence id → text} (:func:`ppi.transfer.sentence_texts`).
+    dict filled with name → {sentence id → key} (:func:`ppi.transfer.sentence_texts`).
 
     Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
     ``kernel_fn(a, b)`` the input, for the pairs of ``a``, of the learner trained on ``b``
-    (:func:`ppi.evaluation.learner_input`): the kernel between the two corpora, or ``a``'s
-    sparse feature rows when ``b``'s Gram matrix would be too large. Nothing is cached: a
-    corpus' own Gram matrix lives as long as its user (the CV, the cross-corpus selection,
-    the learning curve) and is recomputed by the next one — 20–40 s for BioInfer on 2 cores,
-    against 0.75 GB held through the rest of the run.
+    (:func:`kernel_function`).
     """
-    from ppi.evaluation import learner_input, uses_feature_rows
-    from ppi.features import kernel
-
     t0 = time.perf_counter()
     corpora = read_corpora(names, settings, data_dir)
     if texts is not None:
@@ -205,18 +198,66 @@ def featurize_corpora(names, settings, data_dir=None, texts=None):
         texts.update({n: sentence_texts(c) for n, c in zip(names, corpora)})
     sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
     datasets = dict(zip(names, sets))
-
-    def kernel_fn(a, b):
-        if a == b:
-            return learner_input(datasets[b], settings.learner, settings.n_basis,
-                                 gamma=settings.gamma)
-        if uses_feature_rows(datasets[b], settings.learner, settings.n_basis):
-            return datasets[a].X
-        return kernel(datasets[a], datasets[b], gamma=settings.gamma)
-
     log.info("featurized %s: %d pairs (%s)", ", ".join(names),
              sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))
-    return datasets, kernel_fn
+    return datasets, kernel_function(datasets, settings)
+
+
+def kernel_function(datasets, settings, train_sets=None):
+    """``kernel_fn(a, b)``: the input, for the pairs of ``datasets[a]``, of the learner
+    trained on ``train_sets[b]`` (default ``datasets[b]``; :func:`ppi.evaluation.
+    learner_input`): the kernel between the two, or ``a``'s sparse feature rows when
+    ``b``'s Gram matrix would be too large; for ``a == b`` the training set's own input.
+    Nothing is cached: a corpus' own Gram matrix lives as long as its user (the CV, the
+    cross-corpus selection, the learning curve) and is recomputed by the next one — 20–40 s
+    for BioInfer on 2 cores, against 0.75 GB held through the rest of the run."""
+    from ppi.evaluation import learner_input, uses_feature_rows
+    from ppi.features import kernel
+
+    train_sets = datasets if train_sets is None else train_sets
+
+    def kernel_fn(a, b):
+        tb = train_sets[b]
+        if a == b:
+            return learner_input(tb, settings.learner, settings.n_basis, gamma=settings.gamma)
+        if uses_feature_rows(tb, settings.learner, settings.n_basis):
+            return datasets[a].X
+        return kernel(datasets[a], tb, gamma=settings.gamma)
+
+    return kernel_fn
+
+
+def source_models(datasets, texts, settings, trains=None, tests=None):
+    """The cross-corpus evaluation with the transfer's source models (:mod:`ppi.transfer`):
+    every corpus of ``trains`` trained without the sentences it shares with another corpus
+    of ``datasets`` and scoring the pairs of every corpus of ``tests``.  Returns the
+    :func:`ppi.evaluation.cross_corpus` result with ``scores`` and ``dropped_pairs``."""
+    from ppi.evaluation import cross_corpus
+    from ppi.transfer import leak_guarded
+
+    guarded, dropped = leak_guarded(datasets, texts)
+    with _progress(settings.progress):
+        res = cross_corpus(datasets, kernel_function(datasets, settings, guarded),
+                           alphas=settings.alpha_grid, learner=settings.learner,
+                           n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs,
+                           select_by=settings.select_by, train_sets=guarded, trains=trains,
+                           tests=tests, keep_scores=True)
+    res["dropped_pairs"] = {n: dropped[n] for n in (trains or datasets)}
+    return res
+
+
+def transfer_source(sources, target):
+    """``(g, info)`` of ``target`` from :func:`source_models`' result: the mean of the
+    source models' scores and what they were (for the report)."""
+    from ppi.transfer import mean_prior
+
+    g, names = mean_prior(sources["scores"], target)
+    info = {"sources": names,
+            "source_pairs": {s: sources["selection"][s]["n_train"] for s in names},
+            "dropped_pairs": {s: sources["dropped_pairs"][s] for s in names},
+            "source_alpha": {s: sources["selection"][s]["alpha"] for s in names},
+            "source_auc": {s: sources["auc"][s][target] for s in names}}
+    return g, info
 
 
 def _strip(r):
@@ -253,10 +294,13 @@ def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds, source=None):
     return r, written
 
 
-def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, leaky=False):
+def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, leaky=False,
+           sources=None):
     """Document-level ``folds``-fold CV of one corpus (``leaky``: pair-level random folds,
-    for comparison only). Returns ``(result, written)``; the result keeps the out-of-fold
-    ``scores``, ``y`` and ``fold_of_pair`` (left out of ``results.json``)."""
+    for comparison only). With ``settings.transfer`` the ``sources`` (default: the other
+    benchmark corpora) are read too and each trains a source model (:func:`source_models`).
+    Returns ``(result, written)``; the result keeps the out-of-fold ``scores``, ``y`` and
+    ``fold_of_pair`` (left out of ``results.json``)."""
     from ppi.evaluation import learner_input
 
     t0 = time.perf_counter()
@@ -264,14 +308,18 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
     if settings.transfer:
         _no_leaky_transfer(leaky)
         from ppi.names import CORPORA
-        from ppi.transfer import source_hypothesis
 
-        names = [corpus] + [n for n in CORPORA if n != corpus]
+        names = [corpus] + [n for n in (sources or CORPORA) if n != corpus]
         texts = {}
         datasets, _ = featurize_corpora(names, settings, data_dir, texts)
         data = datasets[corpus]
-        source = source_hypothesis(datasets, texts, corpus, settings)
-        del datasets, texts
+        t1 = time.perf_counter()
+        sources = source_models(datasets, texts, settings, trains=names[1:], tests=[corpus])
+        source = transfer_source(sources, corpus)
+        source[1]["seconds"] = time.perf_counter() - t1
+        log.info("source models for %s: %s (%s)", corpus, ", ".join(names[1:]),
+                 format_duration(source[1]["seconds"]))
+        del datasets, texts, sources
     else:
         (data,) = settings.featurizer().fit_transform(
             read_corpora([corpus], settings, data_dir), progress=settings.progress)
@@ -287,16 +335,23 @@ def _no_leaky_transfer(leaky):
                                     "or the other")
 
 
-def _cross(datasets, kernel_fn, out, settings, t0):
+def _cross(datasets, kernel_fn, out, settings, t0, texts=None):
+    """The cross-corpus evaluation and its report; with ``texts`` (a transfer run) the
+    models are the leak-guarded source models (:func:`source_models`) and the result keeps
+    their ``scores``."""
     from ppi import report
     from ppi.evaluation import cross_corpus
 
     out = Path(out)
-    with _progress(settings.progress):
-        res = cross_corpus(datasets, kernel_fn, alphas=settings.alpha_grid,
-                           learner=settings.learner,
-                           n_basis=settings.n_basis, seed=settings.seed, jobs=settings.jobs,
-                           select_by=settings.select_by)
+    if texts is not None:
+        res = source_models(datasets, texts, settings)
+    else:
+        with _progress(settings.progress):
+            res = cross_corpus(datasets, kernel_fn, alphas=settings.alpha_grid,
+                               learner=settings.learner, n_basis=settings.n_basis,
+                               seed=settings.seed, jobs=settings.jobs,
+                               select_by=settings.select_by)
+    scores = res.pop("scores", None)
     res["config"] = settings.config()
     res["published"] = report.PUBLISHED_CROSS
     res["seconds"] = time.perf_counter() - t0
@@ -305,16 +360,22 @@ def _cross(datasets, kernel_fn, out, settings, t0):
     written[:0] = report.write_report(out, "results", res,
                                       report.cross_markdown(res, settings.config(), written))
     log.info("%s (%s)", report.cross_line(res), format_duration(res["seconds"]))
+    if scores is not None:
+        res["scores"] = scores
     return res, written
 
 
 def run_cross_corpus(names, output_dir, settings=Settings(), *, data_dir=None):
     """Train on each corpus of ``names`` (λ and threshold by leave-one-document-out on it),
-    test on every other one. Returns ``(results, written)``; ``results["seconds"]``
-    includes the featurization."""
+    test on every other one — with ``settings.transfer``, each trained without the sentences
+    it shares with another corpus (the transfer's source models). Returns ``(results,
+    written)``; ``results["seconds"]`` includes the featurization."""
     t0 = time.perf_counter()
-    datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
-    return _cross(datasets, kernel_fn, output_dir, settings, t0)
+    texts = {} if settings.transfer else None
+    datasets, kernel_fn = featurize_corpora(names, settings, data_dir, texts)
+    res, written = _cross(datasets, kernel_fn, output_dir, settings, t0, texts)
+    res.pop("scores", None)
+    return res, written
 
 
 def _curves(datasets, kernel_fn, out, settings, points):
@@ -358,20 +419,20 @@ def run_benchmark(names, output_dir, settings=Settings(), *, data_dir=None, curv
     texts = {} if settings.transfer else None
     datasets, kernel_fn = featurize_corpora(names, settings, data_dir, texts)
     t_feat = time.perf_counter() - t0
+    # the cross-corpus models first: with transfer they are the CVs' source models
+    cross, w_cross = _cross(datasets, kernel_fn, out / "cross_corpus", settings,
+                            time.perf_counter(), texts)
+    sources = {"scores": cross.pop("scores", None), "selection": cross["selection"],
+               "auc": cross["auc"], "dropped_pairs": cross.get("dropped_pairs")}
     cv, written = [], []
     for name, d in datasets.items():
         t1 = time.perf_counter()
-        source = None
-        if settings.transfer:
-            from ppi.transfer import source_hypothesis
-
-            source = source_hypothesis(datasets, texts, name, settings)
+        source = transfer_source(sources, name) if settings.transfer else None
         r, w = _cv(d, kernel_fn(name, name), out / "cv" / name, settings, 10, False,
                    t1, 0.0, source)
         cv.append(r)
         written += w
-    cross, w = _cross(datasets, kernel_fn, out / "cross_corpus", settings, time.perf_counter())
-    written += w
+    written += w_cross
     curve_res = None
     if curves:
         curve_res, w = _curves(datasets, kernel_fn, out / "curves", settings, 8)

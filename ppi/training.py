@@ -1,11 +1,15 @@
 """Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
 score the candidate pairs of a learning-format file with a saved one.
 
-* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the ``multiview``
-  system of the evaluation commands), choose λ (by the system's inner criterion) and the
-  decision threshold by leave-one-document-out (:func:`ppi.evaluation.select_parameters`),
-  save the primal model (:mod:`ppi.model`: version 4 for several views, 3 for Paper V's
-  one), write ``results.json`` + ``results.md``;
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the
+  ``multicorpus`` system of the evaluation commands), choose λ (by the system's inner
+  criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
+  :mod:`ppi.transfer`) and the decision threshold by leave-one-document-out
+  (:func:`ppi.evaluation.select_parameters`), save the model (:mod:`ppi.model`: version 4
+  for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
+  Σ_s w_s``; version 5 with the Gaussian top kernel — the basis rows of the corpus and of
+  every source model with their coefficients, one expansion; 3 for Paper V's one view),
+  write ``results.json`` + ``results.md``;
 * :func:`predict` — score every candidate pair, write ``predictions.tsv`` and
   ``results.json`` + ``results.md`` (with P / R / F / AUC when the file has both labels).
 
@@ -33,7 +37,8 @@ def _check_outputs(model_dir=None, output_dir=None):
                                         "there — choose another path")
 
 
-def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data_dir=None):
+def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data_dir=None,
+          sources=None):
     """Train on a benchmark ``corpus`` (read from ``data_dir``) or on a learning-format file
     ``input``, save the model to ``model_dir`` and a report to ``output_dir``.
 
@@ -47,6 +52,9 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
         kernel) as version 5: its basis rows and dual coefficients (:mod:`ppi.model`).
     corpus, input, data_dir
         A benchmark corpus name and the data folder, or a learning-format file.
+    sources : sequence of benchmark corpus names, optional
+        With ``settings.transfer``: the corpora whose models are the prior (default every
+        benchmark corpus but ``corpus``).
 
     Returns
     -------
@@ -55,6 +63,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
         model reads) and the written paths.
     """
     import numpy as np
+    import scipy.sparse as sp
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
@@ -69,20 +78,29 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
         raise InvalidParameterError(
             f"--gamma {settings.gamma}: saved Gaussian models are multi-view models (model "
-            "format version 5); use --system multiview or several --views")
+            "format version 5); use --system multicorpus or several --views")
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
     source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it
-    (data,) = f.fit_transform([source], progress=settings.progress)
+    if settings.transfer:
+        data, g, parts, transfer = _sources(f, source, corpus, settings, data_dir, sources)
+    else:
+        (data,) = f.fit_transform([source], progress=settings.progress)
+        g = parts = transfer = None
     K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
     sel, choice = select_parameters(K, data.y, data.document_ids, settings.alpha_grid,
-                                    settings.learner,
-                                    settings.n_basis, settings.seed, settings.select_by)
-    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
-    coef = np.asarray(model.regularization_path([choice["alpha"]]))[0]
-    basis = getattr(model, "basis_indices_", None)
-    Xb = data.X if basis is None else data.X[basis]
+                                    settings.learner, settings.n_basis, settings.seed,
+                                    settings.select_by, prior=g)
+    del K
+    Xb, coef = _expansion(sel, data, choice["alpha"])
+    if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
+        beta = choice["beta"]
+        coef = coef[:, 0] - beta * coef[:, 1]
+        if beta:
+            Xb = sp.vstack([Xb] + [X for X, _ in parts], format="csr")
+            coef = np.concatenate([coef] + [beta / len(parts) * c for _, c in parts])
+        transfer["beta"] = beta
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
-                "inner_f1": choice["f1"]}
+                "inner_f1": choice["f1"], **({"transfer": transfer} if transfer else {})}
     learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
     m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
                           training, gamma=settings.gamma)
@@ -93,7 +111,59 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
           f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}).\n"
           f"Saved to `{model_dir}`.\n")
+    if transfer:
+        md += (f"\nTransfer: f = β g + h with β = {transfer['beta']:g}, g the mean of the "
+               f"models of {', '.join(transfer['sources'])} (trained without the sentences "
+               "they share with another corpus).\n")
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
+
+
+def _expansion(sel, data, alpha):
+    """``(rows, coefficients)`` of a fitted selection at ``alpha``: its basis rows (reduced
+    set) or all training rows, and their dual coefficients (a column per target column)."""
+    import numpy as np
+
+    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
+    coef = np.asarray(model.regularization_path([alpha]))[0]
+    basis = getattr(model, "basis_indices_", None)
+    return (data.X if basis is None else data.X[basis]), coef
+
+
+def _sources(featurizer, target, corpus, settings, data_dir, names=None):
+    """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
+    benchmark corpora (all five for a file of one's own), featurized with it in one
+    vocabulary; each trained without the sentences it shares with another of them, λ by
+    its own leave-one-document-out selection.
+
+    Returns ``(data, g, parts, info)``: the target's pairs, the mean of the source models'
+    scores of them, each source model's ``(rows, coefficients)``, and what they were."""
+    import numpy as np
+
+    from ppi.evaluation import select_parameters
+    from ppi.names import CORPORA
+    from ppi.runs import kernel_function, read_corpora
+    from ppi.transfer import leak_guarded, sentence_texts
+
+    key = corpus or "input"
+    names = [n for n in (names or CORPORA) if n != corpus]
+    others = read_corpora(names, settings, data_dir)
+    sets = featurizer.fit_transform([target, *others], progress=settings.progress)
+    datasets = dict(zip([key, *names], sets))
+    texts = dict(zip([key, *names], map(sentence_texts, [target, *others])))
+    guarded, dropped = leak_guarded(datasets, texts)
+    kernel_fn = kernel_function(datasets, settings, guarded)
+    g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
+    for s in names:
+        d = guarded[s]
+        sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
+                                        settings.alpha_grid, settings.learner,
+                                        settings.n_basis, settings.seed, settings.select_by)
+        g = g + np.asarray(sel.predict(kernel_fn(key, s)), dtype=float)
+        X, c = _expansion(sel, d, choice["alpha"])
+        parts.append((X, c))
+        info["source_alpha"][s] = choice["alpha"]
+        info["dropped_pairs"][s] = dropped[s]
+    return datasets[key], g / len(names), parts, info
 
 
 def predict(input, model_dir, output_dir):

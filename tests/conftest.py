@@ -84,11 +84,14 @@ def lll_path(data_dir):
 
 @pytest.fixture(scope="session")
 def lll_model(data_dir, tmp_path_factory):
-    """A PPI model trained on LLL by ``python -m ppi train`` (its directory)."""
+    """A PPI model trained on LLL by ``python -m ppi train --system multiview`` (its
+    directory): a linear multi-view model (version 4), quick to train and to score with;
+    the default system's model (Gaussian, with transfer) is tested in test_ppi_transfer."""
     from ppi.__main__ import main
     lll_path(data_dir)
     d = tmp_path_factory.mktemp("model")
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
+    assert main(["train", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--model",
                  str(d / "m"), "--output-dir", str(d / "report"), "--quiet"]) == 0
     return d / "m"
 

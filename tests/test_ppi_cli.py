@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from ppi.__main__ import main
+from ppi.names import BETAS
 
 
 def test_help():
@@ -16,9 +17,12 @@ def test_help():
 
 
 def test_cv_writes_results_json(data_dir, tmp_path, capsys):
+    """The default system (multicorpus: transfer from the other corpora; here two of them,
+    for time) writes the acceptance keys and says what it transferred from."""
     assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--output-dir",
-                 str(tmp_path), "--quiet"]) == 0
+                 str(tmp_path), "--quiet", "--sources", "HPRD50", "IEPA"]) == 0
     out = capsys.readouterr().out.splitlines()
+    out = [line for line in out if not line.startswith(("featurized", "source models"))]
     assert out[0].startswith("cv LLL: F ") and out[0].endswith(")")       # the stage line
     assert f"wrote {tmp_path / 'results.json'}" in out and out[-2].startswith("LLL: F ")
     assert out[-1].startswith("ppi cv: done in ") and "peak memory" in out[-1]
@@ -31,14 +35,19 @@ def test_cv_writes_results_json(data_dir, tmp_path, capsys):
     assert "![roc](roc.png)" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "roc.png").stat().st_size > 0
     assert (tmp_path / "predictions.tsv").read_text().count("\n") == 331
+    assert res["config"]["system"] == "multicorpus" and res["config"]["transfer"] is True
+    assert res["transfer"]["sources"] == ["HPRD50", "IEPA"]
+    assert {f["beta"] for f in res["folds"]} <= set(BETAS)
+    assert "Transfer (f = β g + h" in (tmp_path / "results.md").read_text()
 
 
 def test_train_then_predict(data_dir, tmp_path):
     model = tmp_path / "model"
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--model",
-                 str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
+    assert main(["train", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--model", str(model), "--output-dir", str(tmp_path / "t"),
+                 "--quiet"]) == 0
     meta = json.loads((model / "model.json").read_text())
-    # the default system is the evaluation commands' (multiview): a version 4 model
+    # the linear multi-view system: a version 4 model
     assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 4
     assert meta["parses"] == ["split_parse", "Charniak-Lease"]
     assert json.loads((tmp_path / "t" / "results.json").read_text())["config"]["system"] \
@@ -82,8 +91,9 @@ def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsy
     from ppi.runs import Settings
 
     out = tmp_path / "o"
-    assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--alphas", "2",
-                 "0.25", "--output-dir", str(out), "--quiet"]) == 0
+    assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--alphas", "2", "0.25", "--output-dir", str(out),
+                 "--quiet"]) == 0
     res = json.loads((out / "results.json").read_text())
     assert res["config"]["alphas"] == [0.25, 2.0]
     assert {f["alpha"] for f in res["folds"]} <= {0.25, 2.0}

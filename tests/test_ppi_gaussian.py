@@ -92,8 +92,8 @@ def test_cv_with_gamma_scores_with_the_gaussian_of_the_multiview_rows(data_dir, 
     from ppi.__main__ import main
     from ppi.evaluation import cross_validate
 
-    assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--gamma", "1",
-                 "--output-dir", str(tmp_path), "--quiet"]) == 0
+    assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--gamma", "1", "--output-dir", str(tmp_path), "--quiet"]) == 0
     res = json.loads((tmp_path / "results.json").read_text())
     assert res["config"]["gamma"] == 1.0 and res["config"]["system"] == "multiview"
     settings = Settings.for_system("multiview", progress=False)
@@ -117,7 +117,8 @@ def test_train_with_gamma_saves_a_gaussian_model_that_predicts(data_dir, tmp_pat
     from ppi.model import PPIModel
 
     model = tmp_path / "m"
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--gamma", "1",
+    assert main(["train", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--gamma", "1",
                  "--model", str(model), "--output-dir", str(tmp_path / "t"), "--quiet"]) == 0
     meta = json.loads((model / "model.json").read_text())
     assert meta["version"] == 5 and meta["kernel"]["gamma"] == 1.0

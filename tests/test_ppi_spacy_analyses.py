@@ -189,8 +189,9 @@ def test_cv_command_runs_spacy_views(nlp, data_dir, tmp_path, monkeypatch):
     lll_path(data_dir)
     monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))
     out = tmp_path / "o"
-    assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--views",
-                 "apg:spacy", "path:spacy", "--output-dir", str(out), "--quiet"]) == 0
+    assert main(["cv", "--no-transfer", "--corpus", "LLL", "--data-dir", str(data_dir),
+                 "--views", "apg:spacy", "path:spacy", "--output-dir", str(out),
+                 "--quiet"]) == 0
     res = json.loads((out / "results.json").read_text())
     assert res["config"]["views"] == ["apg:spacy", "path:spacy"]
     assert 0 < res["f1"] <= 1 and 0.5 < res["auc"] <= 1
@@ -207,7 +208,8 @@ def test_a_model_on_the_spacy_parse_trains_and_predicts(nlp, data_dir, tmp_path,
     src = lll_path(data_dir)
     monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))
     model = tmp_path / "m"
-    assert main(["train", "--corpus", "LLL", "--data-dir", str(data_dir), "--views",
+    assert main(["train", "--no-transfer", "--corpus", "LLL", "--data-dir", str(data_dir),
+                 "--views",
                  "apg:split_parse", "apg:spacy", "--model", str(model), "--output-dir",
                  str(tmp_path / "r"), "--quiet"]) == 0
     assert PPIModel.load(model).parses == ("split_parse", "spacy")

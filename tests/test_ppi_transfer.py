@@ -1,6 +1,8 @@
-"""ppi.transfer and ``--transfer``: the source hypothesis never trains on a sentence of the
-target corpus; the CV towards it chooses (λ, β) inside the training part (a zero prior gives
+"""ppi.transfer and ``--transfer``: no source model trains on a sentence another corpus
+holds; the CV towards it chooses (λ, β) inside the training part (a zero prior gives
 the plain CV back; an informative one is taken); the command line refuses --leaky with it."""
+
+import json
 
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ from learners.measures import auc
 from ppi.evaluation import ALPHAS, cross_validate, select_parameters
 from ppi.features import PairSet
 from ppi.runs import Settings
-from ppi.transfer import source_hypothesis
+from ppi.transfer import leak_guarded, mean_prior
 
 
 def _pairset(rng, name, n_docs=12, per_doc=6, n_feat=30, w=None):
@@ -29,33 +31,59 @@ def _texts(ps):
     return {s: f"sentence {ps.corpus} {s}" for s in ps.sentence_ids}
 
 
-def test_source_hypothesis_leaves_out_the_targets_sentences(rng):
+def test_leak_guard_drops_the_sentences_another_corpus_has(rng):
+    data = {n: _pairset(rng, n) for n in ("T", "A", "B")}
+    texts = {n: _texts(d) for n, d in data.items()}
+    # three sentences of A are sentences of T (same text, other ids); one of B is one of A
+    shared = list(data["A"].sentence_ids[[0, 5, 9]])
+    for s, t in zip(shared, data["T"].sentence_ids[:3]):
+        texts["A"][s] = texts["T"][t]
+    texts["B"][data["B"].sentence_ids[7]] = texts["A"][data["A"].sentence_ids[20]]
+    guarded, dropped = leak_guarded(data, texts)
+    assert dropped == {"T": 3, "A": 4, "B": 1}
+    assert not np.isin(guarded["A"].sentence_ids, shared + [data["A"].sentence_ids[20]]).any()
+    assert len(guarded["A"]) == len(data["A"]) - 4
+    untouched = {n: _pairset(rng, n) for n in ("C", "D")}
+    g2, d2 = leak_guarded(untouched, {n: _texts(d) for n, d in untouched.items()})
+    assert d2 == {"C": 0, "D": 0} and g2["C"] is untouched["C"]
+
+
+def test_mean_prior_averages_the_other_corpora_models():
+    scores = {"A": {"T": np.array([1.0, 3.0]), "B": np.array([0.0])},
+              "B": {"T": np.array([3.0, 5.0]), "A": np.array([1.0])},
+              "T": {"A": np.array([9.0])}}
+    g, sources = mean_prior(scores, "T")
+    np.testing.assert_array_equal(g, [2.0, 4.0])
+    assert sources == ["A", "B"]
+    with pytest.raises(InvalidParameterError, match="no other corpus"):
+        mean_prior({"T": {}}, "T")
+
+
+def test_source_models_are_the_cross_corpus_models_without_shared_sentences(rng):
+    """:func:`ppi.runs.source_models` = for each source, the selection on its guarded rows
+    (computed here from the rows directly) scoring the target."""
+    from ppi.runs import source_models
+
     w = rng.standard_normal(30)
     data = {n: _pairset(rng, n, w=w) for n in ("T", "A", "B")}
     texts = {n: _texts(d) for n, d in data.items()}
-    # three sentences of A are sentences of T (same text, other ids)
     shared = list(data["A"].sentence_ids[[0, 5, 9]])
     for s, t in zip(shared, data["T"].sentence_ids[:3]):
         texts["A"][s] = texts["T"][t]
     settings = Settings.for_system("multiview", progress=False, learner="rls")
-    g, info = source_hypothesis(data, texts, "T", settings)
-    assert info["dropped_pairs"] == {"A": 3, "B": 0} and info["n_source_pairs"] == 141
+    res = source_models(data, texts, settings, trains=["A", "B"], tests=["T"])
+    assert res["dropped_pairs"] == {"A": 3, "B": 0}
     keep = ~np.isin(data["A"].sentence_ids, shared)
-    X = sp.vstack([data["A"].X[keep], data["B"].X], format="csr")
-    y = np.concatenate([data["A"].y[keep], data["B"].y])
-    docs = np.concatenate([data["A"].document_ids[keep], data["B"].document_ids])
-    sel, choice = select_parameters((X @ X.T).toarray(), y, docs, ALPHAS, "rls",
-                                    select_by="auc")
-    np.testing.assert_allclose(g, sel.predict((data["T"].X @ X.T).toarray()), rtol=1e-10,
+    XA, yA = data["A"].X[keep], data["A"].y[keep]
+    sel, choice = select_parameters((XA @ XA.T).toarray(), yA, data["A"].document_ids[keep],
+                                    ALPHAS, "rls", select_by="auc")
+    np.testing.assert_allclose(res["scores"]["A"]["T"],
+                               sel.predict((data["T"].X @ XA.T).toarray()), rtol=1e-10,
                                atol=1e-12)
-    assert info["source_alpha"] == choice["alpha"]
-    assert auc(data["T"].y, g) > 0.7        # same generating weights: the source informs
-    # above n_basis pairs: reduced-set RLS on the feature rows, the same rows left out
-    small = Settings.for_system("multiview", progress=False, n_basis=40)
-    g2, info2 = source_hypothesis(data, texts, "T", small)
-    assert info2["source_learner"] == "reduced_set" and info2["dropped_pairs"]["A"] == 3
-    sel2, _ = select_parameters(X, y, docs, ALPHAS, "reduced_set", 40, 0, "auc")
-    np.testing.assert_allclose(g2, sel2.predict(data["T"].X), rtol=1e-10, atol=1e-12)
+    assert res["selection"]["A"]["alpha"] == choice["alpha"]
+    assert res["selection"]["A"]["n_train"] == keep.sum()
+    g, sources = mean_prior(res["scores"], "T")
+    assert sources == ["A", "B"] and auc(data["T"].y, g) > 0.7   # same generating weights
 
 
 def test_cv_towards_a_prior(rng):
@@ -77,18 +105,45 @@ def test_transfer_refuses_leaky():
         _no_leaky_transfer(True)
 
 
-def test_transfer_on_real_small_corpora(data_dir):
-    """LLL towards HPRD50 + IEPA: no shared sentence, and the source ranks LLL's pairs
-    better than chance (cross-corpus AUC, Paper V Table 2: 0.6–0.8)."""
-    from ppi.runs import featurize_corpora
+@pytest.mark.parametrize("gamma", [None, 1.0])
+def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_path, gamma):
+    """``ppi train`` with transfer (LLL towards HPRD50 and IEPA): the saved model — one
+    linear weight vector, or one Gaussian expansion over the basis rows of LLL and of the
+    two source models — scores any pairs as f = h_y − β h_g + β g, computed here from the
+    selections themselves (the sources' and LLL's, refitted), on LLL and on HPRD50."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.evaluation import learner_input
+    from ppi.features import kernel
+    from ppi.model import PPIModel
+    from ppi.training import train
 
-    settings = Settings.for_system("multiview", progress=False)
-    texts = {}
-    datasets, _ = featurize_corpora(("LLL", "HPRD50", "IEPA"), settings, data_dir, texts)
-    g, info = source_hypothesis(datasets, texts, "LLL", settings)
-    assert info["dropped_pairs"] == {"HPRD50": 0, "IEPA": 0}
-    assert info["n_source_pairs"] == len(datasets["HPRD50"]) + len(datasets["IEPA"])
-    assert auc(datasets["LLL"].y, g) > 0.6
+    settings = Settings.for_system("multicorpus", progress=False, gamma=gamma or 0)
+    res, _ = train(tmp_path / "m", tmp_path / "r", settings, corpus="LLL",
+                   data_dir=data_dir, sources=["HPRD50", "IEPA"])
+    t = res["training"]["transfer"]
+    assert t["sources"] == ["HPRD50", "IEPA"] and t["beta"] > 0       # LLL takes them
+    model = PPIModel.load(tmp_path / "m")
+    assert json.loads((tmp_path / "m" / "model.json").read_text())["version"] == (
+        5 if gamma else 4)
+    names = ["LLL", "HPRD50", "IEPA"]
+    corpora = [read_corpus(data_dir / "ppi" / f"{n}-learning-format.xml.gz") for n in names]
+    sets = dict(zip(names, settings.featurizer().fit_transform(corpora)))
+    lll, new = sets["LLL"], sets["HPRD50"]
+    g_fit, g_new = 0.0, 0.0
+    for s in ("HPRD50", "IEPA"):
+        d = sets[s]
+        sel, _ = select_parameters(learner_input(d, "rls", gamma=gamma), d.y, d.document_ids,
+                                   settings.alpha_grid, "rls", select_by="auc")
+        g_fit = g_fit + sel.predict(kernel(lll, d, gamma=gamma)) / 2
+        g_new = g_new + sel.predict(kernel(new, d, gamma=gamma)) / 2
+    sel, choice = select_parameters(learner_input(lll, "rls", gamma=gamma), lll.y,
+                                    lll.document_ids, settings.alpha_grid, "rls",
+                                    select_by="auc", prior=g_fit)
+    assert (choice["alpha"], choice["beta"]) == (res["alpha"], t["beta"])
+    assert model.threshold == pytest.approx(choice["threshold"], rel=1e-9)
+    for corpus, d, g in ((corpora[0], lll, g_fit), (corpora[1], new, g_new)):
+        want = sel.predict(kernel(d, lll, gamma=gamma), prior=g)
+        np.testing.assert_allclose(model.scores(corpus), want, rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.parametrize("a,b,same", [

@@ -32,11 +32,13 @@ log = logging.getLogger(__name__)
 #: The combinations measured by default (besides Paper V's system).
 DEFAULT_COMBINATIONS = (
     ("apg:split_parse",), ("apg:Charniak-Lease",), ("bow",), ("path:split_parse",),
-    ("path:Charniak-Lease",),
+    ("path:Charniak-Lease",), ("pair",),
     ("apg:split_parse", "apg:Charniak-Lease"),
     ("apg:split_parse", "bow", "path:split_parse"),
     ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
      "path:Charniak-Lease"),
+    ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
+     "path:Charniak-Lease", "pair"),
 )
 
 

@@ -182,9 +182,11 @@ def read_corpora(names, settings, data_dir=None):
     return [prepare_corpus(read_corpus(corpus_path(data_dir, n)), settings) for n in names]
 
 
-def featurize_corpora(names, settings, data_dir=None, texts=None):
+def featurize_corpora(names, settings, data_dir=None, texts=None, featurizer=None):
     """Read and featurize the corpora ``names`` with one (joint) vocabulary; ``texts``: a
-    dict filled with name → {sentence id → key} (:func:`ppi.transfer.sentence_texts`).
+    dict filled with name → {sentence id → key} (:func:`ppi.transfer.sentence_texts`);
+    ``featurizer``: the (unfitted) featurizer to fit, kept by the caller (default
+    ``settings.featurizer()``).
 
     Returns ``(datasets, kernel_fn)``: name → :class:`ppi.features.PairSet`, and
     ``kernel_fn(a, b)`` the input, for the pairs of ``a``, of the learner trained on ``b``
@@ -196,7 +198,8 @@ def featurize_corpora(names, settings, data_dir=None, texts=None):
         from ppi.transfer import sentence_texts
 
         texts.update({n: sentence_texts(c) for n, c in zip(names, corpora)})
-    sets = settings.featurizer().fit_transform(corpora, progress=settings.progress)
+    featurizer = featurizer or settings.featurizer()
+    sets = featurizer.fit_transform(corpora, progress=settings.progress)
     datasets = dict(zip(names, sets))
     log.info("featurized %s: %d pairs (%s)", ", ".join(names),
              sum(len(d) for d in sets), format_duration(time.perf_counter() - t0))

@@ -211,9 +211,10 @@ def kernel_function(datasets, settings, train_sets=None):
     trained on ``train_sets[b]`` (default ``datasets[b]``; :func:`ppi.evaluation.
     learner_input`): the kernel between the two, or ``a``'s sparse feature rows when
     ``b``'s Gram matrix would be too large; for ``a == b`` the training set's own input.
-    Nothing is cached: a corpus' own Gram matrix lives as long as its user (the CV, the
-    cross-corpus selection, the learning curve) and is recomputed by the next one — 20–40 s
-    for BioInfer on 2 cores, against 0.75 GB held through the rest of the run."""
+    Nothing is cached: a corpus' own Gram matrix lives as long as its users (the
+    cross-corpus selection; the CV and then the learning curve) and is recomputed by the
+    next one — about 20 s for BioInfer on 2 cores, against 0.75 GB held through the rest
+    of the run."""
     from ppi.evaluation import learner_input, uses_feature_rows
     from ppi.features import kernel
 
@@ -238,7 +239,7 @@ def source_models(datasets, texts, settings, trains=None, tests=None):
     from ppi.evaluation import cross_corpus
     from ppi.transfer import leak_guarded
 
-    guarded, dropped = leak_guarded(datasets, texts)
+    guarded, dropped = leak_guarded(datasets, texts, sources=trains)
     with _progress(settings.progress):
         res = cross_corpus(datasets, kernel_function(datasets, settings, guarded),
                            alphas=settings.alpha_grid, learner=settings.learner,
@@ -381,22 +382,25 @@ def run_cross_corpus(names, output_dir, settings=Settings(), *, data_dir=None):
     return res, written
 
 
-def _curves(datasets, kernel_fn, out, settings, points):
+def _curve(d, K, settings, points):
+    """Learning curve of ``d`` on its kernel ``K`` (:func:`ppi.evaluation.learning_curve`)."""
     from ppi import report
     from ppi.evaluation import learning_curve
 
-    out, curves = Path(out), []
+    t0 = time.perf_counter()
     with _progress(settings.progress):
-        for name, d in datasets.items():
-            t0 = time.perf_counter()
-            curves.append(learning_curve(d, kernel_fn(name, name), n_points=points,
-                                         alphas=settings.alpha_grid, learner=settings.learner,
-                                         n_basis=settings.n_basis, seed=settings.seed,
-                                         select_by=settings.select_by))
-            log.info("%s (%s)", report.curve_line(curves[-1]),
-                     format_duration(time.perf_counter() - t0))
+        curve = learning_curve(d, K, n_points=points, alphas=settings.alpha_grid,
+                               learner=settings.learner, n_basis=settings.n_basis,
+                               seed=settings.seed, select_by=settings.select_by)
+    log.info("%s (%s)", report.curve_line(curve), format_duration(time.perf_counter() - t0))
+    return curve
+
+
+def _write_curves(curves, out, settings):
+    from ppi import report
+
     res = {"curves": curves, "config": settings.config()}
-    written = [out / "learning_curves.png"]
+    written = [Path(out) / "learning_curves.png"]
     report.plot_learning_curves(curves, written[0])
     written[:0] = report.write_report(out, "results", res,
                                       report.curve_markdown(curves, settings.config(), written))
@@ -407,7 +411,9 @@ def run_learning_curves(names, output_dir, settings=Settings(), *, data_dir=None
     """Learning curve (AUC against training pairs, ``points`` sizes) of each corpus of
     ``names``. Returns ``(results, written)``."""
     datasets, kernel_fn = featurize_corpora(names, settings, data_dir)
-    return _curves(datasets, kernel_fn, output_dir, settings, points)
+    curves = [_curve(d, kernel_fn(name, name), settings, points)
+              for name, d in datasets.items()]
+    return _write_curves(curves, output_dir, settings)
 
 
 def run_benchmark(names, output_dir, settings=Settings(), *, data_dir=None, curves=True):
@@ -427,18 +433,21 @@ def run_benchmark(names, output_dir, settings=Settings(), *, data_dir=None, curv
                             time.perf_counter(), texts)
     sources = {"scores": cross.pop("scores", None), "selection": cross["selection"],
                "auc": cross["auc"], "dropped_pairs": cross.get("dropped_pairs")}
-    cv, written = [], []
+    cv, curve_list, written = [], [], []
     for name, d in datasets.items():
         t1 = time.perf_counter()
         source = transfer_source(sources, name) if settings.transfer else None
-        r, w = _cv(d, kernel_fn(name, name), out / "cv" / name, settings, 10, False,
-                   t1, 0.0, source)
+        K = kernel_fn(name, name)          # one Gram matrix for the CV and the curve
+        r, w = _cv(d, K, out / "cv" / name, settings, 10, False, t1, 0.0, source)
         cv.append(r)
         written += w
+        if curves:
+            curve_list.append(_curve(d, K, settings, 8))
+        del K
     written += w_cross
     curve_res = None
     if curves:
-        curve_res, w = _curves(datasets, kernel_fn, out / "curves", settings, 8)
+        curve_res, w = _write_curves(curve_list, out / "curves", settings)
         written += w
     res = {"cv": [_strip(r) for r in cv], "cross_corpus": cross,
            "learning_curves": curve_res, "featurize_seconds": t_feat,

@@ -150,7 +150,7 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     sets = featurizer.fit_transform([target, *others], progress=settings.progress)
     datasets = dict(zip([key, *names], sets))
     texts = dict(zip([key, *names], map(sentence_texts, [target, *others])))
-    guarded, dropped = leak_guarded(datasets, texts)
+    guarded, dropped = leak_guarded(datasets, texts, sources=names)
     kernel_fn = kernel_function(datasets, settings, guarded)
     g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
     for s in names:

@@ -59,7 +59,7 @@ def sentence_texts(corpus):
     return {s.id: sentence_key(s.text) for d in corpus.documents for s in d.sentences}
 
 
-def leak_guarded(datasets, texts):
+def leak_guarded(datasets, texts, sources=None):
     """Each corpus without the pairs whose sentence occurs in another corpus of
     ``datasets`` — what its source model trains on.
 
@@ -67,6 +67,10 @@ def leak_guarded(datasets, texts):
     ----------
     datasets : dict name → :class:`ppi.features.PairSet`
     texts : dict name → {sentence id → key} (:func:`sentence_texts`)
+    sources : iterable of names, optional
+        The corpora that will train a source model (default all): each must keep
+        positive and negative pairs, else :class:`InvalidParameterError` (e.g. a training
+        file that holds a copy of a source corpus).
 
     Returns
     -------
@@ -84,6 +88,12 @@ def leak_guarded(datasets, texts):
                            dtype=bool, count=len(d))
         dropped[name] = int((~keep).sum())
         guarded[name] = d if keep.all() else d.subset(np.flatnonzero(keep))
+    for name in datasets if sources is None else sources:
+        if len(np.unique(guarded[name].y)) < 2:
+            raise InvalidParameterError(
+                f"transfer source {name}: {dropped[name]} of its {len(datasets[name])} pairs "
+                "are in sentences another corpus of the run holds, and what is left has "
+                "one class only; leave it out of --sources, or use --no-transfer")
     return guarded, dropped
 
 

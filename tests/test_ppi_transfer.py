@@ -48,6 +48,20 @@ def test_leak_guard_drops_the_sentences_another_corpus_has(rng):
     assert d2 == {"C": 0, "D": 0} and g2["C"] is untouched["C"]
 
 
+def test_leak_guard_refuses_a_source_left_with_one_class(rng):
+    """A training file holding a copy of a source corpus leaves that source nothing to
+    learn from: a typed error naming it, not a failure inside the learner."""
+    data = {n: _pairset(rng, n) for n in ("input", "A")}
+    texts = {n: _texts(d) for n, d in data.items()}
+    positives = data["A"].sentence_ids[data["A"].y > 0]
+    for s, t in zip(positives, data["input"].sentence_ids):
+        texts["A"][s] = texts["input"][t]        # every positive A sentence is in the input
+    with pytest.raises(InvalidParameterError, match="transfer source A"):
+        leak_guarded(data, texts, sources=["A"])
+    guarded, _ = leak_guarded(data, texts, sources=[])      # the input is no source
+    assert (guarded["A"].y < 0).all()
+
+
 def test_mean_prior_averages_the_other_corpora_models():
     scores = {"A": {"T": np.array([1.0, 3.0]), "B": np.array([0.0])},
               "B": {"T": np.array([3.0, 5.0]), "A": np.array([1.0])},

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
-from learners.kernels.sparse_product import sparse_dense_product
+from learners.kernels.sparse_product import add_sparse_product, sparse_dense_product
 
 
 @pytest.mark.parametrize("m,k,r,da,db", [(50, 300, 40, 0.05, 0.05), (1, 10, 3, 0.5, 0.5),
@@ -42,3 +42,22 @@ def test_other_formats_and_unsorted_duplicate_indices(rng):
 def test_mismatched_shapes_are_refused():
     with pytest.raises(InvalidParameterError, match="A's columns must be B's rows"):
         sparse_dense_product(sp.csr_matrix((3, 4)), sp.csr_matrix((5, 2)))
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_add_sparse_product_accumulates_into_the_callers_rows(rng, parallel, dtype):
+    """``out += A @ B`` in place, serial or on all cores, into a row block of a larger
+    array (how gram_matrix uses it): the rows outside the block are untouched."""
+    A = sp.random(40, 300, density=0.05, random_state=rng, format="csr")
+    B = sp.random(300, 25, density=0.1, random_state=rng, format="csr")
+    base = rng.standard_normal((60, 25)).astype(dtype)
+    out = base.copy()
+    add_sparse_product(out[10:50], A, B, parallel=parallel)
+    want = base.astype(np.float64)
+    want[10:50] += (A @ B).toarray()
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(out[:10], base[:10])
+    with pytest.raises(InvalidParameterError, match="C-contiguous"):
+        add_sparse_product(out[:, :5][:3], A[:3], B[:, :5])

@@ -30,27 +30,28 @@ __all__ = ["sparse_dense_product", "add_sparse_product"]
 
 
 @numba.njit(cache=True, nogil=True)
+def _row_times_rows(i, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out):
+    """``out[i] += Σ_k A[i, k] B[k, :]`` for one row i (CSR arrays)."""
+    row = out[i]
+    for p in range(a_ptr[i], a_ptr[i + 1]):
+        k = a_idx[p]
+        x = a_val[p]
+        for q in range(b_ptr[k], b_ptr[k + 1]):
+            row[b_idx[q]] += x * b_val[q]
+
+
+@numba.njit(cache=True, nogil=True)
 def _rows_times_rows(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out):
-    """``out[i] += Σ_k A[i, k] B[k, :]`` over CSR arrays (out zeroed, m × r)."""
+    """``out += A B`` over CSR arrays (out m × r), one row after another."""
     for i in range(len(a_ptr) - 1):
-        row = out[i]
-        for p in range(a_ptr[i], a_ptr[i + 1]):
-            k = a_idx[p]
-            x = a_val[p]
-            for q in range(b_ptr[k], b_ptr[k + 1]):
-                row[b_idx[q]] += x * b_val[q]
+        _row_times_rows(i, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _rows_times_rows_parallel(a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out):
     """:func:`_rows_times_rows` with the rows of ``out`` spread over numba's threads."""
     for i in numba.prange(len(a_ptr) - 1):
-        row = out[i]
-        for p in range(a_ptr[i], a_ptr[i + 1]):
-            k = a_idx[p]
-            x = a_val[p]
-            for q in range(b_ptr[k], b_ptr[k + 1]):
-                row[b_idx[q]] += x * b_val[q]
+        _row_times_rows(i, a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, out)
 
 
 def add_sparse_product(out, A, B, *, parallel=False):

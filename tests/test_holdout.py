@@ -93,6 +93,25 @@ def test_rls_holdout_sets_overlapping(fitted, rng, sparse, multi):
     np.testing.assert_allclose(single, model.holdout_sets([sets[0]])[0])
 
 
+@pytest.mark.parametrize("batch", [1, 40, 200])
+def test_rls_holdout_sets_in_small_batches_of_lambdas(fitted, rng, monkeypatch, batch):
+    """λ split into batches (one λ per batch, a few, all): the same predictions, with the
+    residual and the hat forms mixed inside a batch."""
+    import learners.holdout as holdout
+
+    model, X, Y, solver, kw = fitted(False, True)
+    m = X.shape[0]
+    sets = [np.array([0, 3, 4]), rng.permutation(m)[: m // 3], np.array([7])]
+    want = model.holdout_sets(sets, alphas=LAMS)
+    monkeypatch.setattr(holdout, "_HOLDOUT_BATCH", batch)
+    model._cache.clear()
+    got = model.holdout_sets(sets, alphas=LAMS)
+    for h, H in enumerate(sets):
+        np.testing.assert_allclose(got[h], want[h], rtol=1e-12, atol=1e-14)
+        train = np.setdiff1d(np.arange(m), H)
+        assert _rel(got[h][-1], _rls_brute(X, Y, train, H, LAMS[-1], solver, kw)) < RTOL
+
+
 @pytest.mark.parametrize("multi", [False, True])
 def test_rls_leave_pair_out(fitted, rng, multi):
     model, X, Y, solver, kw = fitted(False, multi)

@@ -25,5 +25,7 @@ LEARNERS = ("rankrls", "rls", "ranksvm")   # what ``--learner all`` runs
 EXTRA_LEARNERS = ("cgrankrls", "ranksvm_hinge", "lightgbm")
 #: the default grids of :mod:`letor.protocol`, in :func:`kernelrank.cli.parse_grid` syntax
 #: (for the help)
-ALPHAS_TEXT = "2^-15..2^15 for rls, 2^-15..2^30 for rankrls and cgrankrls"
+RLS_ALPHAS_TEXT = "2^-15..2^15"
+RANKRLS_ALPHAS_TEXT = "2^-15..2^30"   # rankrls and cgrankrls
+ALPHAS_TEXT = f"{RLS_ALPHAS_TEXT} for rls, {RANKRLS_ALPHAS_TEXT} for rankrls and cgrankrls"
 CS_TEXT = "10^-7..10^0"

@@ -39,12 +39,14 @@ set's own published baselines beside ours; :mod:`letor.runs` runs and reports,
 import numpy as np
 from tqdm.auto import tqdm
 
+from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import (LETOR_CONVENTIONS, disagreement_error, letor_evaluation,
                                mean_average_precision)
 from learners.selection import ValidationSet, select
 from letor.layouts import LetorData, open_letor, standard_folds
-from letor.names import CONVENTION_OF_VERSION, EXTRA_LEARNERS, LEARNERS
+from letor.names import (CONVENTION_OF_VERSION, CS_TEXT, EXTRA_LEARNERS, LEARNERS,
+                         RANKRLS_ALPHAS_TEXT, RLS_ALPHAS_TEXT)
 
 __all__ = ["MEASURES", "load_parts", "run_letor", "run_letors", "standard_folds"]
 
@@ -54,11 +56,14 @@ MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5",
 # query, so X^T L X is about (query size ≈ 150 ≈ 2^7) times larger than X^T X and its grid
 # reaches 2^30 (on OHSUMED validation MAP still rises at 2^15). Every λ of a grid comes from
 # one eigendecomposition, so a long grid is cheap.
-DEFAULT_ALPHAS = {"rls": 2.0 ** np.arange(-15, 16), "rankrls": 2.0 ** np.arange(-15, 31),
-                  "cgrankrls": 2.0 ** np.arange(-15, 31)}
+# (built by the command line's own grid parser, so that the help text and the library agree
+# to the bit)
+DEFAULT_ALPHAS = {"rls": np.array(parse_grid(RLS_ALPHAS_TEXT)),
+                  "rankrls": np.array(parse_grid(RANKRLS_ALPHAS_TEXT)),
+                  "cgrankrls": np.array(parse_grid(RANKRLS_ALPHAS_TEXT))}
 # C multiplies the summed pairwise (squared) hinge loss; below ~1e-6 every pair is active
 # and the ranking no longer changes (w is proportional to the sum of pair differences).
-DEFAULT_CS = 10.0 ** np.arange(-7, 1)
+DEFAULT_CS = np.array(parse_grid(CS_TEXT, "--Cs"))
 RANKSVM_TOL = 1e-6         # ||∇J|| <= tol ||∇J(0)|| of every squared-hinge fit (TRON)
 RANKSVM_HINGE_TOL = 1e-5   # relative optimality gap of every hinge fit (certified by BMRM)
 

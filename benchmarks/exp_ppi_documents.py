@@ -78,7 +78,7 @@ def main(argv=None):
     dv = read_relation_corpus(dev, default, source="dev")
     feats = featurize_documents(default, [tr, dv], data)
     Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
-    w_src, info = source_model(default, feats)
+    w_src, info = source_model(default, feats, data)
     out = {"train": str(train), "dev": str(dev), "source": {k: v for k, v in info.items()
                                                             if k != "dropped_pairs"},
            "variants": [], "curve": []}

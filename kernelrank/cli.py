@@ -87,6 +87,7 @@ def add_seed(parser, random=True):
 
 
 def add_quiet(parser):
+    """``--quiet``: no progress bars (the stage lines and the final summary still print)."""
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars (stage lines and the final summary still print)")
 

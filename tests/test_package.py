@@ -45,6 +45,7 @@ def test_version_is_the_distributions():
     assert kernelrank.__version__ == version("kernelrank")
 
 
+@pytest.mark.slow
 def test_readme_quickstart_runs():
     """The library quickstart a new user pastes must run as written."""
     import re

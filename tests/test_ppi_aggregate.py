@@ -83,6 +83,7 @@ def test_aggregate_max_over_mention_pairs(tmp_path):
     assert s2["self_pairs_left_out"] == 1 and s2["gene_pairs"] == 5
 
 
+@pytest.mark.slow
 def test_aggregate_options_and_tsv(tmp_path):
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     tsv_in = _write_tsv(RECORDS, tmp_path / "pairs.tsv")
@@ -181,6 +182,7 @@ def _gold(path, relations):
     return path
 
 
+@pytest.mark.slow
 def test_evaluate_documents_known_answer(tmp_path):
     pytest.importorskip("bioc")
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")

@@ -75,9 +75,15 @@ def _module_page(name):
                       "   :show-inheritance:", ""])
 
 
-def _check_docstrings(name, module):
+def _check_docstrings(name, module, doctest):
+    """Warn about a public module, class or function without a docstring; in the doctest
+    build (which leaves the API pages out, ``conf.py``), about a docstring with a ``>>>``
+    example, which that build would not run."""
     if not inspect.getdoc(module):
         logger.warning(f"module {name} has no docstring")
+    if doctest and ">>>" in (module.__doc__ or ""):
+        logger.warning(f"module {name}: a docstring example; run the API pages in the "
+                       "doctest build (conf.py)")
     if hasattr(module, "__path__"):
         return
     for attr in public_members(module):
@@ -85,6 +91,12 @@ def _check_docstrings(name, module):
         if (inspect.isclass(obj) and obj.__doc__ is None) or (
                 inspect.isfunction(obj) and not inspect.getdoc(obj)):
             logger.warning(f"{name}.{attr} is public and has no docstring")
+        if doctest and (inspect.isclass(obj) or inspect.isfunction(obj)):
+            docs = [obj.__doc__] + ([getattr(v, "__doc__", None) for v in vars(obj).values()
+                                     if callable(v)] if inspect.isclass(obj) else [])
+            if any(">>>" in (d or "") for d in docs):
+                logger.warning(f"{name}.{attr}: a docstring example; run the API pages in "
+                               "the doctest build (conf.py)")
 
 
 def write_api_pages(app):
@@ -99,7 +111,7 @@ def write_api_pages(app):
         index += [".. toctree::", f"   :caption: {TITLES[package]}", "   :maxdepth: 1", ""]
         for name in public_modules(package):
             module = importlib.import_module(name)
-            _check_docstrings(name, module)
+            _check_docstrings(name, module, app.builder.name == "doctest")
             page = (_package_page(name, module) if hasattr(module, "__path__")
                     else _module_page(name))
             path = out / f"{name}.rst"

@@ -1,9 +1,9 @@
 """Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
 score the candidate pairs of a learning-format file with a saved one.
 
-* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the
-  ``multicorpus`` system of the evaluation commands), choose λ (by the system's inner
-  criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the ``text``
+  system, :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`: spaCy's parse, linear, transfer), choose
+  λ (by the system's inner criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
   :mod:`ppi.transfer`) and the decision threshold by leave-one-document-out
   (:func:`ppi.evaluation.select_parameters`), save the model (:mod:`ppi.model`: version 4
   for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
@@ -46,9 +46,9 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     ----------
     model_dir, output_dir : path
     settings : ppi.runs.Settings or None
-        The system (None: :data:`ppi.names.DEFAULT_SYSTEM`, the evaluation commands'
-        default): Paper V's single all-paths view is saved as a version 3 model, several
-        views (``multiview``) as version 4, and with ``settings.gamma`` (the Gaussian top
+        The system (None: :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`, the model for raw
+        text): Paper V's single all-paths view is saved as a version 3 model, several views
+        (``multiview``, ``text``) as version 4, and with ``settings.gamma`` (the Gaussian top
         kernel) as version 5: its basis rows and dual coefficients (:mod:`ppi.model`).
     corpus, input, data_dir
         A benchmark corpus name and the data folder, or a learning-format file.
@@ -67,13 +67,16 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import learner_input, resolve_learner, select_parameters
+    from ppi.evaluation import expansion, learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
     from ppi.views import MultiViewFeaturizer
 
     _check_outputs(model_dir, output_dir)
-    settings = settings or Settings.for_system()
+    if settings is None:
+        from ppi.names import TRAIN_DEFAULT_SYSTEM
+
+        settings = Settings.for_system(TRAIN_DEFAULT_SYSTEM)
     f = settings.featurizer()
     if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
         raise InvalidParameterError(
@@ -91,7 +94,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
                                     settings.learner, settings.n_basis, settings.seed,
                                     settings.select_by, prior=g)
     del K
-    Xb, coef = _expansion(sel, data, choice["alpha"])
+    Xb, coef = expansion(sel.model, data.X, choice["alpha"])
     if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
         beta = choice["beta"]
         coef = coef[:, 0] - beta * coef[:, 1]
@@ -118,17 +121,6 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
 
 
-def _expansion(sel, data, alpha):
-    """``(rows, coefficients)`` of a fitted selection at ``alpha``: its basis rows (reduced
-    set) or all training rows, and their dual coefficients (a column per target column)."""
-    import numpy as np
-
-    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
-    coef = np.asarray(model.regularization_path([alpha]))[0]
-    basis = getattr(model, "basis_indices_", None)
-    return (data.X if basis is None else data.X[basis]), coef
-
-
 def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
     benchmark corpora (all five for a file of one's own), featurized with it in one
@@ -139,7 +131,7 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     scores of them, each source model's ``(rows, coefficients)``, and what they were."""
     import numpy as np
 
-    from ppi.evaluation import select_parameters
+    from ppi.evaluation import expansion, select_parameters
     from ppi.names import CORPORA
     from ppi.runs import kernel_function, read_corpora
     from ppi.transfer import leak_guarded, sentence_texts
@@ -159,7 +151,7 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
                                         settings.alpha_grid, settings.learner,
                                         settings.n_basis, settings.seed, settings.select_by)
         g = g + np.asarray(sel.predict(kernel_fn(key, s)), dtype=float)
-        X, c = _expansion(sel, d, choice["alpha"])
+        X, c = expansion(sel.model, d.X, choice["alpha"])
         parts.append((X, c))
         info["source_alpha"][s] = choice["alpha"]
         info["dropped_pairs"][s] = dropped[s]

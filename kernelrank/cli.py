@@ -12,19 +12,19 @@ never re-declared by a command:
 * ``--threads N`` — BLAS threads; ``--jobs N`` — parallel (Dask) workers;
 * ``--alphas GRID`` — a λ grid, one syntax everywhere (:func:`parse_grid`).
 
-Running (:func:`run_subcommand`): parse the arguments; with no subcommand print the help;
-run the handler with stage lines (``logging`` INFO records of our packages) on stdout; a
-handler returns a :class:`Summary` — the files it wrote and its headline numbers — which
-:func:`print_summary` prints last, with the wall time and the peak memory. A typed
-:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
-becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
-:class:`OSError` that names a file (disk full, permission denied, a directory where a file
-is written: ``error: <path>: <reason>``) — other exceptions are programming errors and keep
-their traceback. Ctrl-C ends with one line, ``interrupted`` (for a command that resumes —
-its parser sets ``resumes=True`` with ``set_defaults`` — ``interrupted; rerun the same
-command to resume …``), and exit code 130; the command's locks and temporary files are
-released on the way out. An ``--output-dir`` naming an existing file is refused before the
-command starts.
+Running (:func:`run_subcommand`): add ``--version`` (:func:`add_version`); parse the
+arguments; with no subcommand print the help; run the handler with stage lines (``logging``
+INFO records of our packages) on stdout; a handler returns a :class:`Summary` — the files it
+wrote and its headline numbers — which :func:`print_summary` prints last, with the wall time
+and the peak memory. A typed :class:`~kernelrank.errors.KernelrankError` (bad input, missing
+data, wrong checksum) becomes ``error: <message>`` on stderr and exit code 2 instead of a
+traceback; so does an :class:`OSError` that names a file (disk full, permission denied, a
+directory where a file is written: ``error: <path>: <reason>``) — other exceptions are
+programming errors and keep their traceback. Ctrl-C ends with one line, ``interrupted`` (for
+a command that resumes — its parser sets ``resumes=True`` with ``set_defaults`` —
+``interrupted; rerun the same command to resume …``), and exit code 130; the command's locks
+and temporary files are released on the way out. An ``--output-dir`` naming an existing file
+is refused before the command starts.
 
 Nothing here imports NumPy or any other heavy package: building a parser stays cheap, so
 ``--help`` answers at once.
@@ -49,7 +49,8 @@ from kernelrank.report import format_duration
 
 __all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quiet",
            "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
-           "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir"]
+           "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir",
+           "add_version"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -86,6 +87,7 @@ def add_seed(parser, random=True):
 
 
 def add_quiet(parser):
+    """``--quiet``: no progress bars (the stage lines and the final summary still print)."""
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars (stage lines and the final summary still print)")
 
@@ -296,6 +298,7 @@ def run_subcommand(parser, argv, run):
         last, see :func:`print_summary`), an exit code or None (= 0). ``args.command_line``
         holds the command as typed (``python -m <prog> …``), for reports.
     """
+    add_version(parser)
     args = parser.parse_args(argv)
     if getattr(args, "command", None) is None:
         parser.print_help()
@@ -309,6 +312,17 @@ def run_subcommand(parser, argv, run):
 
     return exit_code(checked, args, name=f"{parser.prog} {args.command}",
                      resumes=bool(getattr(args, "resumes", False)))
+
+
+def add_version(parser):
+    """``--version`` on a command's top-level parser: ``<prog> (kernelrank) <version>``, exit
+    code 0 (:func:`run_subcommand` adds it, so every console command has it)."""
+    from kernelrank import __version__
+
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version",
+                            version=f"%(prog)s (kernelrank) {__version__}")
+    return parser
 
 
 def check_output_dir(path, option="--output-dir"):

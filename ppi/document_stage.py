@@ -142,9 +142,9 @@ class DocumentStage:
                                       document grows with it)
     seed : int                        the basis sample
 
-    Attributes (after :meth:`fit`)
-    ---------------------------------
-    mean_, scale_ : the standardization
+    Attributes
+    ----------
+    mean_, scale_ : the standardization (all attributes are set by :meth:`fit`)
     basis_ : ndarray (r, d)           the standardized basis candidates
     dual_coef_ : ndarray (r,)         ``f(z) = Σ_j c_j exp(−γ‖z − b_j‖²)``
     alpha_, gamma_, threshold_ : the chosen λ, γ and best-F threshold

@@ -41,8 +41,9 @@ from __future__ import annotations
 import numpy as np
 
 from kernelrank.errors import InvalidParameterError
+from learners.measures import precision_recall_f1
 
-__all__ = ["FEATURES", "document_features", "DocumentStage"]
+__all__ = ["FEATURES", "document_features", "DocumentStage", "bagged_threshold"]
 
 #: The names of the document-level features, in column order (module docstring).
 FEATURES = ("max_score", "second_score", "mean_score", "empty_bag", "log_mention_pairs",
@@ -127,6 +128,41 @@ def document_features(scores, candidates):
     return F
 
 
+def bagged_threshold(y, scores, documents, n_resamples=200, seed=0):
+    """The decision threshold of held-out ``scores``: the median, over ``n_resamples``
+    bootstrap resamples of whole documents, of each resample's best-F threshold
+    (:func:`learners.measures.best_f_threshold`); with ``n_resamples=0`` the best-F
+    threshold of all scores.
+
+    The best-F threshold of one sample is the arg-max of a step function and jumps with a
+    few documents when the training set is small (50 abstracts: ≈ 100 related pairs);
+    bagging it (Breiman 1996, "Bagging predictors", Machine Learning 24(2), applied to the
+    threshold) trades that variance for a little bias.  On BioRED dev with the stage trained
+    on 50 random abstracts (seeds 0–2) it raised F from 0.654 / 0.720 / 0.577 to 0.699 /
+    0.720 / 0.645 (the oracle threshold's: 0.701 / 0.746 / 0.733).  Resamples without a
+    related candidate are skipped.  O(n_resamples · n log n)."""
+    from learners.measures import best_f_threshold
+
+    y = np.asarray(y, dtype=float)
+    scores = np.asarray(scores, dtype=float)
+    if n_resamples <= 0:
+        return float(best_f_threshold(y, scores).threshold)
+    documents = np.asarray(documents)
+    order = np.argsort(documents, kind="stable")
+    names, starts = np.unique(documents[order], return_index=True)
+    bounds = np.append(starts, len(order))
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(int(n_resamples)):
+        pick = rng.integers(0, len(names), len(names))
+        idx = np.concatenate([order[bounds[k]:bounds[k + 1]] for k in pick])
+        if (y[idx] > 0).any() and (y[idx] < 0).any():
+            found.append(best_f_threshold(y[idx], scores[idx]).threshold)
+    if not found:
+        return float(best_f_threshold(y, scores).threshold)
+    return float(np.median(found))
+
+
 class DocumentStage:
     """Gaussian-kernel RLS on the standardized document features (module docstring), as a
     reduced-set model over a Nyström basis of training candidates.
@@ -140,14 +176,17 @@ class DocumentStage:
                                       candidates when there are fewer; 300 — for 19
                                       features; the leave-one-document-out cost per
                                       document grows with it)
-    seed : int                        the basis sample
+    seed : int                        the basis sample and the threshold's resamples
+    n_resamples : int                 bootstrap resamples of the training documents for the
+                                      decision threshold (:func:`bagged_threshold`; 0: the
+                                      best-F threshold of all held-out scores)
 
     Attributes
     ----------
     mean_, scale_ : the standardization (all attributes are set by :meth:`fit`)
     basis_ : ndarray (r, d)           the standardized basis candidates
     dual_coef_ : ndarray (r,)         ``f(z) = Σ_j c_j exp(−γ‖z − b_j‖²)``
-    alpha_, gamma_, threshold_ : the chosen λ, γ and best-F threshold
+    alpha_, gamma_, threshold_ : the chosen λ, γ and the (bagged) best-F threshold
     inner_auc_, inner_f1_ : their pooled leave-one-document-out AUC and F
     holdout_scores_ : the leave-one-document-out scores of the training candidates
 
@@ -163,11 +202,12 @@ class DocumentStage:
     or 0.01 and λ 2 or 8).
     """
 
-    def __init__(self, alphas=None, gammas=None, n_basis=300, seed=0):
+    def __init__(self, alphas=None, gammas=None, n_basis=300, seed=0, n_resamples=200):
         self.alphas = alphas
         self.gammas = gammas
         self.n_basis = n_basis
         self.seed = seed
+        self.n_resamples = n_resamples
 
     def fit(self, F, y, documents):
         """Choose (λ, γ) by pooled leave-one-document-out AUC and fit; ``documents``: the
@@ -205,10 +245,12 @@ class DocumentStage:
                 best = (gamma, sel, nmap)
         gamma, sel, nmap = best
         self.alpha_, self.gamma_ = float(sel.best_params["alpha"]), float(gamma)
-        self.threshold_ = float(sel.threshold)
         self.inner_auc_ = float(sel.best_score)
-        self.inner_f1_ = float(sel.threshold_details[sel.best_index].f1)
         self.holdout_scores_ = sel.holdout_predictions_of_best()
+        self.threshold_ = bagged_threshold(y, self.holdout_scores_, documents,
+                                           self.n_resamples, self.seed)
+        self.inner_f1_ = float(precision_recall_f1(y, self.holdout_scores_,
+                                                   self.threshold_).f1)
         w = np.asarray(sel.model.regularization_path([self.alpha_]))[0].ravel()
         self.basis_ = Z[nmap.basis_indices_]
         self.dual_coef_ = nmap.coef_to_dual(w)

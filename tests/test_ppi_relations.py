@@ -204,3 +204,20 @@ def test_relation_sets_by_name_resolve_in_the_data_directory(tmp_path):
     with pytest.raises(DataNotFoundError, match="corpora fetch biored"):
         relations_path(tmp_path, "biored-dev")
     assert set(RELATION_SETS) == {"biored", "biored-dev", "bc6ppim"}
+
+
+def test_bagged_threshold():
+    from learners.measures import best_f_threshold, precision_recall_f1
+    from ppi.document_stage import bagged_threshold
+
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(400) < 0.2, 1.0, -1.0)
+    docs = np.repeat(np.arange(40), 10)
+    noisy = y + rng.normal(size=400)
+    assert bagged_threshold(y, noisy, docs, 0) == best_f_threshold(y, noisy).threshold
+    t = bagged_threshold(y, noisy, docs, 50, seed=3)
+    assert t == bagged_threshold(y, noisy, docs, 50, seed=3)
+    assert noisy.min() < t < noisy.max()
+    # separable scores: every resample's best-F threshold separates, so the median does
+    separable = y + 0.1 * rng.random(400)
+    assert precision_recall_f1(y, separable, bagged_threshold(y, separable, docs)).f1 == 1.0

@@ -131,11 +131,11 @@ def main(argv=None):
                 try:
                     fit = fit_documents(system, sub, Xs, w_src if transfer else None, info)
                 except Exception as exc:          # a tiny subset may hold one class
-                    out["curve"].append({"n": n, "seed": seed, "transfer": transfer,
+                    out["curve"].append({"abstracts": n, "seed": seed, "transfer": transfer,
                                          "error": str(exc)})
                     continue
-                row = {"n": n, "seed": seed, "transfer": transfer, **_measures(fit, Xdv, dv),
-                       "beta": fit.info["beta"]}
+                row = {**_measures(fit, Xdv, dv), "abstracts": n, "seed": seed,
+                       "transfer": transfer, "beta": fit.info["beta"]}
                 out["curve"].append(row)
                 logging.info("n=%d seed=%d transfer=%s: AUC %.3f F %.3f", n, seed, transfer,
                              row["auc"], row["f1"])
@@ -166,10 +166,10 @@ def _write(out, d):
     curve = {}
     for r in out["curve"]:
         if "error" not in r:
-            curve.setdefault((r["n"], r["transfer"]), []).append(r)
+            curve.setdefault((r["abstracts"], r["transfer"]), []).append(r)
     rows = []
     for (n, transfer), rs in sorted(curve.items()):
-        rows.append({"n": n, "transfer": transfer, "runs": len(rs),
+        rows.append({"abstracts": n, "transfer": transfer, "runs": len(rs),
                      "auc": float(np.mean([r["auc"] for r in rs])),
                      "auc_sd": float(np.std([r["auc"] for r in rs])),
                      "f1": float(np.mean([r["f1"] for r in rs])),
@@ -179,9 +179,9 @@ def _write(out, d):
         xs = [r for r in rows if r["transfer"] == transfer]
         if xs:
             lab = "with" if transfer else "without"
-            ax.errorbar([r["n"] for r in xs], [r["f1"] for r in xs],
+            ax.errorbar([r["abstracts"] for r in xs], [r["f1"] for r in xs],
                         [r["f1_sd"] for r in xs], fmt=style, label=f"F, {lab} transfer")
-            ax.errorbar([r["n"] for r in xs], [r["auc"] for r in xs],
+            ax.errorbar([r["abstracts"] for r in xs], [r["auc"] for r in xs],
                         [r["auc_sd"] for r in xs], fmt=style, alpha=0.5,
                         label=f"AUC, {lab} transfer")
     ax.set_xscale("log")
@@ -193,7 +193,8 @@ def _write(out, d):
     md = ["# The documents system on BioRED dev", "",
           markdown_table(out["variants"], ["system", "precision", "recall", "f1", "auc"]),
           "", "## Learning curve (mean ± sd over seeds)", "",
-          markdown_table(rows, ["n", "transfer", "runs", "f1", "f1_sd", "auc", "auc_sd"]),
+          markdown_table(rows, ["abstracts", "transfer", "runs", "f1", "f1_sd", "auc",
+                                "auc_sd"]),
           "", "![learning curve](learning_curve.png)", "",
           f"Wall time {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
           f"average {out['load_average'][0]:.1f} → {out['load_average'][1]:.1f}.", ""]

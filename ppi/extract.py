@@ -474,6 +474,17 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
                 {t.lower() for t in mention_types})}
 
 
+def run_paths(input, model, output, lexicon=None):
+    """The :class:`kernelrank.paths.PathSpec` of a run: its inputs, and ``OUT``, ``OUT.parts``
+    (removed as a whole when the run ends or starts ``--overwrite``) and ``OUT.lock``."""
+    from kernelrank.paths import PathSpec
+
+    out = Path(output)
+    return (PathSpec().input("--input", input).input("--model", model)
+            .input("--lexicon", lexicon).output("--output", out)
+            .output("--output", f"{out}.parts", "tree").output("--output", f"{out}.lock"))
+
+
 def _output_format(output, output_format):
     if output_format is None:
         output_format = "tsv" if str(output).endswith(".tsv") else "jsonl"
@@ -499,7 +510,9 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
     the lock ``OUT.lock`` (default ``sys.argv``).
     """
     from kernelrank.parallel import check_scheduler_address
+    from kernelrank.paths import refuse_overwriting_inputs
 
+    refuse_overwriting_inputs(run_paths(input, model, output, lexicon))
     if chunk_size < 1:
         raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
     if workers is not None and workers < 0:

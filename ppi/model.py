@@ -91,7 +91,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from kernelrank.atomic import atomic_directory, atomic_open, write_json
+from kernelrank.atomic import (atomic_directory, atomic_open, read_consistently, save_npz,
+                               strict_json, write_json)
 from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from learners.kernels import gaussian_of, squared_row_norms
@@ -264,10 +265,13 @@ class PPIModel:
         else:
             fields, arrays = self._single_view_payload()
         meta.update(fields)
-        with atomic_directory(d) as tmp:
+        # checked by the loader before it replaces anything (what is saved can be loaded);
+        # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
+        with atomic_directory(d, validate=PPIModel.load) as tmp:
             with atomic_open(tmp / "weights.npz", "wb") as handle:
-                np.savez_compressed(handle, **arrays)
+                save_npz(handle, arrays)
             meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
+            meta = strict_json(meta)          # the seal is over what the file holds
             meta["meta_sha256"] = meta_sha256(meta)
             write_json(tmp / "model.json", meta)
         return d
@@ -304,8 +308,9 @@ class PPIModel:
         """Version 4: per view its weight, pruned vocabulary and block of ``weights``."""
         f = self.featurizer
         views, arrays, apg = [], {}, None
+        slices = _view_slices(f)
         for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
-            block = weights[f.view_slices_[view]]
+            block = weights[slices[view]]
             part = f._parts[view]
             if kind == "apg":
                 apg = part.vectorizer
@@ -337,8 +342,16 @@ class PPIModel:
         CorpusFormatError
             A file is damaged, altered, of another model, or a field has a wrong type or
             value (the message names the file and the field).
+        ConcurrentChangeError
+            Another run kept replacing ``directory`` while it was read (a reader sees the
+            old or the new model, or this retryable error:
+            :func:`kernelrank.atomic.read_consistently`).
         """
         d = Path(directory)
+        return read_consistently([d], lambda: cls._load(d), what=f"the PPI model {d}")
+
+    @classmethod
+    def _load(cls, d):
         if not (d / "model.json").is_file() or not (d / "weights.npz").is_file():
             raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                     "weights.npz); create one with `python -m ppi train`")
@@ -354,6 +367,18 @@ class PPIModel:
                        gamma=meta["kernel"]["gamma"])
         return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
                    meta.get("training"))
+
+
+def _view_slices(featurizer):
+    """The columns of each view in a multi-view featurizer's rows — of its fitted
+    vocabularies, so also of a loaded model (which has never transformed anything)."""
+    slices, start = {}, 0
+    for view in featurizer.views:
+        part = featurizer._parts[view]
+        width = (part.vectorizer if isinstance(part, PairFeaturizer) else part)._n_columns()
+        slices[view] = slice(start, start + width)
+        start += width
+    return slices
 
 
 def _apg_arrays(vectorizer, weights):

@@ -142,6 +142,44 @@ def atomic_directory(path, validate=None):
         raise
 
 
+@contextlib.contextmanager
+def atomic_files(paths, validate=None):
+    """Context manager yielding temporary paths (one per path of ``paths``, same names, in
+    a fresh temporary folder beside the first) whose files replace ``paths`` on success.
+
+    For files that belong together without a folder of their own (a model's ``.json`` and
+    ``.npz``): ``validate`` (if given) is called with the list of temporary paths once the
+    block has ended — the reader's checks on the pair — and only then are the files moved
+    into place, each atomically, in the order given (so a reader that checks the last
+    against the first sees a mixture only between two renames, and
+    :func:`read_consistently` waits it out). The block writes the files itself; they are
+    ``fsync``-ed before they are moved."""
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        guard_write(path, "file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise InvalidParameterError(f"{path} is a directory; give a file name for this "
+                                        "output")
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{paths[0].name}.", suffix=".tmp",
+                                   dir=paths[0].parent))
+    try:
+        tmps = [tmpdir / p.name for p in paths]
+        yield tmps
+        for tmp, path in zip(tmps, paths):
+            try:
+                with open(tmp, "rb") as handle:
+                    os.fsync(handle.fileno())
+                os.chmod(tmp, 0o666 & ~_umask())
+            except OSError as exc:
+                raise named_os_error(exc, path) from exc
+        _validated(paths[0], tmpdir, validate and (lambda _: validate(tmps)))
+        for tmp, path in zip(tmps, paths):
+            os.replace(tmp, path)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 

@@ -19,7 +19,10 @@ Formats (``FORMATS``)
     ``PMID|t|title`` and ``PMID|a|abstract`` lines, then standoff annotation lines
     ``PMID<TAB>start<TAB>end<TAB>text<TAB>type[<TAB>concept id]`` (0-based, exclusive end, over
     ``title + " " + abstract``), records separated by blank lines.  Relation lines
-    (``PMID<TAB>relation<TAB>...``, second field not a number) are ignored.  An annotation
+    (``PMID<TAB>type<TAB>id<TAB>id...``, the type a word such as ``CID`` or ``Association``) are
+    ignored; a line that is neither an annotation (offsets in plain decimal digits) nor a
+    relation is a malformed record (``21a`` or `` 21`` as an offset is not taken for a
+    relation type and skipped silently).  An annotation
     whose text is not at its offsets is repaired, or dropped with ``skip_bad``; identical
     annotations are merged (:mod:`corpora.standoff`, counted in :class:`ReadStats`).
 ``bioc-xml``, ``bioc-json``
@@ -64,7 +67,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import READ_ERRORS, open_binary, reading, xml_error
+from corpora.lines import READ_ERRORS, open_binary, reading, strict_int, xml_error
 from corpora.documents import Mention, ReadStats, TextDocument
 from corpora.standoff import align_mentions
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
@@ -137,6 +140,24 @@ def read_text(path, *, one_document=False, skip_bad=False, stats=None):
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([a-z])\|(.*)$")
 
 
+#: a relation type of a PubTator relation line (``CID``, ``Association``, ``Bind``, …)
+_RELATION_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+
+
+def _pubtator_line_kind(fields):
+    """``"annotation"`` (decimal start and end offsets), ``"relation"`` (a relation type and
+    at least two ids) or None — a line that is neither (an offset ``21a`` or `` 21`` is not
+    taken for a relation)."""
+    try:
+        strict_int(fields[1]), strict_int(fields[2])
+        return "annotation"
+    except (IndexError, ValueError):
+        pass
+    if len(fields) >= 4 and _RELATION_TYPE.fullmatch(fields[1]):
+        return "relation"
+    return None
+
+
 def _pubtator_record(lines, path, skip_bad, stats):
     """``lines``: [(lineno, line)] of one record → TextDocument or None (skipped)."""
     first = lines[0][0]
@@ -169,17 +190,19 @@ def _pubtator_record(lines, path, skip_bad, stats):
             if fields[0] != pmid:
                 raise CorpusFormatError(f"annotation of PMID {fields[0]!r} inside the record of "
                                         f"{pmid!r}", path=path, line=lineno, record=pmid)
-            if len(fields) >= 2 and not fields[1].lstrip("-").isdigit():
-                continue                                       # relation line
+            kind = _pubtator_line_kind(fields)
+            if kind == "relation":
+                continue
+            if kind is None:
+                raise CorpusFormatError(
+                    f"neither an annotation (PMID, start, end, text, type[, id]: start and end "
+                    f"decimal offsets) nor a relation (PMID, relation type, id, id, ...): "
+                    f"fields {fields[1:3]!r}", path=path, line=lineno, record=pmid)
             if len(fields) < 5:
                 raise CorpusFormatError(f"annotation line has {len(fields)} tab-separated fields, "
                                         "expected PMID, start, end, text, type[, id]",
                                         path=path, line=lineno, record=pmid)
-            try:
-                start, end = int(fields[1]), int(fields[2])
-            except ValueError:
-                raise CorpusFormatError(f"bad offsets {fields[1]!r}-{fields[2]!r}", path=path,
-                                        line=lineno, record=pmid) from None
+            start, end = strict_int(fields[1]), strict_int(fields[2])
             m = Mention(start, end, fields[3], fields[4] or None,
                         fields[5] if len(fields) > 5 and fields[5] else None)
             mentions.append((lineno, m))

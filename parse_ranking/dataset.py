@@ -93,8 +93,18 @@ def select_sentences(treebank, min_length=8, max_length=30, max_sentences=None, 
     if not files:
         raise DataNotFoundError(f"no *.conllu or *.conllu.gz files in {treebank}; pass the "
                                 "CRAFT folder, e.g. ../shared/data/craft/conllu")
-    eligible = [s for f in files for s in iter_conllu(f)
-                if min_length <= len(s.tokens) <= max_length]
+    eligible, seen = [], {}
+    for f in files:
+        for s in iter_conllu(f):
+            key = sentence_key(s)          # unique in a file by the reader; across files here
+            if key in seen:
+                raise CorpusFormatError(
+                    f"sentence {key} again: it is already the sentence at {seen[key]}; the "
+                    "build keys its records by document and sentence id — rename one",
+                    path=s.path, line=s.line, record=s.sent_id)
+            seen[key] = f"{s.path}, line {s.line}"
+            if min_length <= len(s.tokens) <= max_length:
+                eligible.append(s)
     if max_sentences is not None and max_sentences < len(eligible):
         keep = np.sort(np.random.default_rng(seed).permutation(len(eligible))[:max_sentences])
         eligible = [eligible[i] for i in keep]
@@ -358,8 +368,8 @@ def load_dataset(path, return_counts=False, max_parses=None):
     DataNotFoundError
         ``path`` does not exist.
     CorpusFormatError
-        A line that is not a JSON object or lacks a key; a sentence id twice (the mark of
-        two concurrent builds before builds took a lock); a build that has not finished
+        A line that is not a JSON object or lacks a key; a sentence id twice (from an older
+        release's build of a treebank repeating an id, or two builds at once); a build that has not finished
         (its ``.meta.json`` says ``complete: false``).
     """
     path = Path(path)
@@ -396,8 +406,9 @@ def _read_records(path, max_parses=None):
             if first_line.setdefault(rec["id"], lineno) != lineno:
                 raise CorpusFormatError(
                     f"sentence {rec['id']!r} again (first at line {first_line[rec['id']]}); "
-                    "a file written twice by concurrent builds — build it afresh into a new "
-                    "file", path=path, line=lineno, record=rec["id"])
+                    "the file was built by an older release from a treebank that repeats a "
+                    "sentence id, or by two builds at once (builds now refuse both) — build "
+                    "it afresh into a new file", path=path, line=lineno, record=rec["id"])
             status[rec["status"]] = status.get(rec["status"], 0) + 1
             if rec["status"] == STATUS_OK:
                 if max_parses and isinstance(rec["parses"], list):

@@ -206,11 +206,13 @@ _FIELDS = {"kernel": str, "kernel_options": dict, "alpha": _NUMBER, "n_positive"
            "n_negative": int}
 _FIELDS_V2 = {"learner": str, "selection": str, "intercept": _NUMBER}
 #: kernel option → (type, test of the value, what it must be)
+#: (the bounds of ``homology train``'s options: the kernel's work and memory grow with k, m
+#: and the half-width, so a file claiming more is refused, not computed)
 _OPTIONS = {
-    "k": (int, lambda v: v >= 1, "null or a positive integer"),
-    "m": (int, lambda v: v >= 0, "null or a non-negative integer"),
+    "k": (int, lambda v: 1 <= v <= 14, "null or an integer in 1..14"),
+    "m": (int, lambda v: 0 <= v <= 4, "null or an integer in 0..4"),
     "mode": (str, lambda v: v in LOCALITY_MODES, f"one of {LOCALITY_MODES}"),
-    "half_width": (int, lambda v: v >= 0, "a non-negative integer"),
+    "half_width": (int, lambda v: 0 <= v <= 1000, "an integer in 0..1000"),
     "theta": (_NUMBER, lambda v: v > 0, "a positive number"),
     "groups": (list, lambda v: bool(v) and all(isinstance(g, str) and g in FEATURE_GROUPS
                                                for g in v) and len(set(v)) == len(v),

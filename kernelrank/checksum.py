@@ -1,5 +1,5 @@
 """SHA-256 digests: of a file, read in 1 MiB blocks (time O(size), memory O(1)), of a file or
-a folder's files by content (:func:`content_sha256`, the fingerprint a resumed run compares),
+a folder's files by content (:func:`files_sha256`, the fingerprint a resumed run compares),
 and of a JSON object in canonical form (the seal a saved model puts on its own metadata)."""
 
 import hashlib
@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["file_sha256", "content_sha256", "canonical_json", "json_sha256"]
+__all__ = ["file_sha256", "files_sha256", "canonical_json", "json_sha256"]
 
 
 def file_sha256(path):
@@ -19,7 +19,7 @@ def file_sha256(path):
     return digest.hexdigest()
 
 
-def content_sha256(path, pattern="*"):
+def files_sha256(path, pattern="*"):
     """Hex SHA-256 of what ``path`` holds: a file's bytes, or, for a folder, the names and
     bytes of its files matching ``pattern`` (not hidden, not in sub-folders), in name order.
 

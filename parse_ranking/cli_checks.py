@@ -13,14 +13,12 @@ _LEARNING = {"max_parses": (1, 10 ** 6), "max_sentences": (1, 10 ** 9), "window"
 _COREG = {"coreg_basis": (0, 10 ** 7), "coreg_inner_folds": (2, 1000)}
 
 
-def _treebank(args):
-    return args.treebank or resolve_data_dir(getattr(args, "data_dir", None)) / "craft/conllu"
-
-
 def _build(args):
     out = Path(args.output)
-    return (PathSpec().input("--treebank", _treebank(args)).output("--output", out)
-            .output("--output", f"{out}.meta.json").output("--output", f"{out}.lock"))
+    data = resolve_data_dir(args.data_dir)        # its craft/conllu without --treebank
+    return (PathSpec().input("--treebank", args.treebank).input("--data-dir", data)
+            .output("--output", out).output("--output", f"{out}.meta.json")
+            .output("--output", f"{out}.lock"))
 
 
 def _cv(args):

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import named_os_error, write_json
-from kernelrank.checksum import content_sha256
+from kernelrank.checksum import files_sha256
 from corpora.conllu import iter_conllu, token_offsets
 from corpora.lines import open_text, reading
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
@@ -280,7 +280,7 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
     meta_path = output.with_name(output.name + ".meta.json")
     # the treebank's content is part of the build's identity: trees edited between a kill
     # and the resume must not be joined to records of their old version
-    source = content_sha256(treebank, "*.conllu*") if Path(treebank).is_dir() else None
+    source = files_sha256(treebank, "*.conllu*") if Path(treebank).is_dir() else None
     if output.exists() and meta_path.exists():
         old = _read_meta(meta_path, output)
         if old.get("options") != opts:

@@ -12,10 +12,7 @@ from pathlib import Path
 from kernelrank.cli import Checks
 from kernelrank.datadir import resolve_data_dir
 from kernelrank.paths import PathSpec
-
-#: the widest hashed all-paths feature space (``--hash-features``; a saved model's
-#: ``n_features``): the weight vector is dense over it (8 bytes a column, 512 MB here)
-MAX_HASH_FEATURES = 2 ** 26
+from ppi.names import MAX_HASH_FEATURES
 
 #: bounds of the options of the evaluation and training commands (:func:`_model_options`)
 _MODEL_BOUNDS = {"n_basis": (1, 2 ** 31 - 1), "gamma": (0, None),

@@ -105,7 +105,7 @@ import time
 from pathlib import Path
 
 from kernelrank.atomic import atomic_open, write_json
-from kernelrank.checksum import content_sha256
+from kernelrank.checksum import files_sha256
 from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
@@ -465,10 +465,10 @@ def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, col
     and the resume (same size, same time) is never resumed from stale chunks."""
     input = Path(input)
     return {"input": str(input.resolve()),
-            "input_sha256": content_sha256(input, "*.txt"), "format": format,
+            "input_sha256": files_sha256(input, "*.txt"), "format": format,
             "model": str(Path(model_dir).resolve()),
-            "model_sha256": content_sha256(model_dir),
-            "lexicon_sha256": content_sha256(lexicon), "chunk_size": chunk_size,
+            "model_sha256": files_sha256(model_dir),
+            "lexicon_sha256": files_sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
             "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse,
             "record_version": RECORD_VERSION,

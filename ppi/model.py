@@ -99,7 +99,7 @@ from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
-from ppi.names import VARIANTS
+from ppi.names import MAX_HASH_FEATURES, VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 #: the version of multi-view models (single-view ones are written as :data:`VERSION`)
@@ -593,9 +593,10 @@ def _check_apg_settings(path, f, version):
     if "n_features" not in f:
         raise _bad(path, "no field 'featurizer.n_features'")
     n = f["n_features"]
-    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or a positive "
-                         "integer")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool)
+                          or not 1 <= n <= MAX_HASH_FEATURES):
+        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or an integer "
+                         f"in 1..{MAX_HASH_FEATURES} (the dense weights are sized by it)")
     if f["variant"] not in VARIANTS or f["min_weight"] < 0:
         raise _bad(path, f"featurizer variant {f['variant']!r} / min_weight "
                          f"{f['min_weight']!r}: expected one of {VARIANTS} and a number >= 0")

@@ -196,8 +196,9 @@ def _tsv_line(r):
     return "\t".join(clean(x) for x in row) + "\n"
 
 
-#: one encoder for every record (``json.dumps`` with options builds one per call)
-_JSON = json.JSONEncoder(ensure_ascii=False)
+#: one encoder for every record (``json.dumps`` with options builds one per call); strict
+#: JSON: a non-finite score could never be written (the model's weights are checked finite)
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 def format_records(records, output_format):

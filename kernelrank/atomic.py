@@ -318,9 +318,19 @@ def _identity(path):
 
 
 #: how long :func:`read_consistently` waits for a writer to finish (seconds), and how long
-#: it watches a failed read's files for a change (a writer between its two renames)
+#: it watches a failed read's files for a change while a writer's temporary file is beside
+#: them (a writer between its two renames)
 READ_DEADLINE = 10.0
-READ_GRACE = 0.3
+READ_GRACE = 1.0
+
+
+def _writer_beside(paths):
+    """A writer of :mod:`kernelrank.atomic` is at work on one of ``paths``: its temporary
+    ``.<name>.<random>.tmp`` (or the ``.old`` of a directory being swapped) is beside it."""
+    import glob
+
+    return any(next(p.parent.glob(f".{glob.escape(p.name)}.*.{end}"), None) is not None
+               for p in paths for end in ("tmp", "old"))
 
 
 def read_consistently(paths, load, what="the files", deadline=None, grace=None):
@@ -328,9 +338,10 @@ def read_consistently(paths, load, what="the files", deadline=None, grace=None):
     atomically) — retried while they change under it.
 
     A read that fails with a typed error or an ``OSError`` is retried when one of ``paths``
-    was replaced meanwhile or is replaced within ``grace`` seconds (a writer of two files
-    between its two steps); otherwise its error is raised as it is (a damaged or missing
-    model stays that). After ``deadline`` seconds of changes the reader gives up with a
+    was replaced meanwhile, or is replaced within ``grace`` seconds while a writer's
+    temporary file lies beside them (a writer of two files between its two renames);
+    otherwise its error is raised at once, as it is (a damaged or missing model stays
+    that). After ``deadline`` seconds of changes the reader gives up with a
     :class:`~kernelrank.errors.ConcurrentChangeError`. A read that succeeds returns at once:
     the sealed formats of the project (a model's JSON records its weights' checksum) make a
     successful read one consistent version.
@@ -346,7 +357,7 @@ def read_consistently(paths, load, what="the files", deadline=None, grace=None):
             return load()
         except (KernelrankError, OSError) as exc:
             error = exc
-        watch_until = time.monotonic() + grace
+        watch_until = time.monotonic() + (grace if _writer_beside(paths) else 0.0)
         while [_identity(p) for p in paths] == before:
             if time.monotonic() >= watch_until:
                 raise error

@@ -380,9 +380,9 @@ def check_numbers(parser, args, bounds):
                     what = "a finite number" if action.type is float else "a 64-bit integer"
                 else:
                     what = ("a number" if action.type is float else "an integer") + \
-                        (f" > {low:g}" if open_low else f" >= {low:g}" if low is not None
+                        (f" > {low:,}" if open_low else f" >= {low:,}" if low is not None
                          else "") + (" and" if low is not None and high is not None else "") \
-                        + (f" <= {high:g}" if high is not None else "")
+                        + (f" <= {high:,}" if high is not None else "")
                 raise InvalidParameterError(f"{option} {v!r}: give {what}")
 
 

@@ -170,6 +170,17 @@ def strict_json_files(*folders):
     return n
 
 
+def _trained(code, err, *outputs):
+    """Whether a ``train`` saved a model (exit 0); otherwise it must have exited 2 with an
+    ``error:`` line and written none of ``outputs``."""
+    if code == 2:
+        _refused(code, err)
+        assert not any(Path(p).exists() for p in outputs), outputs
+        return False
+    assert code == 0, err
+    return True
+
+
 def _refused(code, err, *words):
     assert code == 2, err
     assert err.startswith("error: ") and "Traceback" not in err, err
@@ -599,12 +610,8 @@ def test_ppi_train_saves_what_predict_loads_or_exits_2(case, system, data_dir, t
     corpus = _lll_slice(data_dir, tmp_path / "c.xml", n_docs, edit)
     code = main(["train", "--input", str(corpus), *PPI_SYSTEMS[system], "--model",
                  str(tmp_path / "m"), "--output-dir", str(tmp_path / "r"), "--quiet"])
-    err = capsys.readouterr().err
-    if code == 2:
-        _refused(code, err)
-        assert not (tmp_path / "m").exists()
+    if not _trained(code, capsys.readouterr().err, tmp_path / "m"):
         return
-    assert code == 0, err
     assert main(["predict", "--input", str(corpus), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "p")]) == 0, capsys.readouterr().err
     assert strict_json_files(tmp_path / "r", tmp_path / "p", tmp_path / "m") == 3
@@ -646,12 +653,8 @@ def test_homology_train_saves_what_predict_loads_or_exits_2(case, train, tmp_pat
     p, n = _fasta(tmp_path / "p.fa", "p", pos), _fasta(tmp_path / "n.fa", "n", neg)
     code = main(["train", "--positives", str(p), "--negatives", str(n), *HOMOLOGY_TRAINS[train],
                  "--model", str(tmp_path / "h.npz")])
-    err = capsys.readouterr().err
-    if code == 2:
-        _refused(code, err)
-        assert not (tmp_path / "h.npz").exists()
+    if not _trained(code, capsys.readouterr().err, tmp_path / "h.npz"):
         return
-    assert code == 0, err
     assert main(["predict", "--model", str(tmp_path / "h.npz"), "--input", str(p),
                  "--output", str(tmp_path / "s.tsv")]) == 0, capsys.readouterr().err
     scores = [float(line.split("\t")[1]) for line in
@@ -693,12 +696,8 @@ def test_parse_ranking_train_saves_what_loads_or_exits_2(case, ranker, tmp_path,
     data.write_text("".join(json.dumps(r) + "\n" for r in _parse_records(case)))
     code = main(["train", "--data", str(data), "--output-model", str(tmp_path / "m"),
                  "--ranker", ranker, "--alphas", "1"])
-    err = capsys.readouterr().err
-    if code == 2:
-        _refused(code, err)
-        assert not list(tmp_path.glob("m.*"))
+    if not _trained(code, capsys.readouterr().err, *tmp_path.glob("m.*")):
         return
-    assert code == 0, err
     load_model(tmp_path / "m")          # what `rank` loads (which also needs Link Grammar)
     assert strict_json_files(tmp_path / "m.json") == 1
 
@@ -860,3 +859,37 @@ def test_every_reading_open_goes_through_the_shared_opener():
     unlisted = {k: v for k, v in found.items() if k not in allowed}
     assert not unlisted, ("files read outside corpora.lines (use open_text / open_binary and "
                           f"reading(), or list the call here with its reason): {unlisted}")
+
+
+# =============================================================== models read while replaced
+def test_parse_ranking_model_pair_read_while_replaced(tmp_path):
+    """The ``.json`` + ``.npz`` pair is replaced file by file: a reader meeting it between the
+    two renames waits for the second (the writer's temporary folder is beside it), so every
+    load gives one model whole, or a retryable ConcurrentChangeError — never 'damaged'."""
+    import threading
+
+    from kernelrank.errors import ConcurrentChangeError
+    from parse_ranking.model import load_model, train_model
+    records = _parse_records("one article")
+    train_model(records, tmp_path / "m", alphas=[1.0])
+    done, errors, seen = threading.Event(), [], set()
+
+    def write():
+        try:
+            for k in range(16):
+                train_model(records, tmp_path / "m", alphas=[1.0 if k % 2 else 4.0])
+        finally:
+            done.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    while not done.is_set():
+        try:
+            seen.add(str(load_model(tmp_path / "m")[0]["fit_info"].get("alpha")))
+        except ConcurrentChangeError:
+            pass
+        except Exception as exc:          # noqa: BLE001 - what the test is about
+            errors.append(exc)
+    writer.join()
+    assert not errors, errors[:3]
+    assert seen

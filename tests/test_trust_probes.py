@@ -861,6 +861,28 @@ def test_every_reading_open_goes_through_the_shared_opener():
                           f"reading(), or list the call here with its reason): {unlisted}")
 
 
+# ============================================================== saved, loaded, saved again
+@pytest.mark.parametrize("system", ["paper-v", "multiview", "multicorpus"])
+def test_a_loaded_ppi_model_saves_to_the_same_bytes(system, data_dir, tmp_path):
+    """Versions 3 (one view), 4 (several) and 5 (Gaussian): load, save, same two files."""
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    corpus = _lll_slice(data_dir, tmp_path / "c.xml", 12)
+    assert main(["train", "--input", str(corpus), *PPI_SYSTEMS[system], "--model",
+                 str(tmp_path / "m"), "--output-dir", str(tmp_path / "r"), "--quiet"]) == 0
+    PPIModel.load(tmp_path / "m").save(tmp_path / "again")
+    for name in ("model.json", "weights.npz"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "m" / name).read_bytes()
+
+
+@pytest.mark.parametrize("kernel", ["mismatch", "locality+features"])
+def test_a_loaded_homology_model_saves_to_the_same_bytes(kernel, tmp_path):
+    from homology.model import load_model, save_model
+    model = _homology_model(tmp_path, kernel)
+    save_model(tmp_path / "again.npz", load_model(model))
+    assert (tmp_path / "again.npz").read_bytes() == model.read_bytes()
+
+
 # =============================================================== models read while replaced
 def test_parse_ranking_model_pair_read_while_replaced(tmp_path):
     """The ``.json`` + ``.npz`` pair is replaced file by file: a reader meeting it between the

@@ -7,6 +7,9 @@ graph kernel (Airola et al. 2008, Paper V).
   python -m ppi benchmark                    all of the above on the five corpora
   python -m ppi ablation                     each view / parse alone, combinations, Paper V
   python -m ppi train --corpus LLL --model M save a model (JSON + npz, no pickle)
+  python -m ppi train --relations-from TRAIN.pubtator --model M
+                                             learn from document-level relations (BioRED,
+                                             your curators' PubTator / BioC files)
   python -m ppi predict --input F --model M  score the candidate pairs of a corpus file
   python -m ppi extract --model M --input F --format pubtator --output OUT.jsonl
                                              score every candidate pair of raw text
@@ -102,6 +105,28 @@ def _transfer_option(p, what="cross-validate", sources=True):
                             "every other benchmark corpus)")
 
 
+def _documents_options(p):
+    from ppi.relations import DEFAULT_ENTITY_TYPES
+
+    g = p.add_argument_group("documents system (with --relations-from)")
+    g.add_argument("--relations-format", choices=("pubtator", "bioc-xml", "bioc-json"),
+                   default=None, help="format of --relations-from (default: from the file "
+                                      "name or root element)")
+    g.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
+                   help="mention types whose concepts are paired (default: "
+                        f"{' '.join(DEFAULT_ENTITY_TYPES)} — genes and gene products)")
+    g.add_argument("--instances", choices=("sil", "mi"), default="sil",
+                   help="labels of a related pair's mention pairs: sil — all positive "
+                        "(single-instance learning, default); mi — re-assigned by the model "
+                        "(mi-RLS, Andrews et al. 2003; not with --transfer)")
+    g.add_argument("--no-document-stage", action="store_true",
+                   help="score a gene pair by the maximum of its mention pairs only (no "
+                        "document-level features; pairs that never share a sentence stay "
+                        "unscored)")
+    g.add_argument("--skip-bad", action="store_true",
+                   help="skip malformed records of --relations-from (counted)")
+
+
 def _experiment(sub, name, help, jobs=True):
     p = sub.add_parser(name, help=help)
     add_common(p, data_dir="the PPI corpora (ppi/<NAME>-learning-format.xml.gz)",
@@ -116,7 +141,12 @@ def build_parser():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = _experiment(sub, "cv", "10-fold document-level cross-validation on one corpus")
-    p.add_argument("--corpus", required=True, choices=CORPORA)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--corpus", choices=CORPORA)
+    g.add_argument("--relations-from", metavar="FILE",
+                   help="a PubTator / BioC file with document-level relations: cross-validate "
+                        "the documents system on it (whole documents per fold)")
+    _documents_options(p)
     p.add_argument("--folds", type=int, default=10)
     p.add_argument("--leaky", action="store_true",
                    help="LEAKY pair-level random folds (for comparison only, thesis §5.5)")
@@ -145,8 +175,15 @@ def build_parser():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--corpus", choices=CORPORA)
     g.add_argument("--input", help="a learning-format XML file (gz or plain)")
+    g.add_argument("--relations-from", metavar="FILE",
+                   help="a PubTator / BioC file whose relations are given per document "
+                        "(PubTator relation lines PMID<TAB>type<TAB>id1<TAB>id2, BioC "
+                        "relations): train the documents system on spaCy's parse — the "
+                        "model `ppi extract` uses on raw text; scores every gene pair of "
+                        "a document")
     p.add_argument("--model", required=True, help="model directory to write")
     _transfer_option(p, "train")
+    _documents_options(p)
 
     p = sub.add_parser("predict", help="score candidate pairs with a saved model")
     p.add_argument("--input", required=True, help="a learning-format XML file (gz or plain)")
@@ -243,10 +280,15 @@ def build_parser():
     p.add_argument("--input", required=True,
                    help="output of `ppi aggregate` (every co-mentioned pair: not "
                         "--positive-only)")
-    p.add_argument("--gold", required=True, help="BioC XML or JSON file with document-level "
-                                                 "relations (infons Gene1, Gene2)")
-    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json"), default=None,
-                   help="default: bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--gold", required=True, help="BioC XML / JSON (infons Gene1, Gene2) or "
+                                                 "PubTator file with document-level "
+                                                 "relations")
+    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json", "pubtator"),
+                   default=None, help="default: pubtator for a name with .pubtator or "
+                                      "'pubtator', bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
+                   help="mention types whose concepts make the gold file's candidate pairs "
+                        "(default: Gene GeneOrGeneProduct)")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")
@@ -279,9 +321,33 @@ def _settings(args):
         transfer=getattr(args, "transfer", None))
 
 
+def _document_system(args):
+    from ppi.document_system import DocumentSystem
+    from ppi.relations import DEFAULT_ENTITY_TYPES
+
+    transfer = True if args.transfer is None else args.transfer
+    return DocumentSystem(
+        entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
+        instances=args.instances, document_stage=not args.no_document_stage,
+        transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
+        alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
+        progress=not args.quiet)
+
+
 def _cv(args):
     from ppi.report import cv_line
     from ppi.runs import run_cv
+
+    if args.relations_from:
+        from ppi.document_runs import cv_documents
+
+        r, written = cv_documents(args.output_dir, _document_system(args), args.relations_from,
+                                  folds=args.folds, format=args.relations_format,
+                                  data_dir=args.data_dir, skip_bad=args.skip_bad)
+        m = r["mean"]
+        return Summary(written, [f"{r['data']['candidates']} candidate pairs: P "
+                                 f"{100 * m['precision']:.1f} R {100 * m['recall']:.1f} F "
+                                 f"{100 * m['f1']:.1f} AUC {100 * m['auc']:.1f} (fold means)"])
 
     r, written = run_cv(args.corpus, args.output_dir, _settings(args), data_dir=args.data_dir,
                         folds=args.folds, leaky=args.leaky, sources=args.sources)
@@ -331,6 +397,20 @@ def _ablation(args):
 
 def _train(args):
     from ppi.training import train
+
+    if args.relations_from:
+        from ppi.document_runs import train_documents
+
+        res, written = train_documents(args.model, args.output_dir, _document_system(args),
+                                       args.relations_from, format=args.relations_format,
+                                       data_dir=args.data_dir, skip_bad=args.skip_bad)
+        sel = res["selection"]
+        line = (f"λ = {sel['alpha']:g}" + (f", β = {sel['beta']:g}" if sel.get("beta")
+                                            is not None else "")
+                + f"; leave-one-document-out AUC {100 * sel.get('stage_auc', sel['instance_auc']):.1f}"
+                + (f", F {100 * sel['stage_f1']:.1f}" if "stage_f1" in sel else "")
+                + f"; threshold {res['threshold']:.4g}")
+        return Summary(written, [line])
 
     res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
                          input=args.input, data_dir=args.data_dir, sources=args.sources)
@@ -394,9 +474,14 @@ def _evaluate_documents(args):
 
     r, written = run_evaluate_documents(args.input, args.gold, args.output_dir,
                                         gold_format=args.gold_format, skip_bad=args.skip_bad,
-                                        model_note=args.note)
+                                        model_note=args.note, entity_types=args.entity_types)
     m, c = r["model"], r["cooccurrence"]
+    k = r["candidates"]
     return Summary(written, [
+        f"candidates ({k['n']}, {k['related']} related): P "
+        f"{100 * k['model']['precision']:.1f} R {100 * k['model']['recall']:.1f} F "
+        f"{100 * k['model']['f1']:.1f} AUC {100 * k['model']['auc']:.1f}; sentence "
+        f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}",
         f"model: P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} F {100 * m['f1']:.1f}"
         + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None else ""),
         f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "

@@ -68,7 +68,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import learner_input, resolve_learner, select_parameters
+    from ppi.evaluation import expansion, learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
     from ppi.views import MultiViewFeaturizer
@@ -94,7 +94,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
                                     settings.select_by, prior=g)
     del K
     check_fit(choice, data.y, path)
-    Xb, coef = _expansion(sel, data, choice["alpha"])
+    Xb, coef = expansion(sel.model, data.X, choice["alpha"])
     if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
         beta = choice["beta"]
         coef = coef[:, 0] - beta * coef[:, 1]
@@ -121,17 +121,6 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
 
 
-def _expansion(sel, data, alpha):
-    """``(rows, coefficients)`` of a fitted selection at ``alpha``: its basis rows (reduced
-    set) or all training rows, and their dual coefficients (a column per target column)."""
-    import numpy as np
-
-    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
-    coef = np.asarray(model.regularization_path([alpha]))[0]
-    basis = getattr(model, "basis_indices_", None)
-    return (data.X if basis is None else data.X[basis]), coef
-
-
 def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
     benchmark corpora (all five for a file of one's own), featurized with it in one
@@ -142,7 +131,7 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     scores of them, each source model's ``(rows, coefficients)``, and what they were."""
     import numpy as np
 
-    from ppi.evaluation import select_parameters
+    from ppi.evaluation import expansion, select_parameters
     from ppi.names import CORPORA
     from ppi.runs import kernel_function, read_corpora
     from ppi.transfer import leak_guarded, sentence_texts
@@ -162,7 +151,7 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
                                         settings.alpha_grid, settings.learner,
                                         settings.n_basis, settings.seed, settings.select_by)
         g = g + np.asarray(sel.predict(kernel_fn(key, s)), dtype=float)
-        X, c = _expansion(sel, d, choice["alpha"])
+        X, c = expansion(sel.model, d.X, choice["alpha"])
         parts.append((X, c))
         info["source_alpha"][s] = choice["alpha"]
         info["dropped_pairs"][s] = dropped[s]

@@ -1,0 +1,202 @@
+"""The document stage: one score per candidate concept pair of a document, from its mention
+pairs' scores and where the two concepts are mentioned (the second stage of the
+``documents`` system, :mod:`ppi.document_system`).
+
+Why a second stage.  The maximum over mention pairs (:mod:`ppi.aggregate`) says "some
+sentence states it"; document-level relation corpora (BioRED: Luo et al. 2022) annotate what
+the *abstract* reports, and which gene pairs that is depends on the document as much as on one
+sentence: a pair of the abstract's main genes, named in the title and again and again, is
+related far more often than two genes of a list, and 4–12 % of the related pairs never share a
+sentence.  Combining the mention-level classifier's output with such document-level evidence
+is the design of the strongest document-level systems of the BioCreative V CDR task (Xu et
+al. 2016, "CD-REST", Database baw036; Peng, Wei & Lu 2016, "Improving chemical disease
+relation extraction with rich features and weakly labeled data", J. Cheminformatics 8:53:
+a sentence-level and a document-level classifier, the latter on counts, positions and the
+title) — here as stacking (Wolpert 1992): the second stage is trained on the first stage's
+*held-out* scores (leave-one-document-out, exact, :mod:`ppi.document_system`), so it learns
+how far to trust them.
+
+Features of a candidate ``(a, b)`` (:data:`FEATURES`; symmetric in ``a`` and ``b``: per-concept
+features enter as their minimum and maximum):
+
+* the bag's scores: maximum, second best, mean (0 for an empty bag), whether the bag is
+  empty, ``log(1 + mention pairs)``, ``log(1 + sentences holding both)``;
+* each concept: ``log(1 + its mentions)``, mentioned in the title, its frequency rank in the
+  document (0 = most mentioned, / number of concepts), the fraction of the document's
+  sentences naming it, the position of its first mention (/ document length);
+* the pair: ``log(1 + sentences between the closest mentions)`` (0 when they share one),
+  both among the two most mentioned concepts; the document: ``log`` of its number of
+  concepts.
+
+The model (:class:`DocumentStage`): RLS with the Gaussian kernel on the standardized
+features (kernel ridge regression on 17 numbers; thesis §2.7), λ and γ chosen by
+leave-one-document-out AUC through the engine (:func:`learners.selection.select`), the
+decision threshold the best-F one at the winner.  Scoring ``n`` candidates against ``m``
+training candidates: O(n m d) with d = 17 — negligible beside parsing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernelrank.errors import InvalidParameterError
+
+__all__ = ["FEATURES", "document_features", "DocumentStage"]
+
+#: The names of the document-level features, in column order (module docstring).
+FEATURES = ("max_score", "second_score", "mean_score", "empty_bag", "log_mention_pairs",
+            "log_shared_sentences", "log_mentions_min", "log_mentions_max", "title_min",
+            "title_max", "rank_min", "rank_max", "sentence_fraction_min",
+            "sentence_fraction_max", "first_position_min", "first_position_max",
+            "log_sentence_distance", "top_two", "log_concepts")
+
+
+def _per_concept(dm):
+    """``{id: (mentions, in title, sentences set, first start)}`` of one document."""
+    out = {}
+    for k, ids in enumerate(dm.ids_of):
+        for i in ids:
+            c = out.get(i)
+            if c is None:
+                c = out[i] = [0, False, set(), int(dm.start[k])]
+            c[0] += 1
+            c[1] = c[1] or bool(dm.in_title[k])
+            c[2].add(int(dm.sentence_of[k]))
+            c[3] = min(c[3], int(dm.start[k]))
+    return out
+
+
+def _bag_statistics(scores, candidates):
+    """Per candidate: max, second best, mean of its bag's scores (0 for an empty bag) and
+    the bag size."""
+    sizes = candidates.bag_sizes
+    n = len(sizes)
+    best = np.zeros(n)
+    second = np.zeros(n)
+    mean = np.zeros(n)
+    filled = np.flatnonzero(sizes > 0)
+    if len(filled):
+        g = np.asarray(scores, dtype=float)[candidates.bag_rows]
+        starts = candidates.bag_ptr[filled]
+        owner = np.repeat(np.arange(n), sizes)
+        g = g[np.lexsort((-g, owner))]            # each bag's scores, best first
+        best[filled] = g[starts]
+        mean[filled] = np.add.reduceat(g, starts) / sizes[filled]
+        two = sizes[filled] >= 2
+        second[filled] = np.where(two, g[np.minimum(starts + 1, len(g) - 1)], best[filled])
+    return best, second, mean, sizes
+
+
+def document_features(scores, candidates):
+    """The feature matrix (candidates × :data:`FEATURES`) of ``candidates``
+    (:class:`ppi.relations.Candidates`) given the mention pairs' ``scores`` (rows in corpus
+    order, as the candidates' bags index them).
+
+    Complexity O(rows + mentions + candidates)."""
+    best, second, mean, sizes = _bag_statistics(scores, candidates)
+    n = len(candidates)
+    F = np.zeros((n, len(FEATURES)))
+    F[:, 0], F[:, 1], F[:, 2] = best, second, mean
+    F[:, 3] = sizes == 0
+    F[:, 4] = np.log1p(sizes)
+    concept_cache = {}
+    for c in range(n):
+        d = int(candidates.doc[c])
+        info = concept_cache.get(d)
+        if info is None:
+            dm = candidates.mentions[d]
+            per = _per_concept(dm)
+            order = sorted(per, key=lambda i: (-per[i][0], per[i][3]))
+            rank = {i: r for r, i in enumerate(order)}
+            info = concept_cache[d] = (per, rank, dm)
+        per, rank, dm = info
+        a, b = per[candidates.id1[c]], per[candidates.id2[c]]
+        ns = max(dm.n_sentences, 1)
+        nc = max(len(per), 1)
+        F[c, 5] = np.log1p(len(a[2] & b[2]))
+        F[c, 6:8] = sorted((np.log1p(a[0]), np.log1p(b[0])))
+        F[c, 8:10] = sorted((float(a[1]), float(b[1])))
+        F[c, 10:12] = sorted((rank[candidates.id1[c]] / nc, rank[candidates.id2[c]] / nc))
+        F[c, 12:14] = sorted((len(a[2]) / ns, len(b[2]) / ns))
+        F[c, 14:16] = sorted((a[3] / max(dm.length, 1), b[3] / max(dm.length, 1)))
+        sa, sb = np.fromiter(a[2], int), np.fromiter(b[2], int)
+        F[c, 16] = np.log1p(np.min(np.abs(sa[:, None] - sb[None, :])))
+        F[c, 17] = float(max(rank[candidates.id1[c]], rank[candidates.id2[c]]) <= 1)
+        F[c, 18] = np.log(nc)
+    return F
+
+
+class DocumentStage:
+    """Gaussian-kernel RLS on the standardized document features (module docstring).
+
+    Parameters
+    ----------
+    alphas : sequence of float        the λ grid (a path: one eigendecomposition per γ)
+    gammas : sequence of float        the γ grid of the Gaussian kernel (per standardized
+                                      feature: ``exp(−γ ‖x − z‖²)``), each a fit
+
+    Attributes (after :meth:`fit`)
+    ---------------------------------
+    mean_, scale_ : the standardization
+    basis_ : ndarray (m, d)           the standardized training candidates
+    dual_coef_ : ndarray (m,)
+    alpha_, gamma_, threshold_ : the chosen λ, γ and best-F threshold
+    inner_auc_, inner_f1_ : their leave-one-document-out AUC and F
+    """
+
+    def __init__(self, alphas=None, gammas=None):
+        self.alphas = alphas
+        self.gammas = gammas
+
+    def fit(self, F, y, documents):
+        """Choose (λ, γ) by pooled leave-one-document-out AUC and fit; ``documents``: the
+        document of every candidate (whole documents are held out)."""
+        from learners import RLS
+        from learners.selection import select
+        from learners.splits import group_sets
+
+        F = np.asarray(F, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if F.ndim != 2 or len(F) != len(y) or not np.isfinite(F).all():
+            raise InvalidParameterError("document features must be a finite candidates × "
+                                        "features matrix with one label per candidate")
+        if len(np.unique(y)) < 2:
+            raise InvalidParameterError("the document stage needs related and unrelated "
+                                        "candidates; the training documents have one class")
+        self.mean_ = F.mean(axis=0)
+        scale = F.std(axis=0)
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        Z = (F - self.mean_) / self.scale_
+        alphas = np.asarray(self.alphas if self.alphas is not None else 2.0 ** np.arange(-6, 9))
+        gammas = list(self.gammas if self.gammas is not None else (0.01, 0.03, 0.1))
+        sets = group_sets(np.asarray(documents))
+        sel = select(RLS(kernel="gaussian"), Z, y, cv=sets, path={"alpha": alphas},
+                     param_grid={"gamma": gammas}, scoring="auc", threshold="f1")
+        best = sel.best_params
+        self.alpha_, self.gamma_ = float(best["alpha"]), float(best["gamma"])
+        self.threshold_ = float(sel.threshold)
+        self.inner_auc_ = float(sel.best_score)
+        self.inner_f1_ = float(sel.threshold_details[sel.best_index].f1)
+        model = RLS(alpha=self.alpha_, kernel="gaussian", gamma=self.gamma_).fit(Z, y)
+        self.basis_ = Z
+        self.dual_coef_ = np.asarray(model.dual_coef_, dtype=float)
+        self.holdout_scores_ = sel.holdout_predictions_of_best()
+        return self
+
+    @classmethod
+    def from_arrays(cls, mean, scale, basis, dual_coef, *, gamma, alpha, threshold):
+        """A fitted stage from its saved arrays (:mod:`ppi.model`, version 6)."""
+        st = cls()
+        st.mean_, st.scale_ = np.asarray(mean, float), np.asarray(scale, float)
+        st.basis_, st.dual_coef_ = np.asarray(basis, float), np.asarray(dual_coef, float)
+        st.gamma_, st.alpha_, st.threshold_ = float(gamma), float(alpha), float(threshold)
+        return st
+
+    def decision_function(self, F):
+        """Scores of candidates with features ``F``: ``Σ_j c_j exp(−γ‖z − b_j‖²)``."""
+        from learners.kernels import kernel_matrix
+
+        Z = (np.asarray(F, dtype=float) - self.mean_) / self.scale_
+        if len(Z) == 0:
+            return np.zeros(0)
+        return kernel_matrix(Z, self.basis_, "gaussian", gamma=self.gamma_) @ self.dual_coef_

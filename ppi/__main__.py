@@ -34,7 +34,7 @@ from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
 from ppi.names import (CORPORA, DEFAULT_SYSTEM, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES,
-                       SELECT_BY, SYSTEMS, VARIANTS)
+                       SELECT_BY, SYSTEMS, TRAIN_DEFAULT_SYSTEM, VARIANTS)
 
 
 def _model_options(p):
@@ -45,13 +45,17 @@ def _model_options(p):
                    help="dependency analysis to use (spacy: spaCy's parse of the sentences, "
                         "added beside the file's two and cached)")
     g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
-                   help=f"every choice below at once (default {DEFAULT_SYSTEM}): paper-v — "
+                   help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
+                        f"{TRAIN_DEFAULT_SYSTEM}): paper-v — "
                         "Airola et al. 2008 as published (pair order, lambda by inner F, the "
                         "all-paths kernel on --parse); multiview — text order, lambda by inner "
                         "AUC, all-paths kernels of both parses + bag of words + shortest-path "
                         "walks, summed normalized kernels; multicorpus — multiview + the "
                         "mention-pair view, the Gaussian of the sum (gamma 1) and transfer "
-                        "from the other corpora (--transfer). The options below override it")
+                        "from the other corpora (--transfer); text — the model for raw text and "
+                        f"`ppi train`'s default ({TRAIN_DEFAULT_SYSTEM}): spaCy's parse (the "
+                        "one raw text gets), linear, with the pair and local views and "
+                        "transfer. The options below override it")
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "
@@ -309,11 +313,11 @@ def build_parser():
 
 
 # ----------------------------------------------------------------------------- handlers
-def _settings(args):
+def _settings(args, system=None):
     from ppi.runs import Settings
 
     return Settings.for_system(
-        args.system, views=args.views, order=args.order, endpoints=args.endpoints,
+        args.system or system, views=args.views, order=args.order, endpoints=args.endpoints,
         select_by=args.select_by, variant=args.variant, parse=args.parse,
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
@@ -412,7 +416,10 @@ def _train(args):
                 + f"; threshold {res['threshold']:.4g}")
         return Summary(written, [line])
 
-    res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
+    from ppi.names import TRAIN_DEFAULT_SYSTEM
+
+    res, written = train(args.model, args.output_dir, _settings(args, TRAIN_DEFAULT_SYSTEM),
+                         corpus=args.corpus,
                          input=args.input, data_dir=args.data_dir, sources=args.sources)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "
                              f"leave-one-document-out F "

@@ -106,7 +106,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     (:func:`ppi.document_system.cross_validate_documents`); ``results.json`` +
     ``results.md`` (per-fold table, ROC plot) in ``output_dir``."""
     from ppi import report
-    from ppi.document_system import (candidate_measures, cross_validate_documents,
+    from ppi.document_system import (candidate_auc, cross_validate_documents,
                                      featurize_documents, source_model)
 
     t0 = time.perf_counter()
@@ -116,7 +116,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     cv = cross_validate_documents(system, rc, feats.rows[0].X, folds=folds, w_source=w_src,
                                   source_info=info)
     c = rc.candidates
-    pooled_auc = candidate_measures(c.y, cv["scores"], np.inf)["auc"]
+    pooled_auc = candidate_auc(c.y, cv["scores"])
     res = {"file": str(relations_from), "system": system.config(), "data": _data_summary(rc),
            "folds": cv["folds"], "mean": cv["mean"], "pooled_auc": pooled_auc,
            "source": _jsonable({k: v for k, v in info.items() if k != "dropped_pairs"}),

@@ -50,7 +50,8 @@ from ppi.relations import DEFAULT_ENTITY_TYPES, bag_max
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
            "featurize_documents", "fit_documents", "predict_documents",
-           "cross_validate_documents", "candidate_measures", "source_model"]
+           "cross_validate_documents", "candidate_measures", "candidate_auc",
+           "source_model"]
 
 log = logging.getLogger(__name__)
 
@@ -327,6 +328,13 @@ def predict_documents(fit, X, candidates):
     """Candidate scores and decisions (``score > threshold``)."""
     s = fit.candidate_scores(X, candidates)
     return s, s > fit.threshold
+
+
+def candidate_auc(y, scores):
+    """AUC of candidate ``scores`` (−inf: never scored, ranked last)."""
+    from learners.measures import auc
+
+    return float(auc(y, _lowest(scores)))
 
 
 def candidate_measures(y, scores, threshold):

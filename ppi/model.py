@@ -570,6 +570,9 @@ def _load_multiview(d, meta):
     except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
         raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
                                 "`python -m ppi train`", path=d / "model.json") from None
+    ends = np.cumsum([len(b) for b in blocks])           # a loaded model saves again
+    featurizer.view_slices_ = {v: slice(int(e - len(b)), int(e))
+                               for v, b, e in zip(views, blocks, ends)}
     return featurizer, np.concatenate(blocks), arrays
 
 

@@ -31,7 +31,8 @@ ENDPOINTS = ("all", "head")
 SELECT_BY = ("f1", "auc")
 
 
-#: The systems ``--system`` names: every featurization and selection choice at once.
+#: The systems ``--system`` names: every featurization and selection choice at once
+#: (``documents``, learned from document-level relations, is :mod:`ppi.document_system`).
 #: ``paper-v`` — Airola et al. 2008 as published (Tables 1–5 reproduce with it);
 #: (``views`` None: the all-paths kernel on ``--parse`` alone);
 #: ``multiview`` — issue 14's first system: text order, λ by inner AUC, the all-paths kernels
@@ -50,7 +51,15 @@ SYSTEMS = {
                     "views": ("apg:split_parse", "apg:Charniak-Lease", "bow",
                               "path:split_parse", "path:Charniak-Lease", "pair"),
                     "gamma": 1.0, "transfer": True},
+    "text": {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
+             "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
+             "bow_parse": "spacy", "transfer": True},
 }
+#: ``text`` — the default of ``ppi train``: the model for raw text, trained on the parse raw
+#: text gets (spaCy's, added to the corpus sentences and cached; parser-matched), linear
+#: (one weight vector: extraction at the parser's speed), with the pair and local views and
+#: transfer from the other corpora (their spaCy-parsed models' mean; linear too).
+TRAIN_DEFAULT_SYSTEM = "text"
 #: The weights β of the source hypothesis the transfer CV chooses from (0: none;
 #: :mod:`ppi.transfer`).
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)

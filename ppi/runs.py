@@ -66,6 +66,8 @@ class Settings:
     #: CV towards a source hypothesis trained on the other benchmark corpora
     #: (:mod:`ppi.transfer`)
     transfer: bool = False
+    #: whose tokens the ``bow`` and ``local`` views read (``spacy`` for the ``text`` system)
+    bow_parse: str = "split_parse"
 
     def __post_init__(self):
         if self.alphas is not None:
@@ -118,17 +120,21 @@ class Settings:
             raise InvalidParameterError("several views are combined as a sum of normalized "
                                         "kernels; --no-normalize applies to one view only")
         return MultiViewFeaturizer(self.views, variant=self.variant, settings=graph,
-                                   n_features=self.hash_features)
+                                   n_features=self.hash_features, bow_parse=self.bow_parse)
 
     def parses(self):
         """The canonical parse names of ``views`` (:func:`ppi.views.view_parses`), or
         ``parse`` when ``views`` is None."""
         from corpora.ppi_xml import resolve_parse_name
-        from ppi.views import view_parses
+        from ppi.views import VIEW_KINDS, parse_view, view_parses
 
         if self.views is None:
             return (resolve_parse_name(self.parse),)
-        return view_parses(self.views)
+        parses = view_parses(self.views)
+        if any(not VIEW_KINDS[parse_view(v)[0]] for v in self.views):   # bow, local, pair
+            bow = resolve_parse_name(self.bow_parse)
+            parses += (bow,) if bow not in parses else ()
+        return parses
 
     def config(self):
         return {"system": self.system, "variant": self.variant, "parse": self.parse,
@@ -137,7 +143,8 @@ class Settings:
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
                 "hash_features": self.hash_features, "gamma": self.gamma,
-                "alphas": self.alpha_grid.tolist(), "transfer": self.transfer}
+                "alphas": self.alpha_grid.tolist(), "transfer": self.transfer,
+                "bow_parse": self.bow_parse}
 
 
 @contextlib.contextmanager

@@ -1,9 +1,9 @@
 """Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
 score the candidate pairs of a learning-format file with a saved one.
 
-* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the
-  ``multicorpus`` system of the evaluation commands), choose λ (by the system's inner
-  criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the ``text``
+  system, :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`: spaCy's parse, linear, transfer), choose
+  λ (by the system's inner criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
   :mod:`ppi.transfer`) and the decision threshold by leave-one-document-out
   (:func:`ppi.evaluation.select_parameters`), save the model (:mod:`ppi.model`: version 4
   for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
@@ -47,9 +47,9 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     ----------
     model_dir, output_dir : path
     settings : ppi.runs.Settings or None
-        The system (None: :data:`ppi.names.DEFAULT_SYSTEM`, the evaluation commands'
-        default): Paper V's single all-paths view is saved as a version 3 model, several
-        views (``multiview``) as version 4, and with ``settings.gamma`` (the Gaussian top
+        The system (None: :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`, the model for raw
+        text): Paper V's single all-paths view is saved as a version 3 model, several views
+        (``multiview``, ``text``) as version 4, and with ``settings.gamma`` (the Gaussian top
         kernel) as version 5: its basis rows and dual coefficients (:mod:`ppi.model`).
     corpus, input, data_dir
         A benchmark corpus name and the data folder, or a learning-format file.
@@ -74,7 +74,10 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     from ppi.views import MultiViewFeaturizer
 
     _check_outputs(model_dir, output_dir)
-    settings = settings or Settings.for_system()
+    if settings is None:
+        from ppi.names import TRAIN_DEFAULT_SYSTEM
+
+        settings = Settings.for_system(TRAIN_DEFAULT_SYSTEM)
     f = settings.featurizer()
     if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
         raise InvalidParameterError(

@@ -27,13 +27,15 @@ def _data_dir(args, spec):
 
 def _experiment(*names):
     def paths(args):
-        return _data_dir(args, PathSpec()).folder("--output-dir", args.output_dir,
-                                                  *_REPORT, *names)
+        spec = _data_dir(args, PathSpec()).input("--relations-from",
+                                                 getattr(args, "relations_from", None))
+        return spec.folder("--output-dir", args.output_dir, *_REPORT, *names)
     return paths
 
 
 def _train(args):
-    spec = _data_dir(args, PathSpec().input("--input", args.input))
+    spec = _data_dir(args, PathSpec().input("--input", args.input)
+                     .input("--relations-from", args.relations_from))
     return spec.output("--model", args.model, "tree").folder("--output-dir", args.output_dir,
                                                              *_REPORT)
 

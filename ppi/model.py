@@ -329,9 +329,8 @@ class PPIModel:
         """Version 4: per view its weight, pruned vocabulary and block of ``weights``."""
         f = self.featurizer
         views, arrays, apg = [], {}, None
-        slices = _view_slices(f)
         for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
-            block = weights[slices[view]]
+            block = weights[f.view_slices_[view]]
             part = f._parts[view]
             if kind == "apg":
                 apg = part.vectorizer
@@ -464,18 +463,6 @@ def load_model(directory):
     """The model saved in ``directory`` (:meth:`PPIModel.load`: a :class:`DocumentModel`
     for version 6)."""
     return PPIModel.load(directory)
-
-
-def _view_slices(featurizer):
-    """The columns of each view in a multi-view featurizer's rows — of its fitted
-    vocabularies, so also of a loaded model (which has never transformed anything)."""
-    slices, start = {}, 0
-    for view in featurizer.views:
-        part = featurizer._parts[view]
-        width = (part.vectorizer if isinstance(part, PairFeaturizer) else part)._n_columns()
-        slices[view] = slice(start, start + width)
-        start += width
-    return slices
 
 
 def _apg_arrays(vectorizer, weights):

@@ -48,7 +48,8 @@ from kernelrank.cli import COMMON_BOUNDS, subcommand_parsers
 PROGRAMS = ("ppi", "homology", "parse_ranking", "corpora", "learners")
 
 #: string options that are not paths (names, lists, grids, free text)
-NOT_PATHS = {"views", "mention_types", "scheduler", "note", "sentence", "alphas", "Cs",
+NOT_PATHS = {"views", "mention_types", "entity_types", "scheduler", "note", "sentence",
+             "alphas", "Cs",
              "groups", "families", "configs", "rankers", "basis", "coreg_views",
              "coreg_alphas", "coreg_mus"}
 #: options parsed with kernelrank.cli.parse_grid that do not say GRID in their help
@@ -596,7 +597,8 @@ PPI_DEGENERATE = {
 }
 PPI_SYSTEMS = {"paper-v": ["--system", "paper-v"], "multiview": ["--system", "multiview"],
                "multiview bow": ["--system", "multiview", "--views", "bow"],
-               "multicorpus": ["--system", "multicorpus", "--no-transfer"]}
+               "multicorpus": ["--system", "multicorpus", "--no-transfer"],
+               "text": ["--system", "text", "--no-transfer"]}
 
 
 @pytest.mark.parametrize("system", PPI_SYSTEMS)
@@ -615,6 +617,44 @@ def test_ppi_train_saves_what_predict_loads_or_exits_2(case, system, data_dir, t
     assert main(["predict", "--input", str(corpus), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "p")]) == 0, capsys.readouterr().err
     assert strict_json_files(tmp_path / "r", tmp_path / "p", tmp_path / "m") == 3
+
+
+def _biored_slice(data_dir, path, n_docs, edit=None):
+    """The first ``n_docs`` records of the real BioRED training file (PubTator with
+    relations); ``edit``: record text → record text."""
+    src = Path(data_dir) / "biored" / "Train.PubTator.gz"
+    if not src.exists():
+        pytest.skip(f"{src} absent")
+    records = gzip.decompress(src.read_bytes()).decode("utf-8").strip().split("\n\n")
+    path.write_text("\n\n".join(map(edit or (lambda r: r), records[:n_docs])) + "\n")
+    return path
+
+
+def _no_relations(record):
+    return "\n".join(line for line in record.split("\n")
+                     if not re.match(r"\d+\t[A-Za-z]", line))
+
+
+DOCUMENT_CASES = {"one document": (1, None), "no relations": (6, _no_relations),
+                  "twenty documents": (20, None)}
+
+
+@pytest.mark.parametrize("case", DOCUMENT_CASES)
+def test_ppi_train_documents_saves_what_loads_or_exits_2(case, data_dir, tmp_path, capsys):
+    """``ppi train --relations-from`` (the documents system, on spaCy's parse; without the
+    transfer's source corpora): a model :class:`ppi.model.PPIModel` loads (what ``ppi
+    extract`` reads), strict JSON, or exit 2 with the reason."""
+    pytest.importorskip("spacy")
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    n_docs, edit = DOCUMENT_CASES[case]
+    src = _biored_slice(data_dir, tmp_path / "train.pubtator", n_docs, edit)
+    code = main(["train", "--relations-from", str(src), "--no-transfer", "--model",
+                 str(tmp_path / "m"), "--output-dir", str(tmp_path / "r"), "--quiet"])
+    if not _trained(code, capsys.readouterr().err, tmp_path / "m"):
+        return
+    PPIModel.load(tmp_path / "m")
+    assert strict_json_files(tmp_path / "r", tmp_path / "m") == 2
 
 
 HOMOLOGY_SETS = {
@@ -817,6 +857,7 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("ppi/model.py", "_load_npz"): "a sealed model archive (allow_pickle=False)",
         ("ppi/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
         ("ppi/spacy_analyses.py", "_read_cache"): "its own cache",
+        ("ppi/relations.py", "_read_cache"): "its own cache of parsed documents",
         ("homology/model.py", "load_model"): "a sealed model archive (allow_pickle=False)",
         ("homology/runs.py", "reusable"): "its own stored results",
         ("parse_ranking/model.py", "_load"): "a sealed model archive (allow_pickle=False)",

@@ -21,18 +21,16 @@ the fix). The classes these cases belong to are probed in ``tests/test_trust_pro
 
 import gzip
 import json
-import os
 import shutil
-import threading
 
 import numpy as np
 import pytest
 from conftest import lll_abstracts, write_pubtator_file
 from test_trust_probes import (_letor_folder, _lll_slice, _same_size_and_time_edit,
-                               strict_json_files)
+                               read_while_replaced, strict_json_files)
 
 from kernelrank.atomic import loads_strict
-from kernelrank.errors import ConcurrentChangeError, CorpusFormatError
+from kernelrank.errors import CorpusFormatError
 
 
 # ----------------------------------------------------------------------- 1. input destroyed
@@ -247,25 +245,9 @@ def test_a_model_read_while_it_is_replaced_is_old_new_or_a_retryable_error(
     b = PPIModel.load(tmp_path / "a")
     b.threshold += 1.0
     target = shutil.copytree(tmp_path / "a", tmp_path / "m")
-    done, errors, seen = threading.Event(), [], set()
-
-    def write():
-        try:
-            for k in range(12):
-                (b if k % 2 == 0 else a).save(target)
-        finally:
-            done.set()
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    while not done.is_set():
-        try:
-            seen.add(PPIModel.load(target).threshold)
-        except ConcurrentChangeError:
-            pass
-        except Exception as exc:          # noqa: BLE001 - what the test is about
-            errors.append(exc)
-    writer.join()
+    seen, errors = read_while_replaced(
+        [lambda m=m: m.save(target) for m in [b, a] * 6],
+        lambda: PPIModel.load(target).threshold)
     assert not errors, errors[:3]
     assert seen <= {a.threshold, b.threshold} and seen
     assert json.loads((target / "model.json").read_text())["threshold"] == a.threshold

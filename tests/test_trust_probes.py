@@ -929,18 +929,29 @@ def test_parse_ranking_model_pair_read_while_replaced(tmp_path):
     """The ``.json`` + ``.npz`` pair is replaced file by file: a reader meeting it between the
     two renames waits for the second (the writer's temporary folder is beside it), so every
     load gives one model whole, or a retryable ConcurrentChangeError — never 'damaged'."""
-    import threading
-
-    from kernelrank.errors import ConcurrentChangeError
     from parse_ranking.model import load_model, train_model
     records = _parse_records("one article")
     train_model(records, tmp_path / "m", alphas=[1.0])
+    seen, errors = read_while_replaced(
+        [lambda a=a: train_model(records, tmp_path / "m", alphas=[a]) for a in [4.0, 1.0] * 8],
+        lambda: str(load_model(tmp_path / "m")[0]["fit_info"].get("alpha")))
+    assert not errors, errors[:3]
+    assert seen
+
+
+def read_while_replaced(writes, read):
+    """Call the ``writes`` one after another in a thread while ``read()`` is called in a loop:
+    ``(set of the values read, unexpected errors)`` — a ConcurrentChangeError is expected
+    (retryable), any other error is not."""
+    import threading
+
+    from kernelrank.errors import ConcurrentChangeError
     done, errors, seen = threading.Event(), [], set()
 
     def write():
         try:
-            for k in range(16):
-                train_model(records, tmp_path / "m", alphas=[1.0 if k % 2 else 4.0])
+            for w in writes:
+                w()
         finally:
             done.set()
 
@@ -948,11 +959,10 @@ def test_parse_ranking_model_pair_read_while_replaced(tmp_path):
     writer.start()
     while not done.is_set():
         try:
-            seen.add(str(load_model(tmp_path / "m")[0]["fit_info"].get("alpha")))
+            seen.add(read())
         except ConcurrentChangeError:
             pass
-        except Exception as exc:          # noqa: BLE001 - what the test is about
+        except Exception as exc:          # noqa: BLE001 - what the probe is about
             errors.append(exc)
     writer.join()
-    assert not errors, errors[:3]
-    assert seen
+    return seen, errors

@@ -805,6 +805,35 @@ def test_extract_killed_then_input_edited_is_refused_not_resumed(edit, nlp, data
     assert not out.exists()
 
 
+def test_build_killed_then_treebank_edited_is_refused_not_resumed(data_dir, tmp_path,
+                                                                   capsys):
+    """``parse_ranking build`` stopped after its first chunk; one gold tree edited (its
+    time kept); the rerun refuses instead of joining the old records to the new trees."""
+    from conftest import write_craft_slice
+    from parse_ranking.__main__ import main
+    from parse_ranking.linkgrammar import is_available
+    if not is_available():
+        pytest.skip("Link Grammar C library absent")
+    (tmp_path / "bank").mkdir()
+    bank = write_craft_slice(data_dir, tmp_path / "bank", ("11319941",), max_length=14,
+                             per_article=2)
+    out = tmp_path / "d.jsonl"
+    argv = ["build", "--treebank", str(bank), "--output", str(out), "--quiet",
+            "--max-parses", "3", "--max-length", "14", "--jobs", "1", "--chunk-size", "1"]
+    assert main(argv) == 0
+    meta = Path(f"{out}.meta.json")                # as a build killed after one chunk
+    out.write_text(out.read_text().split("\n", 1)[0] + "\n")
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "complete": False}))
+    tree = bank / "11319941.conllu.gz"
+    st = tree.stat()
+    text = gzip.decompress(tree.read_bytes()).decode()
+    head = re.search(r"\n1\t[^\n]*\t(\d+)\t", text)
+    edited = text[:head.start(1)] + ("2" if head.group(1) != "2" else "3") + text[head.end(1):]
+    tree.write_bytes(gzip.compress(edited.encode(), mtime=0))
+    os.utime(tree, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _refused(main(argv), capsys.readouterr().err, "other trees")
+
+
 def test_homology_reuse_of_results_on_edited_data_recomputes(data_dir, tmp_path,
                                                             monkeypatch):
     """``benchmark --reuse`` takes stored results only when they were made on data of the

@@ -78,7 +78,7 @@ def main(argv=None):
     dv = read_relation_corpus(dev, default, source="dev")
     feats = featurize_documents(default, [tr, dv], data)
     Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
-    w_src, info = source_model(default, feats)
+    w_src, info = source_model(default, feats, data)
     out = {"train": str(train), "dev": str(dev), "source": {k: v for k, v in info.items()
                                                             if k != "dropped_pairs"},
            "variants": [], "curve": []}
@@ -108,6 +108,19 @@ def main(argv=None):
                 row["inner_auc"] = fit.info["stage_auc"]
             out["variants"].append(row)
             logging.info("%s: %s", name, {k: row[k] for k in ("auc", "f1")})
+            if system.document_stage and system.transfer:
+                # item 4: the same model with the cross-sentence candidates left unscored
+                from ppi.document_system import predict_documents
+                full, decided = predict_documents(fit, Xdv, dv.candidates)
+                within = np.where(c.bag_sizes > 0, full, -np.inf)
+                out["variants"].append({
+                    "system": name.replace("(default)", "") + "without cross-sentence pairs",
+                    **candidate_measures(c.y, within, fit.threshold)})
+                cross = c.bag_sizes == 0
+                out["cross_sentence"] = {
+                    "candidates": int(cross.sum()), "related": int((cross & (c.y > 0)).sum()),
+                    "related_found": int((cross & (c.y > 0) & decided).sum()),
+                    "predicted": int((cross & decided).sum())}
     n_docs = len(tr.corpus.documents)
     for n in args.sizes:
         for seed in args.seeds if n < n_docs else args.seeds[:1]:

@@ -110,7 +110,7 @@ def _transfer_option(p, what="cross-validate", sources=True):
 
 
 def _documents_options(p):
-    from ppi.relations import DEFAULT_ENTITY_TYPES
+    from ppi.names import DEFAULT_ENTITY_TYPES
 
     g = p.add_argument_group("documents system (with --relations-from)")
     g.add_argument("--relations-format", choices=("pubtator", "bioc-xml", "bioc-json"),
@@ -327,7 +327,7 @@ def _settings(args, system=None):
 
 def _document_system(args):
     from ppi.document_system import DocumentSystem
-    from ppi.relations import DEFAULT_ENTITY_TYPES
+    from ppi.names import DEFAULT_ENTITY_TYPES
 
     transfer = True if args.transfer is None else args.transfer
     return DocumentSystem(
@@ -447,10 +447,13 @@ def _extract(args):
                 reparse=args.reparse, connect_timeout=args.scheduler_timeout,
                 command=args.command_line, mention_types=args.mention_types)
     written = [args.output, *write_summary_report(s, args.output_dir)]
-    return Summary(written, [f"{s['documents']} documents, {s['sentences']} sentences, "
-                             f"{s['pairs']} candidate pairs, {s['predicted_positive']} "
-                             f"predicted interactions ({s['resumed_chunks']} of {s['chunks']}"
-                             " chunks resumed)"])
+    lines = [f"{s['documents']} documents, {s['sentences']} sentences, {s['pairs']} candidate "
+             f"mention pairs, {s['predicted_positive']} predicted interactions "
+             f"({s['resumed_chunks']} of {s['chunks']} chunks resumed)"]
+    if "candidate_pairs" in s:
+        lines.append(f"{s['candidate_pairs']} candidate gene pairs (documents model), "
+                     f"{s['predicted_candidate_pairs']} predicted related")
+    return Summary(written, lines)
 
 
 def _aggregate(args):
@@ -484,15 +487,16 @@ def _evaluate_documents(args):
                                         model_note=args.note, entity_types=args.entity_types)
     m, c = r["model"], r["cooccurrence"]
     k = r["candidates"]
-    return Summary(written, [
-        f"candidates ({k['n']}, {k['related']} related): P "
+    return Summary(written, ([] if k is None else [
+        f"gold candidates ({k['n']}, {k['related']} related): P "
         f"{100 * k['model']['precision']:.1f} R {100 * k['model']['recall']:.1f} F "
         f"{100 * k['model']['f1']:.1f} AUC {100 * k['model']['auc']:.1f}; sentence "
-        f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}",
-        f"model: P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} F {100 * m['f1']:.1f}"
-        + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None else ""),
+        f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}"]) + [
+        f"co-mentioned pairs: model P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} "
+        f"F {100 * m['f1']:.1f}" + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None
+                                    else ""),
         f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "
-        f"F {100 * c['f1']:.1f} (precision is a lower bound for mutation-only gold)"])
+        f"F {100 * c['f1']:.1f}"])
 
 
 def _mentions(args):

@@ -93,7 +93,7 @@ def gold_candidates(docs, entity_types=None):
     """``{doc id: (candidates, related)}`` of gold documents (PubTator / BioC with mentions
     and relations): the candidate concept pairs (:mod:`ppi.relations`: every unordered pair
     of two distinct ids with a mention of ``entity_types``) and the related ones among them
-    (a relation of any type names both ids)."""
+    (a relation of any type names both ids).  ``{}`` of a document without mentions."""
     import itertools
 
     from corpora.standoff import split_concept_ids
@@ -217,6 +217,8 @@ def _candidate_measures(candidates, predicted, mention_stats):
     scores (a candidate without a prediction ranks below every predicted one), P / R / F
     of the decisions (a candidate without a prediction is not predicted), and the
     sentence co-occurrence baseline (every candidate with a mention pair in one sentence)."""
+    if not any(c for c, _ in candidates.values()):
+        return None                 # the gold file has no mentions of the entity types
     y, s, d, cooc = [], [], [], []
     for doc, (cands, related) in candidates.items():
         for key in sorted(cands):
@@ -305,7 +307,7 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           + r["precision_is_lower_bound_note"] + ".", "",
           markdown_image(png, "precision-recall"), ""]
     c = r["candidates"]
-    md[3:3] = ["## Over the gold file's candidate pairs", "",
+    md[3:3] = [] if c is None else ["## Over the gold file's candidate pairs", "",
                f"{c['n']} candidates ({c['definition']}), {c['related']} related; "
                f"{c['never_scored']} without a prediction ({c['related_never_scored']} of "
                "them related).", "",

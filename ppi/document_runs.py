@@ -63,7 +63,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
     feats = featurize_documents(system, [rc], data_dir)
-    w_src, info = source_model(system, feats)
+    w_src, info = source_model(system, feats, data_dir)
     fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
     training = {"file": str(relations_from), "system": system.config(),
                 "data": _data_summary(rc), "selection": _jsonable(fit.info)}
@@ -112,7 +112,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
     feats = featurize_documents(system, [rc], data_dir)
-    w_src, info = source_model(system, feats)
+    w_src, info = source_model(system, feats, data_dir)
     cv = cross_validate_documents(system, rc, feats.rows[0].X, folds=folds, w_source=w_src,
                                   source_info=info)
     c = rc.candidates

@@ -186,7 +186,7 @@ class DocumentStage:
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (F - self.mean_) / self.scale_
         alphas = np.asarray(self.alphas if self.alphas is not None else 2.0 ** np.arange(-8, 9))
-        gammas = list(self.gammas if self.gammas is not None else (0.01, 0.03, 0.1))
+        gammas = list(self.gammas if self.gammas is not None else (0.003, 0.01, 0.03, 0.1))
         sets = group_sets(np.asarray(documents))
         best = None
         for gamma in gammas:

@@ -175,20 +175,36 @@ def _linear_kernel_input(X, learner, n_basis):
     return learner_input(data, learner, n_basis)
 
 
-def _source_weights(system, features):
+def _source_weights(system, features, data_dir=None):
     """``w_g``: the mean of the source corpora's linear models (each λ by its own
-    leave-one-document-out AUC), over the featurizer's columns; and what they were."""
+    leave-one-document-out AUC; fits cached by :mod:`ppi.source_cache`), over the
+    featurizer's columns; and what they were."""
     from ppi.evaluation import expansion, select_parameters
+    from ppi.names import corpus_path
+    from ppi.source_cache import source_fit
+    from ppi.spacy_analyses import spacy_identity
 
+    settings = {"system": "documents", "views": list(system.views), "order": "text",
+                "bow_parse": "spacy", "spacy": spacy_identity(system.spacy_model),
+                "learner": system.learner, "n_basis": system.n_basis, "seed": system.seed,
+                "alphas": system.alpha_grid.tolist(), "select_by": "auc"}
     ws, info = [], {"sources": [], "source_alpha": {}, "dropped_pairs": features.dropped}
     for name, d in features.sources.items():
-        K = _linear_kernel_input(d.X, system.learner, system.n_basis)
-        sel, choice = select_parameters(K, d.y, d.document_ids, system.alpha_grid,
-                                        system.learner, system.n_basis, system.seed, "auc")
-        Xb, coef = expansion(sel.model, d.X, choice["alpha"])
-        ws.append(np.asarray(Xb.T @ coef).ravel())
+        def fit(d=d):
+            K = _linear_kernel_input(d.X, system.learner, system.n_basis)
+            sel, choice = select_parameters(K, d.y, d.document_ids, system.alpha_grid,
+                                            system.learner, system.n_basis, system.seed,
+                                            "auc")
+            _, coef = expansion(sel.model, d.X, choice["alpha"])
+            basis = getattr(sel.model, "basis_indices_", None)
+            rows = np.arange(len(d)) if basis is None else np.asarray(basis)
+            return choice["alpha"], rows, np.asarray(coef, dtype=float).ravel()
+
+        alpha, rows, coef = source_fit(name, corpus_path(data_dir, name), d, settings, fit,
+                                       data_dir)
+        ws.append(np.asarray(d.X[rows].T @ coef).ravel())
         info["sources"].append(name)
-        info["source_alpha"][name] = choice["alpha"]
+        info["source_alpha"][name] = alpha
     return np.mean(ws, axis=0), info
 
 
@@ -350,12 +366,12 @@ def candidate_measures(y, scores, threshold):
             "related": int((np.asarray(y) > 0).sum())}
 
 
-def source_model(system, features):
+def source_model(system, features, data_dir=None):
     """``(w_g, info)`` of the transfer prior (None, {} without transfer)."""
     if not system.transfer:
         return None, {}
     t0 = time.perf_counter()
-    w, info = _source_weights(system, features)
+    w, info = _source_weights(system, features, data_dir)
     info["source_seconds"] = time.perf_counter() - t0
     log.info("source models %s (%.0f s)", ", ".join(info["sources"]), info["source_seconds"])
     return w, info

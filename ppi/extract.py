@@ -748,7 +748,11 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "sentences": totals.get("sentences", 0),
                "pairs": totals.get("pairs", 0),
                "predicted_positive": totals.get("predicted_positive", 0),
-               "threshold": m.threshold,
+               "threshold": m.pair_threshold,
+               **({"candidate_pairs": totals.get("candidates", 0),
+                   "predicted_candidate_pairs": totals.get("predicted_candidates", 0),
+                   "candidate_threshold": m.threshold}
+                  if getattr(m, "stage", False) is not False else {}),
                "parser": (f"spaCy {spacy_model}" if uses_spacy
                           else "the input's own parse"
                           f"{'s' if len(m.parses) > 1 else ''} "
@@ -802,6 +806,10 @@ def write_summary_report(summary, report_dir=None):
           f"{summary['mentions_without_id']} without a concept id",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
+          *([f"- candidate gene pairs (documents model): {summary['candidate_pairs']}, "
+             f"{summary['predicted_candidate_pairs']} predicted related (threshold "
+             f"{summary['candidate_threshold']:.4g})"] if "candidate_pairs" in summary
+            else []),
           f"- chunks: {summary['chunks']} ({summary['resumed_chunks']} resumed from an "
           "earlier run)", f"- time: {summary['seconds']:.1f} s", ""]
     if summary["skipped_examples"]:

@@ -267,8 +267,10 @@ class PPIModel:
         return self._gaussian_of_products(self.featurizer.scores([corpus], self._basis_t)[0])
 
     def predict(self, corpus):
+        """``(PairSet, scores, decisions)`` of the candidate pairs (``score >
+        pair_threshold``)."""
         data, s = self.decision_function(corpus)
-        return data, s, s > self.threshold
+        return data, s, s > self.pair_threshold
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory):

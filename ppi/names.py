@@ -60,6 +60,10 @@ SYSTEMS = {
 #: (one weight vector: extraction at the parser's speed), with the pair and local views and
 #: transfer from the other corpora (their spaCy-parsed models' mean; linear too).
 TRAIN_DEFAULT_SYSTEM = "text"
+#: The default entity types of both members of a document-level candidate pair (the
+#: ``documents`` system, :mod:`ppi.relations`): genes / gene products (PubTator's and BioC's
+#: ``Gene``, BioRED's ``GeneOrGeneProduct``), compared ignoring case.
+DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 #: The weights β of the source hypothesis the transfer CV chooses from (0: none;
 #: :mod:`ppi.transfer`).
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)

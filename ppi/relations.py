@@ -48,6 +48,7 @@ import numpy as np
 from corpora.standoff import split_concept_ids
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
+from ppi.names import DEFAULT_ENTITY_TYPES
 
 __all__ = ["DEFAULT_ENTITY_TYPES", "Candidates", "RelationCorpus", "DocumentMentions",
            "candidate_mentions", "document_candidates", "build_candidates",
@@ -56,9 +57,6 @@ __all__ = ["DEFAULT_ENTITY_TYPES", "Candidates", "RelationCorpus", "DocumentMent
 
 log = logging.getLogger(__name__)
 
-#: The default entity types of both members of a candidate: genes / gene products
-#: (PubTator's and BioC's ``Gene``, BioRED's ``GeneOrGeneProduct``), compared ignoring case.
-DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 #: Version of the cached parses' layout (part of the cache key).
 _CACHE_FORMAT = 1
 

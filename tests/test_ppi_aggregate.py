@@ -215,3 +215,66 @@ def test_evaluate_documents_known_answer(tmp_path):
                  "--output-dir", tmp_path / "e3", "--skip-bad") == 0
     r3 = json.loads((tmp_path / "e3" / "results.json").read_text())
     assert r3["documents_not_in_gold"] == 2 and r3["candidate_pairs"] == 4
+
+
+def _doc_rec(doc, id1, id2, score, interaction):
+    return {"doc_id": doc, "level": "document", "sentence_id": None,
+            "e1": {"text": f"g{id1}", "concept_id": id1},
+            "e2": {"text": f"g{id2}", "concept_id": id2},
+            "score": score, "interaction": interaction, "mention_pairs": 0}
+
+
+def test_document_records_set_the_pair_scores_and_add_cross_sentence_pairs(tmp_path):
+    """A documents model's output: the document records decide each pair's score and
+    decision; a pair without mention pairs is written with no evidence; the mention
+    maximum is kept as mention_score."""
+    records = [_rec("A", "s0", "p53", "7157", "MDM2", "4193", 0.5),
+               _doc_rec("A", "4193", "7157", -1.5, False),
+               _doc_rec("A", "7157", "1", 2.0, True)]
+    for fmt, write in (("jsonl", _write_jsonl), ("tsv", _write_tsv)):
+        src = write(records, tmp_path / f"pairs.{fmt}")
+        out = tmp_path / f"docs-{fmt}.jsonl"
+        assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
+        rows = {(r["gene1"], r["gene2"]): r for r in _read(out)}
+        assert set(rows) == {("4193", "7157"), ("1", "7157")}
+        a, b = rows[("4193", "7157")], rows[("1", "7157")]
+        assert (a["score"], a["interaction"], a["mention_score"], a["mention_pairs"]) == \
+            (-1.5, False, 0.5, 1)
+        assert (b["score"], b["interaction"], b["mention_score"], b["evidence"]) == \
+            (2.0, True, None, [])
+
+
+def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
+    """The candidate measure by its definition on a hand-made PubTator gold file: every pair
+    of two distinct gene ids with a gene mention; unscored candidates rank last."""
+    gold = tmp_path / "gold.pubtator"
+    gold.write_text(
+        "A|t|p53 MDM2 EGFR KRAS\nA|a|aspirin.\n"
+        "A\t0\t3\tp53\tGeneOrGeneProduct\t7157\n"
+        "A\t4\t8\tMDM2\tGeneOrGeneProduct\t4193\n"
+        "A\t9\t13\tEGFR\tGeneOrGeneProduct\t1956,1957\n"
+        "A\t14\t18\tKRAS\tGeneOrGeneProduct\t-\n"
+        "A\t19\t26\taspirin\tChemicalEntity\tD001241\n"
+        "A\tBind\t7157\t4193\tNovel\n"
+        "A\tAssociation\t1956\t7157\tNo\n"
+        "A\tAssociation\t7157\tD001241\tNo\n", encoding="utf-8")
+    # candidates (7157, 4193, 1956, 1957): 6 pairs; related: (4193, 7157), (1956, 7157)
+    preds = [_doc_rec("A", "4193", "7157", 0.9, True), _doc_rec("A", "1956", "7157", 0.1,
+                                                               False),
+             _doc_rec("A", "1956", "4193", 0.5, True), _doc_rec("A", "1957", "7157", 0.2,
+                                                               False),
+             _doc_rec("A", "7157", "D001241", 3.0, True)]      # not a gene pair: outside
+    src = _write_jsonl(preds, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", gold,
+                 "--output-dir", tmp_path / "e") == 0
+    c = json.loads((tmp_path / "e" / "results.json").read_text())["candidates"]
+    assert (c["n"], c["related"], c["never_scored"], c["related_never_scored"]) == (6, 2, 2, 0)
+    assert c["predictions_outside_candidates"] == 1
+    m = c["model"]
+    # predicted: (4193,7157) TP, (1956,4193) FP → P 1/2, R 1/2
+    assert (m["precision"], m["recall"], m["f1"]) == pytest.approx((0.5, 0.5, 0.5))
+    # scores: related 0.9, 0.1; unrelated 0.5, 0.2, unscored, unscored (lowest)
+    # pairs ranked right: 0.9 beats 4; 0.1 beats the 2 unscored → 6 of 8
+    assert m["auc"] == pytest.approx(6 / 8)

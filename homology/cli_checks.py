@@ -16,7 +16,7 @@ _SCOP_OUTPUTS = ("results.json", "results.md", "roc50_families.png", "roc_famili
 
 
 def _evaluation(args):
-    return PathSpec().input("--data-dir", resolve_data_dir(args.data_dir)).folder(
+    return PathSpec().input("--data-dir", resolve_data_dir(args.data_dir) / "scop153").folder(
         "--output-dir", args.output_dir, *_SCOP_OUTPUTS)
 
 

@@ -54,9 +54,10 @@ def _paths(args):
     from kernelrank.datadir import resolve_data_dir
     from kernelrank.paths import PathSpec
 
-    return (PathSpec().input("--data", args.data)
-            .input("--data-dir", resolve_data_dir(args.data_dir))
-            .folder("--output-dir", args.output_dir, "results.json", "results.md"))
+    spec = PathSpec().input("--data", args.data)
+    if args.data is None:                        # a preset of the data folder
+        spec.input("--data-dir", resolve_data_dir(args.data_dir) / "letor")
+    return spec.folder("--output-dir", args.output_dir, "results.json", "results.md")
 
 
 def _checks():

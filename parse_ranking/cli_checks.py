@@ -15,9 +15,10 @@ _COREG = {"coreg_basis": (0, 10 ** 7), "coreg_inner_folds": (2, 1000)}
 
 def _build(args):
     out = Path(args.output)
-    data = resolve_data_dir(args.data_dir)        # its craft/conllu without --treebank
-    return (PathSpec().input("--treebank", args.treebank).input("--data-dir", data)
-            .output("--output", out).output("--output", f"{out}.meta.json")
+    spec = PathSpec().input("--treebank", args.treebank)
+    if args.treebank is None:                    # the data folder's trees
+        spec.input("--data-dir", resolve_data_dir(args.data_dir) / "craft" / "conllu")
+    return (spec.output("--output", out).output("--output", f"{out}.meta.json")
             .output("--output", f"{out}.lock"))
 
 

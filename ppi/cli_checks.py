@@ -22,7 +22,9 @@ _REPORT = ("results.json", "results.md")
 
 
 def _data_dir(args, spec):
-    return spec.input("--data-dir", resolve_data_dir(getattr(args, "data_dir", None)))
+    """The corpora folder of the data folder (``<data dir>/ppi``: what the commands read;
+    the transfer's cache of source models is written beside it, in ``<data dir>/cache``)."""
+    return spec.input("--data-dir", resolve_data_dir(getattr(args, "data_dir", None)) / "ppi")
 
 
 def _experiment(*names):

@@ -108,4 +108,4 @@ def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsy
         assert main(["cv", "--corpus", "LLL", "--data-dir", str(data_dir), "--alphas", *bad,
                      "--output-dir", str(tmp_path / "bad"), "--quiet"]) == 2
         err = capsys.readouterr().err          # refused before the work, naming the option
-        assert err.startswith("error: --alphas") and "> 0" in err, err
+        assert "error: --alphas" in err and "> 0" in err, err

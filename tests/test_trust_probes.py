@@ -88,11 +88,14 @@ def _string_options(sub):
             and a.type is None and a.choices is None]
 
 
-def _markers(sub, root):
-    """A namespace of ``sub``'s defaults with every string option a distinct existing file
-    ``root/m_<dest>`` (lists: one such file)."""
+def _markers(sub, root, only=None):
+    """A namespace of ``sub``'s defaults with every string option (or, besides the
+    required ones, the one named ``only``) a distinct existing file ``root/m_<dest>``
+    (lists: one such file)."""
     ns = argparse.Namespace(**{a.dest: a.default for a in sub._actions})
     for a in _string_options(sub):
+        if only is not None and a.dest != only and not a.required:
+            continue
         path = root / f"m_{a.dest}"
         path.write_text("x")
         setattr(ns, a.dest, [str(path)] if a.nargs in ("*", "+") else str(path))
@@ -100,11 +103,19 @@ def _markers(sub, root):
 
 
 def _spec(prog, name, sub, root):
-    """``(inputs, outputs)`` of the declared spec as ``{dest: label}`` / ``{dest: kind}``
-    for the options whose value is itself the declared path, and the declared paths."""
+    """``(inputs, outputs, spec)``: ``{dest: sub-path}`` of the options whose value (or a
+    folder below it: ``--data-dir`` → ``<dir>/ppi``) is a declared input — with every path
+    option given or with it alone — ``{dest: kind}`` of the options whose value is a
+    declared output, and the spec of all options given."""
     spec = _checks(prog)[name].paths(_markers(sub, root))
+    inputs = {}
+    for a in _string_options(sub):
+        marker = str(root / f"m_{a.dest}")
+        for only in (None, a.dest):
+            for _, p in _checks(prog)[name].paths(_markers(sub, root, only)).inputs:
+                if str(p) == marker or str(p).startswith(marker + "/"):
+                    inputs.setdefault(a.dest, os.path.relpath(p, marker))
     by_path = {str(root / f"m_{a.dest}"): a.dest for a in _string_options(sub)}
-    inputs = {by_path[str(p)]: label for label, p in spec.inputs if str(p) in by_path}
     outputs = {by_path[str(p)]: kind for _, p, kind in spec.outputs if str(p) in by_path}
     return inputs, outputs, spec
 
@@ -198,9 +209,12 @@ def test_every_subcommand_declares_what_it_reads_and_writes(prog, name):
 
 @pytest.mark.parametrize("prog, name, sub", COMMANDS, ids=[f"{p}-{n}" for p, n, _ in COMMANDS])
 def test_every_path_option_is_declared(prog, name, sub, tmp_path):
-    """Each string option is an input, an output, or listed here as not a path."""
-    spec = _checks(prog)[name].paths(_markers(sub, tmp_path))
-    declared = [str(p) for _, p in spec.inputs] + [str(p) for _, p, _ in spec.outputs]
+    """Each string option is an input, an output, or listed here as not a path — with every
+    path option given, or with it alone (``--data-dir`` is read only without ``--data``)."""
+    declared = []
+    for only in [None] + [a.dest for a in _string_options(sub)]:
+        spec = _checks(prog)[name].paths(_markers(sub, tmp_path, only))
+        declared += [str(p) for _, p in spec.inputs] + [str(p) for _, p, _ in spec.outputs]
     missing = [a.option_strings[-1] for a in _string_options(sub)
                if a.dest not in NOT_PATHS
                and not any(d.startswith(str(tmp_path / f"m_{a.dest}")) for d in declared)]
@@ -223,8 +237,8 @@ def test_every_number_option_is_bounded(prog, name, sub):
 
 # ======================================================================== input = output
 def _io_cases():
-    cases = []
     import tempfile
+    cases = []
     for prog, name, sub in COMMANDS:
         # which options are inputs / outputs: from the declaration, on marker files
         with tempfile.TemporaryDirectory() as tmp:
@@ -233,13 +247,16 @@ def _io_cases():
                          for _, p, kind in spec.outputs if kind == "file"
                          and str(p).startswith(str(Path(tmp) / f"m_{o}") + "/")]
                      for o in outputs}
-        for i in inputs:
+        for i, below in inputs.items():
             for o, kind in outputs.items():
-                scenarios = ["same", "symlink", "inside"]
-                scenarios += ["hardlink"] if kind == "file" else []
-                scenarios += ["holds"] if kind == "tree" else []
-                scenarios += [f"named:{r}" for r in named[o]]
-                cases += [(prog, name, i, o, kind, s) for s in scenarios]
+                if below != ".":          # the input is a folder below the option's value
+                    scenarios = ["inside"] + (["same"] if kind != "file" else [])
+                else:
+                    scenarios = ["same", "symlink", "inside"]
+                    scenarios += ["hardlink"] if kind == "file" else []
+                    scenarios += ["holds"] if kind == "tree" else []
+                    scenarios += [f"named:{r}" for r in named[o]]
+                cases += [(prog, name, i, below, o, kind, s) for s in scenarios]
     return cases
 
 
@@ -256,14 +273,20 @@ def _precious(path, directory):
     return path
 
 
-@pytest.mark.parametrize("prog, name, inp, out, kind, scenario", IO_CASES,
-                         ids=[f"{p}-{n}-{i}-{o}-{s}" for p, n, i, o, _, s in IO_CASES])
-def test_output_naming_an_input_is_refused_before_any_work(prog, name, inp, out, kind,
+@pytest.mark.parametrize("prog, name, inp, below, out, kind, scenario", IO_CASES,
+                         ids=[f"{p}-{n}-{i}-{o}-{s}" for p, n, i, _, o, _, s in IO_CASES])
+def test_output_naming_an_input_is_refused_before_any_work(prog, name, inp, below, out, kind,
                                                           scenario, tmp_path, capsys):
     sub = dict(((p, n), s) for p, n, s in COMMANDS)[(prog, name)]
     i_opt, o_opt = _option(sub, inp), _option(sub, out)
     directory = kind != "file"
-    if scenario == "same":
+    if below != ".":                   # the input read is a folder below the option's value
+        _precious(tmp_path / "data" / below, True)
+        guarded, i_val = tmp_path / "data", tmp_path / "data"
+        o_val = tmp_path / "data" / below
+        if scenario == "inside":
+            o_val = o_val / ("out.txt" if kind == "file" else "o")
+    elif scenario == "same":
         guarded = _precious(tmp_path / "shared", directory)
         i_val = o_val = guarded
     elif scenario == "symlink":
@@ -887,6 +910,7 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("ppi/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
         ("ppi/spacy_analyses.py", "_read_cache"): "its own cache",
         ("ppi/relations.py", "_read_cache"): "its own cache of parsed documents",
+        ("ppi/source_cache.py", "_read"): "its own cache of source models, keyed",
         ("homology/model.py", "load_model"): "a sealed model archive (allow_pickle=False)",
         ("homology/runs.py", "reusable"): "its own stored results",
         ("parse_ranking/model.py", "_load"): "a sealed model archive (allow_pickle=False)",

@@ -21,8 +21,11 @@ with the arrays
 * ``feature_mean``, ``feature_scale`` — the protein-feature standardization (present only
   when the kernel uses protein features).
 
-The file is written atomically (:func:`kernelrank.atomic.atomic_open`). :func:`load_model`
-checks it whole before anything is used: every archive member's CRC (a byte flip or a
+The file is written atomically (:func:`kernelrank.atomic.atomic_open`), checked by
+:func:`load_model` before it replaces anything (what is saved can be loaded), byte for byte
+the same for the same model (:func:`kernelrank.atomic.save_npz`: a loaded model saves to the
+same bytes), its JSON strict (no NaN). :func:`load_model` checks it whole before anything is
+used: every archive member's CRC (a byte flip or a
 truncation), the seal (an edited field or array, a member of another model), every field's
 type and value (finite numbers, a known kernel and its options), and the arrays against
 the metadata (one id, sequence and finite float64 coefficient per training sequence,

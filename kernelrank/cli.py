@@ -316,7 +316,6 @@ def _stage_lines():
             logger.setLevel(level)
 
 
-# ----------------------------------------------------------------------------- running
 # ----------------------------------------------------------------------------- checks
 @dataclass(frozen=True)
 class Checks:
@@ -386,6 +385,7 @@ def check_numbers(parser, args, bounds):
                 raise InvalidParameterError(f"{option} {v!r}: give {what}")
 
 
+# ----------------------------------------------------------------------------- running
 def run_subcommand(parser, argv, run, checks=None):
     """Parse ``argv`` with ``parser`` and call ``run(args)``; return the process exit code.
 

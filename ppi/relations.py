@@ -35,7 +35,6 @@ Complexity: parsing dominates (spaCy, ≈ 10 ms a sentence); the candidates of a
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import itertools
 import json
@@ -46,7 +45,6 @@ from pathlib import Path
 import numpy as np
 
 from corpora.standoff import split_concept_ids
-from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from ppi.names import DEFAULT_ENTITY_TYPES
 
@@ -252,7 +250,7 @@ def _documents_key(docs, mention_lists):
 
 
 def _encode_sentence(p):
-    from ppi.spacy_analyses import _encode
+    from ppi.spacy_analyses import encode_analysis
 
     s = p.sentence
     return {"doc": p.doc_id, "id": s.id, "text": s.text, "start": p.doc_start,
@@ -260,19 +258,19 @@ def _encode_sentence(p):
             "entities": [[e.id, [list(o) for o in e.offsets], e.text, e.type]
                          for e in s.entities],
             "pairs": [[q.id, q.e1, q.e2] for q in s.pairs],
-            "analyses": {name: _encode(s.tokenizations[s.parses[name].tokenizer],
+            "analyses": {name: encode_analysis(s.tokenizations[s.parses[name].tokenizer],
                                        s.parses[name]) for name in s.parses}}
 
 
 def _decode_sentence(r):
     from corpora.documents import Mention
     from corpora.ppi_xml import Entity, Pair, Parse, Sentence, Tokenization
-    from ppi.spacy_analyses import _decode
+    from ppi.spacy_analyses import decode_analysis
     from ppi.spacy_parse import TOKENIZER_OF, ParsedSentence
 
     tokenizations, parses = {}, {}
     for name, rec in r["analyses"].items():
-        tok, par = _decode(rec)
+        tok, par = decode_analysis(rec)
         tname = TOKENIZER_OF.get(name, name)
         tokenizations[tname] = Tokenization(tname, tok.tokens)
         parses[name] = Parse(name, tname, par.dependencies, par.attrs)
@@ -307,7 +305,7 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
     -------
     list of list of ParsedSentence
     """
-    from ppi.spacy_analyses import default_cache_dir, spacy_identity
+    from ppi.spacy_analyses import default_cache_dir, read_cache, spacy_identity, write_cache
     from ppi.spacy_parse import load_spacy, parse_documents
 
     parses = tuple(parses)
@@ -319,7 +317,7 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
         path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / \
             f"documents-{digest}.json.gz"
-        records = _read_cache(path, key)
+        records = read_cache(path, key, "spaCy parses")
         if records is not None:
             log.info("spaCy parses of %d documents read from %s", len(docs), path)
             return _group(docs, [_decode_sentence(r) for r in records])
@@ -339,25 +337,9 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
         bar.update(len(chunk))
     bar.close()
     if cache:
-        with atomic_open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-            gz.write(json.dumps({"key": key, "sentences": [_encode_sentence(p) for p in out]}
-                                ).encode("utf-8"))
+        write_cache(path, key, [_encode_sentence(p) for p in out])
         log.info("spaCy parses of %d documents cached in %s", len(docs), path)
     return _group(docs, out)
-
-
-def _read_cache(path, key):
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        return None
-    except (OSError, EOFError, ValueError) as exc:
-        log.warning("parse cache %s unreadable (%s); parsing anew", path, exc)
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    return data.get("sentences")
 
 
 def _group(docs, parsed):

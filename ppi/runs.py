@@ -126,15 +126,11 @@ class Settings:
         """The canonical parse names of ``views`` (:func:`ppi.views.view_parses`), or
         ``parse`` when ``views`` is None."""
         from corpora.ppi_xml import resolve_parse_name
-        from ppi.views import VIEW_KINDS, parse_view, view_parses
+        from ppi.views import view_parses
 
         if self.views is None:
             return (resolve_parse_name(self.parse),)
-        parses = view_parses(self.views)
-        if any(not VIEW_KINDS[parse_view(v)[0]] for v in self.views):   # bow, local, pair
-            bow = resolve_parse_name(self.bow_parse)
-            parses += (bow,) if bow not in parses else ()
-        return parses
+        return view_parses(self.views)
 
     def config(self):
         return {"system": self.system, "variant": self.variant, "parse": self.parse,
@@ -165,7 +161,8 @@ def prepare_corpus(corpus, settings):
     names ``spacy``; the corpus itself otherwise."""
     from ppi.spacy_analyses import SPACY_PARSE, add_spacy_analyses
 
-    if SPACY_PARSE in settings.parses():
+    if SPACY_PARSE in settings.parses() or (settings.views is not None and
+                                            settings.bow_parse == SPACY_PARSE):
         add_spacy_analyses(corpus)
     return corpus
 

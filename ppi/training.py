@@ -128,15 +128,17 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
     benchmark corpora (all five for a file of one's own), featurized with it in one
     vocabulary; each trained without the sentences it shares with another of them, λ by
-    its own leave-one-document-out selection.
+    its own leave-one-document-out selection (the fits cached by :mod:`ppi.source_cache`).
 
     Returns ``(data, g, parts, info)``: the target's pairs, the mean of the source models'
     scores of them, each source model's ``(rows, coefficients)``, and what they were."""
     import numpy as np
 
     from ppi.evaluation import expansion, select_parameters
+    from ppi.features import kernel
     from ppi.names import CORPORA
     from ppi.runs import kernel_function, read_corpora
+    from ppi.source_cache import source_fit
     from ppi.transfer import leak_guarded, sentence_texts
 
     key = corpus or "input"
@@ -148,17 +150,37 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     guarded, dropped = leak_guarded(datasets, texts, sources=names)
     kernel_fn = kernel_function(datasets, settings, guarded)
     g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
+    cache_key = {k: v for k, v in settings.config().items() if k != "transfer"}
+    cache_key["spacy"] = _spacy_key(settings)
     for s in names:
         d = guarded[s]
-        sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
-                                        settings.alpha_grid, settings.learner,
-                                        settings.n_basis, settings.seed, settings.select_by)
-        g = g + np.asarray(sel.predict(kernel_fn(key, s)), dtype=float)
-        X, c = expansion(sel.model, d.X, choice["alpha"])
-        parts.append((X, c))
-        info["source_alpha"][s] = choice["alpha"]
+
+        def fit(s=s, d=d):
+            sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
+                                            settings.alpha_grid, settings.learner,
+                                            settings.n_basis, settings.seed,
+                                            settings.select_by)
+            _, c = expansion(sel.model, d.X, choice["alpha"])
+            basis = getattr(sel.model, "basis_indices_", None)
+            return (choice["alpha"], np.arange(len(d)) if basis is None else
+                    np.asarray(basis), np.asarray(c, dtype=float).ravel())
+
+        alpha, rows, c = source_fit(s, corpus_path(data_dir, s), d, cache_key, fit, data_dir)
+        basis = d.subset(rows)
+        g = g + kernel(datasets[key], basis, gamma=settings.gamma) @ c
+        parts.append((basis.X, c))
+        info["source_alpha"][s] = alpha
         info["dropped_pairs"][s] = dropped[s]
     return datasets[key], g / len(names), parts, info
+
+
+def _spacy_key(settings):
+    """The spaCy version and model a system reading spaCy's parse depends on (else None)."""
+    from ppi.spacy_analyses import SPACY_PARSE, spacy_identity
+
+    if SPACY_PARSE in settings.parses() or settings.bow_parse == SPACY_PARSE:
+        return spacy_identity("en_core_web_sm")
+    return None
 
 
 def predict(input, model_dir, output_dir):

@@ -18,7 +18,11 @@ kernels, learners, fast cross-validation, model selection, measures) and ``corpo
 and out) → the applications ``ppi``, ``homology``, ``parse_ranking`` and ``letor``.
 """
 
-from kernelrank.errors import (
+#: the version of the kernelrank distribution (``pyproject.toml`` reads it from here; every
+#: console command prints it with ``--version``)
+__version__ = "0.1.0"
+
+from kernelrank.errors import (  # noqa: E402
     ChecksumMismatchError,
     ConcurrentChangeError,
     CorpusFormatError,

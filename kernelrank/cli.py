@@ -12,19 +12,19 @@ never re-declared by a command:
 * ``--threads N`` — BLAS threads; ``--jobs N`` — parallel (Dask) workers;
 * ``--alphas GRID`` — a λ grid, one syntax everywhere (:func:`parse_grid`).
 
-Running (:func:`run_subcommand`): parse the arguments; with no subcommand print the help;
-run the handler with stage lines (``logging`` INFO records of our packages) on stdout; a
-handler returns a :class:`Summary` — the files it wrote and its headline numbers — which
-:func:`print_summary` prints last, with the wall time and the peak memory. A typed
-:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
-becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
-:class:`OSError` that names a file (disk full, permission denied, a directory where a file
-is written: ``error: <path>: <reason>``) — other exceptions are programming errors and keep
-their traceback. Ctrl-C ends with one line, ``interrupted`` (for a command that resumes —
-its parser sets ``resumes=True`` with ``set_defaults`` — ``interrupted; rerun the same
-command to resume …``), and exit code 130; the command's locks and temporary files are
-released on the way out. An ``--output-dir`` naming an existing file is refused before the
-command starts.
+Running (:func:`run_subcommand`): add ``--version`` (:func:`add_version`); parse the
+arguments; with no subcommand print the help; run the handler with stage lines (``logging``
+INFO records of our packages) on stdout; a handler returns a :class:`Summary` — the files it
+wrote and its headline numbers — which :func:`print_summary` prints last, with the wall time
+and the peak memory. A typed :class:`~kernelrank.errors.KernelrankError` (bad input, missing
+data, wrong checksum) becomes ``error: <message>`` on stderr and exit code 2 instead of a
+traceback; so does an :class:`OSError` that names a file (disk full, permission denied, a
+directory where a file is written: ``error: <path>: <reason>``) — other exceptions are
+programming errors and keep their traceback. Ctrl-C ends with one line, ``interrupted`` (for
+a command that resumes — its parser sets ``resumes=True`` with ``set_defaults`` —
+``interrupted; rerun the same command to resume …``), and exit code 130; the command's locks
+and temporary files are released on the way out. An ``--output-dir`` naming an existing file
+is refused before the command starts.
 
 Checks before any work (:class:`Checks`, one per subcommand, given to
 :func:`run_subcommand`): every number of the command line within its bounds
@@ -58,7 +58,8 @@ from kernelrank.report import format_duration
 __all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quiet",
            "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
            "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir",
-           "Checks", "check_numbers", "subcommand_parsers", "MAX_GRID", "COMMON_BOUNDS"]
+           "add_version", "Checks", "check_numbers", "subcommand_parsers", "MAX_GRID",
+           "COMMON_BOUNDS"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -95,6 +96,7 @@ def add_seed(parser, random=True):
 
 
 def add_quiet(parser):
+    """``--quiet``: no progress bars (the stage lines and the final summary still print)."""
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars (stage lines and the final summary still print)")
 
@@ -403,6 +405,7 @@ def run_subcommand(parser, argv, run, checks=None):
         What is checked before the subcommand runs (the numbers of every subcommand are
         checked against :data:`COMMON_BOUNDS` and the 64-bit range in any case).
     """
+    add_version(parser)
     args = parser.parse_args(argv)
     if getattr(args, "command", None) is None:
         parser.print_help()
@@ -423,6 +426,17 @@ def run_subcommand(parser, argv, run, checks=None):
 
     return exit_code(checked, args, name=f"{parser.prog} {args.command}",
                      resumes=bool(getattr(args, "resumes", False)))
+
+
+def add_version(parser):
+    """``--version`` on a command's top-level parser: ``<prog> (kernelrank) <version>``, exit
+    code 0 (:func:`run_subcommand` adds it, so every console command has it)."""
+    from kernelrank import __version__
+
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version",
+                            version=f"%(prog)s (kernelrank) {__version__}")
+    return parser
 
 
 def check_output_dir(path, option="--output-dir"):

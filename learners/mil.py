@@ -192,7 +192,7 @@ class MultipleInstanceRLS(RLS):
 
     def holdout_sets(self, sets, alphas=None):
         """Exact hold-out predictions of each set for the labels each λ's alternation
-        assigned (module docstring): list of ([n_alphas,] |H|)."""
+        assigned (module docstring): list of ``([n_alphas,] |H|)``."""
         check_is_fitted(self)
         sets = check_index_sets(sets, self._y0.shape[0])
         lams, single = check_alphas(alphas, self.alpha)

@@ -274,9 +274,11 @@ def build_parser():
     p.add_argument("--all-pairs", action="store_true",
                    help="an edge for every co-mentioned pair (co-occurrence network), not "
                         "only the pairs predicted to interact")
-    p.add_argument("--top-edges", type=int, default=50,
-                   help="edges drawn in network.png (the strongest; default 50)")
-    add_common(p, output_dir=True, seed="the layout of network.png")
+    p.add_argument("--top-edges", type=int, default=100,
+                   help="at most this many edges in network.png: the largest connected "
+                        "components, largest first, the largest cut to its strongest edges "
+                        "if it alone is larger (default 100)")
+    add_common(p, output_dir=True, seed=False)
 
     p = sub.add_parser("evaluate-documents",
                        help="precision, recall, F, AUC of `ppi aggregate` output against the "

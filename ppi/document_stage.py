@@ -30,7 +30,7 @@ features enter as their minimum and maximum):
 
 The model (:class:`DocumentStage`): RLS with the Gaussian kernel on the standardized
 features (kernel ridge regression on 19 numbers; thesis §2.7) over a Nyström basis of
-1,000 training candidates (Paper III), λ and γ chosen by leave-one-document-out AUC
+300 training candidates (Paper III), λ and γ chosen by leave-one-document-out AUC
 through the engine (:func:`learners.selection.select`), the decision threshold the best-F
 one at the winner.  Scoring ``n`` candidates against the ``r`` basis candidates:
 O(n r d) with d = 19 — negligible beside parsing.
@@ -137,12 +137,14 @@ class DocumentStage:
     gammas : sequence of float        the γ grid of the Gaussian kernel ``exp(−γ ‖z − z'‖²)``
                                       on standardized features; each a fit
     n_basis : int                     basis candidates of the Nyström map (Paper III; all
-                                      candidates when there are fewer)
+                                      candidates when there are fewer; 300 — for 19
+                                      features; the leave-one-document-out cost per
+                                      document grows with it)
     seed : int                        the basis sample
 
-    Attributes (after :meth:`fit`)
-    ---------------------------------
-    mean_, scale_ : the standardization
+    Attributes
+    ----------
+    mean_, scale_ : the standardization (all attributes are set by :meth:`fit`)
     basis_ : ndarray (r, d)           the standardized basis candidates
     dual_coef_ : ndarray (r,)         ``f(z) = Σ_j c_j exp(−γ‖z − b_j‖²)``
     alpha_, gamma_, threshold_ : the chosen λ, γ and best-F threshold
@@ -156,10 +158,12 @@ class DocumentStage:
     then every λ and every held-out document from one r × r eigendecomposition
     (:mod:`learners.holdout`).  The basis is drawn from all training candidates (features
     only, no labels), so a held-out document's candidates may be basis vectors — harmless
-    for 19 features and r = 1,000, and what the model scores new documents with.
+    for 19 features and r = 300, and what the model scores new documents with.  Defaults:
+    λ ∈ 2⁻⁸, 2⁻⁶, …, 2⁸ and γ ∈ 0.001, 0.003, 0.01, 0.03 (on BioRED the chosen γ was 0.003
+    or 0.01 and λ 2 or 8).
     """
 
-    def __init__(self, alphas=None, gammas=None, n_basis=1000, seed=0):
+    def __init__(self, alphas=None, gammas=None, n_basis=300, seed=0):
         self.alphas = alphas
         self.gammas = gammas
         self.n_basis = n_basis
@@ -185,8 +189,9 @@ class DocumentStage:
         scale = F.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (F - self.mean_) / self.scale_
-        alphas = np.asarray(self.alphas if self.alphas is not None else 2.0 ** np.arange(-8, 9))
-        gammas = list(self.gammas if self.gammas is not None else (0.003, 0.01, 0.03, 0.1))
+        alphas = np.asarray(self.alphas if self.alphas is not None else
+                            2.0 ** np.arange(-8, 9, 2))
+        gammas = list(self.gammas if self.gammas is not None else (0.001, 0.003, 0.01, 0.03))
         sets = group_sets(np.asarray(documents))
         best = None
         for gamma in gammas:

@@ -51,7 +51,7 @@ from ppi.relations import DEFAULT_ENTITY_TYPES, bag_max
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
            "featurize_documents", "fit_documents", "predict_documents",
            "cross_validate_documents", "candidate_measures", "candidate_auc",
-           "source_model"]
+           "source_model", "unscored_last"]
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ def _source_weights(system, features, data_dir=None):
     return np.mean(ws, axis=0), info
 
 
-def _lowest(B):
+def unscored_last(B):
     """Bag maxima with the empty bags' −inf replaced by less than every finite score (a
     candidate never scored ranks last; ties among those)."""
     B = np.array(B, dtype=float)
@@ -246,7 +246,7 @@ def _select_instances(X, y, candidates, row_documents, system, prior=None, bags=
     h, fitted = holdout_predictions(est, K, y, cv=group_sets(row_documents), path=path,
                                     fit_params=fit_params, fixed_fit_params=fixed)
     P = h.snapped().in_row_order(len(y))
-    B = _lowest(bag_max(P, candidates))
+    B = unscored_last(bag_max(P, candidates))
     scores = np.array([auc(candidates.y, b) for b in B])
     best = best_candidate(scores, h.candidates, True)
     thr = best_f_threshold(candidates.y, B[best])
@@ -350,7 +350,7 @@ def candidate_auc(y, scores):
     """AUC of candidate ``scores`` (−inf: never scored, ranked last)."""
     from learners.measures import auc
 
-    return float(auc(y, _lowest(scores)))
+    return float(auc(y, unscored_last(scores)))
 
 
 def candidate_measures(y, scores, threshold):
@@ -358,7 +358,7 @@ def candidate_measures(y, scores, threshold):
     ``threshold``."""
     from learners.measures import auc, precision_recall_f1
 
-    s = _lowest(scores)
+    s = unscored_last(scores)
     prf = precision_recall_f1(y, s, threshold)
     return {"auc": float(auc(y, s)), "precision": float(prf.precision),
             "recall": float(prf.recall), "f1": float(prf.f1),

@@ -213,6 +213,7 @@ def test_invalid_last_sentence_without_final_blank_line_is_named(tmp_path):
     assert info.value.record == "b" and info.value.line == 8
 
 
+@pytest.mark.slow
 def test_all_real_craft_files_are_valid_trees(data_dir):
     folder = data_dir / "craft" / "conllu"
     files = sorted(folder.glob("*.conllu.gz"))

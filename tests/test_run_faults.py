@@ -24,6 +24,8 @@ from kernelrank.cli import exit_code
 from kernelrank.errors import (ClusterError, CorpusFormatError, InvalidParameterError,
                                OutputLockedError)
 
+pytestmark = pytest.mark.slow      # faults of whole runs: subprocesses killed, Dask clusters lost
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -34,6 +34,7 @@ from kernelrank.errors import CorpusFormatError
 
 
 # ----------------------------------------------------------------------- 1. input destroyed
+@pytest.mark.slow
 def test_extract_with_its_input_as_output_and_overwrite_keeps_the_input(nlp, data_dir,
                                                                         lll_model, tmp_path,
                                                                         capsys):
@@ -62,6 +63,7 @@ def test_homology_predict_with_its_fasta_as_output_keeps_the_fasta(tmp_path, cap
 
 
 # ------------------------------------------------------------- 2. a model that nothing loads
+@pytest.mark.slow
 def test_train_on_twelve_lll_documents_saves_a_loadable_model_or_exits_2(data_dir, tmp_path,
                                                                         capsys):
     """The bow view alone on 12 documents: the best leave-one-document-out F predicts every
@@ -95,6 +97,7 @@ def test_results_json_is_strict_json(tmp_path):
     assert got["f1"] == 0.5 and got["n"] == 3
 
 
+@pytest.mark.slow
 def test_a_loaded_model_saves_again_to_the_same_bytes(lll_model, tmp_path):
     from ppi.model import PPIModel
     PPIModel.load(lll_model).save(tmp_path / "again")
@@ -103,6 +106,7 @@ def test_a_loaded_model_saves_again_to_the_same_bytes(lll_model, tmp_path):
 
 
 # ----------------------------------------------------------------- 3. stale work resumed
+@pytest.mark.slow
 def test_text_folder_edited_in_place_between_kill_and_resume_is_not_resumed(
         nlp, data_dir, lll_model, tmp_path, capsys):
     from ppi.__main__ import main
@@ -226,6 +230,7 @@ def test_repeated_sentence_across_a_treebank_is_refused_before_parsing(tmp_path)
         select_sentences(tmp_path, min_length=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
 def test_a_model_read_while_it_is_replaced_is_old_new_or_a_retryable_error(
         exchange, data_dir, tmp_path, monkeypatch):

@@ -567,6 +567,7 @@ def _reseal(model_dir, edit):
     (model_dir / "model.json").write_text(json.dumps(meta))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_features", [2 ** 40, 10 ** 30, 0, -1, True])
 def test_ppi_model_claiming_an_absurd_width_is_refused(small_ppi_model, n_features, tmp_path):
     """The hashing width sizes the dense weights: a (resealed) model.json claiming 2^40
@@ -624,6 +625,7 @@ PPI_SYSTEMS = {"paper-v": ["--system", "paper-v"], "multiview": ["--system", "mu
                "text": ["--system", "text", "--no-transfer"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", PPI_SYSTEMS)
 @pytest.mark.parametrize("case", PPI_DEGENERATE)
 def test_ppi_train_saves_what_predict_loads_or_exits_2(case, system, data_dir, tmp_path,
@@ -662,6 +664,7 @@ DOCUMENT_CASES = {"one document": (1, None), "no relations": (6, _no_relations),
                   "twenty documents": (20, None)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", DOCUMENT_CASES)
 def test_ppi_train_documents_saves_what_loads_or_exits_2(case, data_dir, tmp_path, capsys):
     """``ppi train --relations-from`` (the documents system, on spaCy's parse; without the
@@ -789,6 +792,7 @@ def _same_size_and_time_edit(path, old, new):
 RESUME_EDITS = ("text file edited", "pubtator edited", "lexicon replaced", "model replaced")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", RESUME_EDITS)
 def test_extract_killed_then_input_edited_is_refused_not_resumed(edit, nlp, data_dir,
                                                                  small_ppi_model, tmp_path,
@@ -828,6 +832,7 @@ def test_extract_killed_then_input_edited_is_refused_not_resumed(edit, nlp, data
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_build_killed_then_treebank_edited_is_refused_not_resumed(data_dir, tmp_path,
                                                                    capsys):
     """``parse_ranking build`` stopped after its first chunk; one gold tree edited (its
@@ -857,6 +862,7 @@ def test_build_killed_then_treebank_edited_is_refused_not_resumed(data_dir, tmp_
     _refused(main(argv), capsys.readouterr().err, "other trees")
 
 
+@pytest.mark.slow
 def test_homology_reuse_of_results_on_edited_data_recomputes(data_dir, tmp_path,
                                                             monkeypatch):
     """``benchmark --reuse`` takes stored results only when they were made on data of the
@@ -955,6 +961,7 @@ def test_every_reading_open_goes_through_the_shared_opener():
 
 
 # ============================================================== saved, loaded, saved again
+@pytest.mark.slow
 @pytest.mark.parametrize("system", ["paper-v", "multiview", "multicorpus"])
 def test_a_loaded_ppi_model_saves_to_the_same_bytes(system, data_dir, tmp_path):
     """Versions 3 (one view), 4 (several) and 5 (Gaussian): load, save, same two files."""

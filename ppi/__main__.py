@@ -148,8 +148,9 @@ def build_parser():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--corpus", choices=CORPORA)
     g.add_argument("--relations-from", metavar="FILE",
-                   help="a PubTator / BioC file with document-level relations: cross-validate "
-                        "the documents system on it (whole documents per fold)")
+                   help="a PubTator / BioC file with document-level relations, or biored / "
+                        "biored-dev / bc6ppim (in the data directory): cross-validate the "
+                        "documents system on it (whole documents per fold)")
     _documents_options(p)
     p.add_argument("--folds", type=int, default=10)
     p.add_argument("--leaky", action="store_true",
@@ -182,7 +183,8 @@ def build_parser():
     g.add_argument("--relations-from", metavar="FILE",
                    help="a PubTator / BioC file whose relations are given per document "
                         "(PubTator relation lines PMID<TAB>type<TAB>id1<TAB>id2, BioC "
-                        "relations): train the documents system on spaCy's parse — the "
+                        "relations), or biored / biored-dev / bc6ppim (in the data "
+                        "directory): train the documents system on spaCy's parse — the "
                         "model `ppi extract` uses on raw text; scores every gene pair of "
                         "a document")
     p.add_argument("--model", required=True, help="model directory to write")
@@ -282,13 +284,15 @@ def build_parser():
 
     p = sub.add_parser("evaluate-documents",
                        help="precision, recall, F, AUC of `ppi aggregate` output against the "
-                            "gold relations of a BioC file, with the co-occurrence baseline")
+                            "gold relations of a BioC or PubTator file, with the co-occurrence "
+                            "baseline")
     p.add_argument("--input", required=True,
                    help="output of `ppi aggregate` (every co-mentioned pair: not "
                         "--positive-only)")
     p.add_argument("--gold", required=True, help="BioC XML / JSON (infons Gene1, Gene2) or "
                                                  "PubTator file with document-level "
-                                                 "relations")
+                                                 "relations, or biored-dev / bc6ppim (in "
+                                                 "the data directory)")
     p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json", "pubtator"),
                    default=None, help="default: pubtator for a name with .pubtator or "
                                       "'pubtator', bioc-json for .json/.jsonl, else bioc-xml")
@@ -300,7 +304,8 @@ def build_parser():
                         "have, and gold relations without two genes, instead of stopping")
     p.add_argument("--note", default=None,
                    help="a sentence for the report, e.g. which model made the predictions")
-    add_common(p, output_dir=True, seed=False)
+    add_common(p, data_dir="the gold files named biored-dev, bc6ppim", output_dir=True,
+               seed=False)
 
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
@@ -347,7 +352,10 @@ def _cv(args):
     if args.relations_from:
         from ppi.document_runs import cv_documents
 
-        r, written = cv_documents(args.output_dir, _document_system(args), args.relations_from,
+        from ppi.names import relations_path
+
+        r, written = cv_documents(args.output_dir, _document_system(args),
+                                  relations_path(args.data_dir, args.relations_from),
                                   folds=args.folds, format=args.relations_format,
                                   data_dir=args.data_dir, skip_bad=args.skip_bad)
         m = r["mean"]
@@ -407,8 +415,11 @@ def _train(args):
     if args.relations_from:
         from ppi.document_runs import train_documents
 
+        from ppi.names import relations_path
+
         res, written = train_documents(args.model, args.output_dir, _document_system(args),
-                                       args.relations_from, format=args.relations_format,
+                                       relations_path(args.data_dir, args.relations_from),
+                                       format=args.relations_format,
                                        data_dir=args.data_dir, skip_bad=args.skip_bad)
         sel = res["selection"]
         line = (f"λ = {sel['alpha']:g}" + (f", β = {sel['beta']:g}" if sel.get("beta")
@@ -484,7 +495,10 @@ def _network(args):
 def _evaluate_documents(args):
     from ppi.document_evaluation import run_evaluate_documents
 
-    r, written = run_evaluate_documents(args.input, args.gold, args.output_dir,
+    from ppi.names import relations_path
+
+    r, written = run_evaluate_documents(args.input, relations_path(args.data_dir, args.gold),
+                                        args.output_dir,
                                         gold_format=args.gold_format, skip_bad=args.skip_bad,
                                         model_note=args.note, entity_types=args.entity_types)
     m, c = r["model"], r["cooccurrence"]

@@ -71,6 +71,27 @@ BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 DEFAULT_SYSTEM = "multicorpus"
 
 
+#: Document-level relation sets of the data directory that ``--relations-from`` and ``ppi
+#: evaluate-documents --gold`` accept by name: name → (file below the data directory, the
+#: data set ``corpora fetch`` downloads it with).
+RELATION_SETS = {"biored": ("biored/Train.PubTator.gz", "biored"),
+                 "biored-dev": ("biored/Dev.PubTator.gz", "biored"),
+                 "bc6ppim": ("text/PMtask_Relations_TrainingSet.bioc.xml.gz", "bc6ppim")}
+
+
+def relations_path(data_dir, name_or_path):
+    """A relation file given by path, or by a name of :data:`RELATION_SETS` (resolved in
+    the data directory, with the fetch hint when absent)."""
+    from pathlib import Path
+
+    if name_or_path in RELATION_SETS and not Path(name_or_path).exists():
+        from kernelrank.datadir import require_file
+
+        rel, dataset = RELATION_SETS[name_or_path]
+        return require_file(data_dir, rel, dataset)
+    return Path(name_or_path)
+
+
 def corpus_path(data_dir, name):
     """``<data-dir>/ppi/<name>-learning-format.xml.gz``, or a DataNotFoundError saying how to
     fetch it."""

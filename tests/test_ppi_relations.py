@@ -190,3 +190,17 @@ def test_real_biored_candidates_are_the_relations_between_gene_concepts(data_dir
     with gzip.open(path, "rt") as fh:
         lines = [x for x in fh if x.count("\t") >= 3 and not x.split("\t")[1].isdigit()]
     assert sum(len(d.relations) for d in docs) == len(lines)
+
+
+def test_relation_sets_by_name_resolve_in_the_data_directory(tmp_path):
+    from kernelrank.errors import DataNotFoundError
+    from ppi.names import RELATION_SETS, relations_path
+
+    (tmp_path / "biored").mkdir()
+    train = tmp_path / "biored" / "Train.PubTator.gz"
+    train.write_bytes(b"")
+    assert relations_path(tmp_path, "biored") == train
+    assert relations_path(tmp_path, str(train)) == train          # a path stays a path
+    with pytest.raises(DataNotFoundError, match="corpora fetch biored"):
+        relations_path(tmp_path, "biored-dev")
+    assert set(RELATION_SETS) == {"biored", "biored-dev", "bc6ppim"}

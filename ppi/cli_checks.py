@@ -27,17 +27,31 @@ def _data_dir(args, spec):
     return spec.input("--data-dir", resolve_data_dir(getattr(args, "data_dir", None)) / "ppi")
 
 
+def _relations(spec, args, option, value):
+    """``--relations-from`` / ``--gold``: a file, or a relation set of the data folder by
+    name (:data:`ppi.names.RELATION_SETS`) — whose folders are inputs in any case."""
+    from ppi.names import RELATION_SETS
+
+    data = resolve_data_dir(getattr(args, "data_dir", None))
+    spec.input("--data-dir", *dict.fromkeys(data / Path(rel).parent
+                                            for rel, _ in RELATION_SETS.values()))
+    if value in RELATION_SETS and not Path(value).exists():
+        return spec.input(option, data / RELATION_SETS[value][0])
+    return spec.input(option, value)
+
+
 def _experiment(*names):
     def paths(args):
-        spec = _data_dir(args, PathSpec()).input("--relations-from",
-                                                 getattr(args, "relations_from", None))
+        spec = _data_dir(args, PathSpec())
+        if hasattr(args, "relations_from"):
+            _relations(spec, args, "--relations-from", args.relations_from)
         return spec.folder("--output-dir", args.output_dir, *_REPORT, *names)
     return paths
 
 
 def _train(args):
-    spec = _data_dir(args, PathSpec().input("--input", args.input)
-                     .input("--relations-from", args.relations_from))
+    spec = _data_dir(args, PathSpec().input("--input", args.input))
+    _relations(spec, args, "--relations-from", args.relations_from)
     return spec.output("--model", args.model, "tree").folder("--output-dir", args.output_dir,
                                                              *_REPORT)
 
@@ -76,8 +90,8 @@ def _network(args):
 
 
 def _evaluate_documents(args):
-    return PathSpec().input("--input", args.input).input("--gold", args.gold).folder(
-        "--output-dir", args.output_dir, *_REPORT)
+    spec = _relations(PathSpec().input("--input", args.input), args, "--gold", args.gold)
+    return spec.folder("--output-dir", args.output_dir, *_REPORT)
 
 
 def _mentions(args):

@@ -48,7 +48,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from corpora.lines import find_lines, open_binary, reading, xml_error
+from corpora.lines import find_lines, open_binary, reading, strict_int, xml_error
 from corpora.standoff import align_mentions, split_concept_ids
 from corpora.documents import Mention, ReadStats, Relation, TextDocument
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
@@ -97,7 +97,8 @@ def _xml_annotation(elem):
     ann.text = elem.findtext("text")
     for loc in elem.findall("location"):
         try:
-            ann.add_location(bioc.BioCLocation(int(loc.get("offset")), int(loc.get("length"))))
+            ann.add_location(bioc.BioCLocation(strict_int(loc.get("offset")),
+                                               strict_int(loc.get("length"))))
         except (TypeError, ValueError):
             raise _BadDocument(f"annotation {ann.id}: location offset={loc.get('offset')!r} "
                                f"length={loc.get('length')!r} is not two integers") from None
@@ -117,7 +118,7 @@ def _xml_relation(elem):
 def _offset(elem, what):
     text = elem.findtext("offset")
     try:
-        return int(text)
+        return strict_int(text)
     except (TypeError, ValueError):
         raise _BadDocument(f"{what} offset {text!r} is not an integer") from None
 

@@ -19,11 +19,13 @@ Formats (``FORMATS``)
     ``PMID|t|title`` and ``PMID|a|abstract`` lines, then standoff annotation lines
     ``PMID<TAB>start<TAB>end<TAB>text<TAB>type[<TAB>concept id]`` (0-based, exclusive end, over
     ``title + " " + abstract``), records separated by blank lines.  Relation lines
-    ``PMID<TAB>type<TAB>id1<TAB>id2[<TAB>more]`` (second field not a number: BioRED's
-    ``PMID  Bind  5468  7132  Novel``, BioCreative V CDR's ``PMID  CID  D1  D2``) are the
-    document's :class:`~corpora.documents.Relation` objects (``TextDocument.relations``; the
-    fields after the ids kept as ``attrs`` ``field5``, …, BioRED's fifth as ``novelty``); a
-    relation line with fewer than four fields is an error.  An annotation
+    ``PMID<TAB>type<TAB>id1<TAB>id2[<TAB>more]`` (the type a word such as BioRED's ``Bind`` or
+    BioCreative V CDR's ``CID``: ``PMID  Bind  5468  7132  Novel``, ``PMID  CID  D1  D2``) are
+    the document's :class:`~corpora.documents.Relation` objects (``TextDocument.relations``;
+    the fields after the ids kept as ``attrs`` ``field5``, …, BioRED's fifth as ``novelty``);
+    a relation line with fewer than four fields is an error, and so is a line that is neither
+    an annotation (offsets in plain decimal digits) nor a relation (an offset ``21a`` or
+    `` 21`` is not taken for a relation type).  An annotation
     whose text is not at its offsets is repaired, or dropped with ``skip_bad``; identical
     annotations are merged (:mod:`corpora.standoff`, counted in :class:`ReadStats`).
 ``bioc-xml``, ``bioc-json``
@@ -68,7 +70,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import READ_ERRORS, open_binary, reading, xml_error
+from corpora.lines import READ_ERRORS, open_binary, reading, strict_int, xml_error
 from corpora.documents import Mention, ReadStats, Relation, TextDocument
 from corpora.standoff import align_mentions
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
@@ -141,6 +143,24 @@ def read_text(path, *, one_document=False, skip_bad=False, stats=None):
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([a-z])\|(.*)$")
 
 
+#: a relation type of a PubTator relation line (``CID``, ``Association``, ``Bind``, …)
+_RELATION_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+
+
+def _pubtator_line_kind(fields):
+    """``"annotation"`` (decimal start and end offsets), ``"relation"`` (a relation type: a
+    word opening with a letter; :func:`_relation` checks the rest) or None — a line that is
+    neither (an offset ``21a`` or `` 21`` is not taken for a relation)."""
+    try:
+        strict_int(fields[1]), strict_int(fields[2])
+        return "annotation"
+    except (IndexError, ValueError):
+        pass
+    if len(fields) >= 2 and _RELATION_TYPE.fullmatch(fields[1].strip()):
+        return "relation"
+    return None
+
+
 def _pubtator_record(lines, path, skip_bad, stats):
     """``lines``: [(lineno, line)] of one record → TextDocument or None (skipped)."""
     first = lines[0][0]
@@ -173,18 +193,20 @@ def _pubtator_record(lines, path, skip_bad, stats):
             if fields[0] != pmid:
                 raise CorpusFormatError(f"annotation of PMID {fields[0]!r} inside the record of "
                                         f"{pmid!r}", path=path, line=lineno, record=pmid)
-            if len(fields) >= 2 and not fields[1].lstrip("-").isdigit():
+            kind = _pubtator_line_kind(fields)
+            if kind == "relation":
                 relations.append(_relation(fields, path, lineno, pmid))
                 continue
+            if kind is None:
+                raise CorpusFormatError(
+                    f"neither an annotation (PMID, start, end, text, type[, id]: start and end "
+                    f"decimal offsets) nor a relation (PMID, relation type, id, id, ...): "
+                    f"fields {fields[1:3]!r}", path=path, line=lineno, record=pmid)
             if len(fields) < 5:
                 raise CorpusFormatError(f"annotation line has {len(fields)} tab-separated fields, "
                                         "expected PMID, start, end, text, type[, id]",
                                         path=path, line=lineno, record=pmid)
-            try:
-                start, end = int(fields[1]), int(fields[2])
-            except ValueError:
-                raise CorpusFormatError(f"bad offsets {fields[1]!r}-{fields[2]!r}", path=path,
-                                        line=lineno, record=pmid) from None
+            start, end = strict_int(fields[1]), strict_int(fields[2])
             m = Mention(start, end, fields[3], fields[4] or None,
                         fields[5] if len(fields) > 5 and fields[5] else None)
             mentions.append((lineno, m))

@@ -536,7 +536,9 @@ def _run(args):
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, _run)
+    from ppi.cli_checks import CHECKS
+
+    return run_subcommand(build_parser(), argv, _run, checks=CHECKS)
 
 
 if __name__ == "__main__":

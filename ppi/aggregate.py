@@ -345,7 +345,7 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
                 if positive_only and not x["interaction"]:
                     continue
                 out.write(_tsv_line(x) if output_format == "tsv" else
-                          json.dumps(x, ensure_ascii=False) + "\n")
+                          json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n")
     return {"input": str(input), "output": str(output), "output_format": output_format,
             "aggregation": "max over mention pairs (interaction: at least one mention pair "
                            "predicted to interact), or a documents model's document "

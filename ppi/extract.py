@@ -84,7 +84,10 @@ When every chunk is done, ``OUT`` is assembled atomically from the chunks in ord
 temporary files; the rerun (same command) deletes the temporaries, skips the complete
 chunks and computes the others, so no record is lost or written twice.  A rerun with a
 different input, model or setting stops with an error (``--overwrite`` starts afresh), and
-so does an unreadable ``run.json``.
+so does an unreadable ``run.json``: the run's identity holds a hash of the **content** of the
+input (every ``*.txt`` file of a directory), of the model and of the lexicon, so an input
+edited in place — even keeping its size and modification time — is never resumed from the
+chunks of its old content.
 
 One run per output: the run holds the lock ``OUT.lock`` (:mod:`kernelrank.lock`) from
 before it touches ``OUT`` or ``OUT.parts`` until it ends, so a second run on the same output
@@ -120,7 +123,7 @@ import time
 from pathlib import Path
 
 from kernelrank.atomic import atomic_open, write_json
-from kernelrank.checksum import file_sha256
+from kernelrank.checksum import files_sha256
 from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
@@ -216,8 +219,9 @@ def _tsv_line(r):
     return "\t".join(clean(x) for x in row) + "\n"
 
 
-#: one encoder for every record (``json.dumps`` with options builds one per call)
-_JSON = json.JSONEncoder(ensure_ascii=False)
+#: one encoder for every record (``json.dumps`` with options builds one per call); strict
+#: JSON: a non-finite score could never be written (the model's weights are checked finite)
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 def format_records(records, output_format):
@@ -460,10 +464,6 @@ def _batched(iterable, n):
         yield batch
 
 
-def _sha256(path):
-    return None if path is None else file_sha256(path)
-
-
 class _Parts:
     """The ``OUT.parts`` directory of complete chunks (module docstring)."""
 
@@ -542,18 +542,32 @@ class _Parts:
 
 def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
                  output_format, skip_bad, one_document, reparse, mention_types=None):
+    """The identity of a run: its settings and the **content** of what it reads — a hash of
+    the input (of every ``*.txt`` file of a directory), of the model's two files and of the
+    lexicon, streamed (O(size), memory O(1)) — so an input edited in place between a kill
+    and the resume (same size, same time) is never resumed from stale chunks."""
     input = Path(input)
-    st = input.stat()
-    return {"input": str(input.resolve()), "input_size": st.st_size,
-            "input_mtime_ns": st.st_mtime_ns, "format": format,
+    return {"input": str(input.resolve()),
+            "input_sha256": files_sha256(input, "*.txt"), "format": format,
             "model": str(Path(model_dir).resolve()),
-            "model_sha256": _sha256(Path(model_dir) / "weights.npz"),
-            "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
+            "model_sha256": files_sha256(model_dir),
+            "lexicon_sha256": files_sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
             "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse,
             "record_version": RECORD_VERSION,
             "mention_types": None if mention_types is None else sorted(
                 {t.lower() for t in mention_types})}
+
+
+def run_paths(input, model, output, lexicon=None):
+    """The :class:`kernelrank.paths.PathSpec` of a run: its inputs, and ``OUT``, ``OUT.parts``
+    (removed as a whole when the run ends or starts ``--overwrite``) and ``OUT.lock``."""
+    from kernelrank.paths import PathSpec
+
+    out = Path(output)
+    return (PathSpec().input("--input", input).input("--model", model)
+            .input("--lexicon", lexicon).output("--output", out)
+            .output("--output", f"{out}.parts", "tree").output("--output", f"{out}.lock"))
 
 
 def _output_format(output, output_format):
@@ -581,7 +595,9 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
     the lock ``OUT.lock`` (default ``sys.argv``).
     """
     from kernelrank.parallel import check_scheduler_address
+    from kernelrank.paths import refuse_overwriting_inputs
 
+    refuse_overwriting_inputs(run_paths(input, model, output, lexicon))
     if chunk_size < 1:
         raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
     if workers is not None and workers < 0:

@@ -106,14 +106,15 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from kernelrank.atomic import atomic_directory, atomic_open, write_json
+from kernelrank.atomic import (atomic_directory, atomic_open, read_consistently, save_npz,
+                               strict_json, write_json)
 from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
-from ppi.names import VARIANTS
+from ppi.names import MAX_HASH_FEATURES, VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 #: the version of multi-view models (single-view ones are written as :data:`VERSION`)
@@ -287,10 +288,13 @@ class PPIModel:
         else:
             fields, arrays = self._single_view_payload()
         meta.update(fields)
-        with atomic_directory(d) as tmp:
+        # checked by the loader before it replaces anything (what is saved can be loaded);
+        # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
+        with atomic_directory(d, validate=PPIModel.load) as tmp:
             with atomic_open(tmp / "weights.npz", "wb") as handle:
-                np.savez_compressed(handle, **arrays)
+                save_npz(handle, arrays)
             meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
+            meta = strict_json(meta)          # the seal is over what the file holds
             meta["meta_sha256"] = meta_sha256(meta)
             write_json(tmp / "model.json", meta)
         return d
@@ -360,8 +364,16 @@ class PPIModel:
         CorpusFormatError
             A file is damaged, altered, of another model, or a field has a wrong type or
             value (the message names the file and the field).
+        ConcurrentChangeError
+            Another run kept replacing ``directory`` while it was read (a reader sees the
+            old or the new model, or this retryable error:
+            :func:`kernelrank.atomic.read_consistently`).
         """
         d = Path(directory)
+        return read_consistently([d], lambda: cls._load(d), what=f"the PPI model {d}")
+
+    @classmethod
+    def _load(cls, d):
         if not (d / "model.json").is_file() or not (d / "weights.npz").is_file():
             raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                     "weights.npz); create one with `python -m ppi train`")
@@ -670,9 +682,10 @@ def _check_apg_settings(path, f, version):
     if "n_features" not in f:
         raise _bad(path, "no field 'featurizer.n_features'")
     n = f["n_features"]
-    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or a positive "
-                         "integer")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool)
+                          or not 1 <= n <= MAX_HASH_FEATURES):
+        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or an integer "
+                         f"in 1..{MAX_HASH_FEATURES} (the dense weights are sized by it)")
     if f["variant"] not in VARIANTS or f["min_weight"] < 0:
         raise _bad(path, f"featurizer variant {f['variant']!r} / min_weight "
                          f"{f['min_weight']!r}: expected one of {VARIANTS} and a number >= 0")

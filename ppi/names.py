@@ -11,6 +11,9 @@ CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 LEARNERS = ("auto", "rls", "reduced_set")
 #: Basis vectors of the reduced-set learner, as :data:`ppi.evaluation.N_BASIS`.
 N_BASIS = 3000
+#: The widest hashed all-paths feature space (``--hash-features``, a saved model's
+#: ``n_features``): a model's weight vector is dense over it (8 bytes a column: 512 MB).
+MAX_HASH_FEATURES = 2 ** 26
 #: ``auto``: the exact (full) RLS while its m × m eigendecomposition per fold stays within
 #: minutes and ≈ 2 GB on 2 cores (AIMed's 5,834 pairs: 4 min 46 s, 2.11 GB for the CV);
 #: the reduced-set approximation above (BioInfer's 9,666: ≈ 5× the time).

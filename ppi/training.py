@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelrank.errors import InvalidParameterError
+from ppi.fit_checks import check_fit, check_training_set
 from ppi.names import corpus_path
 from ppi.runs import Settings
 
@@ -89,11 +90,13 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     else:
         (data,) = f.fit_transform([source], progress=settings.progress)
         g = parts = transfer = None
+    check_training_set(data.y, data.document_ids, path)
     K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
     sel, choice = select_parameters(K, data.y, data.document_ids, settings.alpha_grid,
                                     settings.learner, settings.n_basis, settings.seed,
                                     settings.select_by, prior=g)
     del K
+    check_fit(choice, data.y, path)
     Xb, coef = expansion(sel.model, data.X, choice["alpha"])
     if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
         beta = choice["beta"]

@@ -41,9 +41,6 @@ from ppi.runs import Settings, prepare_corpus
 
 
 def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=None):
-    import ppi.evaluation as evaluation
-
-    evaluation.PROGRESS = False
     rows = []
     for name in corpora:
         corpus = read_corpus(corpus_path(data_dir, name))
@@ -59,7 +56,7 @@ def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=N
                 t1 = time.perf_counter()
                 for seed in seeds:
                     r = cross_validate(data, K, alphas=ALPHAS, learner=learner, seed=seed,
-                                       select_by=crit)
+                                       select_by=crit, progress=False)
                     f.append(r["f1"])
                     a.append(r["auc"])
                 row = {"corpus": name, "order": order, "endpoints": ends, "select_by": crit,

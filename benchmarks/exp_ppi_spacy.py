@@ -30,10 +30,11 @@ import numpy as np
 from benchmarks.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.ablation import combination_kernel
-from ppi.names import SYSTEMS, corpus_path
+from ppi.names import corpus_path
+from ppi.systems import SYSTEMS
 from ppi.runs import Settings, prepare_corpus
 
-BASE = tuple(SYSTEMS["multiview"]["views"])
+BASE = tuple(SYSTEMS["multiview"].defaults["views"])
 #: name → views
 COMBINATIONS = {
     "multiview": BASE,
@@ -58,11 +59,9 @@ def combination_views(combo):
 def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(None,)):
     """Rows of (corpus, combination, γ): F and AUC per seed, mean and sd.  ``gammas``: the
     kernel itself (None) and/or its Gaussian (:func:`learners.kernels.gaussian_of`)."""
-    import ppi.evaluation as evaluation
     from ppi.evaluation import ALPHAS, cross_validate
     from learners.kernels import gaussian_of
 
-    evaluation.PROGRESS = False
     views = tuple(dict.fromkeys(v for c in combos for v in combination_views(c)))
     settings = Settings.for_system("multiview", views=views, learner=learner, progress=False)
     rows = []
@@ -85,7 +84,7 @@ def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(No
             for seed in seeds:
                 res = cross_validate(data, K, alphas=ALPHAS, learner=learner,
                                      n_basis=settings.n_basis, seed=seed,
-                                     select_by=settings.select_by)
+                                     select_by=settings.select_by, progress=False)
                 f.append(res["f1"])
                 a.append(res["auc"])
                 p.append(res["precision"])

@@ -33,28 +33,27 @@ import time
 import numpy as np
 
 from benchmarks.exp_ppi_factors import experiment_parser, logged_run
-from ppi.names import CORPORA, SYSTEMS
+from ppi.names import CORPORA
+from ppi.systems import SYSTEMS
 
 #: variant → (views, γ, transfer, inner criterion)
 VARIANTS = {
-    "multiview": (SYSTEMS["multiview"]["views"], None, False, "auc"),
-    "+pair": (SYSTEMS["multicorpus"]["views"], None, False, "auc"),
-    "+pair gamma=1": (SYSTEMS["multicorpus"]["views"], 1.0, False, "auc"),
-    "+pair +transfer": (SYSTEMS["multicorpus"]["views"], None, True, "auc"),
-    "multicorpus": (SYSTEMS["multicorpus"]["views"], 1.0, True, "auc"),
-    "multicorpus select-by f1": (SYSTEMS["multicorpus"]["views"], 1.0, True, "f1"),
+    "multiview": (SYSTEMS["multiview"].defaults["views"], None, False, "auc"),
+    "+pair": (SYSTEMS["multicorpus"].defaults["views"], None, False, "auc"),
+    "+pair gamma=1": (SYSTEMS["multicorpus"].defaults["views"], 1.0, False, "auc"),
+    "+pair +transfer": (SYSTEMS["multicorpus"].defaults["views"], None, True, "auc"),
+    "multicorpus": (SYSTEMS["multicorpus"].defaults["views"], 1.0, True, "auc"),
+    "multicorpus select-by f1": (SYSTEMS["multicorpus"].defaults["views"], 1.0, True, "f1"),
 }
 
 
 def run(corpora, seeds, variants, data_dir=None):
     """Rows of (corpus, variant): F, AUC, P, R per seed and their means and sds."""
-    import ppi.evaluation as evaluation
     from learners.kernels import gaussian_of
     from ppi.ablation import combination_kernel
     from ppi.evaluation import cross_validate
     from ppi.runs import Settings, featurize_corpora, source_models, transfer_source
 
-    evaluation.PROGRESS = False
     settings = Settings.for_system("multicorpus", progress=False)
     t0 = time.perf_counter()
     texts, featurizer = {}, settings.featurizer()      # equal weights over the six views
@@ -80,7 +79,8 @@ def run(corpora, seeds, variants, data_dir=None):
             prior = transfer_source(sources[gamma, select_by], name)[0] if transfer else None
             res = [cross_validate(data, K, alphas=settings.alpha_grid,
                                   learner=settings.learner, n_basis=settings.n_basis,
-                                  seed=seed, select_by=select_by, prior=prior)
+                                  seed=seed, select_by=select_by, prior=prior,
+                                  progress=False)
                    for seed in seeds]
             del K
             row = {"corpus": name, "variant": variant, "views": list(views), "gamma": gamma,

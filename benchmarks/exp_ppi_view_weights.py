@@ -23,7 +23,8 @@ import numpy as np
 
 from benchmarks.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
-from ppi.names import SYSTEMS, corpus_path
+from ppi.names import corpus_path
+from ppi.systems import SYSTEMS
 from ppi.runs import Settings, prepare_corpus
 from ppi.view_weights import DEFAULT_GROUP_GRID, cross_validate_view_weights, group_weights
 
@@ -74,7 +75,7 @@ def run(corpora, seeds, views, group_grid, data_dir=None):
 
 def main(argv=None):
     p = experiment_parser(__doc__)
-    p.add_argument("--views", nargs="+", default=list(SYSTEMS["multiview"]["views"]))
+    p.add_argument("--views", nargs="+", default=list(SYSTEMS["multiview"].defaults["views"]))
     a = p.parse_args(argv)
     logged_run(lambda: run(a.corpora, a.seeds, tuple(a.views), DEFAULT_GROUP_GRID,
                            a.data_dir), a.output)

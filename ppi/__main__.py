@@ -34,7 +34,8 @@ from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
 from ppi.names import (CORPORA, DEFAULT_SYSTEM, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES,
-                       SELECT_BY, SYSTEMS, TRAIN_DEFAULT_SYSTEM, VARIANTS)
+                       SELECT_BY, TRAIN_DEFAULT_SYSTEM, VARIANTS)
+from ppi.systems import SYSTEMS
 
 
 def _model_options(p):

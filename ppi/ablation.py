@@ -58,15 +58,10 @@ def combination_kernel(featurizer, X, combo):
     return K
 
 
-def _cv_over_seeds(data, K, settings, seeds, folds):
-    from ppi.evaluation import cross_validate
-
+def _cv_over_seeds(data, K, system, seeds, folds):
     f, a = [], []
     for seed in seeds:
-        r = cross_validate(data, K, n_folds=folds, alphas=settings.alpha_grid,
-                           learner=settings.learner,
-                           n_basis=settings.n_basis, seed=seed, select_by=settings.select_by,
-                           jobs=settings.jobs)
+        r = system.cross_validate(data, K, folds=folds, seed=seed)
         f.append(r["f1"])
         a.append(r["auc"])
     return {"f1": f, "auc": a, "f1_mean": float(np.mean(f)), "f1_sd": float(np.std(f)),
@@ -79,9 +74,9 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
     """The ablation table; ``big`` corpora get ``big_seeds`` (their folds vary less and
     each CV costs minutes), the others ``seeds``. Returns ``(results, written)``."""
     from corpora.ppi_xml import read_corpus
-    from learners.kernels import gaussian_of, gram_matrix
+    from learners.kernels import gram_matrix
     from ppi.names import corpus_path
-    from ppi.runs import Settings, _progress, prepare_corpus
+    from ppi.runs import Settings
 
     out = Path(output_dir)
     t0 = time.perf_counter()
@@ -93,29 +88,26 @@ def run_ablation(names, output_dir, settings, *, seeds=(0, 1, 2), big_seeds=(0,)
                                   n_basis=settings.n_basis, jobs=settings.jobs,
                                   progress=settings.progress)
     rows = []
-    with _progress(settings.progress):
-        for name in names:
-            corpus = prepare_corpus(read_corpus(corpus_path(data_dir, name)), full)
-            s = big_seeds if name in big else seeds
-            (d,) = paper_v.featurizer().fit_transform([corpus])
-            rows.append({"corpus": name, "system": "paper-v", "views": ["apg:split_parse"],
-                         "seeds": list(s), **_cv_over_seeds(d, gram_matrix(d.X), paper_v, s,
-                                                            folds)})
-            del d
-            featurizer = full.featurizer()
-            (d,) = featurizer.fit_transform([corpus])
-            for combo in combinations:
-                K = combination_kernel(featurizer, d.X, combo)
-                if full.gamma is not None:
-                    gaussian_of(K, full.gamma)
-                rows.append({"corpus": name, "system": full.system, "views": list(combo),
-                             "seeds": list(s), **_cv_over_seeds(d, K, full, s, folds)})
-                r = rows[-1]
-                log.info("ablation %s %s: F %.1f ± %.1f AUC %.1f ± %.1f", name,
-                         "+".join(combo), 100 * r["f1_mean"], 100 * r["f1_sd"],
-                         100 * r["auc_mean"], 100 * r["auc_sd"])
-                del K
-            del d
+    for name in names:
+        corpus = full.strategy.prepare_corpus(read_corpus(corpus_path(data_dir, name)))
+        s = big_seeds if name in big else seeds
+        (d,) = paper_v.featurizer().fit_transform([corpus])
+        rows.append({"corpus": name, "system": "paper-v", "views": ["apg:split_parse"],
+                     "seeds": list(s), **_cv_over_seeds(d, gram_matrix(d.X),
+                                                        paper_v.strategy, s, folds)})
+        del d
+        featurizer = full.featurizer()
+        (d,) = featurizer.fit_transform([corpus])
+        for combo in combinations:
+            K = full.strategy.of_gram(combination_kernel(featurizer, d.X, combo))
+            rows.append({"corpus": name, "system": full.system, "views": list(combo),
+                         "seeds": list(s), **_cv_over_seeds(d, K, full.strategy, s, folds)})
+            r = rows[-1]
+            log.info("ablation %s %s: F %.1f ± %.1f AUC %.1f ± %.1f", name,
+                     "+".join(combo), 100 * r["f1_mean"], 100 * r["f1_sd"],
+                     100 * r["auc_mean"], 100 * r["auc_sd"])
+            del K
+        del d
     res = {"rows": rows, "config": full.config(), "paper_v_config": paper_v.config(),
            "folds": folds, "seconds": time.perf_counter() - t0}
     return res, list(write_report(out, "results", res, ablation_markdown(res, names)))

@@ -52,9 +52,6 @@ __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "l
            "uses_feature_rows", "select_parameters", "expansion", "cross_validate",
            "summarize_folds", "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
 
-#: Progress bars on (the CLI's --quiet turns them off).
-PROGRESS = True
-
 #: The published λ grid: 2^-10 ... 2^10.
 ALPHAS = 2.0 ** np.arange(-10, 11)
 #: :data:`ppi.names.N_BASIS` (3000 basis vectors by default) and :data:`ppi.names.LEARNERS`.
@@ -145,6 +142,17 @@ def _selection(select_by):
             "cv": "group"}
 
 
+def _selection_path(alphas, prior=None, betas=None):
+    """``(path, fit_params)`` of the selection: λ from ``alphas``; with ``prior`` (a source
+    hypothesis' scores, :mod:`ppi.transfer`) also β from ``betas`` (default
+    :data:`ppi.names.BETAS`) and the prior for the transfer learner's ``fit``."""
+    if prior is None:
+        return {"alpha": alphas}, {}
+    prior = np.asarray(prior, dtype=float)
+    return ({"alpha": alphas, "beta": np.asarray(BETAS if betas is None else betas,
+                                                  dtype=float)}, {"prior": prior})
+
+
 def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASIS, seed=0,
                       select_by="f1", prior=None, betas=None):
     """Choose (λ, threshold) on ``K`` (m × m kernel, or m sparse feature rows: see
@@ -162,11 +170,9 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
         F), ``precision``, ``recall`` and ``grid`` (the same for every candidate)
     """
     y = np.asarray(y, dtype=float)
-    path, extra = {"alpha": alphas}, {}
-    if prior is not None:
-        path["beta"] = np.asarray(BETAS if betas is None else betas, dtype=float)
-        extra = {"fit_params": {"prior": np.asarray(prior, dtype=float)}}
-    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), prior is not None), K,
+    path, fit_params = _selection_path(alphas, prior, betas)
+    extra = {"fit_params": fit_params} if fit_params else {}
+    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), bool(fit_params)), K,
                  y, groups=groups, path=path, **_selection(select_by), **extra)
     return sel, _choice(sel)
 
@@ -225,7 +231,8 @@ def test_distribution_f1(y, scores, positive_fraction=None):
 
 
 def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
-                   seed=0, leaky=False, jobs=1, select_by="f1", prior=None, betas=None):
+                   seed=0, leaky=False, jobs=1, select_by="f1", prior=None, betas=None,
+                   progress=True):
     """10-fold document-level CV with nested leave-one-document-out selection (Table 1).
 
     Parameters
@@ -239,6 +246,7 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
         A source hypothesis' scores of the pairs (:func:`ppi.transfer.mean_prior`, from
         models trained without any of them): each fold then fits f = β g + h and chooses (λ, β)
         together, β from ``betas`` (default :data:`ppi.names.BETAS`)
+    progress : bool               a progress bar over the outer folds
 
     Returns
     -------
@@ -252,13 +260,11 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     sets = folds_to_sets(fold)
     t0 = time.perf_counter()
     selection = _selection(select_by)
-    path, extra = {"alpha": alphas}, {}
-    if prior is not None:
-        path["beta"] = np.asarray(BETAS if betas is None else betas, dtype=float)
-        extra = {"fit_params": {"prior": prior}, "predict_params": {"prior": prior}}
+    path, fit_params = _selection_path(alphas, prior, betas)
+    extra = {"fit_params": fit_params, "predict_params": fit_params} if fit_params else {}
     nested = nested_cross_validate(
-        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K), prior is not None), K, y,
-        sets, groups=data.document_ids, path=path, jobs=jobs, progress=PROGRESS,
+        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K), bool(fit_params)), K, y,
+        sets, groups=data.document_ids, path=path, jobs=jobs, progress=progress,
         desc=f"cv {data.corpus}", inner_cv=selection["cv"],
         scoring=selection["scoring"], threshold=selection["threshold"], **extra)
     res = summarize_folds(data, nested, fold, n_folds, leaky, learner, select_by)
@@ -331,7 +337,7 @@ def summarize_folds(data, nested, fold, n_folds=10, leaky=False, learner="rls",
 
 def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N_BASIS,
                  seed=0, jobs=1, select_by="f1", train_sets=None, trains=None, tests=None,
-                 keep_scores=False):
+                 keep_scores=False, progress=True):
     """Train on each corpus (λ, threshold by leave-one-document-out on it), test on the others.
 
     Parameters
@@ -349,6 +355,8 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
     keep_scores : bool
         Keep every model's scores of every test corpus (``scores``: {train: {test: array}};
         the source models of :mod:`ppi.transfer`)
+    progress : bool
+        A progress bar over the training corpora
 
     Returns
     -------
@@ -383,7 +391,7 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
                 out["tests"][te]["scores"] = s
         return out
 
-    results = map_tasks(task, trains, jobs=jobs, desc="cross-corpus", progress=PROGRESS)
+    results = map_tasks(task, trains, jobs=jobs, desc="cross-corpus", progress=progress)
     measures = ("auc", "f1_train_threshold", "f1_oracle", "f1_test_distribution")
     res = {k: {} for k in measures + (("scores",) if keep_scores else ())}
     res["selection"] = {}
@@ -398,10 +406,10 @@ def cross_corpus(datasets, kernel_fn, *, alphas=ALPHAS, learner="rls", n_basis=N
 
 
 def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPHAS,
-                   learner="rls", n_basis=N_BASIS, seed=0, select_by="f1"):
+                   learner="rls", n_basis=N_BASIS, seed=0, select_by="f1", progress=True):
     """AUC on half of the document folds against the number of training pairs taken from
     the other half (documents added in a seeded random order; λ and threshold by
-    leave-one-document-out on each training subset)."""
+    leave-one-document-out on each training subset; ``progress``: a bar over the sizes)."""
     fold = group_folds(data.document_ids, n_folds, seed, y=data.y)
     test = np.flatnonzero(fold < n_folds // 2)
     pool = np.flatnonzero(fold >= n_folds // 2)
@@ -417,7 +425,7 @@ def learning_curve(data, K, *, n_folds=10, n_points=8, min_pairs=50, alphas=ALPH
     sizes = np.unique(np.geomspace(min(min_pairs, len(pool)), len(pool), n_points).astype(int))
     points = []
     for target in tqdm(sizes, desc=f"learning curve {data.corpus}", leave=False,
-                       disable=not PROGRESS):
+                       disable=not progress):
         # smallest whole-document prefix with ≥ target pairs
         cut_rank = rank[min(target, len(pool)) - 1]
         train = pool[rank <= cut_rank]

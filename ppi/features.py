@@ -120,7 +120,13 @@ class PairFeaturizer:
 
     @property
     def variant(self):
+        """The all-paths variant (``max`` or ``sum``)."""
         return self.vectorizer.variant
+
+    @property
+    def parses(self):
+        """The dependency analyses it reads: ``(parse,)``."""
+        return (self.parse,)
 
     def _graphs(self, corpora, progress):
         """Labels and provenance of every pair (one cheap pass), and a generator of their
@@ -142,6 +148,11 @@ class PairFeaturizer:
     def transform(self, corpora, progress=False):
         """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
         return PairFeaturizer.transform_shared([self], corpora, progress)[0]
+
+    def scores(self, corpora, weights, progress=False):
+        """``[data.X @ weights for data in self.transform(corpora)]``, each raveled: a
+        linear model's scores (as :meth:`ppi.views.MultiViewFeaturizer.scores`)."""
+        return [np.asarray(d.X @ weights).ravel() for d in self.transform(corpora, progress)]
 
     @property
     def compiled(self):

@@ -134,87 +134,51 @@ NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, Key
               NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
               SyntaxError, TypeError, MemoryError)
 
-__all__ = ["PPIModel", "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
+__all__ = ["PPIModel", "LinearModel", "SingleViewModel", "MultiViewModel", "GaussianModel",
+           "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
            "GAUSSIAN_VERSION", "DOCUMENT_VERSION", "featurizer_parses", "load_model"]
-
-
-def _is_multiview(featurizer):
-    from ppi.views import MultiViewFeaturizer
-
-    return isinstance(featurizer, MultiViewFeaturizer)
 
 
 def featurizer_parses(featurizer):
     """The dependency analyses (canonical parse names) ``featurizer`` reads, in view order:
     ``(parse,)`` for Paper V's :class:`~ppi.features.PairFeaturizer`; for a
     :class:`~ppi.views.MultiViewFeaturizer` the parse of every ``apg`` / ``path`` view and,
-    with a ``bow`` view, its ``bow_parse`` (whose tokens it reads)."""
-    if not _is_multiview(featurizer):
-        return (featurizer.parse,)
-    out = []
-    for kind, parse in featurizer.kinds:
-        parse = parse or featurizer.bow_parse
-        if parse not in out:
-            out.append(parse)
-    return tuple(out)
+    with a ``bow`` view, its ``bow_parse`` (the featurizer's ``parses``)."""
+    return tuple(featurizer.parses)
 
 
 class PPIModel:
-    """A trained PPI extractor: featurizer (Paper V's all-paths one or several views) +
-    primal weights + threshold.
+    """A trained PPI extractor: a fitted featurizer, a scoring function over its rows and a
+    threshold.  The base of one class per saved format (module docstring):
+    :class:`SingleViewModel` (version 3, Paper V's one all-paths view),
+    :class:`MultiViewModel` (4), :class:`GaussianModel` (5) and :class:`DocumentModel` (6);
+    a system (:attr:`ppi.systems.base.System.model_class`) says which it saves.
+    :meth:`load` reads any of them.
 
     Parameters
     ----------
     featurizer : ppi.features.PairFeaturizer or ppi.views.MultiViewFeaturizer
-        Fitted; ``weights`` are over its columns (a multi-view featurizer's
-        ``view_slices_`` cut them into the views' blocks).
-    weights : array-like of float
+        Fitted.
     alpha, threshold : float
         The chosen λ and the decision threshold (``f(x) > threshold``: interaction).
     learner : str
     training : dict or None
         Informational (corpus, file, pairs, inner criterion).
-    basis, dual_coef, gamma : the Gaussian model (``weights`` None): the basis rows
-        (sparse, r × the featurizer's columns), their coefficients and γ —
-        ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)``.
     """
 
-    def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None,
-                 *, basis=None, dual_coef=None, gamma=None):
+    #: the format version the class writes
+    version = None
+    #: the Gaussian top kernel's γ (None: a linear model)
+    gamma = None
+    #: the primal weights over the featurizer's columns (None: a Gaussian model)
+    weights = None
+
+    def __init__(self, featurizer, alpha, threshold, learner="rls", training=None):
         self.featurizer = featurizer
-        self.gamma = None if gamma is None else float(gamma)
-        if self.gamma is None:
-            self.weights = np.asarray(weights, dtype=float)  # over the featurizer's columns
-        else:
-            if not _is_multiview(featurizer):
-                raise InvalidParameterError("a Gaussian model needs a multi-view featurizer "
-                                            "(--system multiview or --views)")
-            self.weights = None
-            basis = sp.csr_matrix(basis, dtype=float)
-            self.dual_coef = np.asarray(dual_coef, dtype=float).ravel()
-            self._basis_sq = squared_row_norms(basis)
-            self._basis_t = basis.T.tocsr()      # columns × r: one sparse product a batch
         self.alpha = float(alpha)
         self.threshold = float(threshold)
         self.learner = learner
         self.training = training or {}
-
-    @property
-    def basis(self):
-        """A Gaussian model's basis rows (r × the featurizer's columns; a view of the
-        stored transpose, which is what scoring reads — the model keeps one copy)."""
-        return self._basis_t.T
-
-    @classmethod
-    def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training,
-                 gamma=None):
-        """``w = X_basisᵀ coef`` (rows of the basis / training pairs, dual coefficients);
-        with ``gamma`` the Gaussian model of those rows and coefficients."""
-        if gamma is not None:
-            return cls(featurizer, None, alpha, threshold, learner, training, basis=X_basis,
-                       dual_coef=coef, gamma=gamma)
-        w = np.asarray(X_basis.T @ np.asarray(coef, dtype=float)).ravel()
-        return cls(featurizer, w, alpha, threshold, learner, training)
 
     @property
     def parses(self):
@@ -225,10 +189,203 @@ class PPIModel:
 
     def decision_function(self, corpus):
         """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
+        raise NotImplementedError
+
+    def scores(self, corpus):
+        """The scores of :meth:`decision_function` alone."""
+        raise NotImplementedError
+
+    def predict(self, corpus):
+        """``(PairSet, scores, decisions)`` of the candidate pairs (``score >
+        pair_threshold``)."""
+        data, s = self.decision_function(corpus)
+        return data, s, s > self.pair_threshold
+
+    @property
+    def pair_threshold(self):
+        """The threshold of one mention pair's score (``ppi extract``'s ``interaction``)."""
+        return self.threshold
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, directory):
+        """Write the model to ``directory`` as a unit, in its class' format version (module
+        docstring). Returns the path."""
+        d = Path(directory)
+        meta = {"format": FORMAT, "alpha": self.alpha, "threshold": self.threshold,
+                "learner": self.learner, "training": self.training}
+        fields, arrays = self._payload()
+        meta.update(fields)
+        # checked by the loader before it replaces anything (what is saved can be loaded);
+        # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
+        with atomic_directory(d, validate=PPIModel.load) as tmp:
+            with atomic_open(tmp / "weights.npz", "wb") as handle:
+                save_npz(handle, arrays)
+            meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
+            meta = strict_json(meta)          # the seal is over what the file holds
+            meta["meta_sha256"] = meta_sha256(meta)
+            write_json(tmp / "model.json", meta)
+        return d
+
+    def _payload(self):
+        """``(model.json fields, weights.npz arrays)`` of the class' format."""
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls, directory):
+        """The model saved in ``directory``, every field checked (see the module docstring),
+        as the class of its format version.
+
+        Raises
+        ------
+        DataNotFoundError
+            ``directory`` does not hold ``model.json`` and ``weights.npz``.
+        CorpusFormatError
+            A file is damaged, altered, of another model, or a field has a wrong type or
+            value (the message names the file and the field).
+        ConcurrentChangeError
+            Another run kept replacing ``directory`` while it was read (a reader sees the
+            old or the new model, or this retryable error:
+            :func:`kernelrank.atomic.read_consistently`).
+        """
+        d = Path(directory)
+        return read_consistently([d], lambda: _load(d), what=f"the PPI model {d}")
+
+    @classmethod
+    def _from_saved(cls, d, meta):
+        """The model of the checked ``meta`` and the arrays of ``d``."""
+        raise NotImplementedError
+
+
+def _load(d):
+    if not (d / "model.json").is_file() or not (d / "weights.npz").is_file():
+        raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
+                                "weights.npz); create one with `python -m ppi train`")
+    meta = _read_meta(d / "model.json")
+    return _CLASS_OF_VERSION[meta["version"]]._from_saved(d, meta)
+
+
+class LinearModel(PPIModel):
+    """A linear model: ``f(x) = x · w`` with the primal weights ``w`` over the featurizer's
+    columns (a multi-view featurizer's ``view_slices_`` cut them into the views' blocks).
+
+    Parameters
+    ----------
+    featurizer, alpha, threshold, learner, training : as :class:`PPIModel`
+    weights : array-like of float
+    """
+
+    def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None):
+        super().__init__(featurizer, alpha, threshold, learner, training)
+        self.weights = np.asarray(weights, dtype=float)     # over the featurizer's columns
+
+    @classmethod
+    def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training):
+        """``w = X_basisᵀ coef`` (rows of the basis / training pairs, dual
+        coefficients)."""
+        w = np.asarray(X_basis.T @ np.asarray(coef, dtype=float)).ravel()
+        return cls(featurizer, w, alpha, threshold, learner, training)
+
+    def decision_function(self, corpus):
+        """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
         (data,) = self.featurizer.transform([corpus])
-        if self.gamma is not None:
-            return data, self._gaussian_scores(data.X)
         return data, np.asarray(data.X @ self.weights).ravel()
+
+    def scores(self, corpus):
+        """The scores of :meth:`decision_function` alone: by the featurizer's ``scores``
+        (a multi-view featurizer scores views of identical inputs — raw text parsed by
+        spaCy — from one set of rows, :meth:`ppi.views.MultiViewFeaturizer.scores`; the
+        same scores up to round-off)."""
+        return self.featurizer.scores([corpus], self.weights)[0]
+
+
+class SingleViewModel(LinearModel):
+    """Paper V's model (format version 3): one all-paths view
+    (:class:`ppi.features.PairFeaturizer`), its label list in ``model.json``; versions 1
+    and 2 load as this class too."""
+
+    version = VERSION
+
+    def _payload(self):
+        """Version 3: the label list in model.json, codes and weights in the archive."""
+        f = self.featurizer
+        v = f.vectorizer
+        labels, arrays = _apg_arrays(v, self.weights)
+        return ({"version": VERSION,
+                 "featurizer": {"parse": f.parse, "variant": v.variant,
+                                "normalize": v.normalize, "min_weight": v.min_weight,
+                                "n_features": v.n_features, "graph": f.settings.as_dict()},
+                 "labels": labels, "n_labels": len(labels)}, arrays)
+
+    @classmethod
+    def _from_saved(cls, d, meta):
+        featurizer, weights = _load_single_view(d, meta)
+        return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
+                   meta.get("training"))
+
+
+class MultiViewModel(LinearModel):
+    """A linear multi-view model (format version 4, :class:`ppi.views.MultiViewFeaturizer`):
+    per view its weight, pruned vocabulary and block of the weights."""
+
+    version = MULTIVIEW_VERSION
+
+    def _payload(self):
+        return _multiview_payload(self, self.weights)
+
+    @classmethod
+    def _from_saved(cls, d, meta):
+        featurizer, weights, _ = _load_multiview(d, meta)
+        return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
+                   meta.get("training"))
+
+
+class GaussianModel(PPIModel):
+    """A multi-view model with the Gaussian top kernel (format version 5):
+    ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)`` over its basis rows.
+
+    Parameters
+    ----------
+    featurizer : ppi.views.MultiViewFeaturizer
+        Fitted.
+    alpha, threshold, learner, training : as :class:`PPIModel`
+    basis : sparse matrix (r × the featurizer's columns)
+    dual_coef : array-like (r,)
+    gamma : float
+    """
+
+    version = GAUSSIAN_VERSION
+
+    def __init__(self, featurizer, alpha, threshold, learner="rls", training=None, *, basis,
+                 dual_coef, gamma):
+        from ppi.views import MultiViewFeaturizer
+
+        if not isinstance(featurizer, MultiViewFeaturizer):
+            raise InvalidParameterError("a Gaussian model needs a multi-view featurizer "
+                                        "(--system multiview or --views)")
+        super().__init__(featurizer, alpha, threshold, learner, training)
+        self.gamma = float(gamma)
+        basis = sp.csr_matrix(basis, dtype=float)
+        self.dual_coef = np.asarray(dual_coef, dtype=float).ravel()
+        self._basis_sq = squared_row_norms(basis)
+        self._basis_t = basis.T.tocsr()      # columns × r: one sparse product a batch
+
+    @classmethod
+    def from_fit(cls, featurizer, X_basis, coef, alpha, threshold, learner, training, *,
+                 gamma):
+        """The Gaussian model of the basis rows ``X_basis`` and their coefficients."""
+        return cls(featurizer, alpha, threshold, learner, training, basis=X_basis,
+                   dual_coef=coef, gamma=gamma)
+
+    @property
+    def basis(self):
+        """The basis rows (r × the featurizer's columns; a view of the stored transpose,
+        which is what scoring reads — the model keeps one copy)."""
+        return self._basis_t.T
+
+    def decision_function(self, corpus):
+        """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
+        (data,) = self.featurizer.transform([corpus])
+        return data, self._gaussian_scores(data.X)
 
     def _gaussian_scores(self, X):
         """``Σ_j c_j exp(−γ‖x − b_j‖²)`` for the rows ``X``: the inner products by one
@@ -255,62 +412,13 @@ class PPIModel:
                            self._basis_sq) @ self.dual_coef
 
     def scores(self, corpus):
-        """The scores of :meth:`decision_function` alone: a multi-view featurizer then
-        scores views of identical inputs (raw text parsed by spaCy) from one set of rows
-        (:meth:`ppi.views.MultiViewFeaturizer.scores`; the same scores up to round-off) —
-        a linear model with its weights, a Gaussian model with its transposed basis rows
-        (the inner products, then :meth:`_gaussian_of_products`)."""
-        if not _is_multiview(self.featurizer):
-            return self.decision_function(corpus)[1]
-        if self.gamma is None:
-            return self.featurizer.scores([corpus], self.weights)[0]
+        """The scores of :meth:`decision_function` alone: the inner products with the
+        transposed basis rows by :meth:`ppi.views.MultiViewFeaturizer.scores` (views of
+        identical inputs from one set of rows; the same scores up to round-off), then
+        :meth:`_gaussian_of_products`."""
         return self._gaussian_of_products(self.featurizer.scores([corpus], self._basis_t)[0])
 
-    def predict(self, corpus):
-        """``(PairSet, scores, decisions)`` of the candidate pairs (``score >
-        pair_threshold``)."""
-        data, s = self.decision_function(corpus)
-        return data, s, s > self.pair_threshold
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, directory):
-        """Write the model to ``directory`` as a unit: version 3 for one all-paths view,
-        version 4 for a multi-view featurizer (module docstring). Returns the path."""
-        d = Path(directory)
-        meta = {"format": FORMAT, "alpha": self.alpha, "threshold": self.threshold,
-                "learner": self.learner, "training": self.training}
-        if self.gamma is not None:
-            fields, arrays = self._gaussian_payload()
-        elif isinstance(self, DocumentModel):
-            fields, arrays = self._document_payload()
-        elif _is_multiview(self.featurizer):
-            fields, arrays = self._multiview_payload(self.weights)
-        else:
-            fields, arrays = self._single_view_payload()
-        meta.update(fields)
-        # checked by the loader before it replaces anything (what is saved can be loaded);
-        # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
-        with atomic_directory(d, validate=PPIModel.load) as tmp:
-            with atomic_open(tmp / "weights.npz", "wb") as handle:
-                save_npz(handle, arrays)
-            meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
-            meta = strict_json(meta)          # the seal is over what the file holds
-            meta["meta_sha256"] = meta_sha256(meta)
-            write_json(tmp / "model.json", meta)
-        return d
-
-    def _single_view_payload(self):
-        """Version 3: the label list in model.json, codes and weights in the archive."""
-        f = self.featurizer
-        v = f.vectorizer
-        labels, arrays = _apg_arrays(v, self.weights)
-        return ({"version": VERSION,
-                 "featurizer": {"parse": f.parse, "variant": v.variant,
-                                "normalize": v.normalize, "min_weight": v.min_weight,
-                                "n_features": v.n_features, "graph": f.settings.as_dict()},
-                 "labels": labels, "n_labels": len(labels)}, arrays)
-
-    def _gaussian_payload(self):
+    def _payload(self):
         """Version 5: version 4's payload of the column numbers (1-based) of the columns the
         basis uses, in place of weights, and the basis rows and coefficients."""
         B = self.basis.tocsr()
@@ -318,7 +426,7 @@ class PPIModel:
         used = np.unique(B.indices)
         numbers = np.zeros(B.shape[1])
         numbers[used] = used + 1.0
-        fields, arrays = self._multiview_payload(numbers)
+        fields, arrays = _multiview_payload(self, numbers)
         fields["version"] = GAUSSIAN_VERSION
         fields["kernel"] = {"name": "gaussian", "gamma": self.gamma, "n_basis": B.shape[0]}
         arrays.update(basis_data=B.data.astype(np.float64),
@@ -327,97 +435,61 @@ class PPIModel:
                       dual_coef=self.dual_coef.astype(np.float64))
         return fields, arrays
 
-    def _multiview_payload(self, weights):
-        """Version 4: per view its weight, pruned vocabulary and block of ``weights``."""
-        f = self.featurizer
-        views, arrays, apg = [], {}, None
-        for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
-            block = weights[f.view_slices_[view]]
-            part = f._parts[view]
-            if kind == "apg":
-                apg = part.vectorizer
-                labels, a = _apg_arrays(apg, block)
-                vocab = np.array(labels, dtype=str)
-                arrays[f"v{k}_labels"] = vocab
-            else:
-                keep = np.flatnonzero(block != 0)
-                vocab = np.asarray(part.vocabulary_)[keep].astype(str)
-                a = {"weights": block[keep], "features": vocab}
-            arrays.update({f"v{k}_{key}": x for key, x in a.items()})
-            views.append({"name": view, "weight": float(f.weights[k]),
-                          "n_vocabulary": len(vocab), "n_weights": len(a["weights"])})
-        return ({"version": MULTIVIEW_VERSION,
-                 "featurizer": {"kind": "multiview", "variant": f.variant, "normalize": True,
-                                "min_weight": apg.min_weight if apg else 1e-5,
-                                "n_features": f.n_features, "bow_parse": f.bow_parse,
-                                "graph": f.settings.as_dict(), "views": views},
-                 "parses": list(self.parses)}, arrays)
-
     @classmethod
-    def load(cls, directory):
-        """The model saved in ``directory``, every field checked (see the module docstring).
+    def _from_saved(cls, d, meta):
+        featurizer, numbers, arrays = _load_multiview(d, meta)
+        basis = _basis_rows(d / "weights.npz", arrays, numbers, meta["kernel"]["n_basis"])
+        return cls(featurizer, meta["alpha"], meta["threshold"], meta["learner"],
+                   meta.get("training"), basis=basis, dual_coef=arrays["dual_coef"],
+                   gamma=meta["kernel"]["gamma"])
 
-        Raises
-        ------
-        DataNotFoundError
-            ``directory`` does not hold ``model.json`` and ``weights.npz``.
-        CorpusFormatError
-            A file is damaged, altered, of another model, or a field has a wrong type or
-            value (the message names the file and the field).
-        ConcurrentChangeError
-            Another run kept replacing ``directory`` while it was read (a reader sees the
-            old or the new model, or this retryable error:
-            :func:`kernelrank.atomic.read_consistently`).
-        """
-        d = Path(directory)
-        return read_consistently([d], lambda: cls._load(d), what=f"the PPI model {d}")
 
-    @classmethod
-    def _load(cls, d):
-        if not (d / "model.json").is_file() or not (d / "weights.npz").is_file():
-            raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
-                                    "weights.npz); create one with `python -m ppi train`")
-        meta = _read_meta(d / "model.json")
-        if meta["version"] >= MULTIVIEW_VERSION:
-            featurizer, weights, arrays = _load_multiview(d, meta)
+def _multiview_payload(model, weights):
+    """Version 4's fields and arrays of ``model``'s multi-view featurizer: per view its
+    weight, pruned vocabulary and block of ``weights``."""
+    f = model.featurizer
+    views, arrays, apg = [], {}, None
+    for k, (view, (kind, _)) in enumerate(zip(f.views, f.kinds)):
+        block = weights[f.view_slices_[view]]
+        part = f._parts[view]
+        if kind == "apg":
+            apg = part.vectorizer
+            labels, a = _apg_arrays(apg, block)
+            vocab = np.array(labels, dtype=str)
+            arrays[f"v{k}_labels"] = vocab
         else:
-            featurizer, weights = _load_single_view(d, meta)
-        if meta["version"] == GAUSSIAN_VERSION:
-            basis = _basis_rows(d / "weights.npz", arrays, weights, meta["kernel"]["n_basis"])
-            return PPIModel(featurizer, None, meta["alpha"], meta["threshold"],
-                            meta["learner"], meta.get("training"), basis=basis,
-                            dual_coef=arrays["dual_coef"], gamma=meta["kernel"]["gamma"])
-        if meta["version"] == DOCUMENT_VERSION:
-            doc = meta["document"]
-            return DocumentModel(featurizer, weights, meta["alpha"], meta["threshold"],
-                                 meta["learner"], meta.get("training"),
-                                 entity_types=doc["entity_types"],
-                                 instance_threshold=doc["instance_threshold"],
-                                 stage=_document_stage(d / "weights.npz", arrays, doc))
-        return PPIModel(featurizer, weights, meta["alpha"], meta["threshold"],
-                        meta["learner"], meta.get("training"))
-
-    @property
-    def pair_threshold(self):
-        """The threshold of one mention pair's score (``ppi extract``'s ``interaction``)."""
-        return self.threshold
+            keep = np.flatnonzero(block != 0)
+            vocab = np.asarray(part.vocabulary_)[keep].astype(str)
+            a = {"weights": block[keep], "features": vocab}
+        arrays.update({f"v{k}_{key}": x for key, x in a.items()})
+        views.append({"name": view, "weight": float(f.weights[k]),
+                      "n_vocabulary": len(vocab), "n_weights": len(a["weights"])})
+    return ({"version": MULTIVIEW_VERSION,
+             "featurizer": {"kind": "multiview", "variant": f.variant, "normalize": True,
+                            "min_weight": apg.min_weight if apg else 1e-5,
+                            "n_features": f.n_features, "bow_parse": f.bow_parse,
+                            "graph": f.settings.as_dict(), "views": views},
+             "parses": list(model.parses)}, arrays)
 
 
-class DocumentModel(PPIModel):
+class DocumentModel(MultiViewModel):
     """A model of the ``documents`` system (:mod:`ppi.document_system`; format version 6):
-    the linear mention-pair model of :class:`PPIModel` (``weights``, ``pair_threshold``),
-    the entity types whose mentions are candidates, and the document stage that scores
-    every candidate concept pair of a document (``threshold`` is the candidates').
+    the linear mention-pair model of :class:`MultiViewModel` (``weights``,
+    ``pair_threshold``), the entity types whose mentions are candidates, and the document
+    stage that scores every candidate concept pair of a document (``threshold`` is the
+    candidates').
 
     Parameters
     ----------
-    featurizer, weights, alpha, threshold, learner, training : as :class:`PPIModel`
+    featurizer, weights, alpha, threshold, learner, training : as :class:`LinearModel`
         (``threshold``: the candidates' decision threshold)
     entity_types : sequence of str
     instance_threshold : float — a mention pair's threshold
     stage : ppi.document_stage.DocumentStage or None — None: a candidate's score is the
         maximum of its mention pairs'
     """
+
+    version = DOCUMENT_VERSION
 
     def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None,
                  *, entity_types, instance_threshold, stage=None):
@@ -428,6 +500,7 @@ class DocumentModel(PPIModel):
 
     @property
     def pair_threshold(self):
+        """A mention pair's threshold (the candidates' is ``threshold``)."""
         return self.instance_threshold
 
     def candidate_scores(self, pair_scores, candidates):
@@ -441,8 +514,8 @@ class DocumentModel(PPIModel):
 
         return self.stage.decision_function(document_features(pair_scores, candidates))
 
-    def _document_payload(self):
-        fields, arrays = self._multiview_payload(self.weights)
+    def _payload(self):
+        fields, arrays = _multiview_payload(self, self.weights)
         from ppi.document_stage import FEATURES
 
         st = self.stage
@@ -460,10 +533,25 @@ class DocumentModel(PPIModel):
                           doc_dual_coef=np.asarray(st.dual_coef_, dtype=np.float64))
         return fields, arrays
 
+    @classmethod
+    def _from_saved(cls, d, meta):
+        featurizer, weights, arrays = _load_multiview(d, meta)
+        doc = meta["document"]
+        return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
+                   meta.get("training"), entity_types=doc["entity_types"],
+                   instance_threshold=doc["instance_threshold"],
+                   stage=_document_stage(d / "weights.npz", arrays, doc))
+
+
+#: the class that reads each format version
+_CLASS_OF_VERSION = {1: SingleViewModel, 2: SingleViewModel, VERSION: SingleViewModel,
+                     MULTIVIEW_VERSION: MultiViewModel, GAUSSIAN_VERSION: GaussianModel,
+                     DOCUMENT_VERSION: DocumentModel}
+
 
 def load_model(directory):
-    """The model saved in ``directory`` (:meth:`PPIModel.load`: a :class:`DocumentModel`
-    for version 6)."""
+    """The model saved in ``directory`` (:meth:`PPIModel.load`: the class of its format
+    version, e.g. a :class:`DocumentModel` for version 6)."""
     return PPIModel.load(directory)
 
 

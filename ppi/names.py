@@ -31,34 +31,13 @@ ENDPOINTS = ("all", "head")
 SELECT_BY = ("f1", "auc")
 
 
-#: The systems ``--system`` names: every featurization and selection choice at once
-#: (``documents``, learned from document-level relations, is :mod:`ppi.document_system`).
-#: ``paper-v`` — Airola et al. 2008 as published (Tables 1–5 reproduce with it);
-#: (``views`` None: the all-paths kernel on ``--parse`` alone);
-#: ``multiview`` — issue 14's first system: text order, λ by inner AUC, the all-paths kernels
-#: of both parses plus bag-of-words and shortest-path views, summed normalized kernels;
-#: ``multicorpus`` — the default: ``multiview`` plus the mention-pair view (``pair``), the
-#: Gaussian of the summed kernel (γ = 1) and transfer from the other corpora (each corpus
-#: learns towards the models of the other benchmark corpora, :mod:`ppi.transfer`).
-SYSTEMS = {
-    "paper-v": {"order": "pair", "endpoints": "all", "select_by": "f1",
-                "learner": "reduced_set",
-                "views": None},                 # None: the all-paths kernel on --parse
-    "multiview": {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
-                  "views": ("apg:split_parse", "apg:Charniak-Lease", "bow",
-                            "path:split_parse", "path:Charniak-Lease")},
-    "multicorpus": {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
-                    "views": ("apg:split_parse", "apg:Charniak-Lease", "bow",
-                              "path:split_parse", "path:Charniak-Lease", "pair"),
-                    "gamma": 1.0, "transfer": True},
-    "text": {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
-             "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
-             "bow_parse": "spacy", "transfer": True},
-}
-#: ``text`` — the default of ``ppi train``: the model for raw text, trained on the parse raw
-#: text gets (spaCy's, added to the corpus sentences and cached; parser-matched), linear
-#: (one weight vector: extraction at the parser's speed), with the pair and local views and
-#: transfer from the other corpora (their spaCy-parsed models' mean; linear too).
+#: The views of the ``multiview`` system (:mod:`ppi.systems.multiview`) and the default of
+#: :class:`ppi.views.MultiViewFeaturizer`: both parses' all-paths kernels, bag of words,
+#: shortest-path features on both parses.
+MULTIVIEW_VIEWS = ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
+                   "path:Charniak-Lease")
+#: ``text`` (:mod:`ppi.systems.text`) — the default of ``ppi train``: the model for raw
+#: text. The systems ``--system`` names are the registry :data:`ppi.systems.SYSTEMS`.
 TRAIN_DEFAULT_SYSTEM = "text"
 #: The default entity types of both members of a document-level candidate pair (the
 #: ``documents`` system, :mod:`ppi.relations`): genes / gene products (PubTator's and BioC's

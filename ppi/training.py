@@ -63,103 +63,77 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
         The results (λ, threshold, inner F, training data, configuration, the parses the
         model reads) and the written paths.
     """
-    import numpy as np
-    import scipy.sparse as sp
-
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import expansion, learner_input, resolve_learner, select_parameters
-    from ppi.model import PPIModel
-    from ppi.runs import prepare_corpus
-    from ppi.views import MultiViewFeaturizer
+    from ppi.evaluation import expansion, resolve_learner
 
     _check_outputs(model_dir, output_dir)
     if settings is None:
         from ppi.names import TRAIN_DEFAULT_SYSTEM
 
         settings = Settings.for_system(TRAIN_DEFAULT_SYSTEM)
-    f = settings.featurizer()
-    if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
-        raise InvalidParameterError(
-            f"--gamma {settings.gamma}: saved Gaussian models are multi-view models (model "
-            "format version 5); use --system multicorpus or several --views")
+    system = settings.strategy
+    f = system.featurizer()
+    model_class = system.model_class       # refused before any work if there is none
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
-    source = prepare_corpus(read_corpus(path), settings)    # spaCy's parse when a view reads it
-    if settings.transfer:
-        data, g, parts, transfer = _sources(f, source, corpus, settings, data_dir, sources)
-    else:
-        (data,) = f.fit_transform([source], progress=settings.progress)
-        g = parts = transfer = None
+    # spaCy's parse when a view reads it
+    source = system.prepare_corpus(read_corpus(path))
+    data, prior = system.source.training_inputs(system, f, source, corpus, data_dir, sources)
     check_training_set(data.y, data.document_ids, path)
-    K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
-    sel, choice = select_parameters(K, data.y, data.document_ids, settings.alpha_grid,
-                                    settings.learner, settings.n_basis, settings.seed,
-                                    settings.select_by, prior=g)
+    K = system.learner_input(data)
+    sel, choice = system.select(K, data, prior.g)
     del K
     check_fit(choice, data.y, path)
-    Xb, coef = expansion(sel.model, data.X, choice["alpha"])
-    if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
-        beta = choice["beta"]
-        coef = coef[:, 0] - beta * coef[:, 1]
-        if beta:
-            Xb = sp.vstack([Xb] + [X for X, _ in parts], format="csr")
-            coef = np.concatenate([coef] + [beta / len(parts) * c for _, c in parts])
-        transfer["beta"] = beta
+    Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
-                "inner_f1": choice["f1"], **({"transfer": transfer} if transfer else {})}
+                "inner_f1": choice["f1"], **({"transfer": prior.info} if prior.info else {})}
     learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
-    m = PPIModel.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
-                          training, gamma=settings.gamma)
+    m = model_class.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
+                             training, **system.top.model_options)
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
            "inner_loo_document_f1": choice["f1"], "training": training,
            "parses": list(m.parses), "config": settings.config()}
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
           f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}).\n"
-          f"Saved to `{model_dir}`.\n")
-    if transfer:
-        md += (f"\nTransfer: f = β g + h with β = {transfer['beta']:g}, g the mean of the "
-               f"models of {', '.join(transfer['sources'])} (trained without the sentences "
-               "they share with another corpus).\n")
+          f"Saved to `{model_dir}`.\n") + prior.markdown()
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
 
 
-def _sources(featurizer, target, corpus, settings, data_dir, names=None):
-    """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
-    benchmark corpora (all five for a file of one's own), featurized with it in one
-    vocabulary; each trained without the sentences it shares with another of them, λ by
-    its own leave-one-document-out selection (the fits cached by :mod:`ppi.source_cache`).
+def source_prior(system, featurizer, target, corpus, data_dir, names=None):
+    """The transfer's sources for training ``system`` on ``target`` (:mod:`ppi.transfer`):
+    the other benchmark corpora (all five for a file of one's own), featurized with it in
+    one vocabulary; each trained without the sentences it shares with another of them, λ
+    by its own leave-one-document-out selection (the fits cached by
+    :mod:`ppi.source_cache`).
 
     Returns ``(data, g, parts, info)``: the target's pairs, the mean of the source models'
     scores of them, each source model's ``(rows, coefficients)``, and what they were."""
     import numpy as np
 
-    from ppi.evaluation import expansion, select_parameters
-    from ppi.features import kernel
+    from ppi.evaluation import expansion
     from ppi.names import CORPORA
     from ppi.runs import kernel_function, read_corpora
     from ppi.source_cache import source_fit
     from ppi.transfer import leak_guarded, sentence_texts
 
+    settings = system.settings
     key = corpus or "input"
     names = [n for n in (names or CORPORA) if n != corpus]
     others = read_corpora(names, settings, data_dir)
-    sets = featurizer.fit_transform([target, *others], progress=settings.progress)
+    sets = featurizer.fit_transform([target, *others], progress=system.progress)
     datasets = dict(zip([key, *names], sets))
     texts = dict(zip([key, *names], map(sentence_texts, [target, *others])))
     guarded, dropped = leak_guarded(datasets, texts, sources=names)
     kernel_fn = kernel_function(datasets, settings, guarded)
     g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
     cache_key = {k: v for k, v in settings.config().items() if k != "transfer"}
-    cache_key["spacy"] = _spacy_key(settings)
+    cache_key["spacy"] = system.spacy_identity()
     for s in names:
         d = guarded[s]
 
         def fit(s=s, d=d):
-            sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
-                                            settings.alpha_grid, settings.learner,
-                                            settings.n_basis, settings.seed,
-                                            settings.select_by)
+            sel, choice = system.select(kernel_fn(s, s), d)
             _, c = expansion(sel.model, d.X, choice["alpha"])
             basis = getattr(sel.model, "basis_indices_", None)
             return (choice["alpha"], np.arange(len(d)) if basis is None else
@@ -167,20 +141,11 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
 
         alpha, rows, c = source_fit(s, corpus_path(data_dir, s), d, cache_key, fit, data_dir)
         basis = d.subset(rows)
-        g = g + kernel(datasets[key], basis, gamma=settings.gamma) @ c
+        g = g + system.top.kernel(datasets[key], basis) @ c
         parts.append((basis.X, c))
         info["source_alpha"][s] = alpha
         info["dropped_pairs"][s] = dropped[s]
     return datasets[key], g / len(names), parts, info
-
-
-def _spacy_key(settings):
-    """The spaCy version and model a system reading spaCy's parse depends on (else None)."""
-    from ppi.spacy_analyses import SPACY_PARSE, spacy_identity
-
-    if SPACY_PARSE in settings.parses() or settings.bow_parse == SPACY_PARSE:
-        return spacy_identity("en_core_web_sm")
-    return None
 
 
 def predict(input, model_dir, output_dir):

@@ -80,7 +80,7 @@ from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
                           same_analyses, split_rows)
 from ppi.graphs import PROT1, PROT2, GraphSettings, sentence_structure
-from ppi.names import SYSTEMS
+from ppi.names import MULTIVIEW_VIEWS
 
 __all__ = ["VIEW_KINDS", "PAPER_V_VIEWS", "DEFAULT_VIEWS", "parse_view", "view_parses",
            "bow_features", "path_features", "local_features", "pair_features", "name_key",
@@ -91,8 +91,8 @@ VIEW_KINDS = {"apg": True, "bow": False, "path": True, "local": False, "pair": F
 #: Paper V's system: the all-paths kernel on the split parse alone.
 PAPER_V_VIEWS = ("apg:split_parse",)
 #: Both parses' all-paths kernels, bag of words, shortest-path features on both parses (the
-#: ``multiview`` system of :data:`ppi.names.SYSTEMS`).
-DEFAULT_VIEWS = SYSTEMS["multiview"]["views"]
+#: ``multiview`` system, :mod:`ppi.systems.multiview`).
+DEFAULT_VIEWS = MULTIVIEW_VIEWS
 
 _GAP_CAP = 10
 
@@ -329,6 +329,13 @@ class MultiViewFeaturizer:
                                                    settings=self.settings)
             else:
                 self._parts[view] = BagOfFeaturesKernel(normalize=True)
+
+    @property
+    def parses(self):
+        """The dependency analyses (canonical parse names) it reads, in view order: the
+        parse of every ``apg`` / ``path`` view and, with a view reading tokens (``bow``,
+        ``local``, ``pair``), its ``bow_parse``."""
+        return tuple(dict.fromkeys(parse or self.bow_parse for _, parse in self.kinds))
 
     def _view_rows(self, view, kind, parse, corpora, fit, progress):
         part = self._parts[view]

@@ -60,13 +60,13 @@ def _fails(main, argv, capsys, name):
 def ppi_model(data_dir, tmp_path_factory):
     from corpora.ppi_xml import read_corpus
     from ppi.features import PairFeaturizer
-    from ppi.model import PPIModel
+    from ppi.model import SingleViewModel
     lll = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     featurizer = PairFeaturizer()
     (data,) = featurizer.fit_transform([read_corpus(lll)])
     w = np.random.default_rng(0).normal(size=data.X.shape[1])
     directory = tmp_path_factory.mktemp("ppi") / "M"
-    PPIModel(featurizer, w, alpha=0.5, threshold=0.1).save(directory)
+    SingleViewModel(featurizer, w, alpha=0.5, threshold=0.1).save(directory)
     return directory, lll
 
 

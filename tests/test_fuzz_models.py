@@ -86,7 +86,7 @@ class PPIKind(Kind):
     def __init__(self, data_dir, tmp):
         from corpora.ppi_xml import read_corpus
         from ppi.features import PairFeaturizer
-        from ppi.model import PPIModel
+        from ppi.model import SingleViewModel
         corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
         small = dataclasses.replace(corpus, documents=corpus.documents[:4])
         self.corpus = dataclasses.replace(corpus, documents=corpus.documents[4:7])
@@ -97,8 +97,8 @@ class PPIKind(Kind):
             w = np.random.default_rng(seed).normal(size=data.X.shape[1])
             w[np.random.default_rng(seed + 10).random(w.size) < 0.3] = 0.0
             d = tmp / f"ppi{seed}"
-            PPIModel(f, w, alpha=0.5, threshold=0.05 * seed, learner="rls",
-                     training={"corpus": "LLL"}).save(d)
+            SingleViewModel(f, w, alpha=0.5, threshold=0.05 * seed, learner="rls",
+                            training={"corpus": "LLL"}).save(d)
             models.append({p.name: p.read_bytes() for p in d.iterdir()})
         self.bases = [models[0], models[2]]    # vocabulary and hashed features
         self.partners = models

@@ -105,7 +105,7 @@ def test_learning_curve_on_lll(lll):
 @pytest.mark.slow
 def test_model_round_trip(lll, tmp_path):
     from ppi.features import PairFeaturizer, kernel
-    from ppi.model import PPIModel
+    from ppi.model import PPIModel, SingleViewModel
     c, _, _ = lll
     f = PairFeaturizer()
     (d,) = f.fit_transform([c])
@@ -113,7 +113,7 @@ def test_model_round_trip(lll, tmp_path):
     sel, choice = select_parameters(K, d.y, d.document_ids, 2.0 ** np.arange(-2, 3, 2))
     model = sel.model
     coef = model.regularization_path([choice["alpha"]])[0]
-    m = PPIModel.from_fit(f, d.X, coef, choice["alpha"], choice["threshold"], "rls", {})
+    m = SingleViewModel.from_fit(f, d.X, coef, choice["alpha"], choice["threshold"], "rls", {})
     m.save(tmp_path / "model")
     loaded = PPIModel.load(tmp_path / "model")
     _, s, pred = loaded.predict(c)
@@ -190,7 +190,7 @@ def test_auto_learner_is_full_rls_up_to_its_limit(monkeypatch):
     assert type(ev.ppi_learner("auto", n_basis=5, m=21)) is ReducedSetRLS
     with pytest.raises(InvalidParameterError, match="learner"):
         ev.resolve_learner("svm", 5)
-    from ppi.names import SYSTEMS
+    from ppi.systems import SYSTEMS
 
-    assert SYSTEMS["multiview"]["learner"] == "auto"
-    assert SYSTEMS["paper-v"]["learner"] == "reduced_set"
+    assert SYSTEMS["multiview"].defaults["learner"] == "auto"
+    assert SYSTEMS["paper-v"].defaults["learner"] == "reduced_set"

@@ -229,14 +229,14 @@ def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_pat
     """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
     union with merged weights) against ``decision_function`` (every view's rows, then
     ``X @ w``)."""
-    from ppi.model import PPIModel
+    from ppi.model import MultiViewModel
 
     f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
                             n_features=n_features)
     (train,) = f.fit_transform([lll])
     w = np.random.default_rng(0).normal(size=train.X.shape[1])
     _assert_scores_without_rows_equal_decision_function(
-        PPIModel(f, w, alpha=1.0, threshold=0.0), hprd50, tmp_path)
+        MultiViewModel(f, w, alpha=1.0, threshold=0.0), hprd50, tmp_path)
     with pytest.raises(InvalidParameterError, match="weights"):
         f.scores([hprd50], w[:-1])
 
@@ -248,15 +248,15 @@ def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hpr
     """A Gaussian model's ``scores`` (inner products with the basis from the union's rows
     and the basis rows merged into its columns) against ``decision_function`` (every
     view's rows, ``X @ Bᵀ``); the inner products themselves against ``X @ Bᵀ``."""
-    from ppi.model import PPIModel
+    from ppi.model import GaussianModel
 
     f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
                             n_features=n_features)
     (train,) = f.fit_transform([lll])
     rng = np.random.default_rng(1)
     rows = np.sort(rng.choice(train.X.shape[0], 120, replace=False))
-    fitted = PPIModel(f, None, alpha=1.0, threshold=0.0, basis=train.X[rows],
-                      dual_coef=rng.normal(size=len(rows)), gamma=0.7)
+    fitted = GaussianModel(f, alpha=1.0, threshold=0.0, basis=train.X[rows],
+                           dual_coef=rng.normal(size=len(rows)), gamma=0.7)
     loaded = _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path)
     aliased = _aliased(hprd50)
     (data,) = loaded.featurizer.transform([aliased])

@@ -29,11 +29,11 @@ def lll(data_dir):
 
 
 def _model(lll, seed):
-    from ppi.model import PPIModel
+    from ppi.model import SingleViewModel
     _, featurizer, data = lll
     w = np.random.default_rng(seed).normal(size=data.X.shape[1])
-    return PPIModel(featurizer, w, alpha=0.5, threshold=0.1, learner="rls",
-                    training={"corpus": "LLL"})
+    return SingleViewModel(featurizer, w, alpha=0.5, threshold=0.1, learner="rls",
+                           training={"corpus": "LLL"})
 
 
 def _scores(model, corpus):
@@ -288,10 +288,10 @@ def multiview(data_dir):
 
 
 def _mv_model(multiview, weights=None):
-    from ppi.model import PPIModel
+    from ppi.model import MultiViewModel
     featurizer, data, coef, _ = multiview
-    m = PPIModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=-0.2, learner="rls",
-                          training={"corpus": "LLL"})
+    m = MultiViewModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=-0.2,
+                                learner="rls", training={"corpus": "LLL"})
     if weights is not None:
         m.weights = weights(m.weights.copy(), featurizer)
     return m
@@ -305,7 +305,7 @@ def _mv_save(multiview, path, weights=None):
 @pytest.mark.slow
 def test_multiview_model_round_trip_scores_like_the_in_memory_model(multiview, tmp_path):
     from ppi.model import MULTIVIEW_VERSION, PPIModel
-    from ppi.names import SYSTEMS
+    from ppi.systems import SYSTEMS
     featurizer, _, _, hprd50 = multiview
     m = _mv_model(multiview)
     expected = m.decision_function(hprd50)[1]
@@ -313,7 +313,7 @@ def test_multiview_model_round_trip_scores_like_the_in_memory_model(multiview, t
     meta = json.loads((tmp_path / "M" / "model.json").read_text())
     assert meta["version"] == MULTIVIEW_VERSION == 4
     assert [v["name"] for v in meta["featurizer"]["views"]] == \
-        list(SYSTEMS["multiview"]["views"])
+        list(SYSTEMS["multiview"].defaults["views"])
     assert meta["parses"] == ["split_parse", "Charniak-Lease"]
     loaded = PPIModel.load(tmp_path / "M")
     assert loaded.parses == m.parses == ("split_parse", "Charniak-Lease")
@@ -450,7 +450,7 @@ def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiv
     """``--hash-features``: the all-paths block is stored as hashed columns, the bag view's
     strings as usual; a model of two views reads one parse."""
     from corpora.ppi_xml import read_corpus
-    from ppi.model import PPIModel
+    from ppi.model import MultiViewModel, PPIModel
     from ppi.runs import Settings
     hprd50 = multiview[3]
     featurizer = Settings.for_system("multiview", hash_features=2 ** 16, progress=False,
@@ -458,7 +458,7 @@ def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiv
     (data,) = featurizer.fit_transform(
         [read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")])
     w = np.random.default_rng(3).normal(size=data.X.shape[1])
-    m = PPIModel(featurizer, w, alpha=0.5, threshold=0.0, learner="rls")
+    m = MultiViewModel(featurizer, w, alpha=0.5, threshold=0.0, learner="rls")
     m.save(tmp_path / "M")
     with np.load(tmp_path / "M" / "weights.npz") as z:
         assert "v0_columns" in z.files and len(z["v0_labels"]) == 0
@@ -488,10 +488,10 @@ def gaussian(data_dir, multiview):
 
 
 def _g_model(gaussian):
-    from ppi.model import PPIModel
+    from ppi.model import GaussianModel
     featurizer, data, coef, _, _ = gaussian
-    return PPIModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=0.1,
-                             learner="rls", training={"corpus": "LLL"}, gamma=1.0)
+    return GaussianModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=0.1,
+                                  learner="rls", training={"corpus": "LLL"}, gamma=1.0)
 
 
 @pytest.mark.slow
@@ -522,7 +522,7 @@ def test_gaussian_model_scores_new_text_as_the_joint_vocabulary_does(gaussian, t
                                atol=1e-12)
     np.testing.assert_array_equal(loaded.dual_coef, coef)
     # a reduced basis (every other row): fewer stored columns, still the same scores
-    from ppi.model import PPIModel as M
+    from ppi.model import GaussianModel as M
     half = M.from_fit(m.featurizer, data.X[::2], coef[::2], 1.0, 0.1, "reduced_set", {},
                       gamma=1.0)
     half.save(tmp_path / "H")

@@ -24,10 +24,10 @@ def lll_rows(data_dir):
 
 
 def test_group_weights_split_each_group_equally():
-    from ppi.names import SYSTEMS
+    from ppi.systems import SYSTEMS
     from ppi.view_weights import DEFAULT_GROUP_GRID, group_weights
 
-    views = SYSTEMS["multiview"]["views"]
+    views = SYSTEMS["multiview"].defaults["views"]
     W = group_weights(views)
     assert W.shape == (len(DEFAULT_GROUP_GRID), len(views))
     assert np.allclose(W.sum(axis=1), 1)

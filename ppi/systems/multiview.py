@@ -1,0 +1,17 @@
+"""``multiview`` — issue 14's first system: text order, λ by the inner AUC, the all-paths
+kernels of both parses of the corpus files plus the bag-of-words and shortest-path views,
+their normalized kernels summed (Miwa et al. 2009; :mod:`ppi.views`), linear."""
+
+from ppi.names import MULTIVIEW_VIEWS
+from ppi.systems.base import System
+
+__all__ = ["MultiViewSystem"]
+
+
+class MultiViewSystem(System):
+    """The ``multiview`` system (module docstring); saved as model format version 4."""
+
+    name = "multiview"
+    defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
+                "views": MULTIVIEW_VIEWS}
+    summary = "summed normalized kernels of several views and both parses"

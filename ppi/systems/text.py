@@ -1,0 +1,18 @@
+"""``text`` — the default of ``ppi train``, the model for raw text: trained on the parse raw
+text gets (spaCy's, added to the corpus sentences and cached; parser-matched), linear (one
+weight vector: extraction at the parser's speed), with the pair and local views and
+transfer from the other corpora (the mean of their spaCy-parsed models; linear too)."""
+
+from ppi.systems.base import System
+
+__all__ = ["Text"]
+
+
+class Text(System):
+    """The ``text`` system (module docstring); saved as model format version 4."""
+
+    name = "text"
+    defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
+                "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
+                "bow_parse": "spacy", "transfer": True}
+    summary = "spaCy's parse, linear, pair and local views, transfer"

@@ -58,7 +58,6 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     ``model_dir``; a report to ``output_dir``."""
     from kernelrank.report import write_report
     from ppi.document_system import featurize_documents, fit_documents, source_model
-    from ppi.model import DocumentModel
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
@@ -67,9 +66,10 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
     training = {"file": str(relations_from), "system": system.config(),
                 "data": _data_summary(rc), "selection": _jsonable(fit.info)}
-    model = DocumentModel(feats.featurizer, fit.weights, fit.info["alpha"], fit.threshold,
-                          system.learner, training, entity_types=system.entity_types,
-                          instance_threshold=fit.instance_threshold, stage=fit.stage)
+    model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
+                               fit.threshold, system.learner, training,
+                               entity_types=system.entity_types,
+                               instance_threshold=fit.instance_threshold, stage=fit.stage)
     model.save(model_dir)
     res = {"model": str(model_dir), **training, "threshold": fit.threshold,
            "seconds": time.perf_counter() - t0}

@@ -110,7 +110,15 @@ class DocumentSystem:
         return MultiViewFeaturizer(self.views, settings=GraphSettings(order="text"),
                                    bow_parse="spacy")
 
+    @property
+    def model_class(self):
+        """The saved-model class: :class:`ppi.model.DocumentModel` (format version 6)."""
+        from ppi.model import DocumentModel
+
+        return DocumentModel
+
     def config(self):
+        """The configuration recorded in every report."""
         return {"system": "documents", "views": list(self.views),
                 "entity_types": list(self.entity_types), "instances": self.instances,
                 "document_stage": self.document_stage, "transfer": self.transfer,

@@ -140,12 +140,13 @@ class System:
 
     Attributes
     ----------
-    representation : :class:`ppi.systems.parts.AllPaths` or :class:`~ppi.systems.parts.
-        MultiView` — the featurizer, the parses it reads, the saved-model classes
-    top : :class:`~ppi.systems.parts.Linear` or :class:`~ppi.systems.parts.Gaussian` —
-        the learner's input and the kernel between corpora
-    source : :class:`~ppi.systems.parts.NoTransfer` or :class:`~ppi.systems.parts.
-        Transfer` — what the learner fits towards
+    representation : AllPaths or MultiView
+        The featurizer, the parses it reads, the saved-model classes
+        (:mod:`ppi.systems.parts`).
+    top : Linear or Gaussian
+        The learner's input and the kernel between corpora.
+    source : NoTransfer or Transfer
+        What the learner fits towards.
     """
 
     #: the ``--system`` name (None: settings without a named system)

@@ -6,7 +6,9 @@ dependency + linear-order subgraphs) → :mod:`learners.kernels.all_paths` via :
 (sparse explicit all-paths features; linear kernel = the graph kernel) → :mod:`learners`
 RLS / reduced-set RLS with exact leave-one-document-out selection (:mod:`ppi.evaluation`
 on the engine's :mod:`learners.selection` and :mod:`learners.splits`) → reports (:mod:`ppi.report`) and saved models (:mod:`ppi.model`).
-The experiments end to end: :mod:`ppi.runs` (CV, cross-corpus, learning curves, benchmark)
+A system (``--system``) is one object of :mod:`ppi.systems` (its featurizer, learner input,
+selection and saved-model class). The experiments end to end: :mod:`ppi.runs` (CV,
+cross-corpus, learning curves, benchmark)
 and :mod:`ppi.training` (train / apply a saved model); raw text: :mod:`ppi.extract`,
 :mod:`ppi.mentions`, and in a spaCy pipeline :mod:`ppi.spacy_component` (the
 ``kernelrank_ppi`` factory); document and corpus level: :mod:`ppi.aggregate` (gene-id pairs per

@@ -15,8 +15,8 @@ featurizes, builds the learner's input and selects — calls the protocol of
 
 Every run returns ``(results, written)``: the results dictionary and the paths it wrote.
 Progress: tqdm bars (``Settings.progress``, passed to every call that draws one) and one
-INFO log line per finished stage on the
-``ppi`` logger (the command line prints them: ``cv AIMed: F 56.3 AUC 85.3 (1:33)``).
+INFO log line per finished stage on the ``ppi`` logger (the command line prints them:
+``cv AIMed: F 56.3 AUC 85.3 (1:33)``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from kernelrank.report import format_duration
 from ppi.names import corpus_path
 from ppi.systems import SYSTEMS, Settings
 
-__all__ = ["Settings", "SYSTEMS", "read_corpora", "featurize_corpora", "run_cv", "run_cross_corpus",
-           "run_learning_curves", "run_benchmark"]
+__all__ = ["Settings", "SYSTEMS", "read_corpora", "featurize_corpora", "run_cv",
+           "run_cross_corpus", "run_learning_curves", "run_benchmark"]
 
 log = logging.getLogger(__name__)
 

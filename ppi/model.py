@@ -91,7 +91,8 @@ and ``doc_dual_coef`` (float64, m), all finite.
 Each version is read and written by one class: :class:`SingleViewModel` (versions 1–3),
 :class:`MultiViewModel` (4), :class:`GaussianModel` (5), :class:`DocumentModel` (6),
 subclasses of :class:`PPIModel`; :meth:`PPIModel.load` returns the class of the file's
-version, and a system (:attr:`ppi.systems.base.System.model_class`) says which one ``ppi train`` writes.
+version, and a system (:attr:`ppi.systems.base.System.model_class`) says which one
+``ppi train`` writes.
 
 Because the kernel is linear in the all-paths features, the dual model
 ``f(x) = Σ_i a_i k(x, x_i)`` is stored as its primal weight vector ``w = Σ_i a_i x_i``

@@ -14,9 +14,10 @@ programme: :mod:`learners.kernels.alignment_dp`). Following the paper (§2.3):
   ``"shift"`` (the paper's best, "eig") adds ``|λ_min|`` of the training Gram matrix to its
   diagonal (nothing when it is PSD already; values against new sequences are not changed:
   a new sequence is not a training sequence); ``"ekm"``, the empirical kernel map, replaces
-  every sequence by its row of kernel values against the training sequences
-  ``φ(x) = (k(x, t_1), …, k(x, t_m))`` and uses ``⟨φ(x), φ(y)⟩`` (cosine-normalized with
-  ``normalize``); ``None`` leaves the matrix as it is.
+  every sequence by its row of normalized kernel values against the training sequences
+  ``φ(x) = (k̂(x, t_1), …, k̂(x, t_m))``, ``k̂`` the cosine-normalized ``(1/β) log K_LA``,
+  and uses ``⟨φ(x), φ(y)⟩`` (itself cosine-normalized with ``normalize``); ``None`` leaves
+  the matrix as it is.
 
 Defaults are the paper's: BLOSUM62 (Biopython's ``Bio.Align.substitution_matrices``), gap
 open 11, extend 1 (a gap of n residues costs 11 + (n − 1)), β = 0.5. Residues are the
@@ -50,7 +51,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels.alignment_dp import la_diagonal, la_log_dp, la_tile
-from learners.kernels.base import Kernel
+from learners.kernels.base import Kernel, inverse_sqrt
 from learners.kernels.gram_blocks import DEFAULT_BLOCK, BlockCache, blockwise_gram
 from learners.kernels.sequences import check_sequences
 
@@ -198,7 +199,7 @@ class LocalAlignmentKernel(Kernel):
         How the training Gram matrix is made positive semi-definite: eigenvalue shift,
         empirical kernel map, or not at all.
     normalize : bool, default True
-        Cosine normalization of ``(1/β) log K_LA`` (and of the empirical map's rows).
+        Cosine normalization of ``(1/β) log K_LA`` (with ``psd="ekm"``: of ``⟨φ(x), φ(y)⟩``).
     n_jobs : int or None, default None
         Threads that compute Gram blocks (None: every core).
     scheduler : str or None
@@ -211,6 +212,7 @@ class LocalAlignmentKernel(Kernel):
     alphabet_ : str — the substitution matrix's letters
     shift_ : float — with ``psd="shift"``, what :meth:`fit_transform` added to the diagonal
     basis_ : EncodedSequences — with ``psd="ekm"``, the sequences of the empirical map
+    basis_self_kernel_ : ndarray — their ``(1/β) log K_LA(t, t)``
     """
 
     _parameter_constraints = {
@@ -299,21 +301,9 @@ class LocalAlignmentKernel(Kernel):
             return P, diag
         if fit:
             self.basis_, self.basis_self_kernel_ = P, diag
-            rows = self.log_kernel(P) / self.beta
-            s = self._scale(diag)
-            if s is not None:
-                rows *= s[:, None] * s[None, :]
-        else:
-            rows = self._rows_against_basis(P, diag)
+        rows = self.log_kernel(P, None if fit else self.basis_) / self.beta
+        rows *= inverse_sqrt(diag)[:, None] * inverse_sqrt(self.basis_self_kernel_)[None, :]
         return (P, rows), np.einsum("ij,ij->i", rows, rows)
-
-    def _rows_against_basis(self, P, diag):
-        """The empirical map: the (normalized) kernel rows of ``P`` against the basis."""
-        rows = self.log_kernel(P, self.basis_) / self.beta
-        s = self._scale(diag)
-        if s is not None:
-            rows *= s[:, None] * self._scale(self.basis_self_kernel_)[None, :]
-        return rows
 
     def _pairwise(self, P, Q):
         if self.psd == "ekm":

@@ -40,6 +40,7 @@ factorizations of the active block per λ plus one triangular inverse for leave-
 
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,10 +50,11 @@ from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, S
 from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError
 from kernelrank.parallel import map_tasks
-from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel
+from learners.kernels import (LocalAlignmentKernel, LocalityKernel, MismatchKernel,
+                              SpectrumKernel, SumKernel)
 from learners.measures import auc, roc50
 from learners.registry import make_learner
-from learners.selection import select as choose
+from learners.selection import best_candidate, select as choose
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -67,25 +69,41 @@ L2SVM_ALPHAS = parse_grid(L2SVM_ALPHAS_TEXT)
 
 
 def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2.0,
-                groups=GROUPS, feature_kernel="linear", gamma=None, weight=0.2):
-    """Kernel object for a CLI name; ``weight`` is the protein-feature share of a sum.
+                groups=GROUPS, feature_kernel="linear", gamma=None, weight=0.2, beta=0.5,
+                gap_open=11.0, gap_extend=1.0, psd="shift"):
+    """Kernel object for a CLI name.
 
     Defaults: spectrum k=3, mismatch (5, 1), locality sensitive t=3 theta=2 (``mode`` and
     ``half_width`` are the locality kernel's ``matching`` and ``half_width``; ``theta`` is
-    passed for ``mode="sensitive"`` only). The string kernels of :mod:`learners.kernels` get
-    the amino-acid :data:`homology.features.ALPHABET`, so ambiguous residues match nothing.
-    Every kernel is normalized (k(x, x) = 1), so the weights of a sum are comparable.
+    passed for ``mode="sensitive"`` only), local alignment (``la``) as Saigo et al. 2004:
+    BLOSUM62, gaps 11 / 1, β = 0.5, eigenvalue shift (``psd``). The string kernels of
+    :mod:`learners.kernels` get the amino-acid :data:`homology.features.ALPHABET`, so
+    ambiguous residues match nothing. Every kernel is normalized (k(x, x) = 1), so the
+    weights of a sum are comparable.
+
+    A sum ``first+second`` is ``(1 − w)·first + w·second`` (``second`` the protein features
+    or, after ``la``, the locality or mismatch kernel), ``w = weight``. Several weights (a
+    sequence) give a :class:`WeightGrid`: the weight is then chosen with λ on each training
+    part (:func:`evaluate_family`, :func:`homology.model.train_model`).
     """
     if name not in KERNELS:
         raise InvalidParameterError(f"unknown kernel {name!r}; choose one of {KERNELS}")
     if "+" in name:
-        if not 0 <= weight <= 1:
-            raise InvalidParameterError(f"weight must be in [0, 1], got {weight!r}")
-        string = make_kernel(name.split("+")[0], k=k, m=m, mode=mode,
-                             half_width=half_width, theta=theta)
-        feats = make_kernel("features", groups=groups, feature_kernel=feature_kernel,
-                            gamma=gamma)
-        return SumKernel([(1.0 - weight, string), (weight, feats)])
+        weights = _weights(weight)
+        first, second = name.split("+")
+        opts = dict(k=k, m=m, mode=mode, half_width=half_width, theta=theta, beta=beta,
+                    gap_open=gap_open, gap_extend=gap_extend, psd=psd)
+        if second == "features":
+            opts = dict(groups=groups, feature_kernel=feature_kernel, gamma=gamma)
+        parts = (make_kernel(first, k=k, m=m, mode=mode, half_width=half_width, theta=theta,
+                             beta=beta, gap_open=gap_open, gap_extend=gap_extend, psd=psd),
+                 make_kernel(second, **opts))
+        if len(weights) > 1:
+            return WeightGrid(*parts, weights)
+        return SumKernel([(1.0 - weights[0], parts[0]), (weights[0], parts[1])])
+    if name == "la":
+        return LocalAlignmentKernel(beta=beta, gap_open=gap_open, gap_extend=gap_extend,
+                                    psd=psd)
     if name == "spectrum":
         return SpectrumKernel(ALPHABET, k=3 if k is None else k)
     if name == "mismatch":
@@ -96,20 +114,81 @@ def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2
     return ProteinFeatures(groups=groups, kernel=feature_kernel, gamma=gamma)
 
 
+def _weights(weight):
+    """The weight(s) of a sum as a tuple of floats in [0, 1]."""
+    weights = tuple(weight) if isinstance(weight, (list, tuple)) else (weight,)
+    if not weights or not all(isinstance(w, (int, float)) and not isinstance(w, bool)
+                              and 0 <= w <= 1 for w in weights):
+        raise InvalidParameterError(f"weight must be a number in [0, 1] or a list of them, "
+                                    f"got {weight!r}")
+    return tuple(float(w) for w in weights)
+
+
+@dataclass(frozen=True)
+class WeightGrid:
+    """``(1 − w)·first + w·second`` for every ``w`` of ``weights``: the weight is chosen with
+    λ by leave-one-out on each training part; :func:`full_gram` gives the two normalized
+    Gram matrices (:class:`WeightedGrams`)."""
+
+    first: object
+    second: object
+    weights: tuple
+
+    def kernel(self, w):
+        """The :class:`learners.kernels.SumKernel` of one weight."""
+        return SumKernel([(1.0 - w, self.first), (w, self.second)])
+
+
+@dataclass(frozen=True)
+class WeightedGrams:
+    """The Gram matrices of a :class:`WeightGrid`'s two kernels and its weights."""
+
+    first: np.ndarray
+    second: np.ndarray
+    weights: tuple
+
+    def block(self, w, rows, cols):
+        """``(1 − w) K1[rows, cols] + w K2[rows, cols]``."""
+        index = np.ix_(rows, cols)
+        return (1.0 - w) * self.first[index] + w * self.second[index]
+
+
+#: Parameters of how a kernel is computed, not of what it is (left out of the results).
+_EXECUTION = ("alphabet", "n_jobs", "scheduler", "memory")
+
+
 def kernel_params(kernel):
     """JSON-friendly description of a kernel object's parameters."""
+    if isinstance(kernel, WeightGrid):
+        return {"parts": [{"kernel": type(k).__name__, **kernel_params(k)}
+                          for k in (kernel.first, kernel.second)],
+                "weights": list(kernel.weights)}
     if isinstance(kernel, SumKernel):
         return {"parts": [{"weight": w, "kernel": type(k).__name__, **kernel_params(k)}
                           for w, k in kernel.parts]}
-    params = dict(kernel.get_params())
-    params.pop("alphabet", None)      # always the amino acids
+    params = {k: v for k, v in kernel.get_params().items() if k not in _EXECUTION}
     if "groups" in params:
         params["groups"] = list(params["groups"])
     return params
 
 
+def with_cache(kernel, directory):
+    """``kernel`` with every local-alignment kernel in it caching its Gram matrices in
+    ``directory`` (:class:`learners.kernels.LocalAlignmentKernel`'s ``memory``)."""
+    if isinstance(kernel, LocalAlignmentKernel):
+        kernel.set_params(memory=str(directory))
+    for part in ([kernel.first, kernel.second] if isinstance(kernel, WeightGrid) else
+                 [k for _, k in kernel.parts] if isinstance(kernel, SumKernel) else []):
+        with_cache(part, directory)
+    return kernel
+
+
 def full_gram(kernel, sequences):
-    """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only)."""
+    """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only); a
+    :class:`WeightedGrams` for a :class:`WeightGrid`."""
+    if isinstance(kernel, WeightGrid):
+        return WeightedGrams(full_gram(kernel.first, sequences),
+                             full_gram(kernel.second, sequences), kernel.weights)
     return kernel.fit_transform(residue_sequences(sequences))
 
 
@@ -155,21 +234,47 @@ def training_targets(y, targets="balanced"):
     return np.where(y > 0, m / (2.0 * n_pos), -m / (2.0 * (m - n_pos)))
 
 
+def select_weight_alpha(grams, rows, y, alphas, learner="rls", select="roc",
+                        targets="balanced"):
+    """The weight of :class:`WeightedGrams` ``grams`` and λ, chosen together by the
+    leave-one-out measure on the training ``rows`` (labels ``y``) with the selection engine's
+    tie rule (:func:`learners.selection.best_candidate`: the larger λ, then the first weight
+    of the grid). Returns ``(weight, selection)``, the selection of that weight's kernel
+    (its best λ is the chosen one). Cost: one λ path per weight."""
+    sels = [select_alpha(grams.block(w, rows, rows), y, alphas, learner, select, targets)
+            for w in grams.weights]
+    grid = [{"weight": w, **c} for w, s in zip(grams.weights, sels) for c in s.candidates]
+    best = best_candidate(np.concatenate([s.scores for s in sels]), grid,
+                          sels[0].greater_is_better)
+    k = grams.weights.index(grid[best]["weight"])
+    return grams.weights[k], sels[k]
+
+
 def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="balanced",
                     select="roc"):
     """Train on the family's training part (λ by leave-one-out ROC), score its test part.
 
-    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` and the
-    counts of training/test positives and negatives.
+    ``K``: the Gram matrix of all sequences, or :class:`WeightedGrams` (the weight is then
+    chosen with λ on the training part, :func:`select_weight_alpha`).
+
+    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` (``weight``)
+    and the counts of training/test positives and negatives.
     """
     tr, te = split.train, split.test
-    sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, learner, select, targets)
-    scores = sel.predict(K[np.ix_(te, tr)])
+    chosen = {}
+    if isinstance(K, WeightedGrams):
+        w, sel = select_weight_alpha(K, tr, split.y_train, alphas, learner, select, targets)
+        scores = sel.predict(K.block(w, te, tr))
+        chosen = {"weight": w}
+    else:
+        sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, learner, select, targets)
+        scores = sel.predict(K[np.ix_(te, tr)])
     return {
         "family": split.family,
         "roc": auc(split.y_test, scores),
         "roc50": roc50(split.y_test, scores),
         "alpha": float(sel.best_params["alpha"]),
+        **chosen,
         "loo_" + select: sel.best_score,
         "n_train": [int((split.y_train > 0).sum()), int((split.y_train < 0).sum())],
         "n_test": [int((split.y_test > 0).sum()), int((split.y_test < 0).sum())],

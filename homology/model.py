@@ -44,10 +44,11 @@ import numpy as np
 
 from kernelrank.atomic import atomic_open
 from kernelrank.checksum import canonical_json
-from homology.benchmark import DEFAULT_ALPHAS, L2SVM_ALPHAS, make_kernel, select_alpha
+from homology.benchmark import (DEFAULT_ALPHAS, L2SVM_ALPHAS, WeightGrid, full_gram, make_kernel,
+                                select_alpha, select_weight_alpha)
 from homology.features import ProteinFeatures, residue_sequences
 from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_MODES,
-                            SELECTIONS, TRAIN_LEARNERS)
+                            PSD_FIXES, SELECTIONS, TRAIN_LEARNERS)
 from learners.kernels import SumKernel
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
                                InvalidParameterError)
@@ -75,7 +76,8 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
                 learner="l2svm", select="roc"):
     """Fit a detector from lists of :class:`corpora.fasta.ProteinRecord`. Returns a dict
     (the content of the model file). ``alphas`` defaults to the learner's grid of
-    :mod:`homology.benchmark`."""
+    :mod:`homology.benchmark`; a sum kernel with several weights has its weight chosen with
+    λ (the file keeps the chosen one)."""
     if learner not in ("l2svm", "rls"):
         raise InvalidParameterError(f"learner must be 'l2svm' or 'rls', got {learner!r}")
     if len(positives) < 2 or len(negatives) < 2:
@@ -90,10 +92,15 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     seqs = residue_sequences([r.seq for r in records])
     y = np.r_[np.ones(len(positives)), -np.ones(len(negatives))]
     kernel = make_kernel(kernel_name, **kernel_options)
-    K = kernel.fit_transform(seqs)
     if alphas is None:
         alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
-    sel = select_alpha(K, y, alphas, learner, select)
+    if isinstance(kernel, WeightGrid):     # the weight with λ, by leave-one-out
+        weight, sel = select_weight_alpha(full_gram(kernel, seqs), np.arange(len(seqs)), y,
+                                          alphas, learner, select)
+        kernel_options = {**kernel_options, "weight": weight}
+        kernel = kernel.kernel(weight)
+    else:
+        sel = select_alpha(kernel.fit_transform(seqs), y, alphas, learner, select)
     alpha = sel.best_params["alpha"]
     if learner == "l2svm":
         (coef,), (intercept,) = sel.model.regularization_path([alpha])
@@ -205,6 +212,10 @@ _OPTIONS = {
     "feature_kernel": (str, lambda v: v in FEATURE_KERNELS, f"one of {FEATURE_KERNELS}"),
     "gamma": (_NUMBER, lambda v: v > 0, "null or a positive number"),
     "weight": (_NUMBER, lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    "beta": (_NUMBER, lambda v: v > 0, "a positive number"),
+    "gap_open": (_NUMBER, lambda v: v >= 0, "a non-negative number"),
+    "gap_extend": (_NUMBER, lambda v: v >= 0, "a non-negative number"),
+    "psd": (str, lambda v: v in PSD_FIXES, f"one of {PSD_FIXES}"),
 }
 
 
@@ -325,6 +336,12 @@ def predict_scores(model, sequences):
 
     The kernel is fitted on the stored training sequences again, which reproduces the
     protein-feature standardization kept in the file (``feature_mean``, ``feature_scale``).
+
+    Cost per query sequence x: one kernel value per training sequence t — for the
+    local-alignment kernel a dynamic programme of |x|·Σ|t| cells in all (≈ 0.06 s for a
+    129-residue query against 3,000 training sequences of 129 on one core), plus, once per
+    call, the training sequences' self-alignments (Σ|t|² cells) — and with ``psd="ekm"``
+    the whole training Gram matrix (m² alignments).
     """
     meta = model["meta"]
     try:

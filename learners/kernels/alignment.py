@@ -315,7 +315,8 @@ class LocalAlignmentKernel(Kernel):
         if self.psd == "shift" and A is B:
             from scipy.linalg import eigh
 
-            smallest = eigh(K, eigvals_only=True, subset_by_index=[0, 0])[0] if len(K) else 0.0
+            smallest = (eigh(K, eigvals_only=True, subset_by_index=[0, 0], driver="evx")[0]
+                        if len(K) else 0.0)
             self.shift_ = float(max(0.0, -smallest))
             K[np.diag_indices_from(K)] += self.shift_
         return K

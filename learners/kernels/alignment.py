@@ -50,7 +50,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.kernels.alignment_dp import la_diagonal, la_log_dp, la_tile
+from learners.kernels.alignment_dp import la_diagonal, la_tile, sw_tile
 from learners.kernels.base import Kernel, inverse_sqrt
 from learners.kernels.gram_blocks import DEFAULT_BLOCK, BlockCache, blockwise_gram
 from learners.kernels.sequences import check_sequences
@@ -146,7 +146,7 @@ def smith_waterman_scores(A, B=None, *, substitution="BLOSUM62", gap_open=11.0,
     """Smith–Waterman local alignment scores ``max(0, max_π s(π))`` (affine gaps, Gotoh 1982)
     of every sequence of ``A`` against every one of ``B`` (``B = A`` if None): the
     LA kernel's recursion in the (max, +) semiring
-    (:func:`learners.kernels.alignment_dp.la_log_dp` with ``viterbi=True``).
+    (:func:`learners.kernels.alignment_dp.la_log_dp` with ``viterbi=True``, one thread).
 
     O(|x| |y|) per pair; returns an ndarray (len(A), len(B)).
     """
@@ -154,11 +154,8 @@ def smith_waterman_scores(A, B=None, *, substitution="BLOSUM62", gap_open=11.0,
     P = encode_sequences(A, alphabet)
     Q = P if B is None else encode_sequences(B, alphabet)
     out = np.empty((len(P), len(Q)))
-    for i in range(len(P)):
-        x = P.codes[P.starts[i]:P.starts[i] + P.lengths[i]].astype(np.int64)
-        for j in range(len(Q)):
-            y = Q.codes[Q.starts[j]:Q.starts[j] + Q.lengths[j]].astype(np.int64)
-            out[i, j] = la_log_dp(x, y, S, float(gap_open), float(gap_extend), True)
+    sw_tile(P.codes, P.starts, P.lengths, Q.codes, Q.starts, Q.lengths, S, float(gap_open),
+            float(gap_extend), out)
     return out
 
 

@@ -50,8 +50,8 @@ every programme here returns ``log K_LA``:
   compare the two on random and real sequences.
 
 :func:`la_tile` computes a block of a Gram matrix on the scaled programme, :func:`la_diagonal`
-the values of sequences with themselves; both release the GIL, so threads compute blocks in
-parallel.
+the values of sequences with themselves, :func:`sw_tile` a block of Smith–Waterman scores;
+they release the GIL, so threads compute blocks in parallel.
 
 Cost: O(|x| |y|) time and O(min(|x|, |y|)) memory per pair (three rows).
 """
@@ -61,7 +61,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["la_log_dp", "la_scaled_dp", "la_tile", "la_diagonal", "RESCALE_ABOVE",
+__all__ = ["la_log_dp", "la_scaled_dp", "la_tile", "la_diagonal", "sw_tile", "RESCALE_ABOVE",
            "RESCALE_BELOW"]
 
 #: The scaled programme rescales its rows when their sum of M leaves [BELOW, ABOVE].
@@ -249,3 +249,16 @@ def la_diagonal(codes, starts, lengths, E, d, r, out):  # pragma: no cover - com
     for k in range(lengths.size):
         s = codes[starts[k]:starts[k] + lengths[k]]
         out[k] = la_scaled_dp(s, s, E, d, r, work)
+
+
+@numba.njit(cache=True, nogil=True)
+def sw_tile(codes_a, starts_a, lengths_a, codes_b, starts_b, lengths_b, score, gap_open,
+            gap_extend, out):  # pragma: no cover - compiled
+    """``out[i, j]`` = the Smith–Waterman score of sequence i of the first set and sequence
+    j of the second (:func:`la_log_dp` with ``viterbi``; ``score`` the substitution
+    matrix, gaps in its units)."""
+    for i in range(lengths_a.size):
+        x = codes_a[starts_a[i]:starts_a[i] + lengths_a[i]].astype(np.int64)
+        for j in range(lengths_b.size):
+            y = codes_b[starts_b[j]:starts_b[j] + lengths_b[j]].astype(np.int64)
+            out[i, j] = la_log_dp(x, y, score, gap_open, gap_extend, True)

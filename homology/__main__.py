@@ -15,7 +15,7 @@ import sys
 
 from homology.names import (ALPHAS_TEXT, BENCHMARK_CONFIGS, FEATURE_GROUPS, FEATURE_KERNELS,
                             KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, LOCALITY_MODES, PSD_FIXES,
-                            SELECTIONS, TARGETS, TRAIN_LEARNERS)
+                            SELECTIONS, SUM_WEIGHTS_TEXT, TARGETS, TRAIN_LEARNERS)
 from kernelrank.cli import Summary, add_alphas, add_common, parse_grid, run_subcommand, thread_limit
 from kernelrank.errors import InvalidParameterError
 
@@ -24,7 +24,9 @@ _GRIDS = f"{ALPHAS_TEXT}; l2svm {L2SVM_ALPHAS_TEXT}"
 
 def _add_kernel_options(p):
     g = p.add_argument_group("kernel")
-    g.add_argument("--kernel", choices=KERNELS, default="mismatch")
+    g.add_argument("--kernel", choices=KERNELS, default="mismatch",
+                   help="la: the local-alignment kernel (Saigo et al. 2004; its Gram matrix "
+                        "on SCOP is cached in <data-dir>/cache); a+b: a weighted sum")
     g.add_argument("--k", type=int, default=None, help="k-mer length (spectrum 3, mismatch 5)")
     g.add_argument("--m", type=int, default=None, help="mismatches (mismatch kernel, default 1)")
     g.add_argument("--mode", choices=LOCALITY_MODES, default="sensitive",
@@ -36,11 +38,12 @@ def _add_kernel_options(p):
                    help="protein feature groups, comma-separated")
     g.add_argument("--feature-kernel", choices=FEATURE_KERNELS, default="linear")
     g.add_argument("--gamma", type=float, default=None, help="Gaussian feature-kernel width")
-    g.add_argument("--weight", default="0.2", metavar="W[,W...]",
+    g.add_argument("--weight", default=None, metavar="W[,W...]",
                    help="weight w of the second kernel of a sum, (1-w)*first + w*second "
                         "(the protein features; after la, the locality / mismatch kernel); "
                         "several comma-separated values: w is chosen with λ by leave-one-out "
-                        "on each training part")
+                        f"on each training part (default {SUM_WEIGHTS_TEXT['features']} for "
+                        f"+features, {SUM_WEIGHTS_TEXT['la']} for la+…)")
     g.add_argument("--beta", type=float, default=0.5,
                    help="local alignment: β of exp(β·score) (Saigo et al. 2004: 0.5)")
     g.add_argument("--gap-open", type=float, default=11.0,
@@ -116,8 +119,11 @@ def _alphas(args):
     return None if args.alphas is None else parse_grid(args.alphas)
 
 
-def _weights(text):
-    """``--weight``: one number or a comma-separated list, each in [0, 1]."""
+def _weights(text, kernel):
+    """``--weight``: one number or a comma-separated list, each in [0, 1] (None: the
+    default of the kernel's sum, :data:`homology.names.SUM_WEIGHTS_TEXT`)."""
+    if text is None:
+        text = SUM_WEIGHTS_TEXT["la" if kernel.startswith("la+") else "features"]
     weights = list(parse_grid(text, "--weight", allow_zero=True))
     if any(w > 1 for w in weights):
         raise InvalidParameterError(f"--weight {text!r}: every weight must be in [0, 1]")
@@ -130,7 +136,7 @@ def _kernel_options(args):
     return kernel_options(args.kernel, k=args.k, m=args.m, mode=args.mode,
                           half_width=args.half_width, theta=args.theta,
                           groups=_names(args.groups), feature_kernel=args.feature_kernel,
-                          gamma=args.gamma, weight=_weights(args.weight), beta=args.beta,
+                          gamma=args.gamma, weight=_weights(args.weight, args.kernel), beta=args.beta,
                           gap_open=args.gap_open, gap_extend=args.gap_extend, psd=args.psd)
 
 

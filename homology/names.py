@@ -10,6 +10,10 @@ them equal).
 
 KERNELS = ("spectrum", "mismatch", "locality", "features", "mismatch+features",
            "locality+features", "spectrum+features", "la", "la+locality", "la+mismatch")
+#: default ``--weight`` of a sum: the protein-feature share of ``<string>+features``; the
+#: grid of the second kernel's share in ``la+locality`` / ``la+mismatch``, chosen with λ by
+#: leave-one-out on each training part (fixed before any result was seen)
+SUM_WEIGHTS_TEXT = {"features": "0.2", "la": "0.25,0.5,0.75"}
 #: how the local-alignment kernel is made positive semi-definite (a test keeps them equal
 #: to :data:`learners.kernels.alignment.PSD_FIXES`)
 PSD_FIXES = ("shift", "ekm")

@@ -73,6 +73,9 @@ def _add_eval_options(p):
                    help="comma-separated subset of family ids (default: all 54)")
     add_common(p, data_dir="scop153/", output_dir=True, seed=False, threads=True,
                jobs=1)
+    p.add_argument("--scheduler", default=None,
+                   help="address of a Dask scheduler (tcp://host:port) whose workers compute "
+                        "the local-alignment Gram matrix; default: the cores of this machine")
 
 
 def build_parser():
@@ -143,7 +146,7 @@ def _kernel_options(args):
 def _evaluation(args):
     return dict(data_dir=args.data_dir, learner=args.learner, targets=args.targets,
                 alphas=_alphas(args), select=args.select, families=_names(args.families),
-                jobs=args.jobs, progress=not args.quiet)
+                jobs=args.jobs, progress=not args.quiet, scheduler=args.scheduler)
 
 
 def _means(r):

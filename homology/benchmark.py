@@ -172,14 +172,15 @@ def kernel_params(kernel):
     return params
 
 
-def with_cache(kernel, directory):
+def with_cache(kernel, directory, scheduler=None):
     """``kernel`` with every local-alignment kernel in it caching its Gram matrices in
-    ``directory`` (:class:`learners.kernels.LocalAlignmentKernel`'s ``memory``)."""
+    ``directory`` (:class:`learners.kernels.LocalAlignmentKernel`'s ``memory``) and
+    computing them on the Dask cluster at ``scheduler`` (None: this machine's cores)."""
     if isinstance(kernel, LocalAlignmentKernel):
-        kernel.set_params(memory=str(directory))
+        kernel.set_params(memory=str(directory), scheduler=scheduler)
     for part in ([kernel.first, kernel.second] if isinstance(kernel, WeightGrid) else
                  [k for _, k in kernel.parts] if isinstance(kernel, SumKernel) else []):
-        with_cache(part, directory)
+        with_cache(part, directory, scheduler)
     return kernel
 
 

@@ -91,15 +91,16 @@ def _write_scop(out, results):
 
 def run_scop(kernel, options, output_dir, *, data_dir=None, learner="l2svm",
              targets="balanced", alphas=None, select="roc", families=None, jobs=1,
-             progress=True):
+             progress=True, scheduler=None):
     """One kernel (``kernel`` name, ``options`` from :func:`kernel_options`) on the SCOP 1.53
-    benchmark (all 54 families, or ``families``). Returns ``(results, written)``."""
+    benchmark (all 54 families, or ``families``); ``scheduler``: a Dask cluster that computes
+    the local-alignment Gram matrix. Returns ``(results, written)``."""
     from corpora.scop import load_scop
     from homology.benchmark import make_kernel, scop_experiment, with_cache
 
     bench = load_scop(data_dir)
-    results = scop_experiment(bench, with_cache(make_kernel(kernel, **options),
-                                                gram_cache(data_dir)), kernel, learner,
+    kernel_object = with_cache(make_kernel(kernel, **options), gram_cache(data_dir), scheduler)
+    results = scop_experiment(bench, kernel_object, kernel, learner,
                               default_alphas(learner, alphas), jobs,
                               check_families(bench, families), progress, targets,
                               select=select)
@@ -109,7 +110,7 @@ def run_scop(kernel, options, output_dir, *, data_dir=None, learner="l2svm",
 
 def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", targets="balanced",
                   alphas=None, select="roc", families=None, jobs=1, progress=True,
-                  reuse=False):
+                  reuse=False, scheduler=None):
     """Several configurations (names of :data:`homology.names.BENCHMARK_CONFIGS`), each in
     ``<output_dir>/<config>/``, and one comparison report (paired per-family Wilcoxon tests
     against the first). ``reuse``: take a configuration's stored ``results.json`` when it
@@ -141,7 +142,7 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
             log.info("%s: reused %s", name, out / name / "results.json")
             continue
         res = scop_experiment(bench, with_cache(make_kernel(kname, **opts),
-                                                gram_cache(data_dir)),
+                                                gram_cache(data_dir), scheduler),
                               kname, learner, alphas, jobs, families, progress, targets,
                               select=select)
         res["kernel_options"] = opts

@@ -247,3 +247,24 @@ def test_cache_hit_damage_and_resume(rng, tmp_path, small_blocks, monkeypatch):
     LocalAlignmentKernel(psd=None, memory=tmp_path).log_kernel(encode_sequences(X[:-1],
                                                                                 ALPHABET))
     assert len(list(tmp_path.glob("local-alignment-*.npy"))) == 3
+
+
+def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
+    """``scheduler``: the blocks are computed by separate ``dask worker`` processes (which
+    import this checkout) and give the values of this process."""
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    from kernelrank.errors import ClusterError
+    from kernelrank.parallel import process_cluster
+    from test_ppi_extract_dask import _env  # tests dir on sys.path
+
+    X = [_random(rng, 3, 40) for _ in range(8)]
+    Y = [_random(rng, 3, 40) for _ in range(5)]
+    local = LocalAlignmentKernel(psd=None)
+    try:
+        with process_cluster(2, tmp_path / "dask", env=_env()) as cluster:
+            remote = LocalAlignmentKernel(psd=None, scheduler=cluster.address,
+                                          memory=tmp_path / "cache")
+            np.testing.assert_allclose(remote.gram(X), local.gram(X), rtol=1e-14)
+            np.testing.assert_allclose(remote.gram(Y, X), local.gram(Y, X), rtol=1e-14)
+    except ClusterError as exc:
+        pytest.skip(f"cannot start a local dask scheduler and workers: {exc}")

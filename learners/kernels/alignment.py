@@ -4,11 +4,12 @@
 
 ``K_LA(x, y) = 1 + Σ_π exp(β s(π))`` sums over every local alignment ``π`` of the two
 sequences, scored with a substitution matrix and affine gaps (definition and dynamic
-programme: :mod:`learners.kernels.alignment_dp`). Following the paper (§2.3):
+programme: :mod:`learners.kernels.alignment_dp`). Following the paper:
 
 * the kernel value is ``(1/β) log K_LA(x, y)`` — the logarithm removes the diagonal
-  dominance of ``K_LA`` (a sequence is e^2,500 times more similar to itself than to a
-  homologue) and tends to the Smith–Waterman score as β → ∞;
+  dominance of ``K_LA`` (the longest SCOP sequence has ``K_LA(x, x) = e^2,558``; 98 % of
+  the pairs of SCOP sequences lie between e^9 and e^29) and tends to the Smith–Waterman
+  score as β → ∞;
 * ``normalize=True`` (the base class's one flag) divides by ``sqrt(k(x, x) k(y, y))``;
 * the logarithm is not a positive semi-definite kernel in general. ``psd`` chooses the fix:
   ``"shift"`` (the paper's best, "eig") adds ``|λ_min|`` of the training Gram matrix to its
@@ -30,9 +31,9 @@ cell, :func:`learners.kernels.alignment_dp.la_scaled_dp`). Gram matrices are com
 blocks (:mod:`learners.kernels.gram_blocks`) on ``n_jobs`` threads or a Dask cluster
 (``scheduler``) and, with ``memory`` (a directory), cached under the SHA-256 of the
 sequences, the parameters and the version of the programme, resumable when killed. A
-symmetric Gram matrix computes each pair once. The eigenvalue shift costs one partial
-symmetric eigendecomposition (LAPACK ``syevr``, O(m³)); the empirical map one m × m × n
-product.
+symmetric Gram matrix computes each pair once. The eigenvalue shift costs the smallest
+eigenvalue of the m × m training matrix (LAPACK ``syevx``: a tridiagonal reduction, O(m³);
+19 s for m = 4,352 on a loaded 2-core machine); the empirical map one m × m × n product.
 
 :func:`smith_waterman_scores` exposes the same recursion with ``max`` instead of the sum
 (Biopython's ``PairwiseAligner`` local score, checked by the tests).
@@ -56,7 +57,7 @@ from learners.kernels.gram_blocks import DEFAULT_BLOCK, BlockCache, blockwise_gr
 from learners.kernels.sequences import check_sequences
 
 __all__ = ["LocalAlignmentKernel", "smith_waterman_scores", "substitution_matrix",
-           "EncodedSequences", "PSD_FIXES"]
+           "EncodedSequences", "encode_sequences", "PSD_FIXES"]
 
 PSD_FIXES = ("shift", "ekm")
 #: Version of the dynamic programme: part of the cache key (bump when values change).

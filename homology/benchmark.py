@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import clone
 
 from homology.features import ALPHABET, GROUPS, ProteinFeatures, residue_sequences
 from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, SELECTIONS,
@@ -52,6 +53,7 @@ from kernelrank.errors import InvalidParameterError
 from kernelrank.parallel import map_tasks
 from learners.kernels import (LocalAlignmentKernel, LocalityKernel, MismatchKernel,
                               SpectrumKernel, SumKernel)
+from learners.kernels.base import inverse_sqrt
 from learners.measures import auc, roc50
 from learners.registry import make_learner
 from learners.selection import best_candidate, select as choose
@@ -152,6 +154,42 @@ class WeightedGrams:
         index = np.ix_(rows, cols)
         return (1.0 - w) * self.first[index] + w * self.second[index]
 
+    def family_blocks(self, train, test):
+        """One candidate per weight (:func:`family_blocks`)."""
+        return [({"weight": w}, self.block(w, train, train), self.block(w, test, train))
+                for w in self.weights]
+
+
+@dataclass(frozen=True)
+class EmpiricalMapGram:
+    """The local-alignment kernel's empirical map over each training part (``psd="ekm"``
+    of :class:`learners.kernels.LocalAlignmentKernel`, fitted on the training sequences
+    only): ``φ(x) = (k̂(x, t))_{t in train}`` from the normalized kernel ``base`` of all
+    sequences, and the cosine of ``⟨φ(x), φ(z)⟩``. Cost per family: two products with the
+    m × m training block, O(m² (m + n_test))."""
+
+    base: np.ndarray
+
+    def family_blocks(self, train, test):
+        """The one candidate of a family (:func:`family_blocks`)."""
+        phi_train, phi_test = self.base[np.ix_(train, train)], self.base[np.ix_(test, train)]
+        s_train = inverse_sqrt(np.einsum("ij,ij->i", phi_train, phi_train))
+        s_test = inverse_sqrt(np.einsum("ij,ij->i", phi_test, phi_test))
+        G = phi_train @ phi_train.T
+        G *= s_train[:, None] * s_train[None, :]
+        T = phi_test @ phi_train.T
+        T *= s_test[:, None] * s_train[None, :]
+        return [({}, G, T)]
+
+
+def family_blocks(K, train, test):
+    """The candidate kernels of a family: a list of ``(choice, K[train, train],
+    K[test, train])`` — one for a Gram matrix, one per weight for :class:`WeightedGrams`,
+    the training part's empirical map for :class:`EmpiricalMapGram`."""
+    if isinstance(K, np.ndarray):
+        return [({}, K[np.ix_(train, train)], K[np.ix_(test, train)])]
+    return K.family_blocks(train, test)
+
 
 #: Parameters of how a kernel is computed, not of what it is (left out of the results).
 _EXECUTION = ("alphabet", "n_jobs", "scheduler", "memory")
@@ -186,10 +224,14 @@ def with_cache(kernel, directory, scheduler=None):
 
 def full_gram(kernel, sequences):
     """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only); a
-    :class:`WeightedGrams` for a :class:`WeightGrid`."""
+    :class:`WeightedGrams` for a :class:`WeightGrid`; an :class:`EmpiricalMapGram` for the
+    local-alignment kernel with the empirical map, whose basis must be each family's
+    training part (a map over all sequences would make test sequences features)."""
     if isinstance(kernel, WeightGrid):
         return WeightedGrams(full_gram(kernel.first, sequences),
                              full_gram(kernel.second, sequences), kernel.weights)
+    if isinstance(kernel, LocalAlignmentKernel) and kernel.psd == "ekm":
+        return EmpiricalMapGram(full_gram(clone(kernel).set_params(psd=None), sequences))
     return kernel.fit_transform(residue_sequences(sequences))
 
 
@@ -235,41 +277,37 @@ def training_targets(y, targets="balanced"):
     return np.where(y > 0, m / (2.0 * n_pos), -m / (2.0 * (m - n_pos)))
 
 
-def select_weight_alpha(grams, rows, y, alphas, learner="rls", select="roc",
+def select_kernel_alpha(candidates, y, alphas, learner="rls", select="roc",
                         targets="balanced"):
-    """The weight of :class:`WeightedGrams` ``grams`` and λ, chosen together by the
-    leave-one-out measure on the training ``rows`` (labels ``y``) with the selection engine's
-    tie rule (:func:`learners.selection.best_candidate`: the larger λ, then the first weight
-    of the grid). Returns ``(weight, selection)``, the selection of that weight's kernel
-    (its best λ is the chosen one). Cost: one λ path per weight."""
-    sels = [select_alpha(grams.block(w, rows, rows), y, alphas, learner, select, targets)
-            for w in grams.weights]
-    grid = [{"weight": w, **c} for w, s in zip(grams.weights, sels) for c in s.candidates]
+    """One of several training kernels ``candidates`` (``(choice, K_train, …)`` as
+    :func:`family_blocks` gives them) and λ, chosen together by the leave-one-out measure
+    of labels ``y`` with the selection engine's tie rule
+    (:func:`learners.selection.best_candidate`: the larger λ, then the first candidate).
+    Returns ``(index, selection)``, the selection of that candidate's kernel (its best λ is
+    the chosen one). Cost: one λ path per candidate."""
+    sels = [select_alpha(c[1], y, alphas, learner, select, targets) for c in candidates]
+    grid = [{"candidate": k, **c} for k, s in enumerate(sels) for c in s.candidates]
     best = best_candidate(np.concatenate([s.scores for s in sels]), grid,
                           sels[0].greater_is_better)
-    k = grams.weights.index(grid[best]["weight"])
-    return grams.weights[k], sels[k]
+    k = grid[best]["candidate"]
+    return k, sels[k]
 
 
 def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="balanced",
                     select="roc"):
     """Train on the family's training part (λ by leave-one-out ROC), score its test part.
 
-    ``K``: the Gram matrix of all sequences, or :class:`WeightedGrams` (the weight is then
-    chosen with λ on the training part, :func:`select_weight_alpha`).
+    ``K``: the Gram matrix of all sequences, :class:`WeightedGrams` (the weight is then
+    chosen with λ on the training part) or :class:`EmpiricalMapGram`
+    (:func:`family_blocks`, :func:`select_kernel_alpha`).
 
-    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` (``weight``)
-    and the counts of training/test positives and negatives.
+    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` (and the
+    chosen ``weight``) and the counts of training/test positives and negatives.
     """
-    tr, te = split.train, split.test
-    chosen = {}
-    if isinstance(K, WeightedGrams):
-        w, sel = select_weight_alpha(K, tr, split.y_train, alphas, learner, select, targets)
-        scores = sel.predict(K.block(w, te, tr))
-        chosen = {"weight": w}
-    else:
-        sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, learner, select, targets)
-        scores = sel.predict(K[np.ix_(te, tr)])
+    candidates = family_blocks(K, split.train, split.test)
+    k, sel = select_kernel_alpha(candidates, split.y_train, alphas, learner, select, targets)
+    chosen, _, K_test = candidates[k]
+    scores = sel.predict(K_test)
     return {
         "family": split.family,
         "roc": auc(split.y_test, scores),

@@ -45,7 +45,7 @@ import numpy as np
 from kernelrank.atomic import atomic_open
 from kernelrank.checksum import canonical_json
 from homology.benchmark import (DEFAULT_ALPHAS, L2SVM_ALPHAS, WeightGrid, full_gram, make_kernel,
-                                select_alpha, select_weight_alpha)
+                                select_alpha, select_kernel_alpha)
 from homology.features import ProteinFeatures, residue_sequences
 from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_MODES,
                             PSD_FIXES, SELECTIONS, TRAIN_LEARNERS)
@@ -95,10 +95,11 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     if alphas is None:
         alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
     if isinstance(kernel, WeightGrid):     # the weight with λ, by leave-one-out
-        weight, sel = select_weight_alpha(full_gram(kernel, seqs), np.arange(len(seqs)), y,
-                                          alphas, learner, select)
-        kernel_options = {**kernel_options, "weight": weight}
-        kernel = kernel.kernel(weight)
+        grams = full_gram(kernel, seqs)
+        k, sel = select_kernel_alpha(grams.family_blocks(np.arange(len(seqs)), []), y,
+                                     alphas, learner, select)
+        kernel_options = {**kernel_options, "weight": grams.weights[k]}
+        kernel = kernel.kernel(grams.weights[k])
     else:
         sel = select_alpha(kernel.fit_transform(seqs), y, alphas, learner, select)
     alpha = sel.best_params["alpha"]

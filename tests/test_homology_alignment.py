@@ -11,8 +11,9 @@ import pytest
 from corpora.fasta import write_fasta
 from corpora.scop import FamilySplit, load_scop
 from homology.__main__ import main
-from homology.benchmark import (WeightedGrams, WeightGrid, evaluate_family, full_gram,
-                                kernel_params, make_kernel, select_alpha, training_targets)
+from homology.benchmark import (EmpiricalMapGram, WeightedGrams, WeightGrid, evaluate_family,
+                                full_gram, kernel_params, make_kernel, select_alpha,
+                                training_targets)
 from homology.model import load_model
 from homology.runs import kernel_options
 from kernelrank.errors import InvalidParameterError
@@ -138,3 +139,20 @@ def test_train_predict_round_trip(small, tmp_path, kernel, extra):
             K, y).decision_function(Kt)
     np.testing.assert_allclose(got, direct, rtol=1e-6, atol=1e-9)
     assert auc(split.y_test, got) > 0.8
+
+
+def test_empirical_map_over_each_training_part(small):
+    """``--psd ekm`` in the SCOP protocol: the map's basis is the family's training part —
+    the same kernel as LocalAlignmentKernel(psd="ekm") fitted on the training sequences."""
+    split = small.split("7.3.5.2")
+    gram = full_gram(make_kernel("la", psd="ekm"), list(small.sequences))
+    assert isinstance(gram, EmpiricalMapGram)
+    alphas = (0.25, 1.0, 4.0)
+    res = evaluate_family(gram, split, "l2svm", alphas)
+    train = [small.sequences[i] for i in split.train]
+    kern = LocalAlignmentKernel(psd="ekm")
+    K = kern.fit_transform(train)
+    sel = select_alpha(K, split.y_train, alphas, "l2svm")
+    scores = sel.predict(kern.transform([small.sequences[i] for i in split.test]))
+    assert res["alpha"] == sel.best_params["alpha"]
+    assert res["roc"] == pytest.approx(auc(split.y_test, scores), abs=1e-12)

@@ -11,7 +11,9 @@ from kernelrank.report import markdown_images, markdown_table
 
 
 def describe(results):
-    """Short label such as ``mismatch k=5 m=1 / rls``."""
+    """Short label such as ``mismatch k=5 m=1 / rls`` (``results["label"]`` when given)."""
+    if "label" in results:
+        return results["label"]
     params = results.get("params", {})
     if "weights" in params:
         first, second = (p["kernel"] for p in params["parts"])

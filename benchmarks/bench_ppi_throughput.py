@@ -28,11 +28,15 @@ the other jobs):
 ``featurize + score``
     :func:`ppi.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
     sentences with a pair; the others never reach it), per model;
+``documents``
+    a ``documents`` model's document records (:func:`ppi.extract._with_document_records`:
+    the candidate gene pairs of each document, their document features and the document
+    stage), per model;
 ``write``
     output records (:func:`ppi.extract._records`), JSONL text, written to a file, per model.
 
 The ratio printed per model is ``(read + mentions + split + convert + featurize + score +
-write) / parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
+documents + write) / parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
 the run with :func:`ppi.training.train` on **LLL** (the smallest benchmark corpus, to keep
 the run short; the training corpus of a linear model changes its vocabulary size, not the
 work per pair — a Gaussian model's work per pair grows with its basis rows, the training
@@ -45,10 +49,17 @@ is that of a model of ten thousand training pairs).  Training runs in a child pr
 so the peak RSS printed is the one of the extraction alone; the RSS after the first chunk
 and at the end show whether memory grows with the input.
 
+``--systems`` chooses which of them (default: ``text``, the default of ``ppi train``: spaCy's
+parse, linear, trained on LLL towards the other four corpora — one weight vector; and
+``documents``, the default of ``ppi train --relations-from``, trained on BioRED's training
+abstracts without transfer: transfer changes its weights, not its work per pair); ``--models
+NAME=DIR`` adds saved models (e.g. the documents model of ``ppi train --relations-from``).
+
 Usage::
 
     python -m benchmarks.bench_ppi_throughput [--inputs pubmed bc6] [--limit N]
-        [--workdir DIR] [--profile FILE] [--gamma G]
+        [--workdir DIR] [--profile FILE] [--gamma G] [--systems text documents paper-v ...]
+        [--models NAME=DIR ...]
 
 ``--limit N``: the first N documents of each input.  ``--profile FILE``: a cProfile of the
 whole extraction (both inputs) to FILE.
@@ -72,15 +83,22 @@ from kernelrank.datadir import resolve_data_dir
 
 INPUTS = {"pubmed": ("text/pubmed20n1015.xml.gz", "pubmed-xml"),
           "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator")}
-SYSTEMS = ("paper-v", "multiview", "multicorpus")
-STEPS = ("read", "mentions", "convert", "featurize+score", "write")
+SYSTEMS = ("paper-v", "multiview", "multicorpus", "text", "documents")
+DEFAULT_SYSTEMS = ("text", "documents")
+STEPS = ("read", "mentions", "convert", "featurize+score", "documents", "write")
 
 _TRAIN = ("import sys\n"
           "from ppi.runs import Settings\n"
           "from ppi.training import train\n"
           "system, model, report, data, gamma = sys.argv[1:]\n"
-          "train(model, report, Settings.for_system(system, progress=False,\n"
-          "      gamma=float(gamma) or None), corpus='LLL', data_dir=data)\n")
+          "if system == 'documents':\n"
+          "    from ppi.document_runs import train_documents\n"
+          "    from ppi.document_system import DocumentSystem\n"
+          "    train_documents(model, report, DocumentSystem(transfer=False, progress=False),\n"
+          "                    data + '/biored/Train.PubTator.gz', data_dir=data)\n"
+          "else:\n"
+          "    train(model, report, Settings.for_system(system, progress=False,\n"
+          "          gamma=float(gamma) or None), corpus='LLL', data_dir=data)\n")
 
 
 def _load_str():
@@ -88,12 +106,13 @@ def _load_str():
     return f"{a:.2f}, {b:.2f}, {c:.2f}"
 
 
-def train_models(data_dir, workdir, gamma=None):
-    """``{name: model directory}``, each trained on LLL in a child process (cached in
-    ``workdir``); with ``gamma`` also ``multiview-gamma<γ>``, the multiview system with the
-    Gaussian top kernel (a version 5 model: basis rows, no primal weights)."""
+def train_models(data_dir, workdir, gamma=None, systems=DEFAULT_SYSTEMS):
+    """``{name: model directory}``, each trained on LLL (``documents``: on BioRED's training
+    abstracts) in a child process (cached in ``workdir``); with ``gamma`` also
+    ``multiview-gamma<γ>``, the multiview system with the Gaussian top kernel (a version 5
+    model: basis rows, no primal weights)."""
     out = {}
-    plan = [(s, s, 0.0) for s in SYSTEMS]
+    plan = [(s, s, 0.0) for s in systems]
     if gamma:
         plan.append((f"multiview-gamma{gamma:g}", "multiview", gamma))
     for name, system, g in plan:
@@ -103,7 +122,7 @@ def train_models(data_dir, workdir, gamma=None):
             subprocess.run([sys.executable, "-c", _TRAIN, system, str(model),
                             str(Path(workdir) / f"report-{name}"), str(data_dir), str(g)],
                            check=True, env=dict(os.environ))
-            print(f"trained {name} on LLL in {time.perf_counter() - t0:.1f} s wall")
+            print(f"trained {name} in {time.perf_counter() - t0:.1f} s wall")
         out[name] = model
     return out
 
@@ -146,8 +165,9 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, _records, cyclic_gc_paused, format_records,
-                             freeze_resident_objects, score_sentences)
+    from ppi.extract import (ExtractionResources, _records, _with_document_records,
+                             cyclic_gc_paused, format_records, freeze_resident_objects,
+                             score_sentences)
     from ppi.spacy_parse import doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
@@ -195,12 +215,17 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                     with_pairs = [p for p in parsed if p.sentence.pairs]
                     scores = c.timed("featurize+score", score_sentences, model, with_pairs)
                     t0 = time.process_time()
-                    records = _records(with_pairs, scores, model.threshold, False)
+                    records = _records(with_pairs, scores, model.pair_threshold, False)
+                    c.add("write", time.process_time() - t0)
+                    k["pairs"] += len(records)
+                    if getattr(model, "stage", False) is not False:
+                        records, _ = c.timed("documents", _with_document_records, records, raw,
+                                             raw, parsed, scores, model)
+                    t0 = time.process_time()
                     handles[system].write(format_records(records, "jsonl"))
                     c.add("write", time.process_time() - t0)
                     k["sentences"] += len(parsed)
                     k["sentences_with_pairs"] += len(with_pairs)
-                    k["pairs"] += len(records)
             rss.append(_rss_mib())
     finally:
         for h in handles.values():
@@ -219,19 +244,19 @@ def report(name, r):
     print(f"parse (spaCy) {parse:.2f}   read {read:.2f}   mentions {ment:.2f}   "
           f"split {split:.2f}")
     print("| model | sentences | with ≥2 mentions | pairs | convert | featurize + score | "
-          "write | non-parse / parse | sentences/s/core | abstracts/s/core |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "documents | write | non-parse / parse | sentences/s/core | abstracts/s/core |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for system, m in r["models"].items():
         st = m["steps"]
-        other = read + ment + split + sum(st.get(s, 0.0) for s in ("convert", "featurize+score",
-                                                            "write"))
+        other = read + ment + split + sum(st.get(s, 0.0) for s in (
+            "convert", "featurize+score", "documents", "write"))
         total = parse + other
         m["ratio"] = other / parse if parse else float("nan")
         m["sentences_per_cpu_s"] = m["sentences"] / total if total else float("nan")
         m["abstracts_per_cpu_s"] = r["documents"] / total if total else float("nan")
         print(f"| {system} | {m['sentences']} | {m['sentences_with_pairs']} | {m['pairs']} | "
               + " | ".join(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize+score",
-                                                             "write"))
+                                                             "documents", "write"))
               + f" | {m['ratio']:.3f} | {m['sentences_per_cpu_s']:.1f} | "
               f"{m['abstracts_per_cpu_s']:.2f} |")
     print(f"RSS after the first chunk {r['rss_first_chunk_mib']:.0f} MiB, after the last "
@@ -249,6 +274,10 @@ def main(argv=None):
     ap.add_argument("--output", default=None, help="results as JSON")
     ap.add_argument("--gamma", type=float, default=None,
                     help="also a multiview model with the Gaussian top kernel (ppi --gamma)")
+    ap.add_argument("--systems", nargs="*", choices=SYSTEMS, default=list(DEFAULT_SYSTEMS),
+                    help="systems trained in the run (default: text documents)")
+    ap.add_argument("--models", nargs="*", default=[], metavar="NAME=DIR",
+                    help="saved models to measure too")
     args = ap.parse_args(argv)
 
     from ppi.mentions import DictionaryTagger, build_lexicon
@@ -259,7 +288,14 @@ def main(argv=None):
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench_ppi_throughput-"))
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"load average at start: {_load_str()} ({os.cpu_count()} cores)")
-    models = {s: PPIModel.load(p) for s, p in train_models(data_dir, workdir, args.gamma).items()}
+    paths = train_models(data_dir, workdir, args.gamma, args.systems)
+    paths.update(dict(x.split("=", 1) for x in args.models))
+    models = {}
+    for s, p in paths.items():
+        t0, rss0 = time.perf_counter(), _rss_mib()
+        models[s] = PPIModel.load(p)
+        print(f"model {s}: loaded in {time.perf_counter() - t0:.2f} s, RSS +"
+              f"{_rss_mib() - rss0:.0f} MiB")
     tagger = DictionaryTagger(build_lexicon([corpus_path(data_dir, c)
                                              for c in ("AIMed", "BioInfer")]))
     profiler = cProfile.Profile() if args.profile else None

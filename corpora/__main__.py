@@ -70,7 +70,10 @@ COMMANDS = {"list": _list, "fetch": _fetch, "verify": _verify}
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command](args))
+    from corpora.cli_checks import CHECKS
+
+    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command](args),
+                          checks=CHECKS)
 
 
 if __name__ == "__main__":

@@ -48,9 +48,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from corpora.lines import find_lines, open_binary, reading, xml_error
+from corpora.lines import find_lines, open_binary, reading, strict_int, xml_error
 from corpora.standoff import align_mentions, split_concept_ids
-from corpora.documents import Mention, ReadStats, TextDocument
+from corpora.documents import Mention, ReadStats, Relation, TextDocument
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 __all__ = ["ID_INFONS", "read_bioc_xml", "read_bioc_json", "read_bioc_relations",
@@ -97,7 +97,8 @@ def _xml_annotation(elem):
     ann.text = elem.findtext("text")
     for loc in elem.findall("location"):
         try:
-            ann.add_location(bioc.BioCLocation(int(loc.get("offset")), int(loc.get("length"))))
+            ann.add_location(bioc.BioCLocation(strict_int(loc.get("offset")),
+                                               strict_int(loc.get("length"))))
         except (TypeError, ValueError):
             raise _BadDocument(f"annotation {ann.id}: location offset={loc.get('offset')!r} "
                                f"length={loc.get('length')!r} is not two integers") from None
@@ -117,7 +118,7 @@ def _xml_relation(elem):
 def _offset(elem, what):
     text = elem.findtext("offset")
     try:
-        return int(text)
+        return strict_int(text)
     except (TypeError, ValueError):
         raise _BadDocument(f"{what} offset {text!r} is not an integer") from None
 
@@ -392,7 +393,32 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
     mentions = align_mentions(text, located, stats, path=path, record=bdoc.id,
                               skip_bad=skip_bad)
     return TextDocument(bdoc.id, text, mentions, position=f"{path}:{where}",
-                        title_end=title_end)
+                        title_end=title_end, relations=_document_relations(bdoc))
+
+
+def _all_relations(bdoc):
+    yield from bdoc.relations
+    for p in bdoc.passages:
+        yield from p.relations
+
+
+def _document_relations(bdoc):
+    """The :class:`Relation` objects of a BioC document whose two concept ids can be told
+    (:func:`_relation_genes`); type from the infon ``type`` or ``relation``; the other
+    infons kept as ``attrs``.  Relations without two ids are left to
+    :func:`read_bioc_relations`, which reports them."""
+    ids = {a.id: _concept_id(a.infons) for a in _annotations(bdoc)}
+    out = []
+    for rel in _all_relations(bdoc):
+        genes = _relation_genes(rel, ids)
+        if genes is None:
+            continue
+        lower = {str(k).lower(): str(v) for k, v in rel.infons.items()}
+        kind = lower.get("type") or lower.get("relation") or "relation"
+        attrs = tuple(sorted((k, v) for k, v in lower.items() if k not in (
+            "type", "relation", *(x for pair in _ID_PAIR_INFONS for x in pair))))
+        out.append(Relation(kind, genes[0], genes[1], attrs))
+    return out
 
 
 def _document_line(path, number):
@@ -456,12 +482,18 @@ def read_bioc_json(path, *, skip_bad=False, stats=None):
         yield doc
 
 
+#: infon pairs naming a relation's two concept ids: BioCreative VI PPIm's, BioRED's
+_ID_PAIR_INFONS = (("gene1", "gene2"), ("entity1", "entity2"))
+
+
 def _relation_genes(rel, annotations):
-    """The two gene ids of a relation: infons ``Gene1``/``Gene2`` (BioCreative VI PPIm), or
-    its first two nodes' annotations' concept ids; None when it has neither."""
+    """The two concept ids of a relation: infons ``Gene1``/``Gene2`` (BioCreative VI PPIm) or
+    ``entity1``/``entity2`` (BioRED's BioC), or its first two nodes' annotations' concept
+    ids; None when it has none of these."""
     lower = {str(k).lower(): v for k, v in rel.infons.items()}
-    if lower.get("gene1") and lower.get("gene2"):
-        return str(lower["gene1"]).strip(), str(lower["gene2"]).strip()
+    for a, b in _ID_PAIR_INFONS:
+        if lower.get(a) and lower.get(b):
+            return str(lower[a]).strip(), str(lower[b]).strip()
     ids = [annotations.get(n.refid) for n in rel.nodes]
     ids = [i for i in ids if i]
     if len(ids) >= 2:

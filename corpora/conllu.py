@@ -15,8 +15,9 @@ Every malformed line raises :class:`~kernelrank.errors.CorpusFormatError` naming
 and the line: column count, word ids out of sequence (which also catches a missing blank
 line between sentences), HEAD missing, not an integer or outside the sentence, the basic
 tree (one root, no HEAD cycle), multiword and empty-node ids, empty FORM, a comment among
-the words; bytes that are not UTF-8 and a truncated or damaged gzip stream are located by
-:mod:`corpora.lines`. The errors of a sentence's lines and tree also name the sentence
+the words, a sentence id already used in the document (both lines named: the error comes
+when the file is read, not when something keyed on the ids meets the second); bytes that
+are not UTF-8 and a truncated or damaged gzip stream are located by :mod:`corpora.lines`. The errors of a sentence's lines and tree also name the sentence
 (``record``: its ``# sent_id``, else its 0-based index in the file, as
 :attr:`ConlluSentence.sent_id`). All 81 real CRAFT files (25,491 sentences, 660,681 words)
 pass these checks: each tree has exactly one root, so no multi-root rule is needed.
@@ -189,6 +190,21 @@ def _finish(comments, tokens, heads, lines, multiword, doc_id, path, start_line,
                           comments=dict(comments), path=str(path), line=start_line)
 
 
+def _unique(sentence, seen):
+    """``sentence`` if its id is new in its document, else a :class:`CorpusFormatError`
+    naming both places: CoNLL-U sentence ids are unique, and a repeated one would be
+    reported only far later, by what keys on it (a built data set, a resumed build)."""
+    key = (sentence.doc_id, sentence.sent_id)
+    if key in seen:
+        raise CorpusFormatError(
+            f"sentence id {sentence.sent_id!r} again: it is already the sentence at line "
+            f"{seen[key]} of document {sentence.doc_id!r}; a sentence id may appear once — "
+            "rename or remove one of the two", path=sentence.path, line=sentence.line,
+            record=sentence.sent_id)
+    seen[key] = sentence.line
+    return sentence
+
+
 def iter_conllu(path):
     """Yield :class:`ConlluSentence` objects from a CoNLL-U file (plain or gzip).
 
@@ -210,14 +226,15 @@ def iter_conllu(path):
     doc_id = path.name.split(".")[0]
     comments, tokens, heads, lines, multiword = {}, [], [0], [], []
     start_line, index = None, 0
+    seen = {}                                 # (doc id, sent_id) → line of that sentence
     with open_text(path, "CoNLL-U file") as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 line = raw.rstrip("\r\n")
                 if not line or line.isspace():
                     if tokens:
-                        yield _finish(comments, tokens, heads, lines, multiword, doc_id,
-                                      path, start_line, index)
+                        yield _unique(_finish(comments, tokens, heads, lines, multiword,
+                                              doc_id, path, start_line, index), seen)
                         index += 1
                     elif multiword:
                         raise _error("sentence has a multiword token but no words", path,
@@ -277,8 +294,8 @@ def iter_conllu(path):
             raise _with_sentence(exc, comments.get("sent_id", str(index))) from None
     try:
         if tokens:
-            yield _finish(comments, tokens, heads, lines, multiword, doc_id, path,
-                          start_line, index)
+            yield _unique(_finish(comments, tokens, heads, lines, multiword, doc_id, path,
+                                  start_line, index), seen)
         elif multiword or comments.get("text") is not None:
             raise _error("sentence has comments but no words", path, start_line)
     except CorpusFormatError as exc:

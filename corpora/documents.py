@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Mention", "TextDocument", "MentionCounts", "ReadStats"]
+__all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats"]
 
 
 @dataclass
@@ -45,6 +45,23 @@ class Mention:
     id: str | None = None      # concept id (PubTator 6th column) if any
 
 
+@dataclass(frozen=True)
+class Relation:
+    """A document-level relation between two concepts: "the entities with ids ``id1`` and
+    ``id2`` are related in this document" (PubTator relation lines, BioC ``relation``
+    elements) — not tied to a mention pair or a sentence.
+
+    ``type``: the relation type (BioRED's ``Association``, ``Bind``, …; BioCreative VI's
+    ``PPIm``); ``attrs``: further fields, e.g. ``(("novelty", "Novel"),)``.  An id may list
+    several concept ids separated by commas, as mention ids do.
+    """
+
+    type: str
+    id1: str
+    id2: str
+    attrs: tuple = ()
+
+
 @dataclass
 class TextDocument:
     """One input document.
@@ -60,6 +77,9 @@ class TextDocument:
     sentences: list | None = None
     position: str = ""
     title_end: int | None = None   # text[:title_end] is the title (PubMed, PubTator)
+    #: document-level relations of the input (:class:`Relation`; PubTator relation lines,
+    #: BioC relations); None when the format carries none
+    relations: list | None = None
 
 
 @dataclass

@@ -22,10 +22,28 @@ from pathlib import Path
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 __all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading",
-           "unknown_xml_encoding", "xml_error"]
+           "strict_int", "unknown_xml_encoding", "xml_error"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
+
+
+_DECIMAL = re.compile(r"-?[0-9]+")
+#: the range of every integer field read from a file (it lands in int64 arrays)
+INT64_RANGE = (-2 ** 63, 2 ** 63 - 1)
+
+
+def strict_int(text):
+    """The integer a file field spells as plain ASCII decimal digits (an optional ``-``),
+    within int64; a :class:`ValueError` otherwise. ``int()`` alone would also take ``" 21"``,
+    ``"2_1"`` (= 21), non-ASCII digits and integers of any size (an ``OverflowError`` later,
+    in an array)."""
+    if not isinstance(text, str) or len(text) > 20 or not _DECIMAL.fullmatch(text):
+        raise ValueError(f"{text!r} is not a decimal integer")
+    value = int(text)
+    if not INT64_RANGE[0] <= value <= INT64_RANGE[1]:
+        raise ValueError(f"{text!r} is beyond the 64-bit integer range")
+    return value
 
 
 def open_binary(path, what="data file"):

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from corpora.lines import find_lines, open_binary, reading, xml_error
+from corpora.lines import find_lines, open_binary, reading, strict_int, xml_error
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
@@ -182,7 +182,7 @@ def parse_offsets(text, variant="learning", *, path=None, record=None):
     try:
         for part in text.split(","):
             a, b = part.strip().split("-")
-            start, end = int(a), int(b)
+            start, end = strict_int(a), strict_int(b)
             if variant == "interaction":
                 end -= 1
             if start < 0 or end < start:

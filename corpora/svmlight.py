@@ -59,6 +59,10 @@ comments : list of str, one per example ('' when the line had no comment)
 """
 
 
+#: the range of qids and feature indices (they are stored as int64)
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+
+
 def _number(token, path, lineno, what):
     if "_" in token or not token.isascii():  # float() takes "1_0" and non-ASCII digits
         raise CorpusFormatError(f"{what} {token!r} is not a number", path=path, line=lineno)
@@ -76,10 +80,14 @@ def _integer(text, path, lineno, what, context=""):
     try:
         if "_" in text or not text.isascii():  # int() takes "1_0" and non-ASCII digits
             raise ValueError
-        return int(text)
+        value = int(text)
     except ValueError:
         raise CorpusFormatError(f"{what} {text!r} is not an integer{context}", path=path,
                                 line=lineno) from None
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise CorpusFormatError(f"{what} {text!r} is beyond the 64-bit integer range"
+                                f"{context}", path=path, line=lineno)
+    return value
 
 
 def _parse_tokens(tokens, path, lineno, offset):
@@ -132,6 +140,8 @@ def _quick_tokens(tokens, data, offset, memo):
         start = 1
         if len(tokens) > 1 and tokens[1].startswith("qid:"):
             qid = int(tokens[1][4:])
+            if not _INT64[0] <= qid <= _INT64[1]:
+                return None                      # the strict parse names it
             start = 2
         feats = tokens[start:]
         if not feats:
@@ -149,7 +159,8 @@ def _quick_tokens(tokens, data, offset, memo):
             if not "".join(names).isdigit():
                 return None
             indices = list(map(int, names))
-            if indices[0] < offset or not all(map(operator.lt, indices, indices[1:])):
+            if (indices[0] < offset or indices[-1] > _INT64[1]
+                    or not all(map(operator.lt, indices, indices[1:]))):
                 return None
             memo[0], memo[1] = names, indices
         values = list(map(float, parts[1::2]))
@@ -266,6 +277,13 @@ def load_svmlight(path, n_features=None, dense=False, zero_based=False, dtype=np
                       shape=(len(labels), n_cols))
     X.eliminate_zeros()  # explicit "5:0" entries are not stored
     if dense:
+        cells = X.shape[0] * X.shape[1]
+        if cells > max(64 * X.nnz, 2 ** 27):
+            raise InvalidInputError(
+                f"{path}: as a dense matrix its {X.shape[0]:,} rows × {X.shape[1]:,} "
+                f"columns (the largest feature index or n_features) would take "
+                f"{cells * 8 / 2 ** 30:,.1f} GiB for {X.nnz:,} stored values; read it "
+                "sparse (dense=False)")
         X = X.toarray()
     y = np.frombuffer(labels, dtype=np.float64).copy()
     q = np.frombuffer(qids, dtype=np.int64).copy() if has_qid else None

@@ -19,7 +19,13 @@ Formats (``FORMATS``)
     ``PMID|t|title`` and ``PMID|a|abstract`` lines, then standoff annotation lines
     ``PMID<TAB>start<TAB>end<TAB>text<TAB>type[<TAB>concept id]`` (0-based, exclusive end, over
     ``title + " " + abstract``), records separated by blank lines.  Relation lines
-    (``PMID<TAB>relation<TAB>...``, second field not a number) are ignored.  An annotation
+    ``PMID<TAB>type<TAB>id1<TAB>id2[<TAB>more]`` (the type a word such as BioRED's ``Bind`` or
+    BioCreative V CDR's ``CID``: ``PMID  Bind  5468  7132  Novel``, ``PMID  CID  D1  D2``) are
+    the document's :class:`~corpora.documents.Relation` objects (``TextDocument.relations``;
+    the fields after the ids kept as ``attrs`` ``field5``, …, BioRED's fifth as ``novelty``);
+    a relation line with fewer than four fields is an error, and so is a line that is neither
+    an annotation (offsets in plain decimal digits) nor a relation (an offset ``21a`` or
+    `` 21`` is not taken for a relation type).  An annotation
     whose text is not at its offsets is repaired, or dropped with ``skip_bad``; identical
     annotations are merged (:mod:`corpora.standoff`, counted in :class:`ReadStats`).
 ``bioc-xml``, ``bioc-json``
@@ -64,13 +70,13 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpora.lines import READ_ERRORS, open_binary, reading, xml_error
-from corpora.documents import Mention, ReadStats, TextDocument
+from corpora.lines import READ_ERRORS, open_binary, reading, strict_int, xml_error
+from corpora.documents import Mention, ReadStats, Relation, TextDocument
 from corpora.standoff import align_mentions
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidParameterError,
                                KernelrankError)
 
-__all__ = ["Mention", "TextDocument", "ReadStats", "FORMATS", "read_documents", "detect_format",
+__all__ = ["Mention", "Relation", "TextDocument", "ReadStats", "FORMATS", "read_documents", "detect_format",
            "read_text", "read_pubmed_xml", "read_pubtator", "read_learning_xml",
            "write_pubtator", "write_pubmed_xml", "ConversionStats",
            "learning_to_text_document", "DISCONTINUOUS_POLICIES"]
@@ -137,13 +143,31 @@ def read_text(path, *, one_document=False, skip_bad=False, stats=None):
 _TEXT_LINE = re.compile(r"^([^\t|]+)\|([a-z])\|(.*)$")
 
 
+#: a relation type of a PubTator relation line (``CID``, ``Association``, ``Bind``, …)
+_RELATION_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
+
+
+def _pubtator_line_kind(fields):
+    """``"annotation"`` (decimal start and end offsets), ``"relation"`` (a relation type: a
+    word opening with a letter; :func:`_relation` checks the rest) or None — a line that is
+    neither (an offset ``21a`` or `` 21`` is not taken for a relation)."""
+    try:
+        strict_int(fields[1]), strict_int(fields[2])
+        return "annotation"
+    except (IndexError, ValueError):
+        pass
+    if len(fields) >= 2 and _RELATION_TYPE.fullmatch(fields[1].strip()):
+        return "relation"
+    return None
+
+
 def _pubtator_record(lines, path, skip_bad, stats):
     """``lines``: [(lineno, line)] of one record → TextDocument or None (skipped)."""
     first = lines[0][0]
     pmid = None
     try:
         title = abstract = None
-        mentions = []
+        mentions, relations = [], []
         for lineno, line in lines:
             text_line = _TEXT_LINE.match(line)
             if text_line:
@@ -169,17 +193,20 @@ def _pubtator_record(lines, path, skip_bad, stats):
             if fields[0] != pmid:
                 raise CorpusFormatError(f"annotation of PMID {fields[0]!r} inside the record of "
                                         f"{pmid!r}", path=path, line=lineno, record=pmid)
-            if len(fields) >= 2 and not fields[1].lstrip("-").isdigit():
-                continue                                       # relation line
+            kind = _pubtator_line_kind(fields)
+            if kind == "relation":
+                relations.append(_relation(fields, path, lineno, pmid))
+                continue
+            if kind is None:
+                raise CorpusFormatError(
+                    f"neither an annotation (PMID, start, end, text, type[, id]: start and end "
+                    f"decimal offsets) nor a relation (PMID, relation type, id, id, ...): "
+                    f"fields {fields[1:3]!r}", path=path, line=lineno, record=pmid)
             if len(fields) < 5:
                 raise CorpusFormatError(f"annotation line has {len(fields)} tab-separated fields, "
                                         "expected PMID, start, end, text, type[, id]",
                                         path=path, line=lineno, record=pmid)
-            try:
-                start, end = int(fields[1]), int(fields[2])
-            except ValueError:
-                raise CorpusFormatError(f"bad offsets {fields[1]!r}-{fields[2]!r}", path=path,
-                                        line=lineno, record=pmid) from None
+            start, end = strict_int(fields[1]), strict_int(fields[2])
             m = Mention(start, end, fields[3], fields[4] or None,
                         fields[5] if len(fields) > 5 and fields[5] else None)
             mentions.append((lineno, m))
@@ -190,12 +217,24 @@ def _pubtator_record(lines, path, skip_bad, stats):
         aligned = align_mentions(text, [({"line": lineno}, m) for lineno, m in mentions],
                                  stats, path=path, record=pmid, skip_bad=skip_bad)
         return TextDocument(pmid, text, aligned, position=f"{path}:{first}",
-                            title_end=len(title))
+                            title_end=len(title), relations=relations)
     except CorpusFormatError as exc:
         if not skip_bad:
             raise
         stats.skip(exc)
         return None
+
+
+def _relation(fields, path, lineno, pmid):
+    """The :class:`Relation` of a PubTator relation line (its tab-separated ``fields``)."""
+    if len(fields) < 4 or not fields[1].strip() or not fields[2].strip() or \
+            not fields[3].strip():
+        raise CorpusFormatError(f"relation line has {len(fields)} tab-separated fields, "
+                                "expected PMID, type, id1, id2[, more] with none empty",
+                                path=path, line=lineno, record=pmid)
+    names = ["novelty"] + [f"field{k}" for k in range(6, len(fields) + 1)]
+    return Relation(fields[1].strip(), fields[2].strip(), fields[3].strip(),
+                    tuple(zip(names, fields[4:])))
 
 
 def _unique(doc, first_line, seen, path, skip_bad, stats, what):
@@ -263,6 +302,13 @@ def _check_writable(d):
             if any(c in field_ for c in "\t\n\r"):
                 raise InvalidParameterError(f"document {d.id}: mention {m.start}-{m.end} has a "
                                             f"tab or line break in {field_!r}")
+    for r in d.relations or ():
+        fields = [r.type, r.id1, r.id2, *(v for _, v in r.attrs)]
+        if not all(fields[:3]) or any(c in f for f in fields for c in "\t\n\r") or \
+                r.type.lstrip("-").isdigit():
+            raise InvalidParameterError(f"document {d.id}: relation {fields} cannot be a "
+                                        "PubTator relation line (empty type or id, a tab or "
+                                        "line break, or a numeric type)")
 
 
 def write_pubtator(docs, handle):
@@ -285,6 +331,9 @@ def write_pubtator(docs, handle):
         for m in d.mentions or ():
             handle.write(f"{d.id}\t{m.start}\t{m.end}\t{m.text}\t{m.type or 'Gene'}"
                          + (f"\t{m.id}" if m.id else "") + "\n")
+        for r in d.relations or ():
+            handle.write("\t".join([d.id, r.type, r.id1, r.id2, *(v for _, v in r.attrs)])
+                         + "\n")
         handle.write("\n")
 
 

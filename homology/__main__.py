@@ -94,7 +94,8 @@ def build_parser():
     p.add_argument("--reuse", action="store_true",
                    help="reuse OUTPUT/<config>/results.json when it was made with the same "
                         "kernel, learner, targets, λ grid and selection, for all requested "
-                        "families (extra stored families are left out)")
+                        "families, on data of the same content (extra stored families are "
+                        "left out)")
     _add_eval_options(p)
 
     p = sub.add_parser("train", help="fit a detector on your own family")
@@ -203,7 +204,9 @@ def _run(args):
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, _run)
+    from homology.cli_checks import CHECKS
+
+    return run_subcommand(build_parser(), argv, _run, checks=CHECKS)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,11 @@ with the arrays
 * ``feature_mean``, ``feature_scale`` — the protein-feature standardization (present only
   when the kernel uses protein features).
 
-The file is written atomically (:func:`kernelrank.atomic.atomic_open`). :func:`load_model`
-checks it whole before anything is used: every archive member's CRC (a byte flip or a
+The file is written atomically (:func:`kernelrank.atomic.atomic_open`), checked by
+:func:`load_model` before it replaces anything (what is saved can be loaded), byte for byte
+the same for the same model (:func:`kernelrank.atomic.save_npz`: a loaded model saves to the
+same bytes), its JSON strict (no NaN). :func:`load_model` checks it whole before anything is
+used: every archive member's CRC (a byte flip or a
 truncation), the seal (an edited field or array, a member of another model), every field's
 type and value (finite numbers, a known kernel and its options), and the arrays against
 the metadata (one id, sequence and finite float64 coefficient per training sequence,
@@ -42,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import atomic_open
+from kernelrank.atomic import atomic_open, save_npz, strict_json
 from kernelrank.checksum import canonical_json
 from homology.benchmark import (DEFAULT_ALPHAS, L2SVM_ALPHAS, WeightGrid, full_gram, make_kernel,
                                 select_alpha, select_kernel_alpha)
@@ -51,7 +54,7 @@ from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_M
                             PSD_FIXES, SELECTIONS, TRAIN_LEARNERS)
 from learners.kernels import SumKernel
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
-                               InvalidParameterError)
+                               InvalidParameterError, UnsaveableError)
 
 FORMAT, VERSION = "kernelrank-homology-model", 3
 VERSIONS = (1, 2, 3)
@@ -72,6 +75,15 @@ def _feature_part(kernel):
     return None
 
 
+def _check_informative(K, kernel_name):
+    """Refuse a training Gram matrix with one value throughout: nothing to learn from."""
+    if np.ptp(K) == 0:
+        raise UnsaveableError(
+            f"the {kernel_name} kernel is the same ({K.flat[0]:g}) between all {len(K)} "
+            "training sequences (sequences shorter than its k-mers?): nothing tells the "
+            "members from the others — give longer sequences or another kernel / --k")
+
+
 def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
                 learner="l2svm", select="roc"):
     """Fit a detector from lists of :class:`corpora.fasta.ProteinRecord`. Returns a dict
@@ -90,18 +102,31 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     if dup:
         raise InvalidInputError(f"sequence ids occur twice in the training files: {dup[:5]}")
     seqs = residue_sequences([r.seq for r in records])
+    negative_of = {s: i for i, s in zip(ids[len(positives):], seqs[len(positives):])}
+    both = [(i, negative_of[s]) for i, s in zip(ids, seqs[:len(positives)]) if s in negative_of]
+    if both:
+        raise InvalidInputError(
+            f"{len(both)} sequence(s) are both positives and negatives, e.g. {both[0][0]!r} "
+            f"and {both[0][1]!r}: a sequence is a family member or not — remove it from one "
+            "of the two files")
     y = np.r_[np.ones(len(positives)), -np.ones(len(negatives))]
     kernel = make_kernel(kernel_name, **kernel_options)
     if alphas is None:
         alphas = L2SVM_ALPHAS if learner == "l2svm" else DEFAULT_ALPHAS
     if isinstance(kernel, WeightGrid):     # the weight with λ, by leave-one-out
         grams = full_gram(kernel, seqs)
-        k, sel = select_kernel_alpha(grams.family_blocks(np.arange(len(seqs)), []), y,
-                                     alphas, learner, select)
-        kernel_options = {**kernel_options, "weight": grams.weights[k]}
-        kernel = kernel.kernel(grams.weights[k])
+        blocks = grams.family_blocks(np.arange(len(seqs)), [])
+        candidates = [c for c in blocks if np.ptp(c[1]) > 0]   # a constant sum is no choice
+        if not candidates:
+            _check_informative(blocks[0][1], kernel_name)      # raises
+        k, sel = select_kernel_alpha(candidates, y, alphas, learner, select)
+        weight = candidates[k][0]["weight"]
+        kernel_options = {**kernel_options, "weight": weight}
+        kernel = kernel.kernel(weight)
     else:
-        sel = select_alpha(kernel.fit_transform(seqs), y, alphas, learner, select)
+        K = kernel.fit_transform(seqs)
+        _check_informative(K, kernel_name)
+        sel = select_alpha(K, y, alphas, learner, select)
     alpha = sel.best_params["alpha"]
     if learner == "l2svm":
         (coef,), (intercept,) = sel.model.regularization_path([alpha])
@@ -143,11 +168,12 @@ def save_model(path, model):
     for key in ("feature_mean", "feature_scale"):
         if key in model:
             arrays[key] = np.asarray(model[key], dtype=np.float64)
-    meta = {**model["meta"], "version": VERSION}
+    meta = strict_json({**model["meta"], "version": VERSION})   # no NaN in the JSON
     meta["sha256"] = content_sha256(meta, arrays)
-    arrays["meta"] = np.array(json.dumps(meta))
-    with atomic_open(path, "wb") as handle:
-        np.savez(handle, **arrays)
+    arrays["meta"] = np.array(json.dumps(meta, allow_nan=False))
+    # checked by the loader before it replaces anything; byte for byte reproducible
+    with atomic_open(path, "wb", validate=load_model) as handle:
+        save_npz(handle, arrays, compress=False)
 
 
 def load_model(path):
@@ -201,11 +227,13 @@ _FIELDS = {"kernel": str, "kernel_options": dict, "alpha": _NUMBER, "n_positive"
            "n_negative": int}
 _FIELDS_V2 = {"learner": str, "selection": str, "intercept": _NUMBER}
 #: kernel option → (type, test of the value, what it must be)
+#: (the bounds of ``homology train``'s options: the kernel's work and memory grow with k, m
+#: and the half-width, so a file claiming more is refused, not computed)
 _OPTIONS = {
-    "k": (int, lambda v: v >= 1, "null or a positive integer"),
-    "m": (int, lambda v: v >= 0, "null or a non-negative integer"),
+    "k": (int, lambda v: 1 <= v <= 14, "null or an integer in 1..14"),
+    "m": (int, lambda v: 0 <= v <= 4, "null or an integer in 0..4"),
     "mode": (str, lambda v: v in LOCALITY_MODES, f"one of {LOCALITY_MODES}"),
-    "half_width": (int, lambda v: v >= 0, "a non-negative integer"),
+    "half_width": (int, lambda v: 0 <= v <= 1000, "an integer in 0..1000"),
     "theta": (_NUMBER, lambda v: v > 0, "a positive number"),
     "groups": (list, lambda v: bool(v) and all(isinstance(g, str) and g in FEATURE_GROUPS
                                                for g in v) and len(set(v)) == len(v),

@@ -30,6 +30,8 @@ def describe(results):
 
 
 def comparison_rows(results_list):
+    """One table row per kernel run (mean ROC / ROC50, families, seconds), then the published
+    systems' rows, for the benchmark's comparison table."""
     rows = [{"method": f"{describe(r)} (ours)", "roc": r["mean_roc"], "roc50": r["mean_roc50"],
              "n": r["n_families"],
              "seconds": (None if r["seconds"]["gram"] is None
@@ -119,6 +121,8 @@ def paired_rows(results_list, baseline=0):
 
 
 def benchmark_markdown(results_list, plots=()):
+    """The Markdown report of ``homology benchmark``: the comparison table of every kernel
+    with the published systems, paired wins / losses per family, and the plots."""
     lines = ["# SCOP 1.53 remote homology: kernel comparison", "",
              "Mean ROC area and ROC50 over the families; λ chosen on each family's training "
              "part only (" + "; ".join(sorted({r["selection"] for r in results_list}))

@@ -115,7 +115,8 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
     ``<output_dir>/<config>/``, and one comparison report (paired per-family Wilcoxon tests
     against the first). ``reuse``: take a configuration's stored ``results.json`` when it
     was made with the same kernel, learner, targets, λ grid and selection for all requested
-    families (:func:`reusable`). Returns ``(summary, written)``."""
+    families, on data of the same content (:func:`reusable`, :func:`data_sha256`). Returns
+    ``(summary, written)``."""
     from corpora.scop import load_scop
     from homology.benchmark import make_kernel, scop_experiment, with_cache
     from homology.report import benchmark_markdown, cumulative_plot
@@ -128,6 +129,7 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
     bench = load_scop(data_dir)
     families = check_families(bench, families)
     alphas = default_alphas(learner, alphas)
+    data = data_sha256(bench)
     out = Path(output_dir)
     all_results, written = [], []
     for name in configs:
@@ -135,7 +137,7 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
         t0 = time.perf_counter()
         old = reusable(out / name / "results.json", kname, opts, families, bench,
                        learner=learner, targets=targets, alphas=alphas,
-                       select=select) if reuse else None
+                       select=select, data=data) if reuse else None
         if old is not None:
             old["config"] = name
             all_results.append(old)
@@ -147,6 +149,7 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
                               select=select)
         res["kernel_options"] = opts
         res["config"] = name
+        res["data_sha256"] = data
         written += _write_scop(out / name, res)
         all_results.append(res)
         log.info("%s: mean ROC %.3f, mean ROC50 %.3f (%s)", name, res["mean_roc"],
@@ -162,11 +165,29 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
     return summary, written
 
 
+def data_sha256(bench):
+    """Hash of what a result depends on in the benchmark ``bench`` (its ids, sequences,
+    families and membership codes, O(size)): stored with each configuration's results,
+    compared by :func:`reusable` — results of an edited data set are not reused."""
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.sha256()
+    for part in (bench.ids, bench.sequences, bench.families):
+        digest.update("\0".join(part).encode("utf-8") + b"\1")
+    codes = np.ascontiguousarray(bench.codes, dtype=np.int8)
+    digest.update(str(codes.shape).encode("ascii") + codes.tobytes())
+    return digest.hexdigest()
+
+
 def reusable(path, kernel, options, families, bench, *, learner="l2svm", targets="balanced",
-             alphas=None, select="roc"):
+             alphas=None, select="roc", data=None):
     """The stored results at ``path`` if they were made with this kernel, learner, targets,
     λ grid and selection for all requested ``families`` (None = all of ``bench``; stored
-    results of more families are cut down to these), else None."""
+    results of more families are cut down to these) — and, when ``data`` (a
+    :func:`data_sha256`) is given, on data of that content — else None. Results that cannot
+    be read (not JSON, not an object) are not reused (and are recomputed)."""
     import numpy as np
 
     from homology.benchmark import kernel_params, make_kernel
@@ -174,7 +195,13 @@ def reusable(path, kernel, options, families, bench, *, learner="l2svm", targets
     path = Path(path)
     if not path.exists():
         return None
-    res = json.loads(path.read_text())
+    try:
+        res = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.warning("%s cannot be read (%s): recomputed", path, exc)
+        return None
+    if not isinstance(res, dict) or (data is not None and res.get("data_sha256") != data):
+        return None
     wanted = {"kernel": kernel, "learner": learner,
               "params": json.loads(json.dumps(kernel_params(make_kernel(kernel, **options)))),
               "alphas": [float(a) for a in np.sort(default_alphas(learner, alphas))],

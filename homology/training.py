@@ -10,7 +10,23 @@ from pathlib import Path
 from homology.runs import default_alphas
 from kernelrank.errors import InvalidParameterError
 
-__all__ = ["train_from_fasta", "score_fasta"]
+__all__ = ["train_from_fasta", "score_fasta", "train_paths", "predict_paths"]
+
+
+def train_paths(positives, negatives, model_path):
+    """What :func:`train_from_fasta` reads and writes (:class:`kernelrank.paths.PathSpec`)."""
+    from kernelrank.paths import PathSpec
+
+    return (PathSpec().input("--positives", positives).input("--negatives", negatives)
+            .output("--model", model_path))
+
+
+def predict_paths(model_path, input, output):
+    """What :func:`score_fasta` reads and writes (:class:`kernelrank.paths.PathSpec`)."""
+    from kernelrank.paths import PathSpec
+
+    return PathSpec().input("--model", model_path).input("--input", input).output(
+        "--output", output)
 
 
 def _output_file(path, option):
@@ -27,8 +43,10 @@ def train_from_fasta(positives, negatives, model_path, kernel, options, *, alpha
     and save it to ``model_path``. Returns the model's metadata."""
     from corpora.fasta import read_fasta
     from homology.model import save_model, train_model
+    from kernelrank.paths import refuse_overwriting_inputs
 
     _output_file(model_path, "--model")
+    refuse_overwriting_inputs(train_paths(positives, negatives, model_path))
     model = train_model(read_fasta(positives), read_fasta(negatives), kernel, options,
                         default_alphas(learner, alphas), learner, select)
     save_model(model_path, model)
@@ -42,8 +60,10 @@ def score_fasta(model_path, input, output):
     from corpora.fasta import read_fasta
     from homology.model import load_model, predict_scores
     from kernelrank.atomic import atomic_open
+    from kernelrank.paths import refuse_overwriting_inputs
 
     _output_file(output, "--output")
+    refuse_overwriting_inputs(predict_paths(model_path, input, output))
     model = load_model(model_path)
     records = read_fasta(input)
     scores = predict_scores(model, [r.seq for r in records])

@@ -5,7 +5,9 @@ light third-party packages), so every package can use it without an import cycle
 command's ``--help`` stays fast:
 
 * :mod:`kernelrank.errors` — the typed errors (:class:`KernelrankError` and subclasses);
-* :mod:`kernelrank.atomic` — atomic file output (text, JSON, PNG);
+* :mod:`kernelrank.atomic` — atomic file output (text, strict JSON, PNG, NumPy archives),
+  validated before it replaces anything, and consistent reads of what is being replaced;
+* :mod:`kernelrank.paths` — no command writes one of its inputs;
 * :mod:`kernelrank.datadir` — where data lives (``--data-dir``, ``$KERNELRANK_DATA``, cache);
 * :mod:`kernelrank.cli` — the one command-line convention of the five commands;
 * :mod:`kernelrank.report` — ``results.json`` + ``results.md`` reports;
@@ -16,22 +18,32 @@ kernels, learners, fast cross-validation, model selection, measures) and ``corpo
 and out) → the applications ``ppi``, ``homology``, ``parse_ranking`` and ``letor``.
 """
 
-from kernelrank.errors import (
+#: the version of the kernelrank distribution (``pyproject.toml`` reads it from here; every
+#: console command prints it with ``--version``)
+__version__ = "0.1.0"
+
+from kernelrank.errors import (  # noqa: E402
     ChecksumMismatchError,
+    ConcurrentChangeError,
     CorpusFormatError,
     DataNotFoundError,
+    InputOverwriteError,
     InvalidInputError,
     InvalidParameterError,
     KernelrankError,
     UndefinedMeasureError,
+    UnsaveableError,
 )
 
 __all__ = [
     "ChecksumMismatchError",
+    "ConcurrentChangeError",
     "CorpusFormatError",
     "DataNotFoundError",
+    "InputOverwriteError",
     "InvalidInputError",
     "InvalidParameterError",
     "KernelrankError",
     "UndefinedMeasureError",
+    "UnsaveableError",
 ]

@@ -12,19 +12,26 @@ never re-declared by a command:
 * ``--threads N`` — BLAS threads; ``--jobs N`` — parallel (Dask) workers;
 * ``--alphas GRID`` — a λ grid, one syntax everywhere (:func:`parse_grid`).
 
-Running (:func:`run_subcommand`): parse the arguments; with no subcommand print the help;
-run the handler with stage lines (``logging`` INFO records of our packages) on stdout; a
-handler returns a :class:`Summary` — the files it wrote and its headline numbers — which
-:func:`print_summary` prints last, with the wall time and the peak memory. A typed
-:class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
-becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
-:class:`OSError` that names a file (disk full, permission denied, a directory where a file
-is written: ``error: <path>: <reason>``) — other exceptions are programming errors and keep
-their traceback. Ctrl-C ends with one line, ``interrupted`` (for a command that resumes —
-its parser sets ``resumes=True`` with ``set_defaults`` — ``interrupted; rerun the same
-command to resume …``), and exit code 130; the command's locks and temporary files are
-released on the way out. An ``--output-dir`` naming an existing file is refused before the
-command starts.
+Running (:func:`run_subcommand`): add ``--version`` (:func:`add_version`); parse the
+arguments; with no subcommand print the help; run the handler with stage lines (``logging``
+INFO records of our packages) on stdout; a handler returns a :class:`Summary` — the files it
+wrote and its headline numbers — which :func:`print_summary` prints last, with the wall time
+and the peak memory. A typed :class:`~kernelrank.errors.KernelrankError` (bad input, missing
+data, wrong checksum) becomes ``error: <message>`` on stderr and exit code 2 instead of a
+traceback; so does an :class:`OSError` that names a file (disk full, permission denied, a
+directory where a file is written: ``error: <path>: <reason>``) — other exceptions are
+programming errors and keep their traceback. Ctrl-C ends with one line, ``interrupted`` (for
+a command that resumes — its parser sets ``resumes=True`` with ``set_defaults`` —
+``interrupted; rerun the same command to resume …``), and exit code 130; the command's locks
+and temporary files are released on the way out. An ``--output-dir`` naming an existing file
+is refused before the command starts.
+
+Checks before any work (:class:`Checks`, one per subcommand, given to
+:func:`run_subcommand`): every number of the command line within its bounds
+(:func:`check_numbers`: finite, in range, a list at most :data:`MAX_GRID` long — a value far
+beyond what the work needs is refused instead of sizing memory or time by it), and no output
+naming an input (:mod:`kernelrank.paths`: the command's declared inputs are then protected
+from every atomic writer while it runs).
 
 Nothing here imports NumPy or any other heavy package: building a parser stays cheap, so
 ``--help`` answers at once.
@@ -45,11 +52,14 @@ import time
 from dataclasses import dataclass, field
 
 from kernelrank.errors import InvalidParameterError, KernelrankError
+from kernelrank.paths import PathSpec, protected, refuse_overwriting_inputs
 from kernelrank.report import format_duration
 
 __all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quiet",
            "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
-           "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir"]
+           "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir",
+           "add_version", "Checks", "check_numbers", "subcommand_parsers", "MAX_GRID",
+           "COMMON_BOUNDS"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -86,6 +96,7 @@ def add_seed(parser, random=True):
 
 
 def add_quiet(parser):
+    """``--quiet``: no progress bars (the stage lines and the final summary still print)."""
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars (stage lines and the final summary still print)")
 
@@ -148,7 +159,23 @@ def _power(token, text, option):
     if m is None:
         raise InvalidParameterError(f"{option} {text!r}: {token!r} is not a power such as "
                                     "2^-10")
+    if len(m.group(2).lstrip("+-")) > 6:          # far beyond any float's range
+        raise InvalidParameterError(f"{option} {text!r}: the exponent of {token!r} is out "
+                                    "of range (a grid value is a finite positive number)")
     return float(m.group(1)), int(m.group(2))
+
+
+#: the most values a grid (or any list-valued number option) may hold: every value costs at
+#: least one fit or one solve, and 1,000 already exceeds any published grid a hundredfold
+MAX_GRID = 1000
+
+
+def _pow(base, exp, text, option):
+    try:
+        return base ** exp
+    except (OverflowError, ZeroDivisionError):
+        raise InvalidParameterError(f"{option} {text!r}: {base:g}^{exp} is not a finite "
+                                    f"positive number ({GRID_SYNTAX})") from None
 
 
 def parse_grid(text, option="--alphas", *, allow_zero=False):
@@ -161,12 +188,17 @@ def parse_grid(text, option="--alphas", *, allow_zero=False):
 
     Returns a tuple of floats in the order given. Raises
     :class:`~kernelrank.errors.InvalidParameterError` (naming ``option``) on anything else,
-    on an empty grid, and on values that are not positive and finite (zero allowed with
-    ``allow_zero``, e.g. for a co-regularisation weight μ).
+    on an empty grid, on a grid of more than :data:`MAX_GRID` values (counted before any is
+    built: ``2^-100000..2^100000`` is refused at once), and on values that are not positive
+    and finite (zero allowed with ``allow_zero``, e.g. for a co-regularisation weight μ) —
+    a power that overflows or divides by zero included.
     """
     values = []
-    for item in str(text).split(","):
-        item = item.replace(" ", "")
+    items = [item.replace(" ", "") for item in str(text).split(",")]
+    if len(items) > MAX_GRID:
+        raise InvalidParameterError(f"{option}: {len(items)} values; a grid holds at most "
+                                    f"{MAX_GRID}")
+    for item in items:
         if not item:
             continue
         if ".." in item:
@@ -177,10 +209,15 @@ def parse_grid(text, option="--alphas", *, allow_zero=False):
                 raise InvalidParameterError(
                     f"{option} {text!r}: a range is B^a..B^b[:step] with one base B, a <= b "
                     "and a positive integer step")
-            values += [b1 ** e for e in range(e1, e2 + 1, int(step or 1))]
+            count = (e2 - e1) // int(step or 1) + 1
+            if len(values) + count > MAX_GRID:
+                raise InvalidParameterError(
+                    f"{option} {text!r}: the range {item} holds {count:,} values; a grid "
+                    f"holds at most {MAX_GRID} (use a step, B^a..B^b:s)")
+            values += [_pow(b1, e, text, option) for e in range(e1, e2 + 1, int(step or 1))]
         elif "^" in item:
             base, exp = _power(item, text, option)
-            values.append(base ** exp)
+            values.append(_pow(base, exp, text, option))
         else:
             try:
                 values.append(float(item))
@@ -281,8 +318,77 @@ def _stage_lines():
             logger.setLevel(level)
 
 
+# ----------------------------------------------------------------------------- checks
+@dataclass(frozen=True)
+class Checks:
+    """What :func:`run_subcommand` checks before a subcommand does any work.
+
+    ``paths``: ``paths(args)`` → :class:`kernelrank.paths.PathSpec`, the files and folders
+    the subcommand reads and writes (an output naming an input is refused; the inputs are
+    protected while it runs). ``bounds``: option destination → ``(low, high)`` or ``(low,
+    high, "open")`` (low itself excluded); None for no limit on that side
+    (:func:`check_numbers`).
+    """
+
+    paths: object = None
+    bounds: dict = field(default_factory=dict)
+
+
+#: bounds of the options :func:`add_common` adds (every command has some of them)
+COMMON_BOUNDS = {"seed": (0, 2 ** 32 - 1), "jobs": (0, 1024), "threads": (1, 1024)}
+
+
+def subcommand_parsers(parser):
+    """``{name: parser}`` of the subcommands of ``parser``."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _numbers(value):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [] if value is None else [value]
+
+
+def check_numbers(parser, args, bounds):
+    """Refuse, before any work, a number on the command line that no run can use: each int
+    or float option of ``parser`` (the subcommand's) must be finite and within ``bounds``
+    (or :data:`COMMON_BOUNDS`); an option without a bound must at least fit in a 64-bit
+    integer; a list-valued one holds at most :data:`MAX_GRID` values. Raises
+    :class:`~kernelrank.errors.InvalidParameterError` naming the option and its range."""
+    for action in parser._actions:
+        if action.type not in (int, float) or not action.option_strings:
+            continue
+        option = action.option_strings[-1]
+        values = _numbers(getattr(args, action.dest, None))
+        if len(values) > MAX_GRID:
+            raise InvalidParameterError(f"{option}: {len(values)} values; at most {MAX_GRID}")
+        bound = bounds.get(action.dest, COMMON_BOUNDS.get(action.dest))
+        low, high, open_low = (None, None, False) if bound is None else (
+            bound[0], bound[1], len(bound) > 2 and bound[2] == "open")
+        for v in values:
+            bad = not math.isfinite(v) if isinstance(v, float) else abs(v) >= 2 ** 63
+            if not bad and low is not None:
+                bad = v <= low if open_low else v < low
+            if not bad and high is not None:
+                bad = v > high
+            if bad:
+                if low is None and high is None:
+                    what = "a finite number" if action.type is float else "a 64-bit integer"
+                else:
+                    what = ("a number" if action.type is float else "an integer") + \
+                        (f" > {low:,}" if open_low else f" >= {low:,}" if low is not None
+                         else "") + (" and" if low is not None and high is not None else "") \
+                        + (f" <= {high:,}" if high is not None else "")
+                raise InvalidParameterError(f"{option} {v!r}: give {what}")
+
+
 # ----------------------------------------------------------------------------- running
-def run_subcommand(parser, argv, run):
+def run_subcommand(parser, argv, run, checks=None):
     """Parse ``argv`` with ``parser`` and call ``run(args)``; return the process exit code.
 
     Parameters
@@ -295,20 +401,42 @@ def run_subcommand(parser, argv, run):
         ``run(args)`` executes the chosen subcommand and returns a :class:`Summary` (printed
         last, see :func:`print_summary`), an exit code or None (= 0). ``args.command_line``
         holds the command as typed (``python -m <prog> …``), for reports.
+    checks : dict of subcommand name → :class:`Checks`, optional
+        What is checked before the subcommand runs (the numbers of every subcommand are
+        checked against :data:`COMMON_BOUNDS` and the 64-bit range in any case).
     """
+    add_version(parser)
     args = parser.parse_args(argv)
     if getattr(args, "command", None) is None:
         parser.print_help()
         return 0
     args.command_line = f"python -m {parser.prog} " + shlex.join(
         sys.argv[1:] if argv is None else [str(a) for a in argv])
+    check = (checks or {}).get(args.command) or Checks()
 
     def checked(args):
         check_output_dir(getattr(args, "output_dir", None))
-        return run(args)
+        sub = subcommand_parsers(parser).get(args.command)
+        if sub is not None:
+            check_numbers(sub, args, check.bounds)
+        spec = check.paths(args) if check.paths is not None else PathSpec()
+        refuse_overwriting_inputs(spec)
+        with protected(spec.inputs):
+            return run(args)
 
     return exit_code(checked, args, name=f"{parser.prog} {args.command}",
                      resumes=bool(getattr(args, "resumes", False)))
+
+
+def add_version(parser):
+    """``--version`` on a command's top-level parser: ``<prog> (kernelrank) <version>``, exit
+    code 0 (:func:`run_subcommand` adds it, so every console command has it)."""
+    from kernelrank import __version__
+
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version",
+                            version=f"%(prog)s (kernelrank) {__version__}")
+    return parser
 
 
 def check_output_dir(path, option="--output-dir"):

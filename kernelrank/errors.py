@@ -67,3 +67,20 @@ class NumericalError(KernelrankError, ArithmeticError):
     """A computation overflowed or produced non-finite values (NaN, inf) from finite input;
     the message names the estimator, the step and the likely cause (unscaled features, an
     extreme λ, an indefinite or huge precomputed kernel)."""
+
+
+class InputOverwriteError(KernelrankError, ValueError):
+    """An output of a command names one of its inputs (the same file, also through a link,
+    or a path inside an input folder): refused before any work, nothing is written
+    (:mod:`kernelrank.paths`)."""
+
+
+class UnsaveableError(KernelrankError, ValueError):
+    """What a command would save could not be loaded back (a degenerate fit: no threshold,
+    one class, non-finite values); nothing is saved, the message says what to change."""
+
+
+class ConcurrentChangeError(KernelrankError):
+    """A file or directory kept changing while it was read (another run is replacing it);
+    nothing was read — retry when that run has finished (:func:`kernelrank.atomic.
+    read_consistently`)."""

@@ -29,7 +29,11 @@ def build_parser():
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, lambda args: args.handler(args))
+    checks = {}
+    for module, _ in COMMANDS:         # each subcommand's own checks (kernelrank.cli.Checks)
+        checks.update(getattr(importlib.import_module(module), "_checks", dict)())
+    return run_subcommand(build_parser(), argv, lambda args: args.handler(args),
+                          checks=checks)
 
 
 if __name__ == "__main__":

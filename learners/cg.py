@@ -5,7 +5,7 @@ Thesis §4.1.2 and Paper I §3 (end): with the linear kernel the primal RankRLS 
 sparse matrix-vector products, so neither an n x n nor an m x m matrix, nor any pair, is
 ever formed:
 
-* scored data with queries: ``M M^T = L = D - P P^T`` per query (P the m x |Q| query
+* scored data with queries: ``M M^T = L = D - P P^T`` per query (P the m x ``|Q|`` query
   indicator, D the diagonal of query sizes) is applied implicitly with two ``bincount``
   calls, O(m); one CG iteration costs O(m n̄) (n̄ = mean non-zeros per row), t iterations
   O(t m n̄) — for any number of implied pairs;

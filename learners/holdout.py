@@ -17,7 +17,7 @@ chooses per λ by comparing ``||P y||`` with ``||(I - P) y||``. Both use a thin 
 RankRLS (Paper I Sects. 3.3-3.4), all checked against explicit-pair retraining:
 
 * :class:`GlobalRankSpectral` — all-pairs ranker: hold-out of any row sets, leave-one-out
-  and leave-pair-out (eqs. 34-39 generalised from |U| = 2 to any |U|; pairs vectorized);
+  and leave-pair-out (eqs. 34-39 generalised from ``|U|`` = 2 to any ``|U|``; pairs vectorized);
 * :class:`QueryBlockSpectral` — leave-query-out / hold-out of whole queries (eq. 33, in the
   symmetric form ``S = L^{1/2} K L^{1/2}``);
 * :class:`QuerySplitSpectral` — query-structured data, sets that split queries (orthonormal
@@ -42,7 +42,7 @@ _HOLDOUT_BATCH = 1 << 24
 
 
 def _solve_small(M, b):
-    """Solve the small dense system of one hold-out set (LU; sizes are |H|)."""
+    """Solve the small dense system of one hold-out set (LU; sizes are ``|H|``)."""
     try:
         return np.linalg.solve(M, b)
     except np.linalg.LinAlgError as exc:
@@ -152,10 +152,10 @@ class RLSSpectral:
     def holdout_sets(self, sets, lams):
         """Predictions for each (possibly overlapping) hold-out set H.
 
-        Returns a list over sets of arrays (n_lams, |H|, t). Per set, the blocks
-        ``A_H diag(w_λ) A_H^T`` of every λ come from one batched product (2 |H|² r flops
+        Returns a list over sets of arrays (n_lams, ``|H|``, t). Per set, the blocks
+        ``A_H diag(w_λ) A_H^T`` of every λ come from one batched product (2 ``|H|²`` r flops
         each; λ in chunks of at most :data:`_HOLDOUT_BATCH` entries of ``A_H``) and their
-        |H| × |H| systems from one batched LU solve; the per-λ preparation is O(m r t).
+        ``|H|`` × ``|H|`` systems from one batched LU solve; the per-λ preparation is O(m r t).
         One call per set instead of one per (set, λ): most hold-out sets (a document's
         pairs) are small, where the per-call overhead, not the flops, is the cost.
         """
@@ -209,7 +209,7 @@ class RLSSpectral:
 
 
 def _blocks(A, w, Hs):
-    """Stack of the |H| x |H| blocks of ``A diag(w) A^T`` for equal-size sets ``Hs`` (n, u)."""
+    """Stack of the ``|H|`` x ``|H|`` blocks of ``A diag(w) A^T`` for equal-size sets ``Hs`` (n, u)."""
     n, u = Hs.shape
     if u == 1:
         return ((A * A) @ w)[Hs][:, :, None]
@@ -408,7 +408,7 @@ class GlobalRankSpectral:
         return out
 
     def holdout_sets(self, sets, lams):
-        """Any list of sets: grouped by size, each group one batch. List of (n_lams, |H|, t)."""
+        """Any list of sets: grouped by size, each group one batch. List of (n_lams, ``|H|``, t)."""
         out = [None] * len(sets)
         sizes = np.array([len(H) for H in sets])
         for u in np.unique(sizes):
@@ -436,7 +436,7 @@ class TouchedSetSpectral:
     connected components, so ``Delta N = 0`` and ``N^T delta = 0`` for the component
     indicators N spanning null(L): the 1/λ part of Q along null(L) cancels exactly and the
     caller drops it from the factorization (otherwise it amplifies rounding like eps/λ^2).
-    Cost per set and λ: O(|T|^2 r + |T|^3) after O(m r t) per λ; ``qblock`` supplies
+    Cost per set and λ: ``O(|T|^2 r + |T|^3)`` after O(m r t) per λ; ``qblock`` supplies
     ``Q_TT = (F Z)_T diag(1/(e+λ)) (F Z)_T^T`` from the cached eigendecomposition
     ``F^T L F = Z diag(e) Z^T`` (F = X in the primal, a Cholesky factor of K in the dual).
     """
@@ -445,7 +445,7 @@ class TouchedSetSpectral:
         self.qblock, self.full_pred, self.t = qblock, full_pred, n_outputs
 
     def holdout(self, specs, lams):
-        """``specs``: list of ``(T, upos, Delta_TT, delta_T)``; returns list of (n_lams, |U|, t)."""
+        """``specs``: list of ``(T, upos, Delta_TT, delta_T)``; returns list of (n_lams, ``|U|``, t)."""
         out = [np.empty((lams.size, len(upos), self.t)) for (_, upos, _, _) in specs]
         for k, lam in enumerate(lams):
             F = self.full_pred(lam)
@@ -476,7 +476,7 @@ class QueryBlockSpectral:
     ``A_f`` factors the prediction map (dual ``K R V``, primal ``X Z``), ``A_s`` the
     coordinates (dual ``V``, eigenvectors of S; primal ``Φ Z``). λG_UU is formed with the
     weights λ/(e+λ) in the dual (no cancellation at small λ) and as ``I - Φ_U (Φ^TΦ+λ)^{-1}
-    Φ_U^T`` in the primal. O(|U|^2 r + |U|^3) per set and λ after O(m r t) per λ; a full
+    Φ_U^T`` in the primal. ``O(|U|^2 r + |U|^3)`` per set and λ after O(m r t) per λ; a full
     leave-query-out costs O(m r q̄ + ...) per λ with q̄ the mean query size.
     """
 
@@ -521,8 +521,8 @@ class QuerySplitSpectral:
         nu  = (E_R^{-1}/λ + H_R G H_R^T)^{-1} H_R G (β_H + H_U^T mu)
         f_U = K_{U,:} D^{1/2} H G (β_H + H_U^T mu - H_R^T nu).
 
-    Cost per λ: O(|T|^2 r) per distinct touched-row set T (rows of the touched queries),
-    then O(|T|^3) per hold-out set; leave-one-out and leave-pair-out inside queries thus
+    Cost per λ: ``O(|T|^2 r)`` per distinct touched-row set T (rows of the touched queries),
+    then ``O(|T|^3)`` per hold-out set; leave-one-out and leave-pair-out inside queries thus
     cost O(sum_q n_q^2 r) per λ plus O(n_q^3) per row or pair.
     """
 
@@ -532,7 +532,7 @@ class QuerySplitSpectral:
 
     def holdout(self, sets, lams):
         """Sets sharing the same touched rows T (e.g. all pairs or rows of one query) share
-        the O(|T|^2 r) blocks per λ; each set then costs O(|T|^3)."""
+        the ``O(|T|^2 r)`` blocks per λ; each set then costs ``O(|T|^3)``."""
         out = [np.empty((lams.size, len(U), self.VtB.shape[1])) for U in sets]
         groups = {}
         for h, U in enumerate(sets):

@@ -142,14 +142,14 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_path_ : ndarray (n, max_components_)
+    coef_path_ : ndarray, shape (n, ``max_components_``)
         Column p-1: dual coefficients of the p-component model.
     dual_coef_ : ndarray (n,)
         Coefficients of the chosen model, ``f(x) = k̂(x, X_fit_) dual_coef_``.
     n_components_ : int
     max_components_ : int
     cv_errors_ : ndarray, only with ``n_components="cv"``
-        Mean CV disagreement error for p = 1..len(cv_errors_).
+        Mean CV disagreement error for p = 1, …, ``len(cv_errors_)``.
     eigenvalues_ : ndarray
         Eigenvalues of the centred kernel matrix used in the path (decreasing).
 

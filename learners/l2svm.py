@@ -34,8 +34,8 @@ leave-one-out value whenever removing i does not change the active set of the ot
 otherwise it is the fixed-active-set estimate (Vapnik & Chapelle 2000, span bound, for the
 L2-SVM). The tests compare it with explicit retraining.
 
-Complexity: per Newton step one Cholesky factorization O(|S|^3/3) and one O(m^2) product;
-leave-one-out adds one triangular inverse O(|S|^3/3). A λ path runs from the largest λ down,
+Complexity: per Newton step one Cholesky factorization ``O(|S|^3/3)`` and one O(m^2) product;
+leave-one-out adds one triangular inverse ``O(|S|^3/3)``. A λ path runs from the largest λ down,
 each λ warm-started from the previous solution.
 """
 
@@ -164,7 +164,7 @@ def solve_l2svm(K, y, c, alpha, *, fit_intercept=True, active=None, max_iter=100
 def fixed_active_set_loo(K, y, c, alpha, beta, b, active, fit_intercept=True):
     """Leave-one-out decision values at the optimum (module docstring): exact f_i for
     inactive examples, the RLS leave-one-out on the fixed active set for active ones.
-    O(|S|^3/3 + m^2)."""
+    ``O(|S|^3/3 + m^2)``."""
     f = K @ beta + b
     idx = np.flatnonzero(active)
     if idx.size == 0:
@@ -219,7 +219,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Complexity O(s m^2 + Σ |S_t|^3 / 3) for s Newton steps. :meth:`leave_one_out`,
+    Complexity ``O(s m^2 + Σ |S_t|^3 / 3)`` for s Newton steps. :meth:`leave_one_out`,
     :meth:`predict_path` (decision values) and :meth:`regularization_path` over a λ grid
     solve each λ once (cached), from the largest down, each warm-started from the nearest
     solved λ. ``score`` is the accuracy (:class:`sklearn.base.ClassifierMixin`).
@@ -322,7 +322,7 @@ class L2SVM(KernelLearnerMixin, ClassifierMixin, BaseEstimator):
     def leave_one_out(self, alphas=None):
         """Leave-one-out decision values of the training examples, shape (m,) or
         (n_alphas, m) with ``alphas``: exact for inactive examples, fixed-active-set RLS
-        leave-one-out for active ones (module docstring). O(|S|^3 / 3 + m^2) per λ after
+        leave-one-out for active ones (module docstring). ``O(|S|^3 / 3 + m^2)`` per λ after
         the fit."""
         check_is_fitted(self)
         alphas, single = check_alphas(alphas, self.alpha)

@@ -16,14 +16,14 @@ so that ``f(x) = k(x, X_R) b``.
 
 Cross-validation must drop the basis vectors that fall in the hold-out part (Paper III,
 Sect. 3 and Fig. 1). :meth:`NystroemMap.fold_maps` builds the map of basis ``L = R \\ H``
-(``H`` = held-out basis vectors) from ``Phi`` in O(m |H| r) per fold (Theorem 1), hence
-O(m r^2) for all folds of an n-fold CV (Corollary 2), instead of O(m r^2) per fold:
+(``H`` = held-out basis vectors) from ``Phi`` in ``O(m |H| r)`` per fold (Theorem 1), hence
+O(m r^2) for all folds of an n-fold CV (Corollary 2), instead of O(m r^2) per fold::
 
     Z  = K_ML (C_LL^T)^-1 = Phi_:L + Phi_:H A^T,    A = C_LL^-1 C_LH     (|L| x |H|)
     K_LL = C_LL (I + A A^T) C_LL^T
     Phi_L = Z (I + A A^T)^(-1/2),   (I + A A^T)^(-1/2) = I + U diag((1+s^2)^(-1/2) - 1) U^T
 
-with ``A = U diag(s) W^T`` a thin SVD (O(|L| |H|^2)). ``Phi_L Phi_L^T`` equals the Nyström
+with ``A = U diag(s) W^T`` a thin SVD (``O(|L| |H|^2)``). ``Phi_L Phi_L^T`` equals the Nyström
 matrix of basis ``L`` exactly; ``Phi_L`` itself equals a from-scratch map up to an
 orthogonal rotation of its columns, which no quadratically regularized learner can see.
 
@@ -98,7 +98,7 @@ def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
 
     Parameters
     ----------
-    columns : callable ``S -> K[:, S]`` (dense (m, |S|)); each call evaluates m |S| entries
+    columns : callable ``S -> K[:, S]`` (dense (m, ``|S|``)); each call evaluates m ``|S|`` entries
     diag : ndarray (m,) — ``diag(K)``
     n_basis : int (capped at the number of rows with a positive diagonal)
     random_state : seed of the draws
@@ -204,7 +204,7 @@ class NystroemFold:
         Remaining basis vectors ``L`` (training-row indices), in the original order.
     removed : ndarray of int
         Removed basis vectors ``H`` (training-row indices).
-    map : ndarray, shape (m, |L|)
+    map : ndarray, shape (m, ``|L|``)
         ``Phi_L`` for every training row; ``map[train_index]`` trains, ``map[test_index]``
         predicts.
     """
@@ -223,7 +223,7 @@ class NystroemFold:
         """Reduced-set coefficients on ``basis_indices`` from a weight vector on ``map``.
 
         ``map = K_ML C_LL^-T T`` with ``T = I + U diag(g) U^T``, so ``b = C_LL^-T (T w)``.
-        Cost O(|L|^2) per output.
+        Cost ``O(|L|^2)`` per output.
         """
         w = np.asarray(w, dtype=float)
         w2 = w.reshape(w.shape[0], -1)
@@ -262,7 +262,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
     Notes
     -----
     ``fit`` costs O(r^3) plus r^2 kernel evaluations; ``transform`` of m rows costs
-    O(m r^2) plus m r kernel evaluations; ``coef_to_dual`` O(r^2); ``fold_maps`` O(m r |H|)
+    O(m r^2) plus m r kernel evaluations; ``coef_to_dual`` O(r^2); ``fold_maps`` ``O(m r |H|)``
     per fold.
     """
 
@@ -319,7 +319,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         return tags
 
     def basis_kernel(self, X):
-        """``K_XR``: kernel rows of ``X`` against the basis vectors. O(|X| r) kernel evaluations."""
+        """``K_XR``: kernel rows of ``X`` against the basis vectors. ``O(|X| r)`` kernel evaluations."""
         check_is_fitted(self, "cholesky_")
         name, params = self._spec
         X = validate_data(self, X, reset=False)        # precomputed: one column per training row
@@ -378,7 +378,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
         Yields
         ------
         NystroemFold
-            One per hold-out set, lazily (each map is m x |L|). Cost O(m r |H|) per fold,
+            One per hold-out set, lazily (each map is ``m x |L|``). Cost ``O(m r |H|)`` per fold,
             O(m r^2) for a whole n-fold CV (Corollary 2).
         """
         check_is_fitted(self, "cholesky_")
@@ -413,7 +413,7 @@ def removal_factors(C, posL, posH, Phi=None):
 
     Returns ``C_LL``, ``U``, ``g`` with ``(I + A A^T)^(-1/2) = I + U diag(g) U^T``
     (``A = C_LL^-1 C_LH``, ``A = U diag(s) W^T``, ``g = (1+s^2)^(-1/2) - 1``) and, when
-    ``Phi`` is given, ``Z = Phi_:L + Phi_:H A^T``. O(|L|^2 |H| + m |L| |H|).
+    ``Phi`` is given, ``Z = Phi_:L + Phi_:H A^T``. ``O(|L|^2 |H| + m |L| |H|)``.
     """
     C_LL = C[np.ix_(posL, posL)]
     if posH.size == 0:

@@ -346,7 +346,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
     One fit: O(m^3/3) Cholesky of ``C K C + (alpha/m) I`` (dual) or O(n^2 m + n^3/3) (primal).
     Path (eq. 31): one eigendecomposition of ``m C K C``, O(m^2 t) per λ. Hold-out of any
     sets, leave-one-out and leave-pair-out (eqs. 34-39): one eigendecomposition of K
-    (or X^T X), then O(m r t) per λ and set size plus O(|U|^2 r + |U|^3) per set; all pairs
+    (or X^T X), then O(m r t) per λ and set size plus ``O(|U|^2 r + |U|^3)`` per set; all pairs
     of an m = 2000 problem in one batched pass.
     """
 
@@ -385,7 +385,7 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
         """Exact predictions for each (possibly overlapping) set from the model trained
         without it (all pairs touching the set removed).
 
-        Returns a list of arrays (|H|[, t]), or (n_alphas, |H|[, t]) with ``alphas``."""
+        Returns a list of arrays ``(|H|[, t])``, or ``(n_alphas, |H|[, t])`` with ``alphas``."""
         check_is_fitted(self)
         sets = check_index_sets(sets, self._Y.shape[0])
         if any(self._Y.shape[0] - len(H) < 2 for H in sets):
@@ -445,11 +445,11 @@ class QueryRankRLS(_QueryStructuredRankRLS):
     One fit: Cholesky of ``C K C + alpha D^{-1}`` (C: within-query centering, D: query sizes).
     Path: eigendecomposition of ``S = D^{1/2} C K C D^{1/2}``. Leave-query-out and hold-out
     of whole queries (eq. 33): RLS down-date in the coordinates of S
-    (:class:`learners.holdout.QueryBlockSpectral`), O(|U|^2 m + |U|^3) per set and λ after
+    (:class:`learners.holdout.QueryBlockSpectral`), ``O(|U|^2 m + |U|^3)`` per set and λ after
     one O(m^3) product. Sets that split queries, leave-one-out and leave-pair-out inside
     queries: :class:`learners.holdout.QuerySplitSpectral` (dual; a second eigendecomposition,
     of ``S_H``) or :class:`learners.holdout.TouchedSetSpectral` (primal),
-    O(|T|^2 m + |T|^3) per set and λ, |T| = rows of the queries the set intersects.
+    ``O(|T|^2 m + |T|^3)`` per set and λ, ``|T|`` = rows of the queries the set intersects.
     """
 
     @numerical_guard("fit")

@@ -1,6 +1,6 @@
 """Linear RankSVM: squared-hinge (L2-loss) by trust-region Newton, hinge (L1-loss) by BMRM.
 
-The primal problem on scored data with queries is
+The primal problem on scored data with queries is ::
 
     J(w) = ½ ||w||^2 + C Σ_q Σ_{i,j in q, y_i > y_j} ℓ(1 - f_i + f_j),   f = X w
 
@@ -15,12 +15,12 @@ RankSVM at scale (Lee & Lin 2014, "Large-scale linear RankSVM", Neural Computati
 primal truncated Newton as in Chapelle & Keerthi 2010, "Efficient algorithms for ranking
 with SVMs", Information Retrieval 13(3)): J is differentiable with a generalized Hessian,
 so :func:`learners._tron.tron` (LIBLINEAR's solver) converges in few Newton steps. A pair
-(i over j) is *active* at f when ``f_j + 1 > f_i``. For document i let
+(i over j) is *active* at f when ``f_j + 1 > f_i``. For document i let ::
 
     l⁺_i = |{j: y_j < y_i, active}|,   α⁺_i(v) = Σ_{j: y_j < y_i, active} v_j
     l⁻_i = |{j: y_j > y_i, active}|,   α⁻_i(v) = Σ_{j: y_j > y_i, active} v_j
 
-(j in the query of i). Then (as in Lee & Lin, in our notation)
+(j in the query of i). Then (as in Lee & Lin, in our notation) ::
 
     loss      = Σ_i l⁺_i (1 - f_i)^2 + 2 (1 - f_i) α⁺_i(f) + l⁻_i f_i^2
     ∂loss/∂f_i = 2 [l⁻_i (1 + f_i) - α⁻_i(f)] - 2 [l⁺_i (1 - f_i) + α⁺_i(f)]
@@ -50,7 +50,7 @@ at the iterate. On a 2,000-query version of the ill-conditioned problem of
 Hessian-vector products in 4 Newton steps to 3 in 3.
 
 **Hinge (``loss="hinge"``): bundle method.** Thesis §4.2 (Paper II; Joachims 2006; Teo et
-al. 2010). With the counts of eqs. (4.10)-(4.11),
+al. 2010). With the counts of eqs. (4.10)-(4.11), ::
 
     c_i = |{j in q(i): y_j > y_i, f_j < f_i + 1}|     (i is the lower item of an active pair)
     d_i = |{j in q(i): y_j < y_i, f_j + 1 > f_i}|     (i is the upper item of an active pair)

@@ -2,7 +2,7 @@
 
 Thesis Sect. 2.5; Paper I eq. (41) (sparse RankRLS); Paper III Sect. 2-3 (Nyström map,
 removal of held-out basis vectors). The model is ``f(x) = sum_{j in R} b_j k(x, x_j)`` over
-basis vectors ``R`` (|R| = r << m), fitted by minimizing
+basis vectors ``R`` (``|R| = r << m``), fitted by minimizing
 
     (Y - K_MR b)^T L (Y - K_MR b) + lambda b^T K_RR b,
 
@@ -22,11 +22,11 @@ orthonormal basis of the null space of ``C_L,:`` (spanned by the columns ``H`` o
 by operation count:
 
 * direct (large folds, e.g. 10-fold CV): downdate ``A = Phi~^T Phi~`` by the hold-out rows,
-  project with ``N`` and tridiagonalize (:func:`ridge_path_tridiagonal`) — O(|U| r^2 + r^3)
+  project with ``N`` and tridiagonalize (:func:`ridge_path_tridiagonal`) — ``O(|U| r^2 + r^3)``
   per fold, every lambda O(r^2 t);
 * low-rank (small folds, leave-one-out, leave-query-out): Woodbury on the cached
-  eigendecomposition of ``A`` with the constraint ``N^T w = 0`` — O(|U| r^2 + r^2 |H|) per
-  fold plus O(r (|U|+|H|)^2 + |U|^3) per lambda.
+  eigendecomposition of ``A`` with the constraint ``N^T w = 0`` — ``O(|U| r^2 + r^2 |H|)`` per
+  fold plus ``O(r (|U|+|H|)^2 + |U|^3)`` per lambda.
 
 ``remove_basis=False`` keeps held-out basis vectors in the model (the "leaky" estimate of
 earlier work; Paper III Fig. 1 shows its pessimism at small lambda).
@@ -120,7 +120,7 @@ def _query_means(X, codes, queries, chunk=2000):
 
 
 def query_centered_rows(X, codes, rows):
-    """``x_j - mean of x over the query of j`` for the rows ``rows`` (sparse, (|rows|, d)).
+    """``x_j - mean of x over the query of j`` for the rows ``rows`` (sparse, (``|rows|``, d)).
 
     In the span of the training rows and orthogonal to every within-query constant, i.e.
     exactly the directions query-structured RankRLS can use: its weight vector lies in the
@@ -309,7 +309,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
 
     @numerical_guard("predict")
     def predict(self, X):
-        """``f(X) = K_XR b``. O(|X| r) kernel evaluations + O(|X| r t); ``K_XR`` is formed
+        """``f(X) = K_XR b``. ``O(|X| r)`` kernel evaluations + ``O(|X| r t)``; ``K_XR`` is formed
         in row blocks of about 32 MB (:meth:`_basis_kernel_blocks`), never for all rows."""
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False)
@@ -368,7 +368,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
 
     # ------------------------------------------------------------- hold-out engine
     def _null_basis(self, posH):
-        """Orthonormal basis of the directions removed with basis positions ``posH``. O(r^2|H|)."""
+        """Orthonormal basis of the directions removed with basis positions ``posH``. ``O(r^2|H|)``."""
         C = self.nystroem_.cholesky_
         r = C.shape[0]
         if posH.size == 0:
@@ -402,7 +402,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
                 cc["Phit"] is cc["Phi"])
 
     def _holdout_predictions(self, U, alphas):
-        """Predictions for rows ``U`` from the model trained without them, (n_alphas, |U|, t)."""
+        """Predictions for rows ``U`` from the model trained without them, (n_alphas, ``|U|``, t)."""
         cache = self._rows_cache()
         rows = cache["rotated"] if cache.get("phi_rotated") else cache
         r = cache["Phi"].shape[1]
@@ -497,7 +497,7 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         ``X = [Psi_U^T, B^T, N, beta z]`` corrected by ``N``:
         ``G^ = G - G_{:,N} G_NN^-1 G_{N,:}``; the fold predictions are
         ``G^_{U,z} - G^_{U,B} (S - G^_{B,B})^-1 (Y_B - G^_{B,z})``.
-        O(n_alphas r p^2 + n_alphas p^3), p = |U| + |B| + |H| + t; no r x r work per set.
+        O(n_alphas r p^2 + n_alphas p^3), p = ``|U|`` + ``|B|`` + ``|H|`` + t; no r x r work per set.
         """
         s, _, z = self._base_eig()
         rows = self._rotated()
@@ -608,7 +608,7 @@ class ReducedSetRLS(RegressorMixin, _ReducedSetBase):
     -----
     ``fit``: O(m r^2 + r^3) + m r kernel evaluations. ``regularization_path``: O(r^3) once, then
     O(r^2 t) per lambda. ``leave_one_out``: O(m r^2 + r^3) once, then O(m r t) per lambda.
-    ``holdout_sets`` with n folds: O(m r^2 + n r^3) (+ O(r^2 t + |U| r t) per lambda and fold).
+    ``holdout_sets`` with n folds: O(m r^2 + n r^3) (+ ``O(r^2 t + |U| r t)`` per lambda and fold).
     """
 
     @numerical_guard("fit")
@@ -663,7 +663,7 @@ class ReducedSetGlobalRankRLS(RankerMixin, _ReducedSetBase):
     included). Parameters and attributes as in :class:`ReducedSetRLS`; ``score(X, y,
     qids=None)`` is the concordance index (:class:`learners.base.RankerMixin`). Hold-out
     (:meth:`holdout`, :meth:`holdout_sets`) retrains on the pairs inside the training part,
-    removing held-out basis vectors: O(|U| r^2 + r^3) per set (or the low-rank route for
+    removing held-out basis vectors: ``O(|U| r^2 + r^3)`` per set (or the low-rank route for
     small sets).
     """
 
@@ -727,8 +727,8 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     centred within their query and scaled by ``sqrt(n_q)``. Leave-query-out
     (:meth:`leave_query_out`) and any hold-out set (pairs touching it removed; a query split
     by the set keeps its remaining pairs) remove the held-out basis vectors exactly;
-    O(|T| r^2 + r^2 |H|) per set plus O(r (|T|+|H|)^2 + |T|^3) per lambda on the low-rank
-    route (|T| = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
+    ``O(|T| r^2 + r^2 |H|)`` per set plus ``O(r (|T|+|H|)^2 + |T|^3)`` per lambda on the low-rank
+    route (``|T|`` = rows of the touched queries). ``fit(X, y, qids)``. Parameters and
     attributes as in :class:`ReducedSetRLS`; ``score(X, y, qids=None)`` is the concordance
     index (:class:`learners.base.RankerMixin`), plus:
 
@@ -930,12 +930,12 @@ class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
 
     @numerical_guard("predict")
     def predict(self, X):
-        """``f(X) = Phi(X) w = K_XR b``. O(|X| r) kernel evaluations + O(|X| r^2)."""
+        """``f(X) = Phi(X) w = K_XR b``. ``O(|X| r)`` kernel evaluations + ``O(|X| r^2)``."""
         check_is_fitted(self, "ranker_")
         return self.ranker_.predict(self.nystroem_.transform(X))
 
     @numerical_guard("predict_path")
     def predict_path(self, X, alphas):
-        """Predictions for every λ, shape (n_alphas, |X|[, t]); one r x r decomposition."""
+        """Predictions for every λ, shape ``(n_alphas, |X|[, t])``; one r x r decomposition."""
         check_is_fitted(self, "ranker_")
         return self.ranker_.predict_path(self.nystroem_.transform(X), alphas)

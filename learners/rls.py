@@ -134,7 +134,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
     -----
     Complexity: one fit O(m^3/3 + m^2 n) dual, O(n^2 m + n^3/3) primal. λ path and CV: one
     eigendecomposition O(m^3) (dual) or O(n^3 + m n^2) (primal), then per λ O(m^2 t) or
-    O(m n t). Leave-one-out O(m r) per λ; a hold-out set H O(|H|^2 r) per λ; leave-pair-out
+    O(m n t). Leave-one-out O(m r) per λ; a hold-out set H ``O(|H|^2 r)`` per λ; leave-pair-out
     one O(m^2 r) product per λ then O(1) per pair (r = m dual, n primal).
     ``score`` is R² (:class:`sklearn.base.RegressorMixin`).
     """
@@ -287,7 +287,7 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray, shape (|H|[, t]) or (n_alphas, |H|[, t])
+        ndarray, shape ``(|H|[, t])`` or ``(n_alphas, |H|[, t])``
 
         Raises
         ------
@@ -311,12 +311,12 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        list of ndarray, each (|H|[, t]) or (n_alphas, |H|[, t])
+        list of ndarray, each ``(|H|[, t])`` or ``(n_alphas, |H|[, t])``
 
         Notes
         -----
         ``f_H = y_H - (G_HH)^{-1} a_H``, ``G = (K + λI)^{-1}``; per set and λ one
-        O(|H|^2 r) syrk and one O(|H|^3) solve.
+        ``O(|H|^2 r)`` syrk and one ``O(|H|^3)`` solve.
         """
         check_is_fitted(self)
         sets = check_index_sets(sets, self._Y.shape[0])

@@ -50,6 +50,24 @@ def add_letor_parser(subparsers):
     return p
 
 
+def _paths(args):
+    from kernelrank.datadir import resolve_data_dir
+    from kernelrank.paths import PathSpec
+
+    spec = PathSpec().input("--data", args.data)
+    if args.data is None:                        # a preset of the data folder
+        spec.input("--data-dir", resolve_data_dir(args.data_dir) / "letor")
+    return spec.folder("--output-dir", args.output_dir, "results.json", "results.md")
+
+
+def _checks():
+    from kernelrank.cli import Checks
+
+    # a feature index is an int64 (the reader's range); --folds are checked against the
+    # data set's parts when it is opened
+    return {"letor": Checks(_paths, {"n_features": (1, 2 ** 62), "folds": (1, 1000)})}
+
+
 def letor_command(args):
     """Run the ``letor`` subcommand from parsed arguments; returns its :class:`Summary`."""
     from letor.runs import mean_line, run_benchmark

@@ -35,6 +35,7 @@ NUM_LEAVES = (4, 8, 31)
 
 
 def lightgbm_available():
+    """Whether LightGBM can be imported (the optional ``lightgbm`` extra)."""
     try:
         import lightgbm  # noqa: F401
     except ImportError:

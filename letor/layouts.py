@@ -35,14 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from corpora.lines import READ_ERRORS, find_lines, open_text, read_error
 from corpora.svmlight import iter_svmlight_lines, load_svmlight
 from kernelrank.datadir import require_file
-from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
+                               InvalidParameterError)
 from letor.names import DATASETS, KNOWN_DATASETS
 
-__all__ = ["Fold", "LetorData", "find_layout", "open_letor", "standard_folds"]
+__all__ = ["Fold", "LetorData", "find_layout", "open_letor", "standard_folds", "used_columns"]
 
 SUFFIXES = (".txt", ".txt.gz")
 FOLD_FILES = ("train", "vali", "test")
@@ -261,9 +263,11 @@ class LetorData:
         return list(seen)
 
     def read(self, path):
-        """One file as :class:`corpora.svmlight.SvmlightData` with dense X (cached)."""
+        """One file as :class:`corpora.svmlight.SvmlightData` with sparse (CSR) X over
+        ``n_features`` columns (cached): memory O(its entries), whatever width the file or
+        ``--n-features`` claims."""
         if path not in self._cache:
-            part = load_svmlight(path, n_features=self.n_features, dense=True)
+            part = load_svmlight(path, n_features=self.n_features)
             if part.qids is None:  # the first example had one, so some line must lack it
                 raise CorpusFormatError("has no qid:", path=path)
             self._cache[path] = part
@@ -295,9 +299,50 @@ class LetorData:
                         line=lines[0] if lines else None)
             seen[path] = qids
         train = parts[:len(fold.train)]
-        stacked = (np.vstack([d.X for d in train]), np.concatenate([d.y for d in train]),
+        X_train, X_val, X_test = used_columns(
+            [sp.vstack([sp.csr_matrix(d.X) for d in train], format="csr"),
+             sp.csr_matrix(parts[-2].X), sp.csr_matrix(parts[-1].X)], fold.k)
+        stacked = (X_train, np.concatenate([d.y for d in train]),
                    np.concatenate([d.qids for d in train]))
-        return stacked, tuple(parts[-2][:3]), tuple(parts[-1][:3])
+        return (stacked, (X_val, parts[-2].y, parts[-2].qids),
+                (X_test, parts[-1].y, parts[-1].qids))
+
+
+#: a fold's matrices are dense when that takes at most this many cells more than their
+#: stored entries (the learners are dense; LETOR files write every feature, so this is 1×)
+DENSE_FACTOR = 64
+#: … or at most this many cells (1 GiB of float64) whatever their entries
+DENSE_CELLS = 2 ** 27
+
+
+def used_columns(matrices, fold=None):
+    """The CSR ``matrices`` of one fold (train, validation, test) cut to the feature columns
+    any of them uses, as dense arrays.
+
+    Exact for the linear learners and the trees of the protocol: a feature that is zero in
+    every training row gets weight 0 (and no split), and one that is zero in every row is
+    zero in every score. So the width is bounded by the entries actually in the files, not
+    by the largest feature index a line claims or ``--n-features``: a single feature 10⁹ in
+    37 rows gives 38 columns, not a 37 × 10⁹ matrix. A fold whose used columns still make
+    a dense matrix far larger than its entries (more than :data:`DENSE_FACTOR` × and
+    :data:`DENSE_CELLS` cells) is an :class:`~kernelrank.errors.InvalidInputError` with the
+    numbers. O(entries + rows × used columns)."""
+    used = np.unique(np.concatenate([m.indices for m in matrices]))
+    rows = sum(m.shape[0] for m in matrices)
+    entries = sum(m.nnz for m in matrices)
+    cells = rows * used.size
+    if cells > max(DENSE_FACTOR * entries, DENSE_CELLS):
+        raise InvalidInputError(
+            f"fold {fold}: {rows:,} rows × {used.size:,} features in use would make a dense "
+            f"matrix of {cells * 8 / 2 ** 30:,.1f} GiB for {entries:,} stored values; the "
+            "LETOR learners are dense — use fewer distinct features (a LETOR data set has "
+            "the same few hundred features on every line)")
+    out = []
+    for m in matrices:      # remapped by search: m[:, used] allocates the claimed width
+        cols = np.searchsorted(used, m.indices)
+        out.append(sp.csr_matrix((m.data, cols, m.indptr),
+                                 shape=(m.shape[0], used.size)).toarray())
+    return out
 
 
 def open_letor(data=None, dataset=None, data_dir=None, n_features=None):

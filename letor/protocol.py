@@ -13,10 +13,12 @@ graded labels, prediction ties counted as errors, queries without pairs skipped)
 
 Learners (linear, on the data set's features):
 
-* ``rankrls`` — query-wise RankRLS, :class:`learners.QueryRankRLS` in the primal; every λ of
-  the grid from one eigendecomposition (``predict_path``);
-* ``rls`` — RLS regression on the labels, :class:`learners.RLS` in the primal with a constant
-  feature appended (a lightly regularized bias); λ path from one decomposition;
+* ``rankrls`` — query-wise RankRLS, :class:`learners.QueryRankRLS` in the primal (the dual
+  when a fold has more features in use than training rows); every λ of the grid from one
+  eigendecomposition (``predict_path``);
+* ``rls`` — RLS regression on the labels, :class:`learners.RLS` in the primal (or the dual,
+  as above) with a constant feature appended (a lightly regularized bias); λ path from one
+  decomposition;
 * ``ranksvm`` — :class:`learners.ranksvm.RankSVM` (pairwise squared hinge within queries,
   L2-loss RankSVM by trust-region Newton), the C grid as one path from the smallest C up,
   each C warm-started from the previous one and solved to ``||∇J|| <= 1e-6 ||∇J(0)||``;
@@ -81,8 +83,9 @@ def load_parts(data_dir, dataset="OHSUMED"):
         example, or has no ``qid:`` (every LETOR line has one).
     """
     data = open_letor(dataset=dataset, data_dir=data_dir)
-    return [data.read(data.root / f"Fold{k}.test.txt.gz")
-            for k in range(1, len(data.folds) + 1)]
+    parts = [data.read(data.root / f"Fold{k}.test.txt.gz")
+             for k in range(1, len(data.folds) + 1)]
+    return [p._replace(X=p.X.toarray()) for p in parts]      # the preset's 45 features
 
 
 # --------------------------------------------------------------------------- learners
@@ -99,14 +102,16 @@ def _with_bias(X):
 
 def _learner(name):
     """``(estimator, grid parameter, input transform, takes qids)`` of a LETOR learner."""
+    # the primal (d × d) or the dual (m × m) form, whichever is smaller: a fold of 37 rows
+    # and thousands of features is solved in the dual
     if name == "rankrls":
         from learners import QueryRankRLS
-        return QueryRankRLS(kernel="linear", solver="primal"), "alpha", None, True
+        return QueryRankRLS(kernel="linear", solver="auto"), "alpha", None, True
     if name == "rls":
         # RLS regression on the labels with a constant feature appended (a lightly
         # regularized bias)
         from learners import RLS
-        return RLS(kernel="linear", solver="primal"), "alpha", _with_bias, False
+        return RLS(kernel="linear", solver="auto"), "alpha", _with_bias, False
     if name in ("ranksvm", "ranksvm_hinge"):
         # tight tolerances: with the default 1e-3 the validation MAP of near-optimal
         # solutions differs in the third decimal and flips the choice of C

@@ -281,7 +281,10 @@ def build_parser():
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command][1](args))
+    from parse_ranking.cli_checks import CHECKS
+
+    return run_subcommand(build_parser(), argv, lambda args: COMMANDS[args.command][1](args),
+                          checks=CHECKS)
 
 
 if __name__ == "__main__":

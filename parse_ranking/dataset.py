@@ -22,7 +22,9 @@ Determinism: the sentence selection depends only on ``seed``; LG reseeds its sam
 sentence (``repeatable_rand``). Resumable: lines are appended in chunks (one ``write`` +
 ``fsync`` per chunk; a chunk whose write fails, e.g. on a full disk, is cut off again); a
 rerun reads the ids already present (dropping a torn last line), checks that the options in
-``<output>.meta.json`` match and processes only the rest. One build per output: the build
+``<output>.meta.json`` match — and so does the hash of the treebank's content
+(``treebank_sha256``: trees edited between a kill and the resume are refused, not joined to
+records of their old version) — and processes only the rest. One build per output: the build
 holds the lock ``<output>.lock`` (:mod:`kernelrank.lock`) while it runs, so a second build
 of the same file stops at once with an error naming the first one's PID and start time
 instead of appending every record a second time.
@@ -47,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from kernelrank.atomic import named_os_error, write_json
+from kernelrank.checksum import files_sha256
 from corpora.conllu import iter_conllu, token_offsets
 from corpora.lines import open_text, reading
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
@@ -90,8 +93,18 @@ def select_sentences(treebank, min_length=8, max_length=30, max_sentences=None, 
     if not files:
         raise DataNotFoundError(f"no *.conllu or *.conllu.gz files in {treebank}; pass the "
                                 "CRAFT folder, e.g. ../shared/data/craft/conllu")
-    eligible = [s for f in files for s in iter_conllu(f)
-                if min_length <= len(s.tokens) <= max_length]
+    eligible, seen = [], {}
+    for f in files:
+        for s in iter_conllu(f):
+            key = sentence_key(s)          # unique in a file by the reader; across files here
+            if key in seen:
+                raise CorpusFormatError(
+                    f"sentence {key} again: it is already the sentence at {seen[key]}; the "
+                    "build keys its records by document and sentence id — rename one",
+                    path=s.path, line=s.line, record=s.sent_id)
+            seen[key] = f"{s.path}, line {s.line}"
+            if min_length <= len(s.tokens) <= max_length:
+                eligible.append(s)
     if max_sentences is not None and max_sentences < len(eligible):
         keep = np.sort(np.random.default_rng(seed).permutation(len(eligible))[:max_sentences])
         eligible = [eligible[i] for i in keep]
@@ -265,12 +278,21 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
     import dask.bag as db
 
     meta_path = output.with_name(output.name + ".meta.json")
+    # the treebank's content is part of the build's identity: trees edited between a kill
+    # and the resume must not be joined to records of their old version
+    source = files_sha256(treebank, "*.conllu*") if Path(treebank).is_dir() else None
     if output.exists() and meta_path.exists():
         old = _read_meta(meta_path, output)
         if old.get("options") != opts:
             raise InvalidParameterError(
                 f"{output} was built with other options {old.get('options')}; use a new "
                 f"--output or the same options to resume")
+        if old.get("treebank_sha256") != source:
+            raise InvalidParameterError(
+                f"{output} was begun on other trees: the content of {treebank} has changed "
+                "since (or the build record predates content checks), so its records would "
+                f"mix two versions; use a new --output, or delete {output} and "
+                f"{meta_path.name} to build afresh")
     elif output.exists() and output.stat().st_size > 0:
         raise InvalidParameterError(f"{output} exists without {meta_path.name}; refusing "
                                     "to append to a file of unknown origin")
@@ -282,7 +304,7 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
             f"{opts['max_length']} words; nothing to build (nothing written) — widen "
             "--min-length / --max-length")
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_json(meta_path, {"options": opts, "complete": False})
+    write_json(meta_path, {"options": opts, "treebank_sha256": source, "complete": False})
     done = _read_done(output)
     todo = [s for s in sentences if sentence_key(s) not in done]
     t0 = time.time()
@@ -316,7 +338,8 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
             bar.close()
     records, status = _read_records(output)
     counts = _counts(records, status)
-    summary = {"options": opts, "complete": True, "treebank": str(treebank),
+    summary = {"options": opts, "treebank_sha256": source, "complete": True,
+               "treebank": str(treebank),
                "selected_sentences": len(sentences), "processed_this_run": len(todo),
                "wall_seconds_this_run": round(time.time() - t0, 2), "jobs": jobs,
                **counts}
@@ -345,8 +368,8 @@ def load_dataset(path, return_counts=False, max_parses=None):
     DataNotFoundError
         ``path`` does not exist.
     CorpusFormatError
-        A line that is not a JSON object or lacks a key; a sentence id twice (the mark of
-        two concurrent builds before builds took a lock); a build that has not finished
+        A line that is not a JSON object or lacks a key; a sentence id twice (from an older
+        release's build of a treebank repeating an id, or two builds at once); a build that has not finished
         (its ``.meta.json`` says ``complete: false``).
     """
     path = Path(path)
@@ -383,8 +406,9 @@ def _read_records(path, max_parses=None):
             if first_line.setdefault(rec["id"], lineno) != lineno:
                 raise CorpusFormatError(
                     f"sentence {rec['id']!r} again (first at line {first_line[rec['id']]}); "
-                    "a file written twice by concurrent builds — build it afresh into a new "
-                    "file", path=path, line=lineno, record=rec["id"])
+                    "the file was built by an older release from a treebank that repeats a "
+                    "sentence id, or by two builds at once (builds now refuse both) — build "
+                    "it afresh into a new file", path=path, line=lineno, record=rec["id"])
             status[rec["status"]] = status.get(rec["status"], 0) + 1
             if rec["status"] == STATUS_OK:
                 if max_parses and isinstance(rec["parses"], list):

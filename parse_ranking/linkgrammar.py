@@ -156,12 +156,17 @@ def library_version():
 class LGLinkage:
     """One linkage.
 
-    words : tuple of (text, char_start, char_end); index 0 is LEFT-WALL; walls have
-        empty spans. ``text`` is LG's word with its dictionary subscript (``levels.n``);
-        null (unlinked) words are shown in brackets (``[of]``).
-    links : tuple of (left_word_index, right_word_index, label).
-    cost : (unused_word_cost, disjunct_cost, link_cost) — LG's own sort key (VDAL model).
-    index : position of the linkage in LG's cost-sorted output.
+    Attributes
+    ----------
+    words : tuple of (text, char_start, char_end)
+        Index 0 is LEFT-WALL; walls have empty spans. ``text`` is LG's word with its
+        dictionary subscript (``levels.n``); null (unlinked) words are shown in brackets
+        (``[of]``).
+    links : tuple of (left_word_index, right_word_index, label)
+    cost : tuple (unused_word_cost, disjunct_cost, link_cost)
+        LG's own sort key (VDAL model).
+    index : int
+        Position of the linkage in LG's cost-sorted output.
     """
 
     words: tuple

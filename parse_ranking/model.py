@@ -16,10 +16,14 @@ weight vector of each view over that view's feature columns, and ``codes0, codes
 (int64), the sorted feature-pair codes of the views that have them (locality and graph
 kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
-The two files are written as a pair: the ``.npz`` first, then the ``.json`` that records
-its sha256, each atomically (:func:`kernelrank.atomic.atomic_open`); a crash between the
-two leaves a new ``.npz`` beside the old ``.json``, which :func:`load_model` refuses (the
-checksum) instead of scoring with the mixture. :func:`load_model` also checks the JSON's
+The two files are written as a pair (:func:`kernelrank.atomic.atomic_files`): both are
+written and checked by :func:`load_model` before either replaces anything (what is saved
+can be loaded; the archive is byte for byte reproducible), then moved into place, the
+``.npz`` first, then the ``.json`` that records its sha256, each atomically; a crash
+between the two leaves a new ``.npz`` beside the old ``.json``, which :func:`load_model`
+refuses (the checksum) instead of scoring with the mixture — and a reader that meets the
+pair between the two renames waits for the second (:func:`kernelrank.atomic.
+read_consistently`). :func:`load_model` also checks the JSON's
 own seal ``meta_sha256`` (canonical JSON: ``json.dumps(meta, sort_keys=True,
 separators=(",", ":"))``, so whitespace and key order do not matter, an edited value
 does), every field's type, each view's representation state (parameters, vocabularies,
@@ -47,10 +51,11 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import atomic_open, write_json
+from kernelrank.atomic import atomic_files, dumps_strict, read_consistently, save_npz, strict_json
 from kernelrank.checksum import file_sha256, json_sha256
 from learners.kernels import gram_matrix
-from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
+                               InvalidParameterError)
 from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.names import MATCHING, SAVEABLE_KERNELS, SAVEABLE_RANKERS
 from parse_ranking.ranking import (DEFAULT_ALPHAS, DEFAULT_N_BASIS, SPARSE_RANKERS, fit_ranker,
@@ -88,6 +93,10 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
                                     f"{SAVEABLE_RANKERS}")
     _refuse_directories(Path(path))
     items, y, qids, arts, _ = flatten(records, max_parses)
+    if np.unique(qids).size < 2:
+        raise InvalidInputError(f"{np.unique(qids).size} sentence with parses to rank: λ is "
+                                "chosen by leave-sentence-out, which needs at least 2 — "
+                                "build the data set from more sentences")
     rep_params = dict(rep_params or {})
     with threadpool_limits(limits=int(threads)):
         if ranker == "corankrls":
@@ -121,11 +130,16 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
             "fit_info": info, "n_sentences": int(np.unique(qids).size),
             "n_parses": int(y.size), "lg_options": lg_options or {}}
     _refuse_directories(path)
-    with atomic_open(path.with_suffix(".npz"), "wb") as handle:      # the npz first, then
-        np.savez_compressed(handle, **arrays)                        # the JSON naming it
-    meta["weights_sha256"] = file_sha256(path.with_suffix(".npz"))
-    meta["meta_sha256"] = meta_sha256(meta)
-    write_json(path.with_suffix(".json"), meta)
+    # the npz first, then the JSON naming it; both checked by the loader before either
+    # replaces anything, the archive byte for byte reproducible
+    with atomic_files([path.with_suffix(".npz"), path.with_suffix(".json")],
+                      validate=lambda tmp: load_model(tmp[0])) as (npz, js):
+        with open(npz, "wb") as handle:
+            save_npz(handle, arrays)
+        meta["weights_sha256"] = file_sha256(npz)
+        meta = strict_json(meta)                  # the seal is over what the file holds
+        meta["meta_sha256"] = meta_sha256(meta)
+        js.write_text(dumps_strict(meta, indent=2) + "\n", encoding="utf-8")
     return meta
 
 
@@ -183,6 +197,10 @@ def load_model(path):
     """
     path = Path(path)
     js, npz = path.with_suffix(".json"), path.with_suffix(".npz")
+    return read_consistently([js, npz], lambda: _load(js, npz), what=f"the model {path}")
+
+
+def _load(js, npz):
     if not js.is_file() or not npz.is_file():
         raise DataNotFoundError(f"model files {js} and {npz} are needed; train one with "
                                 "`python -m parse_ranking train`")

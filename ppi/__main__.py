@@ -7,6 +7,9 @@ graph kernel (Airola et al. 2008, Paper V).
   python -m ppi benchmark                    all of the above on the five corpora
   python -m ppi ablation                     each view / parse alone, combinations, Paper V
   python -m ppi train --corpus LLL --model M save a model (JSON + npz, no pickle)
+  python -m ppi train --relations-from TRAIN.pubtator --model M
+                                             learn from document-level relations (BioRED,
+                                             your curators' PubTator / BioC files)
   python -m ppi predict --input F --model M  score the candidate pairs of a corpus file
   python -m ppi extract --model M --input F --format pubtator --output OUT.jsonl
                                              score every candidate pair of raw text
@@ -31,7 +34,7 @@ from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
 from ppi.names import (CORPORA, DEFAULT_SYSTEM, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES,
-                       SELECT_BY, SYSTEMS, VARIANTS)
+                       SELECT_BY, SYSTEMS, TRAIN_DEFAULT_SYSTEM, VARIANTS)
 
 
 def _model_options(p):
@@ -42,13 +45,17 @@ def _model_options(p):
                    help="dependency analysis to use (spacy: spaCy's parse of the sentences, "
                         "added beside the file's two and cached)")
     g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
-                   help=f"every choice below at once (default {DEFAULT_SYSTEM}): paper-v — "
+                   help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
+                        f"{TRAIN_DEFAULT_SYSTEM}): paper-v — "
                         "Airola et al. 2008 as published (pair order, lambda by inner F, the "
                         "all-paths kernel on --parse); multiview — text order, lambda by inner "
                         "AUC, all-paths kernels of both parses + bag of words + shortest-path "
                         "walks, summed normalized kernels; multicorpus — multiview + the "
                         "mention-pair view, the Gaussian of the sum (gamma 1) and transfer "
-                        "from the other corpora (--transfer). The options below override it")
+                        "from the other corpora (--transfer); text — the model for raw text and "
+                        f"`ppi train`'s default ({TRAIN_DEFAULT_SYSTEM}): spaCy's parse (the "
+                        "one raw text gets), linear, with the pair and local views and "
+                        "transfer. The options below override it")
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "
@@ -102,6 +109,28 @@ def _transfer_option(p, what="cross-validate", sources=True):
                             "every other benchmark corpus)")
 
 
+def _documents_options(p):
+    from ppi.names import DEFAULT_ENTITY_TYPES
+
+    g = p.add_argument_group("documents system (with --relations-from)")
+    g.add_argument("--relations-format", choices=("pubtator", "bioc-xml", "bioc-json"),
+                   default=None, help="format of --relations-from (default: from the file "
+                                      "name or root element)")
+    g.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
+                   help="mention types whose concepts are paired (default: "
+                        f"{' '.join(DEFAULT_ENTITY_TYPES)} — genes and gene products)")
+    g.add_argument("--instances", choices=("sil", "mi"), default="sil",
+                   help="labels of a related pair's mention pairs: sil — all positive "
+                        "(single-instance learning, default); mi — re-assigned by the model "
+                        "(mi-RLS, Andrews et al. 2003; not with --transfer)")
+    g.add_argument("--no-document-stage", action="store_true",
+                   help="score a gene pair by the maximum of its mention pairs only (no "
+                        "document-level features; pairs that never share a sentence stay "
+                        "unscored)")
+    g.add_argument("--skip-bad", action="store_true",
+                   help="skip malformed records of --relations-from (counted)")
+
+
 def _experiment(sub, name, help, jobs=True):
     p = sub.add_parser(name, help=help)
     add_common(p, data_dir="the PPI corpora (ppi/<NAME>-learning-format.xml.gz)",
@@ -116,7 +145,13 @@ def build_parser():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = _experiment(sub, "cv", "10-fold document-level cross-validation on one corpus")
-    p.add_argument("--corpus", required=True, choices=CORPORA)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--corpus", choices=CORPORA)
+    g.add_argument("--relations-from", metavar="FILE",
+                   help="a PubTator / BioC file with document-level relations, or biored / "
+                        "biored-dev / bc6ppim (in the data directory): cross-validate the "
+                        "documents system on it (whole documents per fold)")
+    _documents_options(p)
     p.add_argument("--folds", type=int, default=10)
     p.add_argument("--leaky", action="store_true",
                    help="LEAKY pair-level random folds (for comparison only, thesis §5.5)")
@@ -145,8 +180,16 @@ def build_parser():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--corpus", choices=CORPORA)
     g.add_argument("--input", help="a learning-format XML file (gz or plain)")
+    g.add_argument("--relations-from", metavar="FILE",
+                   help="a PubTator / BioC file whose relations are given per document "
+                        "(PubTator relation lines PMID<TAB>type<TAB>id1<TAB>id2, BioC "
+                        "relations), or biored / biored-dev / bc6ppim (in the data "
+                        "directory): train the documents system on spaCy's parse — the "
+                        "model `ppi extract` uses on raw text; scores every gene pair of "
+                        "a document")
     p.add_argument("--model", required=True, help="model directory to write")
     _transfer_option(p, "train")
+    _documents_options(p)
 
     p = sub.add_parser("predict", help="score candidate pairs with a saved model")
     p.add_argument("--input", required=True, help="a learning-format XML file (gz or plain)")
@@ -233,26 +276,36 @@ def build_parser():
     p.add_argument("--all-pairs", action="store_true",
                    help="an edge for every co-mentioned pair (co-occurrence network), not "
                         "only the pairs predicted to interact")
-    p.add_argument("--top-edges", type=int, default=50,
-                   help="edges drawn in network.png (the strongest; default 50)")
-    add_common(p, output_dir=True, seed="the layout of network.png")
+    p.add_argument("--top-edges", type=int, default=100,
+                   help="at most this many edges in network.png: the largest connected "
+                        "components, largest first, the largest cut to its strongest edges "
+                        "if it alone is larger (default 100)")
+    add_common(p, output_dir=True, seed=False)
 
     p = sub.add_parser("evaluate-documents",
                        help="precision, recall, F, AUC of `ppi aggregate` output against the "
-                            "gold relations of a BioC file, with the co-occurrence baseline")
+                            "gold relations of a BioC or PubTator file, with the co-occurrence "
+                            "baseline")
     p.add_argument("--input", required=True,
                    help="output of `ppi aggregate` (every co-mentioned pair: not "
                         "--positive-only)")
-    p.add_argument("--gold", required=True, help="BioC XML or JSON file with document-level "
-                                                 "relations (infons Gene1, Gene2)")
-    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json"), default=None,
-                   help="default: bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--gold", required=True, help="BioC XML / JSON (infons Gene1, Gene2) or "
+                                                 "PubTator file with document-level "
+                                                 "relations, or biored-dev / bc6ppim (in "
+                                                 "the data directory)")
+    p.add_argument("--gold-format", choices=("bioc-xml", "bioc-json", "pubtator"),
+                   default=None, help="default: pubtator for a name with .pubtator or "
+                                      "'pubtator', bioc-json for .json/.jsonl, else bioc-xml")
+    p.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
+                   help="mention types whose concepts make the gold file's candidate pairs "
+                        "(default: Gene GeneOrGeneProduct)")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")
     p.add_argument("--note", default=None,
                    help="a sentence for the report, e.g. which model made the predictions")
-    add_common(p, output_dir=True, seed=False)
+    add_common(p, data_dir="the gold files named biored-dev, bc6ppim", output_dir=True,
+               seed=False)
 
     p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
                                         "from the entities of learning-format corpora")
@@ -267,11 +320,11 @@ def build_parser():
 
 
 # ----------------------------------------------------------------------------- handlers
-def _settings(args):
+def _settings(args, system=None):
     from ppi.runs import Settings
 
     return Settings.for_system(
-        args.system, views=args.views, order=args.order, endpoints=args.endpoints,
+        args.system or system, views=args.views, order=args.order, endpoints=args.endpoints,
         select_by=args.select_by, variant=args.variant, parse=args.parse,
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
@@ -279,9 +332,36 @@ def _settings(args):
         transfer=getattr(args, "transfer", None))
 
 
+def _document_system(args):
+    from ppi.document_system import DocumentSystem
+    from ppi.names import DEFAULT_ENTITY_TYPES
+
+    transfer = True if args.transfer is None else args.transfer
+    return DocumentSystem(
+        entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
+        instances=args.instances, document_stage=not args.no_document_stage,
+        transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
+        alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
+        progress=not args.quiet)
+
+
 def _cv(args):
     from ppi.report import cv_line
     from ppi.runs import run_cv
+
+    if args.relations_from:
+        from ppi.document_runs import cv_documents
+
+        from ppi.names import relations_path
+
+        r, written = cv_documents(args.output_dir, _document_system(args),
+                                  relations_path(args.data_dir, args.relations_from),
+                                  folds=args.folds, format=args.relations_format,
+                                  data_dir=args.data_dir, skip_bad=args.skip_bad)
+        m = r["mean"]
+        return Summary(written, [f"{r['data']['candidates']} candidate pairs: P "
+                                 f"{100 * m['precision']:.1f} R {100 * m['recall']:.1f} F "
+                                 f"{100 * m['f1']:.1f} AUC {100 * m['auc']:.1f} (fold means)"])
 
     r, written = run_cv(args.corpus, args.output_dir, _settings(args), data_dir=args.data_dir,
                         folds=args.folds, leaky=args.leaky, sources=args.sources)
@@ -332,7 +412,27 @@ def _ablation(args):
 def _train(args):
     from ppi.training import train
 
-    res, written = train(args.model, args.output_dir, _settings(args), corpus=args.corpus,
+    if args.relations_from:
+        from ppi.document_runs import train_documents
+
+        from ppi.names import relations_path
+
+        res, written = train_documents(args.model, args.output_dir, _document_system(args),
+                                       relations_path(args.data_dir, args.relations_from),
+                                       format=args.relations_format,
+                                       data_dir=args.data_dir, skip_bad=args.skip_bad)
+        sel = res["selection"]
+        line = (f"λ = {sel['alpha']:g}" + (f", β = {sel['beta']:g}" if sel.get("beta")
+                                            is not None else "")
+                + f"; leave-one-document-out AUC {100 * sel.get('stage_auc', sel['instance_auc']):.1f}"
+                + (f", F {100 * sel['stage_f1']:.1f}" if "stage_f1" in sel else "")
+                + f"; threshold {res['threshold']:.4g}")
+        return Summary(written, [line])
+
+    from ppi.names import TRAIN_DEFAULT_SYSTEM
+
+    res, written = train(args.model, args.output_dir, _settings(args, TRAIN_DEFAULT_SYSTEM),
+                         corpus=args.corpus,
                          input=args.input, data_dir=args.data_dir, sources=args.sources)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "
                              f"leave-one-document-out F "
@@ -360,10 +460,13 @@ def _extract(args):
                 reparse=args.reparse, connect_timeout=args.scheduler_timeout,
                 command=args.command_line, mention_types=args.mention_types)
     written = [args.output, *write_summary_report(s, args.output_dir)]
-    return Summary(written, [f"{s['documents']} documents, {s['sentences']} sentences, "
-                             f"{s['pairs']} candidate pairs, {s['predicted_positive']} "
-                             f"predicted interactions ({s['resumed_chunks']} of {s['chunks']}"
-                             " chunks resumed)"])
+    lines = [f"{s['documents']} documents, {s['sentences']} sentences, {s['pairs']} candidate "
+             f"mention pairs, {s['predicted_positive']} predicted interactions "
+             f"({s['resumed_chunks']} of {s['chunks']} chunks resumed)"]
+    if "candidate_pairs" in s:
+        lines.append(f"{s['candidate_pairs']} candidate gene pairs (documents model), "
+                     f"{s['predicted_candidate_pairs']} predicted related")
+    return Summary(written, lines)
 
 
 def _aggregate(args):
@@ -392,15 +495,24 @@ def _network(args):
 def _evaluate_documents(args):
     from ppi.document_evaluation import run_evaluate_documents
 
-    r, written = run_evaluate_documents(args.input, args.gold, args.output_dir,
+    from ppi.names import relations_path
+
+    r, written = run_evaluate_documents(args.input, relations_path(args.data_dir, args.gold),
+                                        args.output_dir,
                                         gold_format=args.gold_format, skip_bad=args.skip_bad,
-                                        model_note=args.note)
+                                        model_note=args.note, entity_types=args.entity_types)
     m, c = r["model"], r["cooccurrence"]
-    return Summary(written, [
-        f"model: P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} F {100 * m['f1']:.1f}"
-        + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None else ""),
+    k = r["candidates"]
+    return Summary(written, ([] if k is None else [
+        f"gold candidates ({k['n']}, {k['related']} related): P "
+        f"{100 * k['model']['precision']:.1f} R {100 * k['model']['recall']:.1f} F "
+        f"{100 * k['model']['f1']:.1f} AUC {100 * k['model']['auc']:.1f}; sentence "
+        f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}"]) + [
+        f"co-mentioned pairs: model P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} "
+        f"F {100 * m['f1']:.1f}" + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None
+                                    else ""),
         f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "
-        f"F {100 * c['f1']:.1f} (precision is a lower bound for mutation-only gold)"])
+        f"F {100 * c['f1']:.1f}"])
 
 
 def _mentions(args):
@@ -424,7 +536,9 @@ def _run(args):
 
 
 def main(argv=None):
-    return run_subcommand(build_parser(), argv, _run)
+    from ppi.cli_checks import CHECKS
+
+    return run_subcommand(build_parser(), argv, _run, checks=CHECKS)
 
 
 if __name__ == "__main__":

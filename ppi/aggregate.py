@@ -20,6 +20,17 @@ same finding restated in title, abstract and conclusion, or the two genes listed
 would climb towards 1 with repetition, not with evidence.  The maximum does not depend on
 how often the genes are named; the count of mention pairs is reported beside it.
 
+Document models
+---------------
+The output of a ``documents`` model (``ppi train --relations-from``, :mod:`ppi.document_system`)
+holds a *document record* per candidate concept pair of each document (``level``
+``document``): the pair's score is then that record's — the model's document stage, which
+weighs the mention pairs' scores with where the two genes are mentioned — and the pairs that
+never share a sentence are written too (no evidence, ``mention_pairs`` 0).  The maximum over
+the mention pairs is kept as ``mention_score`` (null without mention pairs), the records
+carry ``"level": "document"``, and a pair of mention records that the model's candidates do
+not hold (a self-pair) is left out.
+
 Ids
 ---
 A mention with several ids (``"877855,877852"``) stands for each of them; a mention pair
@@ -108,6 +119,14 @@ def _bool(text, path, lineno):
                             line=lineno)
 
 
+def _finite(text, path, lineno):
+    value = float(text)
+    if not math.isfinite(value):
+        raise CorpusFormatError(f"score {text!r} is not a finite number", path=path,
+                                line=lineno)
+    return value
+
+
 def read_pair_records(path):
     """``(line, record)`` of an extract output file (JSONL, or TSV with a header), streamed.
 
@@ -136,6 +155,16 @@ def read_pair_records(path):
                                         f"the header has {len(columns)}", path=path,
                                         line=lineno)
             try:
+                if row.get("level") == "document":
+                    yield lineno, {"doc_id": row["doc_id"], "level": "document",
+                                   "sentence_id": None,
+                                   "e1": {"text": row["e1_text"] or None,
+                                          "concept_id": row["e1_concept_id"] or None},
+                                   "e2": {"text": row["e2_text"] or None,
+                                          "concept_id": row["e2_concept_id"] or None},
+                                   "score": _finite(row["score"], path, lineno),
+                                   "interaction": _bool(row["interaction"], path, lineno)}
+                    continue
                 r = {"doc_id": row["doc_id"], "sentence_id": row["sentence_id"],
                      "sentence_start": int(row["sentence_start"]) if row["sentence_start"]
                      else None, "sentence": row["sentence"],
@@ -195,8 +224,14 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
     Returns the records sorted by (−score, gene1, gene2).
     """
     counts = counts if counts is not None else {}
-    pairs = {}
+    pairs, document = {}, {}
     for r in records:
+        if r.get("level") == "document":
+            ids1 = split_concept_ids(r["e1"].get("concept_id"))
+            ids2 = split_concept_ids(r["e2"].get("concept_id"))
+            if len(ids1) == 1 and len(ids2) == 1:
+                document[gene_pair(ids1[0], ids2[0])] = r
+            continue
         counts["mention_pairs"] = counts.get("mention_pairs", 0) + 1
         ids1 = split_concept_ids(r["e1"].get("concept_id"))
         ids2 = split_concept_ids(r["e2"].get("concept_id"))
@@ -236,15 +271,32 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
                                        "interaction": bool(r["interaction"]),
                                        "e1_text": t1, "e2_text": t2}
     out = []
+    for key, r in document.items():               # a documents model's candidates
+        p = pairs.get(key)
+        if p is None:                             # never in one sentence: no evidence
+            p = pairs[key] = {"score": -math.inf, "interaction": False, "n": 0, "pos": 0,
+                              "names1": Counter(), "names2": Counter(), "sentences": {}}
+        first = r["e1"] if key[0] in split_concept_ids(r["e1"].get("concept_id")) else r["e2"]
+        second = r["e2"] if first is r["e1"] else r["e1"]
+        p["names1"][first.get("text") or key[0]] += 0
+        p["names2"][second.get("text") or key[1]] += 0
+        p["document"] = r
     for (g1, g2), p in pairs.items():
         ev = sorted(p["sentences"].values(), key=lambda e: -e["score"])
-        out.append({"doc_id": doc_id, "gene1": g1, "gene2": g2,
-                    "gene1_text": p["names1"].most_common(1)[0][0],
-                    "gene2_text": p["names2"].most_common(1)[0][0],
-                    "self_pair": g1 == g2, "score": p["score"],
-                    "interaction": p["interaction"], "mention_pairs": p["n"],
-                    "positive_mention_pairs": p["pos"], "evidence_sentences": len(ev),
-                    "evidence": ev[:evidence]})
+        doc = p.get("document")
+        x = {"doc_id": doc_id, "gene1": g1, "gene2": g2,
+             "gene1_text": p["names1"].most_common(1)[0][0],
+             "gene2_text": p["names2"].most_common(1)[0][0],
+             "self_pair": g1 == g2, "score": p["score"],
+             "interaction": p["interaction"], "mention_pairs": p["n"],
+             "positive_mention_pairs": p["pos"], "evidence_sentences": len(ev),
+             "evidence": ev[:evidence]}
+        if doc is not None:
+            x.update(score=float(doc["score"]), interaction=bool(doc["interaction"]),
+                     mention_score=p["score"] if p["n"] else None, level="document")
+        elif document:
+            continue        # a documents model scores every candidate: this pair is none
+        out.append(x)
     out.sort(key=lambda x: (-x["score"], _gene_key(x["gene1"]), _gene_key(x["gene2"])))
     return out
 
@@ -293,10 +345,11 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
                 if positive_only and not x["interaction"]:
                     continue
                 out.write(_tsv_line(x) if output_format == "tsv" else
-                          json.dumps(x, ensure_ascii=False) + "\n")
+                          json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n")
     return {"input": str(input), "output": str(output), "output_format": output_format,
             "aggregation": "max over mention pairs (interaction: at least one mention pair "
-                           "predicted to interact)",
+                           "predicted to interact), or a documents model's document "
+                           "records",
             "documents_with_pairs": docs, "gene_pairs": pairs,
             "interacting_gene_pairs": positive, "self_pairs": selfs,
             "self_pairs_kept": self_pairs, "positive_only": positive_only,

@@ -1,12 +1,26 @@
-"""``python -m ppi evaluate-documents``: document-level gene pairs against BioC gold relations.
+"""``python -m ppi evaluate-documents``: document-level gene pairs against gold relations.
 
 Input: the output of ``python -m ppi aggregate`` (every co-mentioned gene pair of each
-document with its score and decision — not ``--positive-only``) and a BioC file whose
-documents carry the gold relations (:func:`corpora.bioc.read_bioc_relations`: infons
-``Gene1``/``Gene2``, as in the BioCreative VI PPIm set).
+document with its score and decision — not ``--positive-only``) and a gold file whose
+documents carry the relations: BioC (:func:`corpora.bioc.read_bioc_relations`: infons
+``Gene1``/``Gene2``, as in the BioCreative VI PPIm set, or two annotated nodes) or PubTator
+(relation lines ``PMID  type  id1  id2``, as BioRED; ``--gold-format pubtator``, or a file
+name with ``pubtator``).
 
-Measures, over (document, unordered gene pair) items
-----------------------------------------------------
+Over the gold file's candidate pairs (``candidates``; the measure of document-level
+relation extraction)
+------------------------------------------------------------------------------------------
+In each gold document, every unordered pair of two distinct concept ids that both have a
+mention of the entity types (default genes: ``Gene``, ``GeneOrGeneProduct``; a mention with
+several ids ``a,b`` counts for each) is a candidate; it is positive when a gold relation (any
+type) names the two ids.  A candidate's score is its aggregate score (the maximum over its
+mention pairs, or a ``documents`` model's document score); a candidate the predictions do
+not hold counts as the lowest score and as not predicted.  AUC over all candidates, P / R / F
+of the predictions' decisions, and the sentence co-occurrence baseline (every candidate with
+a mention pair in one sentence predicted related).
+
+Over the co-mentioned pairs (the earlier measure, kept)
+-------------------------------------------------------
 * **model**: precision, recall and F of the pairs predicted to interact (``interaction`` of
   the aggregate: the maximum over mention pairs exceeds the model's threshold).  Recall is
   over **all** gold pairs: a gold pair that never shares a sentence (no candidate), or whose
@@ -66,25 +80,69 @@ def _auc(y, scores):
         return None
 
 
-def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False):
-    """Measures of an aggregate output against a BioC gold file (module docstring).
+def _gold_format(gold, gold_format):
+    if gold_format is not None:
+        return gold_format
+    name = str(gold).lower().removesuffix(".gz")
+    if name.endswith((".pubtator", ".txt")) or "pubtator" in Path(name).name:
+        return "pubtator"
+    return "bioc-json" if name.endswith((".json", ".jsonl")) else "bioc-xml"
+
+
+def gold_candidates(docs, entity_types=None):
+    """``{doc id: (candidates, related)}`` of gold documents (PubTator / BioC with mentions
+    and relations): the candidate concept pairs (:mod:`ppi.relations`: every unordered pair
+    of two distinct ids with a mention of ``entity_types``) and the related ones among them
+    (a relation of any type names both ids).  ``{}`` of a document without mentions."""
+    import itertools
+
+    from corpora.standoff import split_concept_ids
+    from ppi.relations import candidate_mentions
+
+    out = {}
+    for d in docs:
+        ids = {i for m in candidate_mentions(d, entity_types) for i in split_concept_ids(m.id)}
+        cands = {gene_pair(a, b) for a, b in itertools.combinations(sorted(ids), 2)}
+        related = {gene_pair(a, b) for r in d.relations or ()
+                   for a in split_concept_ids(r.id1) for b in split_concept_ids(r.id2)}
+        out[d.id] = (cands, related & cands)
+    return out
+
+
+def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
+                       entity_types=None):
+    """Measures of an aggregate output against a gold file (module docstring): BioC
+    (relations with ``Gene1``/``Gene2`` infons or two annotated nodes) or PubTator (relation
+    lines); over the gold file's candidate pairs (``candidates``) besides the co-mentioned
+    pairs.
 
     Returns the results dict (also holding the arrays under ``_curves`` for the plot).
     """
     from corpora.bioc import read_bioc_relations
+    from corpora.text_input import read_documents
 
-    if gold_format is None:
-        name = str(gold).lower().removesuffix(".gz")
-        gold_format = "bioc-json" if name.endswith((".json", ".jsonl")) else "bioc-xml"
+    gold_format = _gold_format(gold, gold_format)
     stats = ReadStats()
-    gold_pairs = {doc: {gene_pair(*p) for p in ps} for doc, ps in
-                  read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats)}
+    if gold_format == "pubtator":
+        docs = list(read_documents(gold, "pubtator", skip_bad=skip_bad, stats=stats))
+        candidates = gold_candidates(docs, entity_types)
+        gold_pairs = {doc: related for doc, (_, related) in candidates.items()}
+        mention_stats = stats
+    else:
+        gold_pairs = {doc: {gene_pair(*p) for p in ps} for doc, ps in
+                      read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats)}
+        # the candidates need the mentions: a mention that cannot be placed (a discontinuous
+        # annotation) is left out of them and counted, whatever --skip-bad says
+        mention_stats = ReadStats()
+        candidates = gold_candidates(read_documents(gold, gold_format, skip_bad=True,
+                                                    stats=mention_stats), entity_types)
     n_gold = sum(len(p) for p in gold_pairs.values())
     if n_gold == 0:
-        raise InvalidParameterError(f"the gold file {gold} holds no relation (infons Gene1, "
-                                    "Gene2); nothing to evaluate against")
+        raise InvalidParameterError(f"the gold file {gold} holds no relation between two "
+                                    "candidate concepts; nothing to evaluate against")
     seen_docs, unknown, found = set(), [], set()
     labels, scores, decisions, selfs = [], [], [], []
+    predicted = {}
     for lineno, x in read_document_pairs(predictions):
         doc = str(x["doc_id"])
         if doc not in gold_pairs:
@@ -104,6 +162,8 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False):
                                     "an aggregate output has each pair once", path=predictions,
                                     line=lineno, record=doc)
         found.add((doc, key))
+        predicted[(doc, key)] = (float(x["score"]), bool(x["interaction"]),
+                                 int(x.get("mention_pairs", 1) or 0) > 0)
         labels.append(key in gold_pairs[doc])
         scores.append(float(x["score"]))
         decisions.append(bool(x["interaction"]))
@@ -132,6 +192,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False):
     model, cooc = rows(all_mask, len(missing))
     model_ns, cooc_ns = rows(~selfs, len(missing) - missing_self)
     return {
+        "candidates": _candidate_measures(candidates, predicted, mention_stats),
         "predictions": str(predictions), "gold": str(gold), "gold_format": gold_format,
         "gold_documents": len(gold_pairs), "gold_pairs": n_gold,
         "gold_self_pairs": sum(1 for _, (a, b) in gold_all if a == b),
@@ -149,6 +210,40 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False):
             "interactions no mutation affects count as false positives, so precision "
             "against it is a lower bound"),
         "_curves": (y, s, d, n_gold)}
+
+
+def _candidate_measures(candidates, predicted, mention_stats):
+    """The measure over the gold file's candidate pairs (module docstring): AUC of the
+    scores (a candidate without a prediction ranks below every predicted one), P / R / F
+    of the decisions (a candidate without a prediction is not predicted), and the
+    sentence co-occurrence baseline (every candidate with a mention pair in one sentence)."""
+    if not any(c for c, _ in candidates.values()):
+        return None                 # the gold file has no mentions of the entity types
+    y, s, d, cooc = [], [], [], []
+    for doc, (cands, related) in candidates.items():
+        for key in sorted(cands):
+            score, decision, shared = predicted.get((doc, key), (-np.inf, False, False))
+            y.append(key in related)
+            s.append(score)
+            d.append(decision)
+            cooc.append(shared)
+    y, s = np.array(y, dtype=bool), np.array(s, dtype=float)
+    d, cooc = np.array(d, dtype=bool), np.array(cooc, dtype=bool)
+    scored = np.isfinite(s)
+    low = s[scored].min() - 1.0 if scored.any() else 0.0
+    model = _measures(y, d)
+    model["auc"] = _auc(y, np.where(scored, s, low))
+    base = _measures(y, cooc)
+    base["auc"] = _auc(y, cooc.astype(float))
+    inside = {(doc, k) for doc, (cands, _) in candidates.items() for k in cands}
+    return {"definition": "every unordered pair of two distinct concept ids with a mention of "
+                          "the entity types in a gold document; related when a gold relation "
+                          "names both; score: the prediction's, else the lowest",
+            "n": int(len(y)), "related": int(y.sum()), "never_scored": int((~scored).sum()),
+            "related_never_scored": int((y & ~scored).sum()),
+            "predictions_outside_candidates": len(set(predicted) - inside),
+            "gold_mentions_left_out": int(mention_stats.mentions_dropped),
+            "model": model, "cooccurrence": base}
 
 
 def _plot(y, s, d, n_gold, cooc, path):
@@ -178,12 +273,13 @@ def _plot(y, s, d, n_gold, cooc, path):
 
 
 def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
-                           model_note=None):
+                           model_note=None, entity_types=None):
     """Evaluate, write ``results.json`` + ``results.md`` + ``precision_recall.png`` into
     ``output_dir``; returns ``(results, written)``."""
     from kernelrank.report import markdown_image, markdown_table, write_report
 
-    r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad)
+    r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad,
+                           entity_types=entity_types)
     y, s, d, n_gold = r.pop("_curves")
     if model_note:
         r["model_note"] = model_note
@@ -210,5 +306,15 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           "predictions. AUC: over the candidate pairs. **Precision is a lower bound**: "
           + r["precision_is_lower_bound_note"] + ".", "",
           markdown_image(png, "precision-recall"), ""]
+    c = r["candidates"]
+    md[3:3] = [] if c is None else ["## Over the gold file's candidate pairs", "",
+               f"{c['n']} candidates ({c['definition']}), {c['related']} related; "
+               f"{c['never_scored']} without a prediction ({c['related_never_scored']} of "
+               "them related).", "",
+               markdown_table([{"system": "model", **c["model"]},
+                               {"system": "sentence co-occurrence", **c["cooccurrence"]}],
+                              ["system", "precision", "recall", "f1", "auc",
+                               "predicted_positive", "true_positive"]),
+               "## Over the co-mentioned pairs", ""]
     written = [png, *write_report(output_dir, "results", r, "\n".join(md))]
     return r, written

@@ -49,8 +49,8 @@ from learners.splits import folds_to_sets, group_folds
 from ppi.names import BETAS, FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input",
-           "uses_feature_rows", "select_parameters", "cross_validate", "summarize_folds",
-           "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
+           "uses_feature_rows", "select_parameters", "expansion", "cross_validate",
+           "summarize_folds", "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
 
 #: Progress bars on (the CLI's --quiet turns them off).
 PROGRESS = True
@@ -169,6 +169,17 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
     sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), prior is not None), K,
                  y, groups=groups, path=path, **_selection(select_by), **extra)
     return sel, _choice(sel)
+
+
+def expansion(model, X, alpha):
+    """``(rows, coefficients)`` of a fitted PPI learner at ``alpha``: its basis rows (reduced
+    set) or all training rows ``X``, and their dual coefficients (a column per target
+    column; a transfer learner's two: the fits to y and to the prior) — the linear model is
+    ``w = rowsᵀ coefficients``.  The learner is fitted once; the chosen λ's coefficients
+    come from its path."""
+    coef = np.asarray(model.regularization_path([alpha]))[0]
+    basis = getattr(model, "basis_indices_", None)
+    return (X if basis is None else X[basis]), coef
 
 
 def _release(sel):

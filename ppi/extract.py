@@ -44,8 +44,26 @@ has none (lexicon-tagged text, learning-format XML).  ``pair_id`` is the file's 
 sentence's offset in the document (None for pre-split learning-format input), ``label`` the
 gold label of learning-format input.  TSV (``--output`` ending in ``.tsv`` or
 ``--output-format tsv``) has a header line and the columns of :data:`TSV_COLUMNS` (the
-concept ids last, empty when null); tabs and line breaks inside the sentence are written as
-spaces.
+concept ids and ``level`` last, empty when null); tabs and line breaks inside the sentence
+are written as spaces.
+
+A model of the ``documents`` system (:class:`ppi.model.DocumentModel`, ``ppi train
+--relations-from``) adds, after each document's mention-pair records, one **document
+record** per candidate concept pair of the document (every unordered pair of two distinct
+concept ids with a mention, :mod:`ppi.relations` — also pairs that never share a
+sentence)::
+
+    {"doc_id", "level": "document", "sentence_id": null,
+     "e1": {"text", "concept_id"}, "e2": {"text", "concept_id"},
+     "score", "interaction", "mention_pairs"}
+
+scored by the model's document stage (``interaction``: score > the model's threshold; the
+mention-pair records use the model's mention-pair threshold, ``pair_threshold``); ``text``
+is the concept's most frequent mention text.  ``ppi aggregate`` takes a pair's score from
+its document record.  In TSV a document record has ``level`` ``document`` and only
+``doc_id``, the texts, the concept ids, ``score`` and ``interaction``.  Without
+``--mention-types`` such a model pairs the mentions of its own entity types (its
+``entity_types``, e.g. ``Gene`` and ``GeneOrGeneProduct``).
 
 Mentions of PubTator and BioC input are aligned and merged by :mod:`corpora.standoff`
 (misaligned ones repaired or, with ``--skip-bad``, dropped; identical ones merged); the run
@@ -66,7 +84,10 @@ When every chunk is done, ``OUT`` is assembled atomically from the chunks in ord
 temporary files; the rerun (same command) deletes the temporaries, skips the complete
 chunks and computes the others, so no record is lost or written twice.  A rerun with a
 different input, model or setting stops with an error (``--overwrite`` starts afresh), and
-so does an unreadable ``run.json``.
+so does an unreadable ``run.json``: the run's identity holds a hash of the **content** of the
+input (every ``*.txt`` file of a directory), of the model and of the lexicon, so an input
+edited in place — even keeping its size and modification time — is never resumed from the
+chunks of its old content.
 
 One run per output: the run holds the lock ``OUT.lock`` (:mod:`kernelrank.lock`) from
 before it touches ``OUT`` or ``OUT.parts`` until it ends, so a second run on the same output
@@ -102,20 +123,21 @@ import time
 from pathlib import Path
 
 from kernelrank.atomic import atomic_open, write_json
-from kernelrank.checksum import file_sha256
+from kernelrank.checksum import files_sha256
 from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
+from corpora.standoff import split_concept_ids
 
 __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
            "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
 
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
                "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
-               "sentence", "e1_concept_id", "e2_concept_id")
+               "sentence", "e1_concept_id", "e2_concept_id", "level")
 #: version of the output records, part of a run's identity: chunks written by an older
 #: version (other fields) are not mixed into a resumed run's output
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 OUTPUT_FORMATS = ("jsonl", "tsv")
 
 
@@ -134,6 +156,8 @@ class ExtractionResources:
         self.spacy_model = spacy_model
         self.collapse = collapse
         self.reparse = reparse
+        if mention_types is None:                # a documents model's own entity types
+            mention_types = getattr(model, "entity_types", None)
         self.mention_types = (None if mention_types is None else
                               frozenset(t.lower() for t in mention_types))
 
@@ -187,14 +211,17 @@ def _tsv_line(r):
     def clean(x):
         return "" if x is None else str(x).replace("\t", " ").replace("\n", " ").replace("\r", " ")
     e1, e2 = r["e1"], r["e2"]
-    row = (r["doc_id"], r["sentence_id"], r["pair_id"], e1["id"], e1["text"], e1["start"], e1["end"], e2["id"],
-           e2["text"], e2["start"], e2["end"], repr(r["score"]), r["interaction"],
-           r["sentence_start"], r["sentence"], e1.get("concept_id"), e2.get("concept_id"))
+    row = (r["doc_id"], r["sentence_id"], r.get("pair_id"), e1.get("id"), e1["text"],
+           e1.get("start"), e1.get("end"), e2.get("id"), e2["text"], e2.get("start"),
+           e2.get("end"), repr(r["score"]), r["interaction"], r.get("sentence_start"),
+           r.get("sentence"), e1.get("concept_id"), e2.get("concept_id"),
+           r.get("level", "pair"))
     return "\t".join(clean(x) for x in row) + "\n"
 
 
-#: one encoder for every record (``json.dumps`` with options builds one per call)
-_JSON = json.JSONEncoder(ensure_ascii=False)
+#: one encoder for every record (``json.dumps`` with options builds one per call); strict
+#: JSON: a non-finite score could never be written (the model's weights are checked finite)
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 def format_records(records, output_format):
@@ -340,10 +367,69 @@ def _process_chunk(docs, raw, presplit, nlp, parses, resources, output_format):
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
     scores = score_sentences(resources.model, with_pairs)
-    records = _records(with_pairs, scores, resources.model.threshold, bool(presplit))
+    records = _records(with_pairs, scores, resources.model.pair_threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}
+    if getattr(resources.model, "stage", False) is not False and raw and not presplit:
+        records, n = _with_document_records(records, docs, raw, parsed, scores,
+                                            resources.model)
+        counts.update(candidates=n["candidates"],
+                      predicted_candidates=n["predicted_candidates"])
     return format_records(records, output_format), counts
+
+
+def _with_document_records(records, docs, raw, parsed, scores, model):
+    """``records`` with, after each raw document's mention-pair records, one record per
+    candidate concept pair of the document (a :class:`ppi.model.DocumentModel`: every
+    unordered pair of two distinct concept ids with mentions, :mod:`ppi.relations`) scored
+    by the model's document stage; and the counts of candidates and of those predicted."""
+    from collections import Counter
+
+    import numpy as np
+
+    from ppi.relations import build_candidates
+
+    by_doc = {d.id: [] for d in raw}
+    for p in parsed:
+        if p.doc_id in by_doc:
+            by_doc[p.doc_id].append(p)
+    groups = [by_doc[d.id] for d in raw]
+    cands = build_candidates(groups, [d.title_end for d in raw], None,
+                             [len(d.text) for d in raw], [d.id for d in raw])
+    # the raw documents' pairs come first in the chunk's scores (document order)
+    n_raw = sum(len(p.sentence.pairs) for g in groups for p in g)
+    s = model.candidate_scores(scores[:n_raw], cands) if len(cands) else np.zeros(0)
+    names = []
+    for g in groups:
+        c = Counter()
+        for p in g:
+            for m in p.mentions:
+                for i in split_concept_ids(m.id):
+                    c[(i, m.text)] += 1
+        best = {}
+        for (i, text), n in sorted(c.items(), key=lambda x: -x[1]):
+            best.setdefault(i, text)
+        names.append(best)
+    extra = {d.id: [] for d in raw}
+    for k in range(len(cands)):
+        d = int(cands.doc[k])
+        g1, g2 = cands.id1[k], cands.id2[k]
+        if not np.isfinite(s[k]):            # no stage and no mention pair: never scored
+            continue
+        score = float(s[k])
+        extra[raw[d].id].append({
+            "doc_id": raw[d].id, "level": "document", "sentence_id": None,
+            "e1": {"text": names[d].get(g1), "concept_id": g1},
+            "e2": {"text": names[d].get(g2), "concept_id": g2},
+            "score": score, "interaction": bool(score > model.threshold),
+            "mention_pairs": int(cands.bag_sizes[k])})
+    by_doc = {}
+    for r in records:
+        by_doc.setdefault(r["doc_id"], []).append(r)
+    out = [r for d in docs for r in by_doc.get(d.id, []) + extra.get(d.id, [])]
+    n = {"candidates": len(cands),
+         "predicted_candidates": sum(r["interaction"] for v in extra.values() for r in v)}
+    return out, n
 
 
 def _require_parse(sentence, parse, doc):
@@ -376,10 +462,6 @@ def _batched(iterable, n):
             batch = []
     if batch:
         yield batch
-
-
-def _sha256(path):
-    return None if path is None else file_sha256(path)
 
 
 class _Parts:
@@ -460,18 +542,32 @@ class _Parts:
 
 def _fingerprint(input, format, model_dir, lexicon, chunk_size, spacy_model, collapse,
                  output_format, skip_bad, one_document, reparse, mention_types=None):
+    """The identity of a run: its settings and the **content** of what it reads — a hash of
+    the input (of every ``*.txt`` file of a directory), of the model's two files and of the
+    lexicon, streamed (O(size), memory O(1)) — so an input edited in place between a kill
+    and the resume (same size, same time) is never resumed from stale chunks."""
     input = Path(input)
-    st = input.stat()
-    return {"input": str(input.resolve()), "input_size": st.st_size,
-            "input_mtime_ns": st.st_mtime_ns, "format": format,
+    return {"input": str(input.resolve()),
+            "input_sha256": files_sha256(input, "*.txt"), "format": format,
             "model": str(Path(model_dir).resolve()),
-            "model_sha256": _sha256(Path(model_dir) / "weights.npz"),
-            "lexicon_sha256": _sha256(lexicon), "chunk_size": chunk_size,
+            "model_sha256": files_sha256(model_dir),
+            "lexicon_sha256": files_sha256(lexicon), "chunk_size": chunk_size,
             "spacy_model": spacy_model, "collapse": collapse, "output_format": output_format,
             "skip_bad": skip_bad, "one_document": one_document, "reparse": reparse,
             "record_version": RECORD_VERSION,
             "mention_types": None if mention_types is None else sorted(
                 {t.lower() for t in mention_types})}
+
+
+def run_paths(input, model, output, lexicon=None):
+    """The :class:`kernelrank.paths.PathSpec` of a run: its inputs, and ``OUT``, ``OUT.parts``
+    (removed as a whole when the run ends or starts ``--overwrite``) and ``OUT.lock``."""
+    from kernelrank.paths import PathSpec
+
+    out = Path(output)
+    return (PathSpec().input("--input", input).input("--model", model)
+            .input("--lexicon", lexicon).output("--output", out)
+            .output("--output", f"{out}.parts", "tree").output("--output", f"{out}.lock"))
 
 
 def _output_format(output, output_format):
@@ -499,7 +595,9 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
     the lock ``OUT.lock`` (default ``sys.argv``).
     """
     from kernelrank.parallel import check_scheduler_address
+    from kernelrank.paths import refuse_overwriting_inputs
 
+    refuse_overwriting_inputs(run_paths(input, model, output, lexicon))
     if chunk_size < 1:
         raise InvalidParameterError(f"--chunk-size {chunk_size}; must be ≥ 1")
     if workers is not None and workers < 0:
@@ -650,7 +748,11 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "sentences": totals.get("sentences", 0),
                "pairs": totals.get("pairs", 0),
                "predicted_positive": totals.get("predicted_positive", 0),
-               "threshold": m.threshold,
+               "threshold": m.pair_threshold,
+               **({"candidate_pairs": totals.get("candidates", 0),
+                   "predicted_candidate_pairs": totals.get("predicted_candidates", 0),
+                   "candidate_threshold": m.threshold}
+                  if getattr(m, "stage", False) is not False else {}),
                "parser": (f"spaCy {spacy_model}" if uses_spacy
                           else "the input's own parse"
                           f"{'s' if len(m.parses) > 1 else ''} "
@@ -704,6 +806,10 @@ def write_summary_report(summary, report_dir=None):
           f"{summary['mentions_without_id']} without a concept id",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
+          *([f"- candidate gene pairs (documents model): {summary['candidate_pairs']}, "
+             f"{summary['predicted_candidate_pairs']} predicted related (threshold "
+             f"{summary['candidate_threshold']:.4g})"] if "candidate_pairs" in summary
+            else []),
           f"- chunks: {summary['chunks']} ({summary['resumed_chunks']} resumed from an "
           "earlier run)", f"- time: {summary['seconds']:.1f} s", ""]
     if summary["skipped_examples"]:

@@ -30,7 +30,7 @@ token; so when e2 comes first in the text — half of BioInfer's pairs, a third 
 tokens between the proteins are tagged "before").  ``order="text"`` calls the protein that
 comes first in the sentence ``PROT1`` and tags the tokens between them "middle", which is
 the intended semantics.  Measured (see the ppi report): with ``pair`` our cross-corpus AUCs
-match Paper V Table 2 (17/20 cells within 3 points, mean |Δ| 1.5) — with ``text`` they are
+match Paper V Table 2 (17/20 cells within 3 points, mean ``|Δ|`` 1.5) — with ``text`` they are
 up to 10 points HIGHER in every cell that trains or tests on BioInfer or LLL (9/20 within
 3), i.e. the published numbers carry this quirk, and ``text`` is the better representation.
 """
@@ -100,7 +100,7 @@ def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
     to every vertex of the undirected graph ``(indptr, indices)`` (CSR, both directions
     stored): the distances of scipy ``csgraph.shortest_path(unweighted=True)``, without
     its conversions per call (they cost more than the search on a sentence graph).
-    O(|sources| · (V + E))."""
+    ``O(|sources| · (V + E))``."""
     nv = len(indptr) - 1
     out = np.full((len(sources), nv), np.inf)
     queue = np.empty(max(nv, 1), np.int64)
@@ -338,7 +338,7 @@ class SentenceStructure:
         ``toks`` to every vertex, shape ``(len(toks), n + n_deps)``.
 
         One breadth-first search per token of the sentence's entities (all at once, on the
-        first call; scipy ``csgraph``), O(|entity tokens| · (V + E)) per sentence, shared by
+        first call; scipy ``csgraph``), ``O(|entity tokens| · (V + E))`` per sentence, shared by
         all its pairs.
         """
         key = tuple(toks)
@@ -384,7 +384,7 @@ class SentenceStructure:
         Exactly the dependency vertices of ``networkx.all_shortest_paths(graph, a, b)`` for
         every ``a`` in ``toks1``, ``b`` in ``toks2`` (``a != b``, connected): a vertex ``v``
         lies on a shortest ``a``–``b`` path iff ``d(a, v) + d(v, b) = d(a, b)``.  From the
-        cached BFS distances (:meth:`distances`), O(|toks1| · |toks2| · V) NumPy work per
+        cached BFS distances (:meth:`distances`), ``O(|toks1| · |toks2| · V)`` NumPy work per
         pair, no path enumerated.
         """
         return set(np.flatnonzero(self.path_dependency_mask(toks1, toks2)).tolist())

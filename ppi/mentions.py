@@ -42,14 +42,19 @@ def normalize_name(name):
 
 
 def read_lexicon(path):
-    """Names of a lexicon file (one per line; blank and ``#`` lines skipped)."""
+    """Names of a lexicon file (one per line; blank and ``#`` lines skipped), plain or gzip,
+    through the shared opener (:mod:`corpora.lines`: bytes that are not UTF-8, a broken gzip
+    stream or a directory are a :class:`~kernelrank.errors.CorpusFormatError` naming the
+    file and line)."""
+    from corpora.lines import open_text, reading
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataNotFoundError(f"lexicon {path} does not exist; build one from training "
                                 "corpora with `python -m ppi mentions --corpora LLL ... "
                                 "--output lexicon.txt`")
     names = []
-    with open(path, encoding="utf-8") as handle:
+    with open_text(path, "lexicon") as handle, reading(path):
         for line in handle:
             line = line.strip()
             if line and not line.startswith("#"):

@@ -73,6 +73,21 @@ entry in the basis matrix (the entries are exactly the columns some basis row us
 ``c_j``.  Loading checks, besides version 4's checks: γ positive and finite, the CSR
 consistent, every column number used exactly once and every basis column stored.
 
+Version 6 (the ``documents`` system, :mod:`ppi.document_system`; ``ppi train
+--relations-from``): a linear multi-view model of the mention pairs exactly as version 4, plus
+the document stage (:mod:`ppi.document_stage`) and the entity types whose mentions are
+candidates.  ``model.json`` is version 4's with ``"version": 6`` and::
+
+    "document": {"entity_types": [mention types, e.g. "Gene", "GeneOrGeneProduct"],
+                 "features": [the names of ppi.document_stage.FEATURES],
+                 "stage": null | {"gamma": γ, "alpha": λ, "threshold": t, "n_basis": m},
+                 "instance_threshold": the mention pairs' threshold}
+
+and ``threshold`` is the candidates' (the stage's, or the instance threshold without a
+stage).  ``weights.npz`` holds version 4's arrays and, with a stage, ``doc_mean``,
+``doc_scale`` (float64, one per feature, scale > 0), ``doc_basis`` (float64, m × features)
+and ``doc_dual_coef`` (float64, m), all finite.
+
 Because the kernel is linear in the all-paths features, the dual model
 ``f(x) = Σ_i a_i k(x, x_i)`` is stored as its primal weight vector ``w = Σ_i a_i x_i``
 restricted to its non-zero entries: ``f(x) = x · w``.  A pair is predicted to interact
@@ -91,21 +106,26 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from kernelrank.atomic import atomic_directory, atomic_open, write_json
+from kernelrank.atomic import (atomic_directory, atomic_open, read_consistently, save_npz,
+                               strict_json, write_json)
 from kernelrank.checksum import file_sha256, json_sha256
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
 from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
-from ppi.names import VARIANTS
+from ppi.names import MAX_HASH_FEATURES, VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 #: the version of multi-view models (single-view ones are written as :data:`VERSION`)
 MULTIVIEW_VERSION = 4
 #: multi-view models with the Gaussian top kernel (dual: basis rows and coefficients)
 GAUSSIAN_VERSION = 5
-VERSIONS = (1, 2, 3, 4, 5)
+#: the documents system: a linear multi-view model of mention pairs + its document stage
+DOCUMENT_VERSION = 6
+VERSIONS = (1, 2, 3, 4, 5, 6)
+#: version 6's arrays of the document stage
+_STAGE_ARRAYS = ("doc_mean", "doc_scale", "doc_basis", "doc_dual_coef")
 #: version 5's arrays beside the views' blocks
 _BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
 
@@ -114,8 +134,8 @@ NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, Key
               NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
               SyntaxError, TypeError, MemoryError)
 
-__all__ = ["PPIModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION", "GAUSSIAN_VERSION",
-           "featurizer_parses"]
+__all__ = ["PPIModel", "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
+           "GAUSSIAN_VERSION", "DOCUMENT_VERSION", "featurizer_parses", "load_model"]
 
 
 def _is_multiview(featurizer):
@@ -247,8 +267,10 @@ class PPIModel:
         return self._gaussian_of_products(self.featurizer.scores([corpus], self._basis_t)[0])
 
     def predict(self, corpus):
+        """``(PairSet, scores, decisions)`` of the candidate pairs (``score >
+        pair_threshold``)."""
         data, s = self.decision_function(corpus)
-        return data, s, s > self.threshold
+        return data, s, s > self.pair_threshold
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory):
@@ -259,15 +281,20 @@ class PPIModel:
                 "learner": self.learner, "training": self.training}
         if self.gamma is not None:
             fields, arrays = self._gaussian_payload()
+        elif isinstance(self, DocumentModel):
+            fields, arrays = self._document_payload()
         elif _is_multiview(self.featurizer):
             fields, arrays = self._multiview_payload(self.weights)
         else:
             fields, arrays = self._single_view_payload()
         meta.update(fields)
-        with atomic_directory(d) as tmp:
+        # checked by the loader before it replaces anything (what is saved can be loaded);
+        # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
+        with atomic_directory(d, validate=PPIModel.load) as tmp:
             with atomic_open(tmp / "weights.npz", "wb") as handle:
-                np.savez_compressed(handle, **arrays)
+                save_npz(handle, arrays)
             meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
+            meta = strict_json(meta)          # the seal is over what the file holds
             meta["meta_sha256"] = meta_sha256(meta)
             write_json(tmp / "model.json", meta)
         return d
@@ -337,8 +364,16 @@ class PPIModel:
         CorpusFormatError
             A file is damaged, altered, of another model, or a field has a wrong type or
             value (the message names the file and the field).
+        ConcurrentChangeError
+            Another run kept replacing ``directory`` while it was read (a reader sees the
+            old or the new model, or this retryable error:
+            :func:`kernelrank.atomic.read_consistently`).
         """
         d = Path(directory)
+        return read_consistently([d], lambda: cls._load(d), what=f"the PPI model {d}")
+
+    @classmethod
+    def _load(cls, d):
         if not (d / "model.json").is_file() or not (d / "weights.npz").is_file():
             raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                     "weights.npz); create one with `python -m ppi train`")
@@ -349,11 +384,87 @@ class PPIModel:
             featurizer, weights = _load_single_view(d, meta)
         if meta["version"] == GAUSSIAN_VERSION:
             basis = _basis_rows(d / "weights.npz", arrays, weights, meta["kernel"]["n_basis"])
-            return cls(featurizer, None, meta["alpha"], meta["threshold"], meta["learner"],
-                       meta.get("training"), basis=basis, dual_coef=arrays["dual_coef"],
-                       gamma=meta["kernel"]["gamma"])
-        return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
-                   meta.get("training"))
+            return PPIModel(featurizer, None, meta["alpha"], meta["threshold"],
+                            meta["learner"], meta.get("training"), basis=basis,
+                            dual_coef=arrays["dual_coef"], gamma=meta["kernel"]["gamma"])
+        if meta["version"] == DOCUMENT_VERSION:
+            doc = meta["document"]
+            return DocumentModel(featurizer, weights, meta["alpha"], meta["threshold"],
+                                 meta["learner"], meta.get("training"),
+                                 entity_types=doc["entity_types"],
+                                 instance_threshold=doc["instance_threshold"],
+                                 stage=_document_stage(d / "weights.npz", arrays, doc))
+        return PPIModel(featurizer, weights, meta["alpha"], meta["threshold"],
+                        meta["learner"], meta.get("training"))
+
+    @property
+    def pair_threshold(self):
+        """The threshold of one mention pair's score (``ppi extract``'s ``interaction``)."""
+        return self.threshold
+
+
+class DocumentModel(PPIModel):
+    """A model of the ``documents`` system (:mod:`ppi.document_system`; format version 6):
+    the linear mention-pair model of :class:`PPIModel` (``weights``, ``pair_threshold``),
+    the entity types whose mentions are candidates, and the document stage that scores
+    every candidate concept pair of a document (``threshold`` is the candidates').
+
+    Parameters
+    ----------
+    featurizer, weights, alpha, threshold, learner, training : as :class:`PPIModel`
+        (``threshold``: the candidates' decision threshold)
+    entity_types : sequence of str
+    instance_threshold : float — a mention pair's threshold
+    stage : ppi.document_stage.DocumentStage or None — None: a candidate's score is the
+        maximum of its mention pairs'
+    """
+
+    def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None,
+                 *, entity_types, instance_threshold, stage=None):
+        super().__init__(featurizer, weights, alpha, threshold, learner, training)
+        self.entity_types = tuple(entity_types)
+        self.instance_threshold = float(instance_threshold)
+        self.stage = stage
+
+    @property
+    def pair_threshold(self):
+        return self.instance_threshold
+
+    def candidate_scores(self, pair_scores, candidates):
+        """Scores of ``candidates`` (:class:`ppi.relations.Candidates`) from their mention
+        pairs' scores: the document stage's, or the bag maxima (−inf for an empty bag)."""
+        from ppi.relations import bag_max
+
+        if self.stage is None:
+            return bag_max(pair_scores, candidates)
+        from ppi.document_stage import document_features
+
+        return self.stage.decision_function(document_features(pair_scores, candidates))
+
+    def _document_payload(self):
+        fields, arrays = self._multiview_payload(self.weights)
+        from ppi.document_stage import FEATURES
+
+        st = self.stage
+        fields["version"] = DOCUMENT_VERSION
+        fields["document"] = {
+            "entity_types": list(self.entity_types), "features": list(FEATURES),
+            "instance_threshold": self.instance_threshold,
+            "stage": None if st is None else {"gamma": st.gamma_, "alpha": st.alpha_,
+                                              "threshold": st.threshold_,
+                                              "n_basis": int(st.basis_.shape[0])}}
+        if st is not None:
+            arrays.update(doc_mean=np.asarray(st.mean_, dtype=np.float64),
+                          doc_scale=np.asarray(st.scale_, dtype=np.float64),
+                          doc_basis=np.asarray(st.basis_, dtype=np.float64),
+                          doc_dual_coef=np.asarray(st.dual_coef_, dtype=np.float64))
+        return fields, arrays
+
+
+def load_model(directory):
+    """The model saved in ``directory`` (:meth:`PPIModel.load`: a :class:`DocumentModel`
+    for version 6)."""
+    return PPIModel.load(directory)
 
 
 def _apg_arrays(vectorizer, weights):
@@ -448,6 +559,9 @@ def _load_multiview(d, meta):
     except (TypeError, ValueError, KeyError) as exc:   # InvalidParameterError included
         raise CorpusFormatError(f"bad featurizer settings ({exc}); retrain with "
                                 "`python -m ppi train`", path=d / "model.json") from None
+    ends = np.cumsum([len(b) for b in blocks])           # a loaded model saves again
+    featurizer.view_slices_ = {v: slice(int(e - len(b)), int(e))
+                               for v, b, e in zip(views, blocks, ends)}
     return featurizer, np.concatenate(blocks), arrays
 
 
@@ -532,7 +646,7 @@ def _read_meta(path):
             or version not in VERSIONS):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
                                 f"{version!r} (expected {FORMAT} version 1 to "
-                                f"{GAUSSIAN_VERSION})", path=path)
+                                f"{DOCUMENT_VERSION})", path=path)
     if version >= MULTIVIEW_VERSION:
         return _read_multiview_meta(path, meta)
     types = dict(_FIELDS)
@@ -568,9 +682,10 @@ def _check_apg_settings(path, f, version):
     if "n_features" not in f:
         raise _bad(path, "no field 'featurizer.n_features'")
     n = f["n_features"]
-    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or a positive "
-                         "integer")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool)
+                          or not 1 <= n <= MAX_HASH_FEATURES):
+        raise _bad(path, f"field 'featurizer.n_features' is {n!r}, not null or an integer "
+                         f"in 1..{MAX_HASH_FEATURES} (the dense weights are sized by it)")
     if f["variant"] not in VARIANTS or f["min_weight"] < 0:
         raise _bad(path, f"featurizer variant {f['variant']!r} / min_weight "
                          f"{f['min_weight']!r}: expected one of {VARIANTS} and a number >= 0")
@@ -603,6 +718,8 @@ def _read_multiview_meta(path, meta):
 
     _check_fields(path, meta, _FIELDS_V4)
     _check_seal(path, meta)
+    if meta["version"] == DOCUMENT_VERSION:
+        _check_document_meta(path, meta)
     if meta["version"] == GAUSSIAN_VERSION:
         _check_fields(path, meta, {"kernel": dict})
         _check_fields(path, meta["kernel"], _KERNEL_V5, "kernel.")
@@ -646,6 +763,57 @@ def _read_multiview_meta(path, meta):
         raise _bad(path, f"field 'parses' is {meta['parses']!r}, but the views read "
                          f"{needed}")
     return meta
+
+
+_DOCUMENT_V6 = {"entity_types": list, "features": list, "instance_threshold": _NUMBER}
+_STAGE_V6 = {"gamma": _NUMBER, "alpha": _NUMBER, "threshold": _NUMBER, "n_basis": int}
+
+
+def _check_document_meta(path, meta):
+    """Version 6's ``document`` object (module docstring)."""
+    from ppi.document_stage import FEATURES
+
+    _check_fields(path, meta, {"document": dict})
+    doc = meta["document"]
+    _check_fields(path, doc, _DOCUMENT_V6, "document.")
+    if not doc["entity_types"] or not all(isinstance(t, str) and t.strip()
+                                          for t in doc["entity_types"]):
+        raise _bad(path, "field 'document.entity_types' is not a list of type names")
+    if doc["features"] != list(FEATURES):
+        raise _bad(path, f"field 'document.features' is {doc['features']!r}; this version "
+                         f"computes {list(FEATURES)}")
+    if "stage" not in doc:
+        raise _bad(path, "no field 'document.stage'")
+    st = doc["stage"]
+    if st is not None:
+        if not isinstance(st, dict):
+            raise _bad(path, f"field 'document.stage' is {st!r}, not null or an object")
+        _check_fields(path, st, _STAGE_V6, "document.stage.")
+        if not (st["gamma"] > 0 and st["alpha"] > 0 and st["n_basis"] >= 1):
+            raise _bad(path, f"field 'document.stage' is {st!r}: gamma and alpha must be "
+                             "positive, n_basis >= 1")
+
+
+def _document_stage(path, arrays, doc):
+    """Version 6's :class:`ppi.document_stage.DocumentStage` (None without a stage), its
+    arrays checked against ``model.json``."""
+    from ppi.document_stage import DocumentStage
+
+    st = doc["stage"]
+    if st is None:
+        return None
+    d, m = len(doc["features"]), st["n_basis"]
+    mean, scale, basis, coef = (arrays[k] for k in _STAGE_ARRAYS)
+    shapes = {"doc_mean": (mean, (d,)), "doc_scale": (scale, (d,)),
+              "doc_basis": (basis, (m, d)), "doc_dual_coef": (coef, (m,))}
+    for name, (a, shape) in shapes.items():
+        if a.dtype != np.float64 or a.shape != shape or not np.isfinite(a).all():
+            raise _bad(path, f"array {name!r} is {a.dtype}{a.shape}, not finite float64 "
+                             f"of shape {shape}")
+    if not (scale > 0).all():
+        raise _bad(path, "array 'doc_scale' holds a scale <= 0")
+    return DocumentStage.from_arrays(mean, scale, basis, coef, gamma=st["gamma"],
+                                     alpha=st["alpha"], threshold=st["threshold"])
 
 
 def _kind(kind):
@@ -745,11 +913,13 @@ def _read_multiview_weights(path, meta):
                 raise _bad(path, f"array 'v{k}_labels' holds a label twice")
             limit = len(vocab) if n_features is None else int(n_features)
             _check_range(path, a[codes_name], limit, pairs=n_features is None)
-    if meta["version"] == GAUSSIAN_VERSION:
-        for name in _BASIS_ARRAYS:
-            if name not in arrays:
-                raise _bad(path, f"no array {name!r}")
-        expected.update(_BASIS_ARRAYS)
+    extras = {GAUSSIAN_VERSION: _BASIS_ARRAYS,
+              DOCUMENT_VERSION: _STAGE_ARRAYS if meta.get("document", {}).get("stage")
+              else ()}.get(meta["version"], ())
+    for name in extras:
+        if name not in arrays:
+            raise _bad(path, f"no array {name!r}")
+    expected.update(extras)
     extra = sorted(set(arrays) - expected)
     if extra:
         raise _bad(path, f"unexpected arrays {extra}")

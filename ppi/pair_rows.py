@@ -13,7 +13,7 @@ the same per sentence and pair, from a handful of arrays:
   :meth:`ppi.graphs.SentenceStructure.path_dependency_mask`), the blinded, prefixed vertex
   labels of both subgraphs (as :func:`ppi.graphs._pair_graphs`), the walk sums ``W`` of
   both subgraphs by dynamic programming over the topological order
-  (:func:`learners.kernels.all_paths.dag_walk_sums`: O(|E| · V) instead of an O(V³)
+  (:func:`learners.kernels.all_paths.dag_walk_sums`: ``O(|E| · V)`` instead of an O(V³)
   inverse; the linear-order chain's once per sentence), and the label-pair maxima of ``G``
   (:func:`learners.kernels.all_paths._update_max`).
 

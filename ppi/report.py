@@ -150,6 +150,8 @@ def _config_line(config):
 
 
 def cross_markdown(res, config, plots=(), start=None):
+    """The Markdown report of a cross-corpus run (Paper V Tables 2–5): AUC per training ×
+    test corpus beside the published table, with the run's configuration and plots."""
     md = ["# PPI extraction: cross-corpus evaluation (Paper V Tables 2–5)", "",
           _config_line(config), "",
           "Rows: training corpus (λ and threshold by leave-one-document-out on it); "
@@ -196,6 +198,8 @@ def _guard_lines(res):
 
 
 def curve_markdown(curves, config, plots=(), start=None):
+    """The Markdown report of the learning curves (Paper V Figure 3): AUC against the
+    number of training pairs per corpus, with the run's configuration and plots."""
     md = ["# PPI extraction: learning curves (Paper V Figure 3)", "", _config_line(config), "",
           "Test set: half of the document folds; training pairs drawn (whole documents, "
           "seeded order) from the other half; λ and threshold by leave-one-document-out on "
@@ -231,6 +235,8 @@ def plot_roc(results, path):
 
 
 def plot_cross_auc(res, path):
+    """Heat map of the cross-corpus AUCs (rows: training corpus, columns: test corpus),
+    saved as a PNG at ``path``."""
     plt = _plt()
     names = [c for c in CORPORA if c in res["auc"]] or list(res["auc"])
     M = np.full((len(names), len(names)), np.nan)
@@ -257,6 +263,7 @@ def plot_cross_auc(res, path):
 
 
 def plot_learning_curves(curves, path):
+    """AUC against training pairs, one line per corpus, saved as a PNG at ``path``."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for c in curves:

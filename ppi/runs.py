@@ -66,6 +66,8 @@ class Settings:
     #: CV towards a source hypothesis trained on the other benchmark corpora
     #: (:mod:`ppi.transfer`)
     transfer: bool = False
+    #: whose tokens the ``bow`` and ``local`` views read (``spacy`` for the ``text`` system)
+    bow_parse: str = "split_parse"
 
     def __post_init__(self):
         if self.alphas is not None:
@@ -118,7 +120,7 @@ class Settings:
             raise InvalidParameterError("several views are combined as a sum of normalized "
                                         "kernels; --no-normalize applies to one view only")
         return MultiViewFeaturizer(self.views, variant=self.variant, settings=graph,
-                                   n_features=self.hash_features)
+                                   n_features=self.hash_features, bow_parse=self.bow_parse)
 
     def parses(self):
         """The canonical parse names of ``views`` (:func:`ppi.views.view_parses`), or
@@ -137,7 +139,8 @@ class Settings:
                 "views": list(self.views or (f"apg:{self.parse}",)),
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
                 "hash_features": self.hash_features, "gamma": self.gamma,
-                "alphas": self.alpha_grid.tolist(), "transfer": self.transfer}
+                "alphas": self.alpha_grid.tolist(), "transfer": self.transfer,
+                "bow_parse": self.bow_parse}
 
 
 @contextlib.contextmanager
@@ -158,7 +161,8 @@ def prepare_corpus(corpus, settings):
     names ``spacy``; the corpus itself otherwise."""
     from ppi.spacy_analyses import SPACY_PARSE, add_spacy_analyses
 
-    if SPACY_PARSE in settings.parses():
+    if SPACY_PARSE in settings.parses() or (settings.views is not None and
+                                            settings.bow_parse == SPACY_PARSE):
         add_spacy_analyses(corpus)
     return corpus
 

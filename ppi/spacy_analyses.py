@@ -35,7 +35,8 @@ from kernelrank.atomic import atomic_open
 from kernelrank.errors import InvalidParameterError
 
 __all__ = ["SPACY_PARSE", "CACHE_ENV_VAR", "corpus_checksum", "spacy_identity",
-           "default_cache_dir", "add_spacy_analyses"]
+           "default_cache_dir", "add_spacy_analyses", "encode_analysis", "decode_analysis",
+           "read_cache", "write_cache"]
 
 log = logging.getLogger(__name__)
 
@@ -123,14 +124,17 @@ def default_cache_dir():
     return Path(platformdirs.user_cache_dir("kernelrank")) / "ppi-spacy"
 
 
-def _encode(tok, par):
+def encode_analysis(tok, par):
+    """A JSON-able record of one spaCy analysis (tokenization and parse)."""
     return {"tokens": [[t.id, t.text, t.pos, [list(o) for o in t.offsets]]
                        for t in tok.tokens],
             "deps": [[d.id, d.t1, d.t2, d.type] for d in par.dependencies],
             "attrs": [list(a) for a in par.attrs]}
 
 
-def _decode(rec):
+def decode_analysis(rec):
+    """``(Tokenization, Parse)`` named :data:`SPACY_PARSE` from :func:`encode_analysis`'s
+    record."""
     tokens = [Token(i, text, pos, tuple(tuple(o) for o in offs))
               for i, text, pos, offs in rec["tokens"]]
     deps = [Dependency(i, t1, t2, typ) for i, t1, t2, typ in rec["deps"]]
@@ -147,24 +151,32 @@ def _parse(corpus, model, collapse, batch_size):
     out = {}
     for s, r in zip(sentences, reparse_sentences(nlp, sentences, SPACY_PARSE, collapse,
                                                  batch_size)):
-        out[s.id] = _encode(r.tokenizations[SPACY_PARSE], r.parses[SPACY_PARSE])
+        out[s.id] = encode_analysis(r.tokenizations[SPACY_PARSE], r.parses[SPACY_PARSE])
     return out
 
 
-def _read_cache(path, key):
+def read_cache(path, key, what="spaCy analyses"):
+    """The ``records`` of a gzipped JSON cache file written by :func:`write_cache` when its
+    key is ``key``; None when it is absent, unreadable (logged) or of another key."""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
         return None
     except (OSError, EOFError, ValueError) as exc:
-        log.warning("spaCy analyses cache %s unreadable (%s); parsing anew", path, exc)
+        log.warning("%s cache %s unreadable (%s); parsing anew", what, path, exc)
         return None
     if not isinstance(data, dict) or data.get("key") != key:
-        log.warning("spaCy analyses cache %s is for another corpus or model; parsing anew",
-                    path)
+        log.warning("%s cache %s is for another input or model; parsing anew", what, path)
         return None
-    return data.get("sentences")
+    return data.get("records", data.get("sentences"))
+
+
+def write_cache(path, key, records):
+    """Write ``{"key", "records"}`` as gzipped JSON, atomically (a reproducible gzip
+    header: no time stamp)."""
+    with atomic_open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+        gz.write(json.dumps({"key": key, "records": records}).encode("utf-8"))
 
 
 def add_spacy_analyses(corpus, model="en_core_web_sm", *, collapse=True, cache=True,
@@ -216,22 +228,20 @@ def add_spacy_analyses(corpus, model="en_core_web_sm", *, collapse=True, cache=T
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
         path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / \
             f"{corpus.source or 'corpus'}-{digest}.json.gz"
-        records = _read_cache(path, key)
+        records = read_cache(path, key)
         if records is not None:
             log.info("spaCy analyses of %s read from %s", corpus.source, path)
     if records is None:
         records = _parse(corpus, model, collapse, batch_size)
         if cache:
-            with atomic_open(path, "wb") as fh, \
-                    gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-                gz.write(json.dumps({"key": key, "sentences": records}).encode("utf-8"))
+            write_cache(path, key, records)
             log.info("spaCy analyses of %s cached in %s", corpus.source, path)
     for s in corpus.sentences():
         rec = records.get(s.id)
         if rec is None:
             raise InvalidParameterError(f"spaCy analyses of {corpus.source} have no sentence "
                                         f"{s.id}; delete the cache file and run again")
-        tok, par = _decode(rec)
+        tok, par = decode_analysis(rec)
         s.tokenizations[SPACY_PARSE] = tok
         s.parses[SPACY_PARSE] = par
     return corpus

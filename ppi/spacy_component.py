@@ -156,7 +156,7 @@ class PPIComponent:
                                            self.collapse, analyse_pairless=False)
                   if p.sentence.pairs]
         scores = score_sentences(self.model_, parsed)
-        doc._.set(EXTENSION, _records(parsed, scores, spans, self.model_.threshold))
+        doc._.set(EXTENSION, _records(parsed, scores, spans, self.model_.pair_threshold))
         return doc
 
     def _mentions(self, doc):

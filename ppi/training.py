@@ -1,9 +1,9 @@
 """Your own PPI extractor: train one on a corpus and save it (:mod:`ppi.model` format), and
 score the candidate pairs of a learning-format file with a saved one.
 
-* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the
-  ``multicorpus`` system of the evaluation commands), choose λ (by the system's inner
-  criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
+* :func:`train` — featurize the corpus (:class:`ppi.runs.Settings`; default the ``text``
+  system, :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`: spaCy's parse, linear, transfer), choose
+  λ (by the system's inner criterion; with transfer (λ, β) towards the mean of the other benchmark corpora's models,
   :mod:`ppi.transfer`) and the decision threshold by leave-one-document-out
   (:func:`ppi.evaluation.select_parameters`), save the model (:mod:`ppi.model`: version 4
   for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernelrank.errors import InvalidParameterError
+from ppi.fit_checks import check_fit, check_training_set
 from ppi.names import corpus_path
 from ppi.runs import Settings
 
@@ -46,9 +47,9 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     ----------
     model_dir, output_dir : path
     settings : ppi.runs.Settings or None
-        The system (None: :data:`ppi.names.DEFAULT_SYSTEM`, the evaluation commands'
-        default): Paper V's single all-paths view is saved as a version 3 model, several
-        views (``multiview``) as version 4, and with ``settings.gamma`` (the Gaussian top
+        The system (None: :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`, the model for raw
+        text): Paper V's single all-paths view is saved as a version 3 model, several views
+        (``multiview``, ``text``) as version 4, and with ``settings.gamma`` (the Gaussian top
         kernel) as version 5: its basis rows and dual coefficients (:mod:`ppi.model`).
     corpus, input, data_dir
         A benchmark corpus name and the data folder, or a learning-format file.
@@ -67,13 +68,16 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
 
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
-    from ppi.evaluation import learner_input, resolve_learner, select_parameters
+    from ppi.evaluation import expansion, learner_input, resolve_learner, select_parameters
     from ppi.model import PPIModel
     from ppi.runs import prepare_corpus
     from ppi.views import MultiViewFeaturizer
 
     _check_outputs(model_dir, output_dir)
-    settings = settings or Settings.for_system()
+    if settings is None:
+        from ppi.names import TRAIN_DEFAULT_SYSTEM
+
+        settings = Settings.for_system(TRAIN_DEFAULT_SYSTEM)
     f = settings.featurizer()
     if settings.gamma is not None and not isinstance(f, MultiViewFeaturizer):
         raise InvalidParameterError(
@@ -86,12 +90,14 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     else:
         (data,) = f.fit_transform([source], progress=settings.progress)
         g = parts = transfer = None
+    check_training_set(data.y, data.document_ids, path)
     K = learner_input(data, settings.learner, settings.n_basis, gamma=settings.gamma)
     sel, choice = select_parameters(K, data.y, data.document_ids, settings.alpha_grid,
                                     settings.learner, settings.n_basis, settings.seed,
                                     settings.select_by, prior=g)
     del K
-    Xb, coef = _expansion(sel, data, choice["alpha"])
+    check_fit(choice, data.y, path)
+    Xb, coef = expansion(sel.model, data.X, choice["alpha"])
     if g is not None:                  # f = h_y − β h_g + β g, g the mean of the sources
         beta = choice["beta"]
         coef = coef[:, 0] - beta * coef[:, 1]
@@ -118,30 +124,21 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
 
 
-def _expansion(sel, data, alpha):
-    """``(rows, coefficients)`` of a fitted selection at ``alpha``: its basis rows (reduced
-    set) or all training rows, and their dual coefficients (a column per target column)."""
-    import numpy as np
-
-    model = sel.model                  # fitted once; the chosen λ's coefficients from its path
-    coef = np.asarray(model.regularization_path([alpha]))[0]
-    basis = getattr(model, "basis_indices_", None)
-    return (data.X if basis is None else data.X[basis]), coef
-
-
 def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     """The transfer's sources for training on ``target`` (:mod:`ppi.transfer`): the other
     benchmark corpora (all five for a file of one's own), featurized with it in one
     vocabulary; each trained without the sentences it shares with another of them, λ by
-    its own leave-one-document-out selection.
+    its own leave-one-document-out selection (the fits cached by :mod:`ppi.source_cache`).
 
     Returns ``(data, g, parts, info)``: the target's pairs, the mean of the source models'
     scores of them, each source model's ``(rows, coefficients)``, and what they were."""
     import numpy as np
 
-    from ppi.evaluation import select_parameters
+    from ppi.evaluation import expansion, select_parameters
+    from ppi.features import kernel
     from ppi.names import CORPORA
     from ppi.runs import kernel_function, read_corpora
+    from ppi.source_cache import source_fit
     from ppi.transfer import leak_guarded, sentence_texts
 
     key = corpus or "input"
@@ -153,17 +150,37 @@ def _sources(featurizer, target, corpus, settings, data_dir, names=None):
     guarded, dropped = leak_guarded(datasets, texts, sources=names)
     kernel_fn = kernel_function(datasets, settings, guarded)
     g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
+    cache_key = {k: v for k, v in settings.config().items() if k != "transfer"}
+    cache_key["spacy"] = _spacy_key(settings)
     for s in names:
         d = guarded[s]
-        sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
-                                        settings.alpha_grid, settings.learner,
-                                        settings.n_basis, settings.seed, settings.select_by)
-        g = g + np.asarray(sel.predict(kernel_fn(key, s)), dtype=float)
-        X, c = _expansion(sel, d, choice["alpha"])
-        parts.append((X, c))
-        info["source_alpha"][s] = choice["alpha"]
+
+        def fit(s=s, d=d):
+            sel, choice = select_parameters(kernel_fn(s, s), d.y, d.document_ids,
+                                            settings.alpha_grid, settings.learner,
+                                            settings.n_basis, settings.seed,
+                                            settings.select_by)
+            _, c = expansion(sel.model, d.X, choice["alpha"])
+            basis = getattr(sel.model, "basis_indices_", None)
+            return (choice["alpha"], np.arange(len(d)) if basis is None else
+                    np.asarray(basis), np.asarray(c, dtype=float).ravel())
+
+        alpha, rows, c = source_fit(s, corpus_path(data_dir, s), d, cache_key, fit, data_dir)
+        basis = d.subset(rows)
+        g = g + kernel(datasets[key], basis, gamma=settings.gamma) @ c
+        parts.append((basis.X, c))
+        info["source_alpha"][s] = alpha
         info["dropped_pairs"][s] = dropped[s]
     return datasets[key], g / len(names), parts, info
+
+
+def _spacy_key(settings):
+    """The spaCy version and model a system reading spaCy's parse depends on (else None)."""
+    from ppi.spacy_analyses import SPACY_PARSE, spacy_identity
+
+    if SPACY_PARSE in settings.parses() or settings.bow_parse == SPACY_PARSE:
+        return spacy_identity("en_core_web_sm")
+    return None
 
 
 def predict(input, model_dir, output_dir):

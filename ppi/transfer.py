@@ -6,7 +6,7 @@ least squares (Tommasi, Orabona & Caputo 2010, CVPR §3, and its multi-source fo
 in numbers": one prior model per source; :mod:`learners.transfer`), the **source
 hypothesis** ``g`` of a target corpus is the mean of the **source models** — the same
 system (views, kernel, learner) trained on each *other* corpus of the run, its λ chosen by
-leave-one-document-out AUC on that corpus —
+leave-one-document-out AUC on that corpus — ::
 
     g(x) = (1 / |S|) Σ_{s∈S} f_s(x),
 

@@ -295,9 +295,10 @@ class MultiViewFeaturizer:
     n_features : int or None          feature hashing width of the ``apg`` views
     bow_parse : str                   whose tokenization the ``bow`` view reads
 
-    Attributes (after fit)
-    ----------------------
-    view_slices_ : dict view name → slice of its columns in the concatenated rows
+    Attributes
+    ----------
+    view_slices_ : dict
+        After fit: view name → slice of its columns in the concatenated rows.
     """
 
     def __init__(self, views=DEFAULT_VIEWS, weights=None, variant="max", settings=None,

@@ -18,6 +18,20 @@ def _shared_data_dir():
     return REPO_ROOT.parent / "shared" / "data"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_source_model_cache():
+    """Tests never write into the data folder: the transfer's source-model cache
+    (``<data dir>/cache``, :mod:`ppi.source_cache`) is off for the whole session (before any
+    module-scoped fixture trains a model) unless a test turns it on."""
+    saved = os.environ.get("KERNELRANK_NO_SOURCE_CACHE")
+    os.environ["KERNELRANK_NO_SOURCE_CACHE"] = "1"
+    yield
+    if saved is None:
+        os.environ.pop("KERNELRANK_NO_SOURCE_CACHE", None)
+    else:
+        os.environ["KERNELRANK_NO_SOURCE_CACHE"] = saved
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     """The real data folder (``$KERNELRANK_DATA`` or ``../shared/data``); skip if absent."""

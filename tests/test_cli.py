@@ -165,6 +165,7 @@ def test_report_helpers(tmp_path):
     assert [format_duration(s) for s in (4.25, 93, 3725)] == ["4.2 s", "1:33", "1:02:05"]
 
 
+@pytest.mark.slow
 def test_ppi_learning_curves_as_a_library_call(data_dir, tmp_path):
     from ppi.runs import Settings, run_learning_curves
 

@@ -72,6 +72,7 @@ def ppi_model(data_dir, tmp_path_factory):
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "empty", "elf", "png", "gzip",
                                   "nul"])
+@pytest.mark.slow
 def test_ppi_predict_input(ppi_model, bad, kind, tmp_path, capsys):
     from ppi.__main__ import main
     model, _ = ppi_model

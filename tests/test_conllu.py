@@ -51,6 +51,12 @@ def _word(i, form, head, rel="dep"):
 GOOD = ("# sent_id = a\n# text = Hi there\n" + _word(1, "Hi", 0, "root")
         + _word(2, "there", 1) + "\n")
 WE_GO = "# sent_id = b\n# text = We go\n"
+
+
+def _goods(n):
+    """``n`` copies of GOOD with distinct sentence ids (a repeated id is an error)."""
+    return "".join(GOOD.replace("sent_id = a", f"sent_id = a{i}") for i in range(n))
+
 GO = _word(2, "go", 0, "root")
 EMPTY_COLS = "\t_" * 8
 
@@ -132,7 +138,7 @@ def test_tokens_equal_the_dataclass_built_normally(tmp_path):
 
 def test_non_utf8_byte_is_located_beyond_the_decoder_block(tmp_path):
     path = tmp_path / "latin1.conllu"
-    path.write_bytes(GOOD.encode() * 400 + _word(1, "caf\xe9", 0, "root").encode("latin-1"))
+    path.write_bytes(_goods(400).encode() + _word(1, "caf\xe9", 0, "root").encode("latin-1"))
     with pytest.raises(CorpusFormatError, match="not UTF-8 text: byte 0xe9") as info:
         read_conllu(path)
     assert info.value.line == 2001
@@ -140,7 +146,7 @@ def test_non_utf8_byte_is_located_beyond_the_decoder_block(tmp_path):
 
 @pytest.mark.parametrize("kind", ["truncated", "damaged"])
 def test_broken_gzip_names_the_first_unreadable_line(broken_gzip, kind):
-    path = broken_gzip(GOOD.encode() * 20000, kind)
+    path = broken_gzip(_goods(20000).encode(), kind)
     with pytest.raises(CorpusFormatError, match=kind) as info:
         read_conllu(path)
     assert info.value.path == path and 1 < info.value.line < 100000
@@ -207,6 +213,7 @@ def test_invalid_last_sentence_without_final_blank_line_is_named(tmp_path):
     assert info.value.record == "b" and info.value.line == 8
 
 
+@pytest.mark.slow
 def test_all_real_craft_files_are_valid_trees(data_dir):
     folder = data_dir / "craft" / "conllu"
     files = sorted(folder.glob("*.conllu.gz"))

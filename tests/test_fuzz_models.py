@@ -48,6 +48,8 @@ import pytest
 
 from kernelrank.errors import KernelrankError
 
+pytestmark = pytest.mark.slow      # fuzz: seeded mutations of real saved models
+
 #: mutations per model kind (environment variable KERNELRANK_FUZZ_CASES raises it)
 CASES = int(os.environ.get("KERNELRANK_FUZZ_CASES", "500"))
 SEED = 20261124

@@ -65,6 +65,8 @@ from corpora.text_input import (ReadStats, read_learning_xml, read_pubmed_xml, r
                                 read_text)
 from kernelrank.errors import KernelrankError
 
+pytestmark = pytest.mark.slow      # fuzz: seeded mutations of slices of the real data files
+
 #: cases per reader; with 200 the whole file (1,800 cases + 10 checks) takes 8-10 s of
 #: wall time on this 2-core machine shared with other jobs (3,000 per reader: 75 s);
 #: KERNELRANK_FUZZ_CASES raises it for long runs

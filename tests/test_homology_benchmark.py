@@ -54,6 +54,7 @@ def largest_best(y, loo, alphas, measure=auc):
     return alphas[np.flatnonzero(scores == scores.max()).max()]
 
 
+@pytest.mark.slow
 def test_family_evaluation_matches_direct_computation(small):
     K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
     split = small.split("7.3.5.2")
@@ -95,6 +96,7 @@ def test_parallel_equals_serial(small):
     assert serial == parallel
 
 
+@pytest.mark.slow
 def test_scop_cli_on_reduced_family(small, tmp_path, monkeypatch):
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     out = tmp_path / "out"
@@ -128,6 +130,7 @@ def test_run_scop_as_a_library_call(small, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("learner", ["l2svm", "rls"])
+@pytest.mark.slow
 def test_train_predict_round_trip(small, tmp_path, learner):
     split = small.split("7.3.5.2")
     pos = [(small.ids[i], small.sequences[i]) for i in split.train[split.y_train > 0]]
@@ -181,6 +184,7 @@ def test_cli_errors(tmp_path, capsys):
                  "--data-dir", str(tmp_path)]) == 2
 
 
+@pytest.mark.slow
 def test_benchmark_cli_and_reuse(small, tmp_path, monkeypatch):
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     out = tmp_path / "bench"

@@ -17,7 +17,7 @@ from learners.kernels import LocalAlignmentKernel, smith_waterman_scores
 from learners.kernels import alignment as alignment_module
 from learners.kernels import gram_blocks
 from learners.kernels.alignment import encode_sequences, substitution_matrix
-from learners.kernels.alignment_dp import la_log_dp, la_scaled_dp
+from learners.kernels.alignment_dp import MAX_BETA_SCORE, la_log_dp, la_scaled_dp
 
 AMINO = "ACDEFGHIKLMNPQRSTVWY"
 ALPHABET, BLOSUM62 = substitution_matrix("BLOSUM62")
@@ -126,6 +126,16 @@ def test_kernel_symmetry_and_self_values(rng):
     np.testing.assert_allclose(sharp, SW, atol=0.6)
 
 
+def test_scaled_programme_exact_at_the_largest_beta_allowed(rng):
+    # the fastest growth: runs of W (BLOSUM62's largest score, 11), long enough to rescale;
+    # the longer sequence in the inner loop, as la_tile runs every pair
+    beta = MAX_BETA_SCORE / 11
+    W = _codes("W" * 300)
+    for x, y in ((W, W), (_codes("W" * 7), W), (rng.integers(0, 20, 200), W)):
+        exact = la_log_dp(x, y, beta * BLOSUM62, beta * 11.0, beta * 1.0, False)
+        assert _scaled(x, y, beta, 11.0, 1.0) == pytest.approx(exact, rel=1e-12)
+
+
 def test_eigenvalue_shift(rng):
     X = [_random(rng, 3, 40) for _ in range(14)] + ["W", "WW", "C"]
     plain = LocalAlignmentKernel(psd=None).fit_transform(X)
@@ -165,6 +175,10 @@ def test_bad_input_and_parameters():
                 {"memory": 3}):
         with pytest.raises(InvalidParameterError, match=f"'{next(iter(bad))}'"):
             LocalAlignmentKernel(**bad).fit(["ACD"])
+    # β beyond what the scaled programme holds (BLOSUM62's largest score is 11) is refused
+    LocalAlignmentKernel(beta=MAX_BETA_SCORE / 11).fit(["ACD"])
+    with pytest.raises(InvalidParameterError, match="beta=24"):
+        LocalAlignmentKernel(beta=24.0).fit(["ACD"])
     # letters the matrix lacks are its unknown residue X; lower case is read as upper case
     kern = LocalAlignmentKernel(psd=None, normalize=False)
     np.testing.assert_allclose(kern.gram(["acuj"]), kern.gram(["ACXX"]), rtol=1e-12)

@@ -64,6 +64,7 @@ def test_linear_kernel_equals_liblinear(rng, alpha):
 
 @pytest.mark.parametrize("alpha", [1e-3, 1e-1, 1.0, 10.0, 1e3])
 @pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.slow
 def test_leave_one_out_against_explicit_retraining(rng, alpha, fit_intercept):
     """Inactive examples: exactly the retrained value. Active examples: exactly the retrained
     value whenever removing one leaves the others' active set unchanged (the fixed-active-set

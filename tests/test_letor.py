@@ -66,6 +66,7 @@ def test_selection_and_test_measures_match_independent_retraining(synthetic_leto
         disagreement_error(test.y, scores, test.qids), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_ranksvm_hinge_is_the_l1_loss_fitted_per_C(synthetic_letor):
     parts = load_parts(synthetic_letor)
     Cs = [1e-3, 1e-1]
@@ -149,6 +150,7 @@ def ohsumed_parts(data_dir):
 @pytest.mark.slow
 @pytest.mark.parametrize("learner", ["rls", "ranksvm", pytest.param("rankrls",
                                                                   marks=needs_rankrls)])
+@pytest.mark.slow
 def test_real_ohsumed_single_fold(ohsumed_parts, learner):
     res = run_letor(None, learner=learner, folds=[3], alphas=[1.0, 4096.0],
                     Cs=[1e-5, 1e-3], progress=False, parts=ohsumed_parts)

@@ -61,6 +61,7 @@ def test_rotation_is_the_letor4_one():
 
 
 @pytest.mark.parametrize("learner", ["rankrls", "ranksvm"])
+@pytest.mark.slow
 def test_every_layout_gives_the_preset_numbers(parts, tmp_path, learner):
     grid = {"alphas": [0.1, 10.0, 1000.0], "Cs": [1e-3, 1e-1]}
     preset = run_letor(_preset(tmp_path / "d", parts), learner=learner, progress=False, **grid)

@@ -372,6 +372,7 @@ def test_bad_input_types_at_fit(name, bad):
 
 @pytest.mark.parametrize("bad", ["no features", "complex", "strings", "dict in object array"])
 @pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.slow
 def test_bad_input_types_at_predict(name, bad):
     make, fit, apply = SPECS[name]
     model = _quiet(fit, make(), _data())

@@ -23,9 +23,29 @@ def test_cli_help(package):
     out = subprocess.run([sys.executable, "-m", package, "--help"], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "usage:" in out.stdout
+    assert "usage:" in out.stdout and "--version" in out.stdout
 
 
+@pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
+def test_cli_version(package):
+    """Every command prints the distribution's version (the one ``pyproject.toml`` reads)."""
+    import kernelrank
+
+    out = subprocess.run([sys.executable, "-m", package, "--version"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"{package} (kernelrank) {kernelrank.__version__}"
+
+
+def test_version_is_the_distributions():
+    from importlib.metadata import version
+
+    import kernelrank
+
+    assert kernelrank.__version__ == version("kernelrank")
+
+
+@pytest.mark.slow
 def test_readme_quickstart_runs():
     """The library quickstart a new user pastes must run as written."""
     import re

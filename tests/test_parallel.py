@@ -23,6 +23,7 @@ def test_in_process_and_dask_threads_agree_in_order(rng):
     assert map_tasks(_square_sum, items, jobs=2, progress=False) == expected
 
 
+@pytest.mark.slow
 def test_dask_processes_agree(rng):
     items = list(range(5))
     assert map_tasks(abs, [-i for i in items], jobs=2, processes=True, progress=False) == items

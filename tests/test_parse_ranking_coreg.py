@@ -66,6 +66,7 @@ def _views(records, max_parses, kinds=("links_words", "locality")):
     return X, U, y, qids, arts, x_qids
 
 
+@pytest.mark.slow
 def test_fit_corankrls_equals_corankrls_fitted_directly_and_selects_the_inner_argmin(records):
     X, U, y, qids, arts, uq = _views(records, 5)
     model, info = fit_corankrls(X, y, qids, arts, U, uq, alphas=(0.1, 1.0, 10.0),
@@ -101,6 +102,7 @@ def test_fit_corankrls_equals_corankrls_fitted_directly_and_selects_the_inner_ar
 
 
 @pytest.mark.parametrize("alpha", [2.0 ** -6, 1.0, 2.0 ** 6])
+@pytest.mark.slow
 def test_mu_zero_exact_basis_is_per_view_rankrls(records, alpha):
     X, U, y, qids, arts, uq = _views(records, 5)
     model, info = fit_corankrls(X, y, qids, arts, U, uq, alphas=(alpha,), mus=(0.0,),
@@ -116,6 +118,7 @@ def test_mu_zero_exact_basis_is_per_view_rankrls(records, alpha):
     np.testing.assert_allclose(model.predict(Xt), views.mean(1))
 
 
+@pytest.mark.slow
 def test_cv_never_reads_test_fold_or_unlabelled_scores(records):
     kw = dict(kernels=("locality",), rankers=("lg", "rankrls", "corankrls"), n_folds=3,
               max_parses=5, alphas=(0.5, 5.0), progress=False, seed=1,
@@ -202,6 +205,7 @@ def test_run_cv_as_a_library_call(records, tmp_path):
     assert "](results.png)" in written[1].read_text()
 
 
+@pytest.mark.slow
 def test_cli_benchmark_reports_corankrls(records, tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))

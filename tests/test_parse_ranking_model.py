@@ -33,6 +33,7 @@ def data(rng):
 
 @pytest.mark.parametrize("kernel", ["graph", "locality", "links_words", "bag_of_links"])
 @pytest.mark.parametrize("ranker", ["rankrls", "rls"])
+@pytest.mark.slow
 def test_round_trip_scores_equal_the_in_memory_model(data, tmp_path, kernel, ranker):
     records, items, _ = data
     meta = train_model(records, tmp_path / "m", kernel=kernel, ranker=ranker, alphas=ALPHAS,
@@ -215,6 +216,7 @@ def test_hand_edited_json_is_refused(data, tmp_path):
     ("links_words", lambda m, a: m["views"][0]["representation"]["params"].pop("normalize"),
      "normalize"),
 ])
+@pytest.mark.slow
 def test_bad_fields_and_arrays_behind_the_checksums(data, tmp_path, kernel, change, message):
     """Every field and array is checked, also when a buggy writer recorded the checksums."""
     records, _, _ = data

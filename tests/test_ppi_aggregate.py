@@ -83,6 +83,7 @@ def test_aggregate_max_over_mention_pairs(tmp_path):
     assert s2["self_pairs_left_out"] == 1 and s2["gene_pairs"] == 5
 
 
+@pytest.mark.slow
 def test_aggregate_options_and_tsv(tmp_path):
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     tsv_in = _write_tsv(RECORDS, tmp_path / "pairs.tsv")
@@ -138,8 +139,10 @@ def test_network_edges_attributes_graphml(tmp_path):
                                                       ["7157", "7157"]]
     results = json.loads((net / "results.json").read_text())
     assert (results["nodes"], results["edges"], results["self_loops"]) == (4, 3, 1)
-    assert (net / "network.png").stat().st_size > 0 and "network.png" in \
-        (net / "results.md").read_text()
+    report = (net / "results.md").read_text()
+    assert (net / "network.png").stat().st_size > 0 and "[`network.png`](network.png)" in report
+    assert results["picture"] == {"components": 2, "components_drawn": 2, "components_cut": 0,
+                                  "self_loops": 1, "edges": 2, "genes": 4}
     # co-occurrence network: every co-mentioned pair, documents counted over all of them
     allp = tmp_path / "all"
     assert _main("network", "--quiet", "--input", docs, "--output-dir", allp,
@@ -167,6 +170,95 @@ def test_network_graphml_round_trip_equals_graph(tmp_path):
         assert back.nodes[n] == d
 
 
+def _network(edges):
+    """A network as :func:`ppi.network.build_network` makes it, from ``(gene1, gene2,
+    documents, best_score)``; gene names are ``name-<id>``, long enough to collide."""
+    import networkx as nx
+
+    from ppi.network import gene_pair
+    g = nx.Graph()
+    for a, b, docs, score in edges:
+        a, b = gene_pair(a, b)
+        g.add_edge(a, b, documents=docs, co_mentions=docs, evidence=docs, best_score=score,
+                   doc_ids=";".join(f"d{k}" for k in range(docs)))
+    for n in g:
+        g.nodes[n].update(name=f"name-{n}", documents=1, degree=g.degree(n))
+    return g
+
+
+def test_picture_takes_the_largest_components_cut_connected_from_their_strongest_edge():
+    import networkx as nx
+
+    from ppi.network import picture_edges
+    hub = [("h", f"s{k}", 1 + k % 3, 0.1 * k) for k in range(12)]          # a star of 13
+    chain = [("s0", "c0", 1, 0.05), ("c0", "c1", 1, 0.04)]                  # hanging off it
+    triangle = [("t0", "t1", 2, 0.3), ("t1", "t2", 1, 0.2), ("t0", "t2", 1, 0.1)]
+    pairs = [(f"p{k}", f"q{k}", 9, 5.0) for k in range(20)]               # the strongest edges
+    loop = [("h", "h", 4, 1.0)]
+    g = _network(hub + chain + triangle + pairs + loop)
+    parts, counts = picture_edges(g, top_edges=10)
+    assert counts == {"components": 22, "components_drawn": 1, "components_cut": 1,
+                      "self_loops": 1}
+    (part,) = parts
+    assert len(part) == 10 and nx.is_connected(nx.Graph(part))
+    # grown from the component's strongest edge (3 documents, best score 1.1), then always
+    # the strongest edge touching what is taken: the star's 3-document edges come first
+    assert part[0] == ("h", "s11")
+    assert [g.edges[e]["documents"] for e in part[:4]] == [3, 3, 3, 3]
+    # room for all: the star with its chain, then the triangle; pairs never, self-loops never
+    parts, counts = picture_edges(g, top_edges=100)
+    assert [len(p) for p in parts] == [14, 3] and counts["components_cut"] == 0
+    # only the largest is ever cut: a smaller one that does not fit is left out whole
+    parts, counts = picture_edges(g, top_edges=16)
+    assert [len(p) for p in parts] == [14] and counts["components_cut"] == 0
+    assert not any(e[0].startswith("p") or e[0] == e[1] for p in parts for e in p)
+    # a network of pairs only: the strongest pairs
+    only_pairs = _network(pairs[:5] + [("x", "y", 1, 0.0)])
+    parts, _ = picture_edges(only_pairs, top_edges=3)
+    assert [p[0][0] for p in parts] == ["p0", "p1", "p2"]
+
+
+@pytest.mark.slow
+def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import ppi.network as network
+    # a dense component — 40 genes, each linked to the next six — with long names, beside a
+    # chain of three: labels placed at their genes collide
+    genes = [f"g{k:02d}" for k in range(40)]
+    edges = [(genes[i], genes[(i + d) % 40], 1 + (i * d) % 4, 0.1 * i)
+             for i in range(40) for d in range(1, 7)]
+    g = _network(edges + [("a", "b", 1, 0.0), ("b", "c", 1, 0.0)])
+    for n in g:
+        g.nodes[n]["name"] = f"interleukin-{n}"
+    parts, counts = network.picture_edges(g, top_edges=300)
+
+    def overlaps(labels, fig):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        return [(labels[i].get_text(), labels[j].get_text()) for i in range(len(boxes))
+                for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+    with monkeypatch.context() as m:            # the labels left where they are placed
+        m.setattr(network, "_separate_labels", lambda *a, **k: 0)
+        fig, labels = network.draw_network(g, parts, counts)
+        assert overlaps(labels, fig)
+        plt.close(fig)
+    fig, labels = network.draw_network(g, parts, counts)
+    assert len(labels) == 43 and not overlaps(labels, fig)
+    (legend_ax,) = [ax for ax in fig.axes if ax.get_legend()]
+    legend = legend_ax.get_legend()
+    assert legend.get_title().get_text() == "edge width"
+    assert [t.get_text() for t in legend.get_texts()] == ["1 document", "2 documents",
+                                                          "4 documents"]
+    assert any("best document score" in ax.get_ylabel() for ax in fig.axes)   # colour bar
+    plt.close(fig)
+
+
 def _gold(path, relations):
     """A BioC XML file of documents with only document-level gold relations."""
     docs = []
@@ -181,6 +273,7 @@ def _gold(path, relations):
     return path
 
 
+@pytest.mark.slow
 def test_evaluate_documents_known_answer(tmp_path):
     pytest.importorskip("bioc")
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
@@ -215,3 +308,66 @@ def test_evaluate_documents_known_answer(tmp_path):
                  "--output-dir", tmp_path / "e3", "--skip-bad") == 0
     r3 = json.loads((tmp_path / "e3" / "results.json").read_text())
     assert r3["documents_not_in_gold"] == 2 and r3["candidate_pairs"] == 4
+
+
+def _doc_rec(doc, id1, id2, score, interaction):
+    return {"doc_id": doc, "level": "document", "sentence_id": None,
+            "e1": {"text": f"g{id1}", "concept_id": id1},
+            "e2": {"text": f"g{id2}", "concept_id": id2},
+            "score": score, "interaction": interaction, "mention_pairs": 0}
+
+
+def test_document_records_set_the_pair_scores_and_add_cross_sentence_pairs(tmp_path):
+    """A documents model's output: the document records decide each pair's score and
+    decision; a pair without mention pairs is written with no evidence; the mention
+    maximum is kept as mention_score."""
+    records = [_rec("A", "s0", "p53", "7157", "MDM2", "4193", 0.5),
+               _doc_rec("A", "4193", "7157", -1.5, False),
+               _doc_rec("A", "7157", "1", 2.0, True)]
+    for fmt, write in (("jsonl", _write_jsonl), ("tsv", _write_tsv)):
+        src = write(records, tmp_path / f"pairs.{fmt}")
+        out = tmp_path / f"docs-{fmt}.jsonl"
+        assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
+        rows = {(r["gene1"], r["gene2"]): r for r in _read(out)}
+        assert set(rows) == {("4193", "7157"), ("1", "7157")}
+        a, b = rows[("4193", "7157")], rows[("1", "7157")]
+        assert (a["score"], a["interaction"], a["mention_score"], a["mention_pairs"]) == \
+            (-1.5, False, 0.5, 1)
+        assert (b["score"], b["interaction"], b["mention_score"], b["evidence"]) == \
+            (2.0, True, None, [])
+
+
+def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
+    """The candidate measure by its definition on a hand-made PubTator gold file: every pair
+    of two distinct gene ids with a gene mention; unscored candidates rank last."""
+    gold = tmp_path / "gold.pubtator"
+    gold.write_text(
+        "A|t|p53 MDM2 EGFR KRAS\nA|a|aspirin.\n"
+        "A\t0\t3\tp53\tGeneOrGeneProduct\t7157\n"
+        "A\t4\t8\tMDM2\tGeneOrGeneProduct\t4193\n"
+        "A\t9\t13\tEGFR\tGeneOrGeneProduct\t1956,1957\n"
+        "A\t14\t18\tKRAS\tGeneOrGeneProduct\t-\n"
+        "A\t19\t26\taspirin\tChemicalEntity\tD001241\n"
+        "A\tBind\t7157\t4193\tNovel\n"
+        "A\tAssociation\t1956\t7157\tNo\n"
+        "A\tAssociation\t7157\tD001241\tNo\n", encoding="utf-8")
+    # candidates (7157, 4193, 1956, 1957): 6 pairs; related: (4193, 7157), (1956, 7157)
+    preds = [_doc_rec("A", "4193", "7157", 0.9, True), _doc_rec("A", "1956", "7157", 0.1,
+                                                               False),
+             _doc_rec("A", "1956", "4193", 0.5, True), _doc_rec("A", "1957", "7157", 0.2,
+                                                               False),
+             _doc_rec("A", "7157", "D001241", 3.0, True)]      # not a gene pair: outside
+    src = _write_jsonl(preds, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", gold,
+                 "--output-dir", tmp_path / "e") == 0
+    c = json.loads((tmp_path / "e" / "results.json").read_text())["candidates"]
+    assert (c["n"], c["related"], c["never_scored"], c["related_never_scored"]) == (6, 2, 2, 0)
+    assert c["predictions_outside_candidates"] == 1
+    m = c["model"]
+    # predicted: (4193,7157) TP, (1956,4193) FP → P 1/2, R 1/2
+    assert (m["precision"], m["recall"], m["f1"]) == pytest.approx((0.5, 0.5, 0.5))
+    # scores: related 0.9, 0.1; unrelated 0.5, 0.2, unscored, unscored (lowest)
+    # pairs ranked right: 0.9 beats 4; 0.1 beats the 2 unscored → 6 of 8
+    assert m["auc"] == pytest.approx(6 / 8)

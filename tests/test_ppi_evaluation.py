@@ -68,6 +68,7 @@ def lll(data_dir):
     return c, d, kernel(d)
 
 
+@pytest.mark.slow
 def test_cv_end_to_end_on_lll(lll):
     c, d, K = lll
     alphas = 2.0 ** np.arange(-4, 5, 2)
@@ -101,6 +102,7 @@ def test_learning_curve_on_lll(lll):
     assert all(0 <= p["auc"] <= 1 for p in res["points"])
 
 
+@pytest.mark.slow
 def test_model_round_trip(lll, tmp_path):
     from ppi.features import PairFeaturizer, kernel
     from ppi.model import PPIModel
@@ -120,6 +122,7 @@ def test_model_round_trip(lll, tmp_path):
     assert np.array_equal(pred, s > choice["threshold"])
 
 
+@pytest.mark.slow
 def test_cross_corpus_small(data_dir):
     from corpora.ppi_xml import read_corpus
     from ppi.evaluation import cross_corpus
@@ -140,6 +143,7 @@ def test_cross_corpus_small(data_dir):
     assert res["auc"]["LLL"]["HPRD50"] == pytest.approx(auc(te.y, r.predict(kernel(te, tr))))
 
 
+@pytest.mark.slow
 def test_feature_rows_input_equals_kernel_input(lll):
     """Reduced-set RLS fitted on the sparse feature rows (linear kernel, O(m r) memory) gives
     the CV, the learning curve and the cross-corpus cells of the precomputed m × m kernel."""

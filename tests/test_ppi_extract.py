@@ -109,6 +109,7 @@ def test_missing_model_error_names_it():
         load_spacy("no_such_model_xyz")
 
 
+@pytest.mark.slow
 def test_spacy_analysis_is_stored_under_every_parse_a_model_reads(nlp):
     """A multiview model reads split_parse and Charniak-Lease: raw text and --reparse store
     spaCy's one analysis under both names (and their tokenizations)."""
@@ -185,6 +186,7 @@ def _extract(*args):
     return main(["extract", "--quiet", *map(str, args)])
 
 
+@pytest.mark.slow
 def test_extract_pubtator_one_record_per_pair(nlp, data_dir, lll_model, tmp_path):
     docs = _abstracts(data_dir)
     src = _write_pubtator(docs, tmp_path / "in.pubtator")
@@ -276,6 +278,7 @@ def _write_bioc(docs, ids, path, shift_first=0):
     return path
 
 
+@pytest.mark.slow
 def test_extract_bioc_carries_concept_ids_jsonl_and_tsv(nlp, data_dir, lll_model, tmp_path):
     from ppi.extract import TSV_COLUMNS
     docs = _abstracts(data_dir, n_docs=4)
@@ -306,7 +309,7 @@ def test_extract_bioc_carries_concept_ids_jsonl_and_tsv(nlp, data_dir, lll_model
     assert _extract("--model", lll_model, "--input", src, "--format", "bioc-xml", "--output",
                     tsv, "--jobs", 0) == 0
     lines = tsv.read_text(encoding="utf-8").splitlines()
-    assert lines[0].split("\t")[-2:] == ["e1_concept_id", "e2_concept_id"]
+    assert lines[0].split("\t")[-3:] == ["e1_concept_id", "e2_concept_id", "level"]
     rows = [dict(zip(TSV_COLUMNS, line.split("\t"))) for line in lines[1:]]
     assert [(row["e1_concept_id"], row["e2_concept_id"]) for row in rows] == \
         [(r["e1"]["concept_id"], r["e2"]["concept_id"]) for r in recs]
@@ -321,6 +324,7 @@ def test_extract_without_ids_writes_null(nlp, data_dir, lll_model, tmp_path):
                         for r in recs)
 
 
+@pytest.mark.slow
 def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, tmp_path):
     pytest.importorskip("distributed")
     src = _write_pubtator(_abstracts(data_dir, n_docs=4), tmp_path / "in.pubtator")
@@ -342,6 +346,7 @@ def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, 
     assert a.read_bytes() == c.read_bytes()
 
 
+@pytest.mark.slow
 def test_extract_learning_xml_uses_the_files_parse_like_ppi_predict(data_dir, lll_model,
                                                                     tmp_path):
     """learning-xml input without --reparse: the file's own parse is scored (no spaCy — a
@@ -403,6 +408,7 @@ def test_extract_learning_xml_without_the_models_parse_stops(data_dir, lll_model
     assert "--reparse" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
         nlp, data_dir, lll_model, tmp_path):
     """learning-xml input with --reparse: the file's pairs with gold labels; scores equal
@@ -431,6 +437,7 @@ def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
     assert [r["label"] for r in recs] == [labels[pair_of[i]] for i in ids]
 
 
+@pytest.mark.slow
 def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model, tmp_path):
     from ppi.extract import extract
     src = _write_pubtator(_abstracts(data_dir, n_docs=5), tmp_path / "in.pubtator")
@@ -454,6 +461,7 @@ def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model
         extract(src, lll_model, out, "pubtator", chunk_size=1, workers=0, progress=False)
 
 
+@pytest.mark.slow
 def test_learning_xml_resume_ignores_the_unused_spacy_model(data_dir, lll_model, tmp_path):
     """Without --reparse a learning-xml run never parses, so resuming it with another
     --spacy-model continues the same run (with --reparse the model is part of its identity)."""

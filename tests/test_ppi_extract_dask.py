@@ -14,6 +14,8 @@ import pytest
 
 from kernelrank.errors import ClusterError
 
+pytestmark = pytest.mark.slow      # Dask: a scheduler and workers started as separate processes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -38,6 +38,7 @@ def _check_structure(st):
 
 @pytest.mark.parametrize("name", ["LLL", "HPRD50"])
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+@pytest.mark.slow
 def test_real_corpora_every_entity_pair(data_dir, name, parse):
     corpus = read_corpus(corpus_path(data_dir, name))
     checked = 0

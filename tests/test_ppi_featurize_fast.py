@@ -74,6 +74,7 @@ def _random_instances(rng, count, labels):
 
 @pytest.mark.parametrize("n_features", [None, 97])
 @pytest.mark.parametrize("min_weight", [0.0, 1e-5, 0.05])
+@pytest.mark.slow
 def test_fast_max_equals_general_path_random_graphs(rng, n_features, min_weight):
     train = _random_instances(rng, 120, [f"a{i}" for i in range(12)])
     test = _random_instances(rng, 150, [f"a{i}" for i in range(20)])   # unseen labels
@@ -122,6 +123,7 @@ def hprd50(data_dir):
 
 
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+@pytest.mark.slow
 def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse, monkeypatch):
     """Every pair of LLL (fit) and HPRD50 (transform through the pair graphs, many label
     pairs unseen; the compiled transform of :mod:`ppi.pair_rows` is tested against it in
@@ -173,6 +175,7 @@ def _aliased(corpus):
     return Corpus(corpus.source, docs)
 
 
+@pytest.mark.slow
 def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypatch):
     f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"))
     f.fit_transform([lll])
@@ -220,6 +223,7 @@ def _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path
 
 
 @pytest.mark.parametrize("n_features", [None, 2 ** 12])
+@pytest.mark.slow
 def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_path,
                                                             n_features):
     """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
@@ -238,6 +242,7 @@ def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_pat
 
 
 @pytest.mark.parametrize("n_features", [None, 2 ** 12])
+@pytest.mark.slow
 def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hprd50,
                                                                         tmp_path, n_features):
     """A Gaussian model's ``scores`` (inner products with the basis from the union's rows
@@ -318,6 +323,7 @@ SETTINGS = [GraphSettings(), GraphSettings(order="text"),
 
 
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+@pytest.mark.slow
 def test_pair_graphs_equal_reference_on_ppi_pairs(lll, hprd50, parse):
     checked = 0
     for corpus in (lll, hprd50):

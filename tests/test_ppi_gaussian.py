@@ -85,6 +85,7 @@ def test_gaussian_refused_where_only_feature_rows_fit(rng):
                                rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_cv_with_gamma_scores_with_the_gaussian_of_the_multiview_rows(data_dir, tmp_path):
     """``ppi cv --gamma`` = the nested CV on the engine's Gaussian kernel of the very rows
     the featurizer gives (an independent route to the same kernel)."""
@@ -109,6 +110,7 @@ def test_cv_with_gamma_scores_with_the_gaussian_of_the_multiview_rows(data_dir, 
     assert not np.allclose(lin["scores"], want["scores"])       # it is another kernel
 
 
+@pytest.mark.slow
 def test_train_with_gamma_saves_a_gaussian_model_that_predicts(data_dir, tmp_path):
     """``ppi train --gamma`` saves a version 5 model whose predictions on its own training
     corpus are the selection's: the Gaussian kernel of the training rows times the dual
@@ -144,6 +146,7 @@ def test_train_refuses_gamma_for_one_view(data_dir, tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.slow
 def test_ablation_with_gamma_matches_cv_with_gamma(data_dir, tmp_path):
     """The ablation's Gaussian of a combination's kernel (cut from the rows of more views)
     is ``ppi cv --gamma`` of those views: same F and AUC; its report says γ."""

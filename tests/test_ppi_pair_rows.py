@@ -53,6 +53,7 @@ def corpora(data_dir):
 
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
 @pytest.mark.parametrize("settings", SETTINGS, ids=["paper", "text", "head", "custom"])
+@pytest.mark.slow
 def test_compiled_transform_equals_graph_route_on_ppi_pairs(corpora, parse, settings,
                                                              monkeypatch):
     """Fit on LLL, transform HPRD50 (many unseen labels) and LLL itself."""
@@ -70,6 +71,7 @@ def test_compiled_transform_equals_graph_route_on_ppi_pairs(corpora, parse, sett
 
 @pytest.mark.parametrize("n_features", [None, 2 ** 12])
 @pytest.mark.parametrize("min_weight", [0.0, 1e-5, 0.05])
+@pytest.mark.slow
 def test_compiled_transform_on_random_sentences(n_features, min_weight, monkeypatch):
     """Trees, DAGs (a dependent with two governors, parallel dependencies), cyclic graphs
     (self-loops included: their pairs take the graph route) and disconnected ones, with
@@ -114,6 +116,7 @@ def test_compiled_transform_on_random_sentences(n_features, min_weight, monkeypa
         assert a.X.nnz > 1_000
 
 
+@pytest.mark.slow
 def test_shared_views_and_chunks(corpora, monkeypatch):
     """Two featurizers on one pass of arrays equal each alone; chunk boundaries do not
     matter."""

@@ -180,6 +180,7 @@ def test_views_on_the_spacy_parse_featurize(nlp, data_dir, tmp_path):
     assert abs(t.X - d.X).max() < 1e-12
 
 
+@pytest.mark.slow
 def test_cv_command_runs_spacy_views(nlp, data_dir, tmp_path, monkeypatch):
     import json
 
@@ -198,6 +199,7 @@ def test_cv_command_runs_spacy_views(nlp, data_dir, tmp_path, monkeypatch):
     assert list((tmp_path / "cache").glob("LLL-*.json.gz"))
 
 
+@pytest.mark.slow
 def test_a_model_on_the_spacy_parse_trains_and_predicts(nlp, data_dir, tmp_path, monkeypatch):
     import json
 

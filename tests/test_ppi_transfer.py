@@ -100,6 +100,7 @@ def test_source_models_are_the_cross_corpus_models_without_shared_sentences(rng)
     assert sources == ["A", "B"] and auc(data["T"].y, g) > 0.7   # same generating weights
 
 
+@pytest.mark.slow
 def test_cv_towards_a_prior(rng):
     d = _pairset(rng, "T", n_docs=20)
     K = (d.X @ d.X.T).toarray()
@@ -120,6 +121,7 @@ def test_transfer_refuses_leaky():
 
 
 @pytest.mark.parametrize("gamma", [None, 1.0])
+@pytest.mark.slow
 def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_path, gamma):
     """``ppi train`` with transfer (LLL towards HPRD50 and IEPA): the saved model — one
     linear weight vector, or one Gaussian expansion over the basis rows of LLL and of the
@@ -170,6 +172,7 @@ def test_sentence_key_ignores_spacing_and_punctuation(a, b, same):
     assert (sentence_key(a) == sentence_key(b)) is same
 
 
+@pytest.mark.slow
 def test_leak_guard_finds_the_sentences_aimed_and_hprd50_share(data_dir):
     """Two HPRD50 sentences are AIMed sentences without the final stop: the guard's key
     matches them (a whitespace-normalized comparison does not), so neither corpus' source

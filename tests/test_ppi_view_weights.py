@@ -59,6 +59,7 @@ def test_a_view_of_no_group_is_refused():
         group_weights(("apg:split_parse", "bow"), ((1, 1),), groups=("apg", "path"))
 
 
+@pytest.mark.slow
 def test_reweighted_rows_give_the_weighted_sum_of_view_kernels(lll_rows):
     from ppi.view_weights import reweight_rows
 
@@ -75,6 +76,7 @@ def test_reweighted_rows_give_the_weighted_sum_of_view_kernels(lll_rows):
         reweight_rows(d.X, f.view_slices_, VIEWS, w[:2])
 
 
+@pytest.mark.slow
 def test_one_weight_vector_is_the_plain_cross_validation(lll_rows):
     from ppi.evaluation import cross_validate
     from ppi.view_weights import cross_validate_view_weights
@@ -90,6 +92,7 @@ def test_one_weight_vector_is_the_plain_cross_validation(lll_rows):
     assert r["fold_weight_index"] == [0] * 10
 
 
+@pytest.mark.slow
 def test_weights_are_chosen_on_the_training_part_only(lll_rows):
     from learners.splits import folds_to_sets, group_folds
     from ppi.evaluation import select_parameters

@@ -201,6 +201,7 @@ def test_pair_features_same_nested_overlapping_names():
                          s2.pairs[0]) == ["name:differ"]
 
 
+@pytest.mark.slow
 def test_pair_view_on_a_real_corpus(data_dir):
     """IEPA: the pair view's rows are unit-norm bags of one or two features, its
     ``name:same`` rows are exactly the pairs whose names agree in letters and digits (counted
@@ -261,6 +262,7 @@ def test_parse_view_names():
         MultiViewFeaturizer(("bow", "path:split_parse"), weights=[1, -1])
 
 
+@pytest.mark.slow
 def test_combined_kernel_is_the_weighted_sum_of_normalized_kernels(lll):
     views, w = ("apg:split_parse", "bow", "path:split_parse"), np.array([2.0, 1.0, 1.0])
     (d,) = MultiViewFeaturizer(views, weights=w).fit_transform([lll])
@@ -273,6 +275,7 @@ def test_combined_kernel_is_the_weighted_sum_of_normalized_kernels(lll):
     np.testing.assert_array_equal(d.pair_ids, parts[0].pair_ids)
 
 
+@pytest.mark.slow
 def test_transform_on_new_corpus_matches_joint_fit(lll, data_dir):
     from corpora.ppi_xml import read_corpus
 
@@ -313,6 +316,7 @@ def test_select_by_auc_picks_the_best_inner_auc(rng):
         select_parameters(K, y, groups, alphas, select_by="map")
 
 
+@pytest.mark.slow
 def test_ablation_combination_kernel_equals_featurizing_the_views_alone(lll):
     from ppi.ablation import combination_kernel
 

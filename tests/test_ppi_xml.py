@@ -60,6 +60,7 @@ def real(data_dir, name):
 
 
 @pytest.mark.parametrize("name", sorted(README_COUNTS))
+@pytest.mark.slow
 def test_counts_equal_data_readme(data_dir, name):
     c = real(data_dir, name)
     s = corpus_statistics(c)

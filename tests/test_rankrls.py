@@ -242,6 +242,7 @@ def test_pairwise_multiple_outputs_equal_separate_fits(rng, solver):
 
 
 @pytest.mark.parametrize("use_queries", [False, True])
+@pytest.mark.slow
 def test_single_fit_stable_on_ill_conditioned_kernel(use_queries):
     """cond(K) ~ 1e20 and alpha = 2^-15: the Cholesky fit must agree with the eigen path.
 

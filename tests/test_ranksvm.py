@@ -95,6 +95,7 @@ def _objective(w, X, y, qids, C):
 
 
 @pytest.mark.parametrize("C,sparse", [(0.01, False), (1.0, True), (8.0, False)])
+@pytest.mark.slow
 def test_fit_reaches_the_optimum(rng, C, sparse):
     m, n = 40, 5
     X = rng.normal(size=(m, n))

@@ -165,6 +165,7 @@ CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 
 
 @pytest.mark.parametrize("name", CORPORA)
+@pytest.mark.slow
 def test_real_corpora_are_consistent(data_dir, name):
     path = data_dir / "ppi" / f"{name}-learning-format.xml.gz"
     if not path.exists():
@@ -244,6 +245,7 @@ def test_versions_of_a_pubmed_citation_are_distinct_documents(tmp_path):
     assert [d.id for d in read_pubmed_xml(path)] == ["7", "7.2", "8"]
 
 
+@pytest.mark.slow
 def test_real_pubmed_ids_are_distinct(data_dir):
     path = data_dir / "text" / "pubmed20n1015.xml.gz"
     if not path.exists():

@@ -125,6 +125,7 @@ def test_truncated_gzip_is_a_located_format_error(tmp_path, name, keep):
 
 
 @pytest.mark.parametrize("name", READERS)
+@pytest.mark.slow
 def test_damaged_gzip_stream_is_a_format_error(tmp_path, name):
     path, data = _write_gz(tmp_path, name)
     broken = bytearray(data)

@@ -13,6 +13,7 @@ clone/params behaviour is tested directly below and in ``test_contract.py``.
 """
 
 import numpy as np
+import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -58,6 +59,7 @@ _ALPHAS = (0.1, 1.0, 10.0)
         L2SVM(kernel="precomputed"),
     ],
 )
+@pytest.mark.slow
 def test_sklearn_checks(estimator, check):
     check(estimator)
 

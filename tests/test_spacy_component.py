@@ -129,6 +129,7 @@ def _assert_same(got, expected):
 
 
 # ----------------------------------------------------------------------------- scores
+@pytest.mark.slow
 def test_doc_ents_scores_equal_ppi_extract(documents, lll_model, tmp_path):
     plain, _ = documents
     expected = _extract_records(plain, lll_model, tmp_path)
@@ -148,6 +149,7 @@ def test_doc_ents_scores_equal_ppi_extract(documents, lll_model, tmp_path):
         assert r["sentence_start"] <= r["e1"]["start"] and r["e2"]["end"] <= r["sentence_end"]
 
 
+@pytest.mark.slow
 def test_doc_spans_with_overlaps_and_label_filter_equal_ppi_extract(documents, lll_model,
                                                                     tmp_path):
     """``doc.spans`` may overlap (kept, as in ``ppi extract``); ``labels`` keeps only those
@@ -166,6 +168,7 @@ def test_doc_spans_with_overlaps_and_label_filter_equal_ppi_extract(documents, l
     assert sum(map(len, everything)) > sum(map(len, got))
 
 
+@pytest.mark.slow
 def test_entity_ruler_pipeline_and_serialization(lll_model):
     """The README example: an entity_ruler finds the genes; the records survive
     ``doc.to_bytes()`` (plain, msgpack-serializable values)."""
@@ -188,6 +191,7 @@ def test_entity_ruler_pipeline_and_serialization(lll_model):
     assert nlp("")._.interactions == []
 
 
+@pytest.mark.slow
 def test_extension_is_registered_idempotently(lll_model):
     from spacy.tokens import Doc
 
@@ -208,6 +212,7 @@ def test_pipeline_without_parser_is_refused_at_add_pipe(lll_model):
     assert "kernelrank_ppi" not in nlp.pipe_names
 
 
+@pytest.mark.slow
 def test_document_without_parse_is_refused_at_first_call(lll_model):
     nlp = _pipeline(lll_model, [])
     with nlp.select_pipes(disable=["parser"]):
@@ -219,6 +224,7 @@ def test_document_without_parse_is_refused_at_first_call(lll_model):
         nlp("KinC binds KinD.")
 
 
+@pytest.mark.slow
 def test_config_errors_are_typed_and_name_the_problem(lll_model, tmp_path):
     nlp = _fresh_nlp()
     missing = tmp_path / "no-such-model"
@@ -251,6 +257,7 @@ def test_factory_is_declared_as_a_spacy_entry_point():
     assert spacy.util.registry.factories.get("kernelrank_ppi") is factory
 
 
+@pytest.mark.slow
 def test_installed_entry_point_is_discoverable():
     """After ``pip install`` (CI: ``pip install -e .``) the entry point is in the installed
     metadata and a fresh interpreter's spaCy adds the component without importing

@@ -46,6 +46,7 @@ def test_mismatched_shapes_are_refused():
 
 @pytest.mark.parametrize("parallel", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.slow
 def test_add_sparse_product_accumulates_into_the_callers_rows(rng, parallel, dtype):
     """``out += A @ B`` in place, serial or on all cores, into a row block of a larger
     array (how gram_matrix uses it): the rows outside the block are untouched."""

@@ -120,6 +120,7 @@ def _features(records, kind="links_words"):
     return X, y, qids, arts
 
 
+@pytest.mark.slow
 def test_sparse_rankrls_inner_scores_equal_explicit_retraining(rng):
     """Every candidate's inner leave-sentence-out disagreement equals the one of models
     retrained without the sentence AND without its basis vectors (brute force: the
@@ -228,6 +229,7 @@ def test_nystroem_rankrls_inner_folds_never_use_held_out_basis(rng):
         _close(P, ref.predict_path(X[rows], ALPHAS), 1e-7)
 
 
+@pytest.mark.slow
 def test_cv_with_sparse_rankers_forms_no_gram_matrix(rng, monkeypatch):
     records = synthetic_records(rng, n_articles=6, per_article=3)
 
@@ -410,6 +412,7 @@ def test_parked_rows_come_back_bit_for_bit(rng, tmp_path):
     assert cache.X.shape == X.shape and not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_cv_parking_and_record_iterator_change_no_number(rng, monkeypatch):
     """cv with the rows parked during the fits and the records given as an iterator (as
     run_cv does) scores every parse exactly as with the rows in memory and a list."""

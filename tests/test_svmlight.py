@@ -131,6 +131,7 @@ def test_non_utf8_bytes_are_located_beyond_the_decoder_block(tmp_path, bad, frag
 
 
 @pytest.mark.parametrize("kind", ["truncated", "damaged"])
+@pytest.mark.slow
 def test_broken_gzip_names_the_first_unreadable_line(broken_gzip, kind):
     path = broken_gzip(b"".join(b"%d qid:%d 1:%d.%d 2:0.5\n" % (i % 3, i // 7, i, i * 7919)
                                 for i in range(20000)), kind)

@@ -253,6 +253,7 @@ def test_write_pubtator_refuses_what_it_cannot_hold():
         assert buf.getvalue() == good.getvalue()
 
 
+@pytest.mark.slow
 def test_bioinfer_discontinuous_entities_counted(data_dir, tmp_path):
     """BioInfer has discontinuous entities: every one is counted (not silently lost), the
     lost pairs are exactly those touching one, and the rest round-trips through PubTator."""

@@ -118,6 +118,7 @@ def test_multiple_outputs_equal_separate_fits(rng):
             _close(P[..., j], Q)
 
 
+@pytest.mark.slow
 def test_reduced_set_holdouts_equal_retraining_with_remaining_basis(rng):
     """TransferReducedSetRLS: hold-outs equal ReducedSetRLS refitted on the residual targets
     of the remaining rows with the remaining basis vectors (as the base learner's own)."""
@@ -182,6 +183,7 @@ def test_nested_cv_slices_the_prior(rng):
         _close(f["scores"], _explicit(K, y, g, train, f["test"], bp["alpha"], bp["beta"]))
 
 
+@pytest.mark.slow
 def test_bad_input_and_sklearn_conventions(rng):
     X, y, g, _ = _data(rng)
     with pytest.raises(InvalidInputError, match="prior"):

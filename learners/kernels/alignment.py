@@ -51,7 +51,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.kernels.alignment_dp import la_diagonal, la_tile, sw_tile
+from learners.kernels.alignment_dp import MAX_BETA_SCORE, la_diagonal, la_tile, sw_tile
 from learners.kernels.base import Kernel, inverse_sqrt
 from learners.kernels.gram_blocks import DEFAULT_BLOCK, BlockCache, blockwise_gram
 from learners.kernels.sequences import check_sequences
@@ -188,7 +188,9 @@ class LocalAlignmentKernel(Kernel):
     Parameters
     ----------
     beta : float, default 0.5
-        β of ``exp(β s(π))``: larger values weigh the best alignments more.
+        β of ``exp(β s(π))``: larger values weigh the best alignments more. At most
+        ``MAX_BETA_SCORE / max |S|`` (23.9 for BLOSUM62), what the scaled programme holds
+        (:data:`learners.kernels.alignment_dp.MAX_BETA_SCORE`).
     gap_open, gap_extend : float, default 11, 1
         Affine gap cost ``open + (n − 1) extend`` of a gap of n residues (≥ 0).
     substitution : str, default "BLOSUM62"
@@ -239,7 +241,13 @@ class LocalAlignmentKernel(Kernel):
 
     # ------------------------------------------------------------------ parameters
     def _check_consistency(self):
-        self._programme()
+        alphabet, S = substitution_matrix(self.substitution)
+        top = float(np.abs(S).max())
+        if self.beta * top > MAX_BETA_SCORE:
+            raise InvalidParameterError(
+                f"beta={self.beta!r}: exp(β·S) with {self.substitution} scores up to {top:g} "
+                f"overflows the scaled dynamic programme; give beta ≤ "
+                f"{MAX_BETA_SCORE / top:.4g} (β · max |S| ≤ {MAX_BETA_SCORE:.4g})")
 
     def _programme(self):
         """``(alphabet, E, d, r)``: the matrix's letters, ``exp(β S)``, ``exp(−β open)``,

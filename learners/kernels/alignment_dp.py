@@ -62,11 +62,17 @@ import numba
 import numpy as np
 
 __all__ = ["la_log_dp", "la_scaled_dp", "la_tile", "la_diagonal", "sw_tile", "RESCALE_ABOVE",
-           "RESCALE_BELOW"]
+           "RESCALE_BELOW", "MAX_BETA_SCORE"]
 
 #: The scaled programme rescales its rows when their sum of M leaves [BELOW, ABOVE].
 RESCALE_ABOVE = 2.0 ** 200
 RESCALE_BELOW = 2.0 ** -200
+#: The largest ``β · max S`` the scaled programme holds: a sum of rows below ``ABOVE`` is
+#: not rescaled, and the next two rows multiply it by up to ``exp(2 β max S)``; with 64
+#: bits kept for the sum over a row (≤ 2^64 columns), ``2^200 · e^(2 β max S) · 2^64``
+#: must stay below ``2^1024``: ``β max S ≤ 760 · ln 2 / 2 ≈ 263`` (β ≤ 23.9 for BLOSUM62,
+#: whose largest score is 11; measured: exact to β = 30 on runs of W, overflow from 35).
+MAX_BETA_SCORE = (1024 - 200 - 64) * math.log(2.0) / 2
 _LN2 = math.log(2.0)
 #: No reassociation: every sum is taken in the order written (results do not depend on
 #: the compiler's choices); fused multiply-adds and no NaN/inf handling are allowed.

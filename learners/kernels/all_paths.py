@@ -2,7 +2,7 @@
 kernel", l.2750–2772, and its errata, l.3040–3080).
 
 A graph is a weighted directed adjacency matrix ``A`` (``A[k, l]`` = weight of edge k → l)
-and a set of labels per vertex (the label allocation matrix ``L``, |labels| × |V|).  With the
+and a set of labels per vertex (the label allocation matrix ``L``, ``|labels|`` × ``|V|``).  With the
 Neumann series
 
     W = (I − A)^-1 − I = A + A^2 + A^3 + ...        (converges iff spectral radius ρ(A) < 1)
@@ -95,7 +95,7 @@ class LabelledGraph:
 
 
 def spectral_radius(A):
-    """ρ(A) = max |eigenvalue| (dense, O(n^3))."""
+    """ρ(A) = max ``|eigenvalue|`` (dense, O(n^3))."""
     if A.shape[0] == 0:
         return 0.0
     return float(np.max(np.abs(np.linalg.eigvals(A))))
@@ -436,7 +436,7 @@ def dag_walk_sums(order, out_ptr, out_idx, out_w, W):  # pragma: no cover - comp
 
     every ``W[y, :]`` on the right is complete when it is read.  Exact in exact arithmetic
     (the same matrix as ``(I − A)⁻¹ − I``, :func:`all_paths_matrix`; ``A`` is nilpotent, so
-    the series is finite and never diverges); O(|E| · n) instead of O(n³).
+    the series is finite and never diverges); ``O(|E| · n)`` instead of O(n³).
     """
     n = len(order)
     for t in range(n - 1, -1, -1):

@@ -10,7 +10,7 @@ k-mers or over sequence pairs.
 
 :class:`WildcardSpectrumKernel` is the common engine. It is a weighted sum of *wildcard
 spectrum* kernels: for a set ``T`` of wildcard positions, ``S_T(x)`` counts the k-mers of
-``x`` by their symbols outside ``T``, and
+``x`` by their symbols outside ``T``, and ::
 
     k(x, y) = sum_T  w_|T|  <S_T(x), S_T(y)>.
 
@@ -26,7 +26,7 @@ Normalization (the base class's ``normalize``) uses the self-kernel ``k(x, x)`` 
 from *all* k-mers of ``x``, also those absent from the vocabulary learned at fit, so new
 sequences get exactly the normalized kernel values against the training sequences.
 
-Cost: O(N k) to encode N symbols and read the windows, O(N |blocks| log N) for the sorts
+Cost: O(N k) to encode N symbols and read the windows, ``O(N |blocks| log N)`` for the sorts
 in ``np.unique``; a Gram block costs one sparse product (sum over features of the squared
 number of sequences holding it).
 """

@@ -101,7 +101,7 @@ def pooled(measure, y, preds, folds, *, qids=None, **measure_kwargs):
 
     Notes
     -----
-    Time: one call of ``measure`` on sum |U_i| items.
+    Time: one call of ``measure`` on sum ``|U_i|`` items.
     """
     data = _fold_data(y, preds, folds, qids)
     y_all = np.concatenate([d[0] for d in data])

@@ -114,7 +114,7 @@ def disagreement_error(y, scores, qids=None, *, average="query", ties=1.0,
     """Fraction of misordered pairs among the pairs with different labels (Paper I, eq. 1).
 
     For the pairs ``(i, j)`` with ``y_i > y_j`` (inside the same query when ``qids`` is
-    given) the error is
+    given) the error is ::
 
         D = (1 / |P|) sum_{(i, j) in P} ( [f_i < f_j] + ties * [f_i = f_j] ).
 
@@ -177,7 +177,7 @@ def disagreement_error(y, scores, qids=None, *, average="query", ties=1.0,
 def cindex(y, scores, qids=None, *, average="query", return_details=False):
     """Concordance index: fraction of correctly ordered pairs, ties in scores counting 1/2.
 
-    Over the pairs ``(i, j)`` with ``y_i > y_j`` (inside a query if ``qids`` is given),
+    Over the pairs ``(i, j)`` with ``y_i > y_j`` (inside a query if ``qids`` is given), ::
 
         C = (1 / |P|) sum_{(i, j) in P} ( [f_i > f_j] + 0.5 [f_i = f_j] )
 

@@ -6,27 +6,27 @@ With ``qids`` the ranking measures work inside queries and average over them; po
 measures do not depend on the grouping; threshold measures over one pooled list refuse qids
 rather than ignore them.
 
-=================  ======  ===================================================================
-name               better  measure
-=================  ======  ===================================================================
-``"auc"``          higher  :func:`~learners.measures.auc`; with qids the mean per-query AUC
-                           (the c-index of binary labels inside each query)
-``"roc50"``        higher  :func:`~learners.measures.roc50` (area up to the 50th false
-                           positive); no qids
-``"cindex"``       higher  :func:`~learners.measures.cindex` (ties in predictions 1/2; pairs
-                           with tied labels ignored; mean over queries with qids) -- what every
-                           ranker's ``score`` returns
-``"disagreement"`` lower   :func:`~learners.measures.disagreement_error` (Paper I eq. 1: a tie
-                           in the predictions is a full error)
-``"kendall_tau_b"`` higher :func:`~learners.measures.kendall_tau_b` (mean over queries)
-``"mse"``          lower   mean squared error (pointwise; qids do not change it)
-``"r2"``           higher  coefficient of determination, :func:`sklearn.metrics.r2_score`
-                           (pointwise; qids do not change it) -- every regressor's ``score``
-``"f1_best"``      higher  F1 at the F-maximizing threshold
-                           (:func:`~learners.measures.best_f_threshold`); no qids
-``"map"``          higher  :func:`~learners.measures.mean_average_precision` (labels >= 1
-                           relevant, LETOR 3.0 conventions; qids None = one list)
-=================  ======  ===================================================================
+===================  ======  =================================================================
+name                 better  measure
+===================  ======  =================================================================
+``"auc"``            higher  :func:`~learners.measures.auc`; with qids the mean per-query AUC
+                             (the c-index of binary labels inside each query)
+``"roc50"``          higher  :func:`~learners.measures.roc50` (area up to the 50th false
+                             positive); no qids
+``"cindex"``         higher  :func:`~learners.measures.cindex` (ties in predictions 1/2;
+                             pairs with tied labels ignored; mean over queries with qids) --
+                             what every ranker's ``score`` returns
+``"disagreement"``   lower   :func:`~learners.measures.disagreement_error` (Paper I eq. 1: a
+                             tie in the predictions is a full error)
+``"kendall_tau_b"``  higher  :func:`~learners.measures.kendall_tau_b` (mean over queries)
+``"mse"``            lower   mean squared error (pointwise; qids do not change it)
+``"r2"``             higher  coefficient of determination, :func:`sklearn.metrics.r2_score`
+                             (pointwise; qids do not change it) -- every regressor's ``score``
+``"f1_best"``        higher  F1 at the F-maximizing threshold
+                             (:func:`~learners.measures.best_f_threshold`); no qids
+``"map"``            higher  :func:`~learners.measures.mean_average_precision` (labels >= 1
+                             relevant, LETOR 3.0 conventions; qids None = one list)
+===================  ======  =================================================================
 """
 
 import numpy as np

@@ -1,0 +1,223 @@
+"""Document-level relations (ppi.relations, ppi.document_stage): candidates and bags against
+brute-force enumeration, bag maxima, the document features, relation lines of PubTator and
+BioC."""
+
+import gzip
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from corpora.documents import Mention, Relation, TextDocument
+from corpora.ppi_xml import Entity, Pair, Sentence
+from corpora.standoff import split_concept_ids
+from corpora.text_input import read_pubtator, write_pubtator
+from kernelrank.errors import CorpusFormatError
+from ppi.aggregate import gene_pair
+from ppi.document_stage import FEATURES, document_features
+from ppi.relations import bag_max, build_candidates
+from ppi.spacy_parse import ParsedSentence
+
+
+def _sentence(doc, k, start, mentions):
+    """A parsed sentence of ``mentions`` (every two of them a candidate pair, in order, as
+    :func:`ppi.spacy_parse.doc_sentences` pairs them)."""
+    sid = f"{doc}.s{k}"
+    ents = [Entity(f"{sid}.e{j}", ((m.start - start, m.end - 1 - start),), m.text, m.type)
+            for j, m in enumerate(mentions)]
+    pairs = [Pair(f"{sid}.p{n}", a.id, b.id, False)
+             for n, (a, b) in enumerate(itertools.combinations(ents, 2))]
+    return ParsedSentence(doc, Sentence(sid, "x" * 50, ents, pairs), start, list(mentions))
+
+
+def _random_documents(seed, n_docs=6):
+    rng = np.random.default_rng(seed)
+    ids = ["1", "2", "3", "10", "22", "-", "1,2", "3,10", None]
+    docs, rels = [], []
+    for d in range(n_docs):
+        sentences, pos = [], 0
+        for k in range(rng.integers(1, 5)):
+            ms = [Mention(pos + 2 * j, pos + 2 * j + 1, "g", "Gene",
+                          ids[rng.integers(len(ids))]) for j in range(rng.integers(0, 5))]
+            sentences.append(_sentence(f"d{d}", k, pos, ms))
+            pos += 100
+        docs.append(sentences)
+        rels.append([Relation("Bind", ids[rng.integers(5)], ids[rng.integers(5)])
+                     for _ in range(rng.integers(0, 3))] + [Relation("Association", "1,2", "22")])
+    return docs, rels
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_candidates_and_bags_equal_brute_force_enumeration(seed):
+    docs, rels = _random_documents(seed)
+    c = build_candidates(docs, [50] * len(docs), rels, [1000] * len(docs))
+    got = {}
+    for k in range(len(c)):
+        got[(int(c.doc[k]), c.id1[k], c.id2[k])] = (
+            sorted(c.bag_rows[c.bag_ptr[k]:c.bag_ptr[k + 1]].tolist()), c.y[k])
+    want, row = {}, 0
+    for d, (sentences, rel) in enumerate(zip(docs, rels)):
+        ids = {i for p in sentences for m in p.mentions for i in split_concept_ids(m.id)}
+        related = {gene_pair(a, b) for r in rel for a in split_concept_ids(r.id1)
+                   for b in split_concept_ids(r.id2)}
+        for a, b in itertools.combinations(sorted(ids), 2):
+            want[(d,) + gene_pair(a, b)] = ([], 1.0 if gene_pair(a, b) in related else -1.0)
+        for p in sentences:
+            for m1, m2 in itertools.combinations(p.mentions, 2):
+                keys = {gene_pair(a, b) for a in split_concept_ids(m1.id)
+                        for b in split_concept_ids(m2.id) if a != b}
+                for key in keys:
+                    want[(d,) + key][0].append(row)
+                row += 1
+    assert got == want
+    assert c.bag_rows.max(initial=-1) < row
+
+
+def test_bag_max_equals_a_loop_and_leaves_empty_bags_at_the_fill_value():
+    docs, rels = _random_documents(7, n_docs=10)
+    c = build_candidates(docs, [None] * len(docs), rels)
+    rng = np.random.default_rng(0)
+    n_rows = sum(len(p.sentence.pairs) for d in docs for p in d)
+    S = rng.normal(size=(3, n_rows))
+    B = bag_max(S, c)
+    for k in range(len(c)):
+        rows = c.bag_rows[c.bag_ptr[k]:c.bag_ptr[k + 1]]
+        for t in range(3):
+            assert B[t, k] == (S[t, rows].max() if len(rows) else -np.inf)
+    assert (c.bag_sizes == 0).any() and np.array_equal(bag_max(S[0], c), B[0])
+
+
+def test_document_features_by_their_definition():
+    docs, rels = _random_documents(3, n_docs=8)
+    c = build_candidates(docs, [150] * len(docs), rels, [400] * len(docs))
+    rng = np.random.default_rng(1)
+    n_rows = sum(len(p.sentence.pairs) for d in docs for p in d)
+    s = rng.normal(size=n_rows)
+    F = document_features(s, c)
+    assert F.shape == (len(c), len(FEATURES)) and np.isfinite(F).all()
+    col = {name: k for k, name in enumerate(FEATURES)}
+    for k in range(len(c)):
+        bag = np.sort(s[c.bag_rows[c.bag_ptr[k]:c.bag_ptr[k + 1]]])[::-1]
+        best = bag[0] if len(bag) else 0.0
+        second = bag[1] if len(bag) > 1 else best
+        assert F[k, col["max_score"]] == pytest.approx(best)
+        assert F[k, col["second_score"]] == pytest.approx(second)
+        assert F[k, col["mean_score"]] == pytest.approx(bag.mean() if len(bag) else 0.0)
+        assert F[k, col["empty_bag"]] == (len(bag) == 0)
+        d = int(c.doc[k])
+        mentions = [(j, p.doc_start, m) for j, p in enumerate(docs[d]) for m in p.mentions]
+        count = {g: sum(g in split_concept_ids(m.id) for _, _, m in mentions)
+                 for g in (c.id1[k], c.id2[k])}
+        assert F[k, col["log_mentions_min"]] == pytest.approx(np.log1p(min(count.values())))
+        assert F[k, col["log_mentions_max"]] == pytest.approx(np.log1p(max(count.values())))
+        sent = {g: {j for j, _, m in mentions if g in split_concept_ids(m.id)}
+                for g in (c.id1[k], c.id2[k])}
+        shared = sent[c.id1[k]] & sent[c.id2[k]]
+        assert F[k, col["log_shared_sentences"]] == pytest.approx(np.log1p(len(shared)))
+        gap = min(abs(a - b) for a in sent[c.id1[k]] for b in sent[c.id2[k]])
+        assert F[k, col["log_sentence_distance"]] == pytest.approx(np.log1p(gap))
+        title = {g: any(g in split_concept_ids(m.id) and m.start < 150 for _, _, m in mentions)
+                 for g in (c.id1[k], c.id2[k])}
+        assert F[k, col["title_max"]] == max(title.values())
+        assert F[k, col["title_min"]] == min(title.values())
+    # symmetric in the two concepts: the features do not depend on which is id1
+    swapped = build_candidates(docs, [150] * len(docs), rels, [400] * len(docs))
+    swapped.id1, swapped.id2 = c.id2.copy(), c.id1.copy()
+    np.testing.assert_array_equal(document_features(s, swapped), F)
+
+
+def test_pubtator_relation_lines_are_read_written_and_checked(tmp_path):
+    doc = TextDocument("123", "IL2 binds CD25. Done.", [Mention(0, 3, "IL2", "Gene", "3558"),
+                                                        Mention(10, 14, "CD25", "Gene", "3559")],
+                       title_end=15, relations=[Relation("Bind", "3558", "3559",
+                                                         (("novelty", "Novel"),))])
+    path = tmp_path / "a.pubtator"
+    with open(path, "w") as fh:
+        write_pubtator([doc], fh)
+    (back,) = read_pubtator(path)
+    assert back.relations == doc.relations and back.mentions == doc.mentions
+    text = path.read_text().replace("123\tBind\t3558\t3559\tNovel", "123\tBind\t3558")
+    path.write_text(text)
+    with pytest.raises(CorpusFormatError, match="relation line") as e:
+        list(read_pubtator(path))
+    assert "line 5" in str(e.value) or ":5" in str(e.value)
+
+
+def test_bioc_relations_with_entity_infons_become_relations(tmp_path):
+    from corpora.bioc import read_bioc_json
+
+    doc = {"id": "9", "infons": {}, "passages": [{
+        "offset": 0, "infons": {"type": "title"}, "text": "IL2 binds CD25.",
+        "annotations": [
+            {"id": "a", "infons": {"type": "GeneOrGeneProduct", "identifier": "3558"},
+             "text": "IL2", "locations": [{"offset": 0, "length": 3}]},
+            {"id": "b", "infons": {"type": "GeneOrGeneProduct", "identifier": "3559"},
+             "text": "CD25", "locations": [{"offset": 10, "length": 4}]}],
+        "relations": []}],
+        "relations": [{"id": "R0", "infons": {"entity1": "3558", "entity2": "3559",
+                                              "type": "Bind", "novel": "Novel"},
+                       "nodes": []}], "annotations": []}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"source": "t", "date": "", "key": "", "infons": {},
+                                "documents": [doc]}))
+    (d,) = read_bioc_json(path)
+    assert d.relations == [Relation("Bind", "3558", "3559", (("novel", "Novel"),))]
+
+
+def test_real_biored_candidates_are_the_relations_between_gene_concepts(data_dir):
+    path = data_dir / "biored" / "Dev.PubTator.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    docs = list(read_pubtator(path))
+    from ppi.document_evaluation import gold_candidates
+    cands = gold_candidates(docs)
+    n = sum(len(c) for c, _ in cands.values())
+    related = sum(len(r) for _, r in cands.values())
+    # brute force over the raw lines: gene concepts per document, relations between two
+    by_doc, rel_pairs = {}, {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 6 and f[1].isdigit() and f[4] == "GeneOrGeneProduct":
+                by_doc.setdefault(f[0], set()).update(split_concept_ids(f[5]))
+            elif len(f) >= 4 and not f[1].isdigit():
+                rel_pairs.setdefault(f[0], set()).add(gene_pair(f[2], f[3]))
+    want = sum(len(g) * (len(g) - 1) // 2 for g in by_doc.values())
+    want_related = sum(len({p for p in rel_pairs.get(d, ()) if p[0] in g and p[1] in g
+                            and p[0] != p[1]}) for d, g in by_doc.items())
+    assert (n, related) == (want, want_related) and related > 0
+    with gzip.open(path, "rt") as fh:
+        lines = [x for x in fh if x.count("\t") >= 3 and not x.split("\t")[1].isdigit()]
+    assert sum(len(d.relations) for d in docs) == len(lines)
+
+
+def test_relation_sets_by_name_resolve_in_the_data_directory(tmp_path):
+    from kernelrank.errors import DataNotFoundError
+    from ppi.names import RELATION_SETS, relations_path
+
+    (tmp_path / "biored").mkdir()
+    train = tmp_path / "biored" / "Train.PubTator.gz"
+    train.write_bytes(b"")
+    assert relations_path(tmp_path, "biored") == train
+    assert relations_path(tmp_path, str(train)) == train          # a path stays a path
+    with pytest.raises(DataNotFoundError, match="corpora fetch biored"):
+        relations_path(tmp_path, "biored-dev")
+    assert set(RELATION_SETS) == {"biored", "biored-dev", "bc6ppim"}
+
+
+def test_bagged_threshold():
+    from learners.measures import best_f_threshold, precision_recall_f1
+    from ppi.document_stage import bagged_threshold
+
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(400) < 0.2, 1.0, -1.0)
+    docs = np.repeat(np.arange(40), 10)
+    noisy = y + rng.normal(size=400)
+    assert bagged_threshold(y, noisy, docs, 0) == best_f_threshold(y, noisy).threshold
+    t = bagged_threshold(y, noisy, docs, 50, seed=3)
+    assert t == bagged_threshold(y, noisy, docs, 50, seed=3)
+    assert noisy.min() < t < noisy.max()
+    # separable scores: every resample's best-F threshold separates, so the median does
+    separable = y + 0.1 * rng.random(400)
+    assert precision_recall_f1(y, separable, bagged_threshold(y, separable, docs)).f1 == 1.0

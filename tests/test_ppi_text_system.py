@@ -1,0 +1,71 @@
+"""`ppi train`'s default, the ``text`` system: trained on spaCy's parse of the corpus (the
+parse raw text gets), linear, with transfer — its scores on spaCy-parsed text are the
+training path's scores (parser-matched by construction)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from kernelrank.errors import CorpusFormatError
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def text_model(data_dir, tmp_path_factory, nlp):
+    from ppi.__main__ import main
+    from ppi.names import corpus_path
+
+    for name in ("LLL", "IEPA", "HPRD50"):
+        corpus_path(data_dir, name)
+    d = tmp_path_factory.mktemp("text")
+    assert main(["train", "--corpus", "LLL", "--sources", "IEPA", "--data-dir",
+                 str(data_dir), "--model", str(d / "m"), "--output-dir", str(d / "r"),
+                 "--quiet"]) == 0
+    return d / "m"
+
+
+def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
+    from ppi.model import PPIModel
+
+    meta = json.loads((text_model / "model.json").read_text())
+    assert meta["version"] == 4 and meta["parses"] == ["spacy"]
+    assert meta["featurizer"]["bow_parse"] == "spacy"
+    assert [v["name"] for v in meta["featurizer"]["views"]] == [
+        "apg:spacy", "path:spacy", "bow", "pair", "local"]
+    assert meta["training"]["transfer"]["sources"] == ["IEPA"]
+    m = PPIModel.load(text_model)
+    assert m.gamma is None and m.weights.ndim == 1
+
+
+def test_raw_text_scores_are_the_training_paths(text_model, data_dir, tmp_path):
+    """`ppi extract --reparse` (spaCy's parse of each sentence) scores exactly what the model
+    computes on the corpus with its spaCy analyses added as in training."""
+    from corpora.ppi_xml import read_corpus
+    from learners.measures import auc
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    from ppi.names import corpus_path
+    from ppi.spacy_analyses import add_spacy_analyses
+
+    src = corpus_path(data_dir, "HPRD50")
+    out = tmp_path / "o.jsonl"
+    assert main(["extract", "--quiet", "--model", str(text_model), "--input", str(src),
+                 "--format", "learning-xml", "--reparse", "--output", str(out),
+                 "--jobs", "0"]) == 0
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    m = PPIModel.load(text_model)
+    corpus = add_spacy_analyses(read_corpus(src), cache=False)
+    data, s = m.decision_function(corpus)
+    np.testing.assert_allclose([r["score"] for r in recs], s, rtol=1e-9, atol=1e-12)
+    y = np.array([1.0 if r["label"] else -1.0 for r in recs])
+    assert auc(y, s) > 0.6
+    # without --reparse the file lacks the model's parse: a clear error naming it
+    assert main(["extract", "--quiet", "--model", str(text_model), "--input", str(src),
+                 "--format", "learning-xml", "--output", str(tmp_path / "x.jsonl"),
+                 "--jobs", "0"]) == 2
+    with pytest.raises(CorpusFormatError, match="--reparse"):
+        from ppi.extract import ExtractionResources, process_chunk
+        from corpora.text_input import read_learning_xml
+        process_chunk(list(read_learning_xml(src))[:3], ExtractionResources(m))

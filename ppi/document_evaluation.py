@@ -1,6 +1,6 @@
 """``python -m ppi evaluate-documents``: document-level gene pairs against gold relations.
 
-Input: the output of ``python -m ppi aggregate`` (every co-mentioned gene pair of each
+Input: the output of ``python -m ppi aggregate`` (every scored gene pair of each
 document with its score and decision — not ``--positive-only``) and a gold file whose
 documents carry the relations: BioC (:func:`corpora.bioc.read_bioc_relations`: infons
 ``Gene1``/``Gene2``, as in the BioCreative VI PPIm set, or two annotated nodes) or PubTator
@@ -19,12 +19,12 @@ not hold counts as the lowest score and as not predicted.  AUC over all candidat
 of the predictions' decisions, and the sentence co-occurrence baseline (every candidate with
 a mention pair in one sentence predicted related).
 
-Over the co-mentioned pairs (the earlier measure, kept)
--------------------------------------------------------
+Over the predicted pairs (the earlier measure, kept)
+----------------------------------------------------
 * **model**: precision, recall and F of the pairs predicted to interact (``interaction`` of
-  the aggregate: the maximum over mention pairs exceeds the model's threshold).  Recall is
-  over **all** gold pairs: a gold pair that never shares a sentence (no candidate), or whose
-  document has no candidate pair at all, is a false negative.  AUC over the candidate pairs
+  the aggregate: the pair's score exceeds the model's threshold).  Recall is over **all**
+  gold pairs: a gold pair the output does not hold (a sentence-level model's pair that never
+  shares a sentence), or whose document has no pair at all, is a false negative.  AUC over the candidate pairs
   (the only ones with a score), by :func:`learners.measures.auc`.
 * **co-occurrence baseline**: every candidate pair predicted to interact (Paper V's
   baseline, at document level).  Its recall is the ceiling of any sentence-level extractor
@@ -41,6 +41,8 @@ predictions count with their gold pairs as false negatives (counted in the resul
 Caveat for BioCreative VI PPIm (Islamaj Doğan et al. 2017, the PPIm track): its gold holds
 only interactions **affected by mutations**, so a general PPI extractor's true interactions
 that no mutation affects count as false positives — precision against it is a lower bound.
+The report says so for a BioC gold (``PPIM_NOTE``), not for a PubTator gold such as BioRED,
+whose relations are every relation the curators found in the abstract.
 
 Memory: the gold pairs, and one score and label per candidate pair (for the AUC).
 """
@@ -56,6 +58,12 @@ from kernelrank.errors import CorpusFormatError, InvalidParameterError, Undefine
 from ppi.aggregate import gene_pair, read_document_pairs
 
 __all__ = ["evaluate_documents", "run_evaluate_documents"]
+
+#: The caveat of a BioC gold with ``Gene1``/``Gene2`` infons (the BioCreative VI PPIm set);
+#: a PubTator gold (BioRED: every relation of the abstract) does not carry it.
+PPIM_NOTE = ("if this gold is BioCreative VI PPIm: it holds only interactions affected by "
+             "mutations; true interactions no mutation affects count as false positives, so "
+             "precision against it is a lower bound")
 
 
 def _measures(y, predicted):
@@ -113,7 +121,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
                        entity_types=None):
     """Measures of an aggregate output against a gold file (module docstring): BioC
     (relations with ``Gene1``/``Gene2`` infons or two annotated nodes) or PubTator (relation
-    lines); over the gold file's candidate pairs (``candidates``) besides the co-mentioned
+    lines); over the gold file's candidate pairs (``candidates``) besides the predicted
     pairs.
 
     Returns the results dict (also holding the arrays under ``_curves`` for the plot).
@@ -205,10 +213,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         "recall_ceiling": float(y.sum() / n_gold),
         "model": model, "cooccurrence": cooc,
         "model_without_self_pairs": model_ns, "cooccurrence_without_self_pairs": cooc_ns,
-        "precision_is_lower_bound_note": (
-            "BioCreative VI PPIm gold holds only interactions affected by mutations; true "
-            "interactions no mutation affects count as false positives, so precision "
-            "against it is a lower bound"),
+        "precision_is_lower_bound_note": None if gold_format == "pubtator" else PPIM_NOTE,
         "_curves": (y, s, d, n_gold)}
 
 
@@ -246,7 +251,7 @@ def _candidate_measures(candidates, predicted, mention_stats):
             "model": model, "cooccurrence": base}
 
 
-def _plot(y, s, d, n_gold, cooc, path):
+def _plot(y, s, d, n_gold, cooc, path, lower_bound):
     import matplotlib.pyplot as plt
 
     from kernelrank.atomic import save_figure
@@ -263,7 +268,7 @@ def _plot(y, s, d, n_gold, cooc, path):
             ax.plot([tpd / n_gold], [tpd / at], "o", label="model decision")
     ax.plot([cooc["recall"]], [cooc["precision"]], "s", label="co-occurrence baseline")
     ax.set_xlabel("recall (of all gold pairs)")
-    ax.set_ylabel("precision (a lower bound for PPIm gold)")
+    ax.set_ylabel("precision (a lower bound for PPIm gold)" if lower_bound else "precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.legend(loc="lower left", fontsize=8)
@@ -285,7 +290,7 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
         r["model_note"] = model_note
     output_dir = Path(output_dir)
     png = output_dir / "precision_recall.png"
-    _plot(y, s, d, n_gold, r["cooccurrence"], png)
+    _plot(y, s, d, n_gold, r["cooccurrence"], png, r["precision_is_lower_bound_note"])
     table = [{"system": name, **r[key]} for name, key in (
         ("model", "model"), ("co-occurrence", "cooccurrence"),
         ("model, non-self pairs only", "model_without_self_pairs"),
@@ -295,16 +300,17 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           + (f" {model_note}" if model_note else ""), "",
           f"- gold: {r['gold_pairs']} gene pairs in {r['gold_documents']} documents "
           f"({r['gold_self_pairs']} self-pairs)",
-          f"- candidate pairs (co-mentioned in a sentence): {r['candidate_pairs']}, of which "
-          f"{r['candidate_pairs_in_gold']} gold — recall ceiling "
-          f"{100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} gold "
-          "pairs never share a sentence (false negatives for every system)",
+          f"- predicted pairs (the gene pairs of the aggregate output): "
+          f"{r['candidate_pairs']}, of which {r['candidate_pairs_in_gold']} gold — recall "
+          f"ceiling {100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} "
+          "gold pairs have no prediction (false negatives for every system)",
           f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)", "",
           markdown_table(table, ["system", "precision", "recall", "f1", "auc",
                                  "predicted_positive", "true_positive"]),
           "\"Non-self pairs only\": self-pairs left out of both the gold and the "
-          "predictions. AUC: over the candidate pairs. **Precision is a lower bound**: "
-          + r["precision_is_lower_bound_note"] + ".", "",
+          "predictions. AUC: over the predicted pairs."
+          + (f" **Precision may be a lower bound**: {r['precision_is_lower_bound_note']}."
+             if r["precision_is_lower_bound_note"] else ""), "",
           markdown_image(png, "precision-recall"), ""]
     c = r["candidates"]
     md[3:3] = [] if c is None else ["## Over the gold file's candidate pairs", "",
@@ -315,6 +321,6 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
                                {"system": "sentence co-occurrence", **c["cooccurrence"]}],
                               ["system", "precision", "recall", "f1", "auc",
                                "predicted_positive", "true_positive"]),
-               "## Over the co-mentioned pairs", ""]
+               "## Over the predicted pairs", ""]
     written = [png, *write_report(output_dir, "results", r, "\n".join(md))]
     return r, written

@@ -371,3 +371,5 @@ def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
     # scores: related 0.9, 0.1; unrelated 0.5, 0.2, unscored, unscored (lowest)
     # pairs ranked right: 0.9 beats 4; 0.1 beats the 2 unscored → 6 of 8
     assert m["auc"] == pytest.approx(6 / 8)
+    # BioRED's relations are all the abstract's: no "precision is a lower bound" caveat
+    assert "lower bound" not in (tmp_path / "e" / "results.md").read_text()

@@ -26,7 +26,7 @@ letters of the matrix (either case); a letter the matrix lacks (BLOSUM62: J, O, 
 as ``X``, the matrix's unknown residue; any other character is an error naming the
 sequence.
 
-Computation: each value is a dynamic programme of |x| |y| cells (≈ 3 processor cycles per
+Computation: each value is a dynamic programme of ``|x| |y|`` cells (≈ 3 processor cycles per
 cell, :func:`learners.kernels.alignment_dp.la_scaled_dp`). Gram matrices are computed in
 blocks (:mod:`learners.kernels.gram_blocks`) on ``n_jobs`` threads or a Dask cluster
 (``scheduler``) and, with ``memory`` (a directory), cached under the SHA-256 of the
@@ -149,7 +149,7 @@ def smith_waterman_scores(A, B=None, *, substitution="BLOSUM62", gap_open=11.0,
     LA kernel's recursion in the (max, +) semiring
     (:func:`learners.kernels.alignment_dp.la_log_dp` with ``viterbi=True``, one thread).
 
-    O(|x| |y|) per pair; returns an ndarray (len(A), len(B)).
+    ``O(|x| |y|)`` per pair; returns an ndarray (len(A), len(B)).
     """
     alphabet, S = substitution_matrix(substitution)
     P = encode_sequences(A, alphabet)
@@ -291,7 +291,7 @@ class LocalAlignmentKernel(Kernel):
                               meta=meta, progress=progress, desc="local alignments")
 
     def _self_log_kernel(self, P):
-        """``log K_LA(x, x)`` of every sequence (the diagonal only, O(Σ |x|²))."""
+        """``log K_LA(x, x)`` of every sequence (the diagonal only, ``O(Σ |x|²)``)."""
         _, E, d, r = self._programme()
         out = np.empty(len(P))
         la_diagonal(P.codes, P.starts, P.lengths, E, d, r, out)

@@ -53,7 +53,7 @@ every programme here returns ``log K_LA``:
 the values of sequences with themselves, :func:`sw_tile` a block of Smith–Waterman scores;
 they release the GIL, so threads compute blocks in parallel.
 
-Cost: O(|x| |y|) time and O(min(|x|, |y|)) memory per pair (three rows).
+Cost: ``O(|x| |y|)`` time and ``O(min(|x|, |y|))`` memory per pair (three rows).
 """
 
 import math
@@ -109,7 +109,7 @@ def la_log_dp(x, y, score, gap_open, gap_extend, viterbi):  # pragma: no cover -
     gap_open, gap_extend : ``β o`` and ``β e`` (penalties, ≥ 0)
     viterbi : bool
 
-    O(|x| |y|) cells, each with a few ``exp``/``log1p`` (none with ``viterbi``).
+    ``O(|x| |y|)`` cells, each with a few ``exp``/``log1p`` (none with ``viterbi``).
     """
     n, m = x.size, y.size
     neg = -np.inf
@@ -247,7 +247,7 @@ def la_tile(codes, starts, lengths, rows, cols, upper, E, d, r, out):  # pragma:
 
 @numba.njit(cache=True, nogil=True)
 def la_diagonal(codes, starts, lengths, E, d, r, out):  # pragma: no cover - compiled
-    """``out[k] = log K_LA(s_k, s_k)`` for every stored sequence (O(Σ |s_k|²))."""
+    """``out[k] = log K_LA(s_k, s_k)`` for every stored sequence (``O(Σ |s_k|²)``)."""
     longest = 0
     for k in range(lengths.size):
         longest = max(longest, lengths[k])

@@ -19,6 +19,8 @@ _SCOP_OUTPUTS = ("results.json", "results.md", "roc50_families.png", "roc_famili
 
 
 def _evaluation(args):
+    """The benchmark's folder is the input (the local-alignment Gram matrices are cached
+    beside it, in ``<data dir>/cache``)."""
     return PathSpec().input("--data-dir", resolve_data_dir(args.data_dir) / "scop153").folder(
         "--output-dir", args.output_dir, *_SCOP_OUTPUTS)
 

@@ -14,7 +14,7 @@ the other jobs):
 ``mentions``
     the candidate mentions (given annotations, or the lexicon tagger);
 ``parse``
-    spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe(..., batch_size=64)`` over the
+    spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe(..., batch_size=DOCUMENT_BATCH_SIZE)`` over the
     mention-split token sequences (:func:`ppi.spacy_parse.parse_documents`; tagger, parser
     — NER, lemmatizer and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per
     chunk for all models;
@@ -168,7 +168,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     from ppi.extract import (ExtractionResources, _records, _with_document_records,
                              cyclic_gc_paused, format_records, freeze_resident_objects,
                              score_sentences)
-    from ppi.spacy_parse import doc_sentences, load_spacy, split_tokens
+    from ppi.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
     nlp = load_spacy()
@@ -200,7 +200,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                                           shared.timed("parse", nlp.make_doc, d.text), d.text,
                                           [x for m in ms for x in (m.start, m.end)])
                              for d, ms in zip(raw, mentions)]
-                    sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=64)))
+                    sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=DOCUMENT_BATCH_SIZE)))
                     del split
                     for system, model in models.items():
                         parsed_by[system] = []

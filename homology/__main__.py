@@ -14,16 +14,19 @@ import argparse
 import sys
 
 from homology.names import (ALPHAS_TEXT, BENCHMARK_CONFIGS, FEATURE_GROUPS, FEATURE_KERNELS,
-                            KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, LOCALITY_MODES, SELECTIONS,
-                            TARGETS, TRAIN_LEARNERS)
+                            KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, LOCALITY_MODES, PSD_FIXES,
+                            SELECTIONS, SUM_WEIGHTS_TEXT, TARGETS, TRAIN_LEARNERS)
 from kernelrank.cli import Summary, add_alphas, add_common, parse_grid, run_subcommand, thread_limit
+from kernelrank.errors import InvalidParameterError
 
 _GRIDS = f"{ALPHAS_TEXT}; l2svm {L2SVM_ALPHAS_TEXT}"
 
 
 def _add_kernel_options(p):
     g = p.add_argument_group("kernel")
-    g.add_argument("--kernel", choices=KERNELS, default="mismatch")
+    g.add_argument("--kernel", choices=KERNELS, default="mismatch",
+                   help="la: the local-alignment kernel (Saigo et al. 2004; its Gram matrix "
+                        "on SCOP is cached in <data-dir>/cache); a+b: a weighted sum")
     g.add_argument("--k", type=int, default=None, help="k-mer length (spectrum 3, mismatch 5)")
     g.add_argument("--m", type=int, default=None, help="mismatches (mismatch kernel, default 1)")
     g.add_argument("--mode", choices=LOCALITY_MODES, default="sensitive",
@@ -35,8 +38,21 @@ def _add_kernel_options(p):
                    help="protein feature groups, comma-separated")
     g.add_argument("--feature-kernel", choices=FEATURE_KERNELS, default="linear")
     g.add_argument("--gamma", type=float, default=None, help="Gaussian feature-kernel width")
-    g.add_argument("--weight", type=float, default=0.2,
-                   help="protein-feature weight w in (1-w)*string + w*features (sums)")
+    g.add_argument("--weight", default=None, metavar="W[,W...]",
+                   help="weight w of the second kernel of a sum, (1-w)*first + w*second "
+                        "(the protein features; after la, the locality / mismatch kernel); "
+                        "several comma-separated values: w is chosen with λ by leave-one-out "
+                        f"on each training part (default {SUM_WEIGHTS_TEXT['features']} for "
+                        f"+features, {SUM_WEIGHTS_TEXT['la']} for la+…)")
+    g.add_argument("--beta", type=float, default=0.5,
+                   help="local alignment: β of exp(β·score) (Saigo et al. 2004: 0.5)")
+    g.add_argument("--gap-open", type=float, default=11.0,
+                   help="local alignment: gap opening cost (BLOSUM62 scores)")
+    g.add_argument("--gap-extend", type=float, default=1.0,
+                   help="local alignment: gap extension cost")
+    g.add_argument("--psd", choices=PSD_FIXES, default="shift",
+                   help="local alignment: positive semi-definite fix, eigenvalue shift of the "
+                        "training Gram matrix or the empirical kernel map")
 
 
 def _add_selection(p, learners):
@@ -57,6 +73,9 @@ def _add_eval_options(p):
                    help="comma-separated subset of family ids (default: all 54)")
     add_common(p, data_dir="scop153/", output_dir=True, seed=False, threads=True,
                jobs=1)
+    p.add_argument("--scheduler", default=None,
+                   help="address of a Dask scheduler (tcp://host:port) whose workers compute "
+                        "the local-alignment Gram matrix; default: the cores of this machine")
 
 
 def build_parser():
@@ -104,19 +123,31 @@ def _alphas(args):
     return None if args.alphas is None else parse_grid(args.alphas)
 
 
+def _weights(text, kernel):
+    """``--weight``: one number or a comma-separated list, each in [0, 1] (None: the
+    default of the kernel's sum, :data:`homology.names.SUM_WEIGHTS_TEXT`)."""
+    if text is None:
+        text = SUM_WEIGHTS_TEXT["la" if kernel.startswith("la+") else "features"]
+    weights = list(parse_grid(text, "--weight", allow_zero=True))
+    if any(w > 1 for w in weights):
+        raise InvalidParameterError(f"--weight {text!r}: every weight must be in [0, 1]")
+    return weights[0] if len(weights) == 1 else weights
+
+
 def _kernel_options(args):
     from homology.runs import kernel_options
 
     return kernel_options(args.kernel, k=args.k, m=args.m, mode=args.mode,
                           half_width=args.half_width, theta=args.theta,
                           groups=_names(args.groups), feature_kernel=args.feature_kernel,
-                          gamma=args.gamma, weight=args.weight)
+                          gamma=args.gamma, weight=_weights(args.weight, args.kernel), beta=args.beta,
+                          gap_open=args.gap_open, gap_extend=args.gap_extend, psd=args.psd)
 
 
 def _evaluation(args):
     return dict(data_dir=args.data_dir, learner=args.learner, targets=args.targets,
                 alphas=_alphas(args), select=args.select, families=_names(args.families),
-                jobs=args.jobs, progress=not args.quiet)
+                jobs=args.jobs, progress=not args.quiet, scheduler=args.scheduler)
 
 
 def _means(r):
@@ -147,9 +178,11 @@ def cmd_train(args):
     meta = train_from_fasta(args.positives, args.negatives, args.model, args.kernel,
                             _kernel_options(args), alphas=_alphas(args), learner=args.learner,
                             select=args.select)
+    weight = meta["kernel_options"].get("weight")
     return Summary([args.model], [
         f"{args.learner} trained on {meta['n_positive']} positives / {meta['n_negative']} "
-        f"negatives, λ={meta['alpha']:g}, leave-one-out "
+        f"negatives, λ={meta['alpha']:g}"
+        + ("" if weight is None else f", weight {weight:g}") + ", leave-one-out "
         f"{'ROC' if args.select == 'roc' else 'ROC50'} {meta['loo_score']:.3f}"])
 
 

@@ -40,8 +40,10 @@ factorizations of the active block per λ plus one triangular inverse for leave-
 
 import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import clone
 
 from homology.features import ALPHABET, GROUPS, ProteinFeatures, residue_sequences
 from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, SELECTIONS,
@@ -49,10 +51,12 @@ from homology.names import (ALPHAS_TEXT, KERNELS, L2SVM_ALPHAS_TEXT, LEARNERS, S
 from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError
 from kernelrank.parallel import map_tasks
-from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel
+from learners.kernels import (LocalAlignmentKernel, LocalityKernel, MismatchKernel,
+                              SpectrumKernel, SumKernel)
+from learners.kernels.base import inverse_sqrt
 from learners.measures import auc, roc50
 from learners.registry import make_learner
-from learners.selection import select as choose
+from learners.selection import best_candidate, select as choose
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -67,25 +71,41 @@ L2SVM_ALPHAS = parse_grid(L2SVM_ALPHAS_TEXT)
 
 
 def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2.0,
-                groups=GROUPS, feature_kernel="linear", gamma=None, weight=0.2):
-    """Kernel object for a CLI name; ``weight`` is the protein-feature share of a sum.
+                groups=GROUPS, feature_kernel="linear", gamma=None, weight=0.2, beta=0.5,
+                gap_open=11.0, gap_extend=1.0, psd="shift"):
+    """Kernel object for a CLI name.
 
     Defaults: spectrum k=3, mismatch (5, 1), locality sensitive t=3 theta=2 (``mode`` and
     ``half_width`` are the locality kernel's ``matching`` and ``half_width``; ``theta`` is
-    passed for ``mode="sensitive"`` only). The string kernels of :mod:`learners.kernels` get
-    the amino-acid :data:`homology.features.ALPHABET`, so ambiguous residues match nothing.
-    Every kernel is normalized (k(x, x) = 1), so the weights of a sum are comparable.
+    passed for ``mode="sensitive"`` only), local alignment (``la``) as Saigo et al. 2004:
+    BLOSUM62, gaps 11 / 1, β = 0.5, eigenvalue shift (``psd``). The string kernels of
+    :mod:`learners.kernels` get the amino-acid :data:`homology.features.ALPHABET`, so
+    ambiguous residues match nothing. Every kernel is normalized (k(x, x) = 1), so the
+    weights of a sum are comparable.
+
+    A sum ``first+second`` is ``(1 − w)·first + w·second`` (``second`` the protein features
+    or, after ``la``, the locality or mismatch kernel), ``w = weight``. Several weights (a
+    sequence) give a :class:`WeightGrid`: the weight is then chosen with λ on each training
+    part (:func:`evaluate_family`, :func:`homology.model.train_model`).
     """
     if name not in KERNELS:
         raise InvalidParameterError(f"unknown kernel {name!r}; choose one of {KERNELS}")
     if "+" in name:
-        if not 0 <= weight <= 1:
-            raise InvalidParameterError(f"weight must be in [0, 1], got {weight!r}")
-        string = make_kernel(name.split("+")[0], k=k, m=m, mode=mode,
-                             half_width=half_width, theta=theta)
-        feats = make_kernel("features", groups=groups, feature_kernel=feature_kernel,
-                            gamma=gamma)
-        return SumKernel([(1.0 - weight, string), (weight, feats)])
+        weights = _weights(weight)
+        first, second = name.split("+")
+        opts = dict(k=k, m=m, mode=mode, half_width=half_width, theta=theta, beta=beta,
+                    gap_open=gap_open, gap_extend=gap_extend, psd=psd)
+        if second == "features":
+            opts = dict(groups=groups, feature_kernel=feature_kernel, gamma=gamma)
+        parts = (make_kernel(first, k=k, m=m, mode=mode, half_width=half_width, theta=theta,
+                             beta=beta, gap_open=gap_open, gap_extend=gap_extend, psd=psd),
+                 make_kernel(second, **opts))
+        if len(weights) > 1:
+            return WeightGrid(*parts, weights)
+        return SumKernel([(1.0 - weights[0], parts[0]), (weights[0], parts[1])])
+    if name == "la":
+        return LocalAlignmentKernel(beta=beta, gap_open=gap_open, gap_extend=gap_extend,
+                                    psd=psd)
     if name == "spectrum":
         return SpectrumKernel(ALPHABET, k=3 if k is None else k)
     if name == "mismatch":
@@ -96,20 +116,122 @@ def make_kernel(name, *, k=None, m=None, mode="sensitive", half_width=3, theta=2
     return ProteinFeatures(groups=groups, kernel=feature_kernel, gamma=gamma)
 
 
+def _weights(weight):
+    """The weight(s) of a sum as a tuple of floats in [0, 1]."""
+    weights = tuple(weight) if isinstance(weight, (list, tuple)) else (weight,)
+    if not weights or not all(isinstance(w, (int, float)) and not isinstance(w, bool)
+                              and 0 <= w <= 1 for w in weights):
+        raise InvalidParameterError(f"weight must be a number in [0, 1] or a list of them, "
+                                    f"got {weight!r}")
+    return tuple(float(w) for w in weights)
+
+
+@dataclass(frozen=True)
+class WeightGrid:
+    """``(1 − w)·first + w·second`` for every ``w`` of ``weights``: the weight is chosen with
+    λ by leave-one-out on each training part; :func:`full_gram` gives the two normalized
+    Gram matrices (:class:`WeightedGrams`)."""
+
+    first: object
+    second: object
+    weights: tuple
+
+    def kernel(self, w):
+        """The :class:`learners.kernels.SumKernel` of one weight."""
+        return SumKernel([(1.0 - w, self.first), (w, self.second)])
+
+
+@dataclass(frozen=True)
+class WeightedGrams:
+    """The Gram matrices of a :class:`WeightGrid`'s two kernels and its weights."""
+
+    first: np.ndarray
+    second: np.ndarray
+    weights: tuple
+
+    def block(self, w, rows, cols):
+        """``(1 − w) K1[rows, cols] + w K2[rows, cols]``."""
+        index = np.ix_(rows, cols)
+        return (1.0 - w) * self.first[index] + w * self.second[index]
+
+    def family_blocks(self, train, test):
+        """One candidate per weight (:func:`family_blocks`)."""
+        return [({"weight": w}, self.block(w, train, train), self.block(w, test, train))
+                for w in self.weights]
+
+
+@dataclass(frozen=True)
+class EmpiricalMapGram:
+    """The local-alignment kernel's empirical map over each training part (``psd="ekm"``
+    of :class:`learners.kernels.LocalAlignmentKernel`, fitted on the training sequences
+    only): ``φ(x) = (k̂(x, t))_{t in train}`` from the normalized kernel ``base`` of all
+    sequences, and the cosine of ``⟨φ(x), φ(z)⟩``. Cost per family: two products with the
+    m × m training block, O(m² (m + n_test))."""
+
+    base: np.ndarray
+
+    def family_blocks(self, train, test):
+        """The one candidate of a family (:func:`family_blocks`)."""
+        phi_train, phi_test = self.base[np.ix_(train, train)], self.base[np.ix_(test, train)]
+        s_train = inverse_sqrt(np.einsum("ij,ij->i", phi_train, phi_train))
+        s_test = inverse_sqrt(np.einsum("ij,ij->i", phi_test, phi_test))
+        G = phi_train @ phi_train.T
+        G *= s_train[:, None] * s_train[None, :]
+        T = phi_test @ phi_train.T
+        T *= s_test[:, None] * s_train[None, :]
+        return [({}, G, T)]
+
+
+def family_blocks(K, train, test):
+    """The candidate kernels of a family: a list of ``(choice, K[train, train],
+    K[test, train])`` — one for a Gram matrix, one per weight for :class:`WeightedGrams`,
+    the training part's empirical map for :class:`EmpiricalMapGram`."""
+    if isinstance(K, np.ndarray):
+        return [({}, K[np.ix_(train, train)], K[np.ix_(test, train)])]
+    return K.family_blocks(train, test)
+
+
+#: Parameters of how a kernel is computed, not of what it is (left out of the results).
+_EXECUTION = ("alphabet", "n_jobs", "scheduler", "memory")
+
+
 def kernel_params(kernel):
     """JSON-friendly description of a kernel object's parameters."""
+    if isinstance(kernel, WeightGrid):
+        return {"parts": [{"kernel": type(k).__name__, **kernel_params(k)}
+                          for k in (kernel.first, kernel.second)],
+                "weights": list(kernel.weights)}
     if isinstance(kernel, SumKernel):
         return {"parts": [{"weight": w, "kernel": type(k).__name__, **kernel_params(k)}
                           for w, k in kernel.parts]}
-    params = dict(kernel.get_params())
-    params.pop("alphabet", None)      # always the amino acids
+    params = {k: v for k, v in kernel.get_params().items() if k not in _EXECUTION}
     if "groups" in params:
         params["groups"] = list(params["groups"])
     return params
 
 
+def with_cache(kernel, directory, scheduler=None):
+    """``kernel`` with every local-alignment kernel in it caching its Gram matrices in
+    ``directory`` (:class:`learners.kernels.LocalAlignmentKernel`'s ``memory``) and
+    computing them on the Dask cluster at ``scheduler`` (None: this machine's cores)."""
+    if isinstance(kernel, LocalAlignmentKernel):
+        kernel.set_params(memory=str(directory), scheduler=scheduler)
+    for part in ([kernel.first, kernel.second] if isinstance(kernel, WeightGrid) else
+                 [k for _, k in kernel.parts] if isinstance(kernel, SumKernel) else []):
+        with_cache(part, directory, scheduler)
+    return kernel
+
+
 def full_gram(kernel, sequences):
-    """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only)."""
+    """Normalized Gram matrix of all ``sequences`` (fit on them: unsupervised only); a
+    :class:`WeightedGrams` for a :class:`WeightGrid`; an :class:`EmpiricalMapGram` for the
+    local-alignment kernel with the empirical map, whose basis must be each family's
+    training part (a map over all sequences would make test sequences features)."""
+    if isinstance(kernel, WeightGrid):
+        return WeightedGrams(full_gram(kernel.first, sequences),
+                             full_gram(kernel.second, sequences), kernel.weights)
+    if isinstance(kernel, LocalAlignmentKernel) and kernel.psd == "ekm":
+        return EmpiricalMapGram(full_gram(clone(kernel).set_params(psd=None), sequences))
     return kernel.fit_transform(residue_sequences(sequences))
 
 
@@ -155,21 +277,43 @@ def training_targets(y, targets="balanced"):
     return np.where(y > 0, m / (2.0 * n_pos), -m / (2.0 * (m - n_pos)))
 
 
+def select_kernel_alpha(candidates, y, alphas, learner="rls", select="roc",
+                        targets="balanced"):
+    """One of several training kernels ``candidates`` (``(choice, K_train, …)`` as
+    :func:`family_blocks` gives them) and λ, chosen together by the leave-one-out measure
+    of labels ``y`` with the selection engine's tie rule
+    (:func:`learners.selection.best_candidate`: the larger λ, then the first candidate).
+    Returns ``(index, selection)``, the selection of that candidate's kernel (its best λ is
+    the chosen one). Cost: one λ path per candidate."""
+    sels = [select_alpha(c[1], y, alphas, learner, select, targets) for c in candidates]
+    grid = [{"candidate": k, **c} for k, s in enumerate(sels) for c in s.candidates]
+    best = best_candidate(np.concatenate([s.scores for s in sels]), grid,
+                          sels[0].greater_is_better)
+    k = grid[best]["candidate"]
+    return k, sels[k]
+
+
 def evaluate_family(K, split, learner="rls", alphas=DEFAULT_ALPHAS, targets="balanced",
                     select="roc"):
     """Train on the family's training part (λ by leave-one-out ROC), score its test part.
 
-    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` and the
-    counts of training/test positives and negatives.
+    ``K``: the Gram matrix of all sequences, :class:`WeightedGrams` (the weight is then
+    chosen with λ on the training part) or :class:`EmpiricalMapGram`
+    (:func:`family_blocks`, :func:`select_kernel_alpha`).
+
+    Returns a dict with ``family``, ``roc``, ``roc50``, ``alpha``, ``loo_roc`` (and the
+    chosen ``weight``) and the counts of training/test positives and negatives.
     """
-    tr, te = split.train, split.test
-    sel = select_alpha(K[np.ix_(tr, tr)], split.y_train, alphas, learner, select, targets)
-    scores = sel.predict(K[np.ix_(te, tr)])
+    candidates = family_blocks(K, split.train, split.test)
+    k, sel = select_kernel_alpha(candidates, split.y_train, alphas, learner, select, targets)
+    chosen, _, K_test = candidates[k]
+    scores = sel.predict(K_test)
     return {
         "family": split.family,
         "roc": auc(split.y_test, scores),
         "roc50": roc50(split.y_test, scores),
         "alpha": float(sel.best_params["alpha"]),
+        **chosen,
         "loo_" + select: sel.best_score,
         "n_train": [int((split.y_train > 0).sum()), int((split.y_train < 0).sum())],
         "n_test": [int((split.y_test > 0).sum()), int((split.y_test < 0).sum())],

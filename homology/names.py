@@ -4,11 +4,19 @@ that ``python -m homology --help`` is instant), and the configurations of
 
 :data:`KERNELS`, :data:`LEARNERS`, :data:`SELECTIONS`, :data:`TARGETS` and the λ grids are
 defined here and imported by :mod:`homology.benchmark`; :data:`FEATURE_GROUPS` restates
-:mod:`homology.features`' (a test keeps them equal).
+:mod:`homology.features`', :data:`PSD_FIXES` :mod:`learners.kernels.alignment`'s (tests keep
+them equal).
 """
 
 KERNELS = ("spectrum", "mismatch", "locality", "features", "mismatch+features",
-           "locality+features", "spectrum+features")
+           "locality+features", "spectrum+features", "la", "la+locality", "la+mismatch")
+#: default ``--weight`` of a sum: the protein-feature share of ``<string>+features``; the
+#: grid of the second kernel's share in ``la+locality`` / ``la+mismatch``, chosen with λ by
+#: leave-one-out on each training part (fixed before any result was seen)
+SUM_WEIGHTS_TEXT = {"features": "0.2", "la": "0.25,0.5,0.75"}
+#: how the local-alignment kernel is made positive semi-definite (a test keeps them equal
+#: to :data:`learners.kernels.alignment.PSD_FIXES`)
+PSD_FIXES = ("shift", "ekm")
 #: learners of the SCOP benchmark; :data:`TRAIN_LEARNERS` those a saved model can hold
 LEARNERS = ("rls", "rankrls", "l2svm")
 TRAIN_LEARNERS = ("l2svm", "rls")
@@ -31,4 +39,6 @@ BENCHMARK_CONFIGS = [
     ("locality-strict", "locality", {"mode": "strict", "half_width": 3}),
     ("features", "features", {}),
     ("mismatch+features", "mismatch+features", {"k": 5, "m": 1, "weight": 0.2}),
+    ("local-alignment", "la", {"beta": 0.5, "gap_open": 11.0, "gap_extend": 1.0,
+                               "psd": "shift"}),
 ]

@@ -11,12 +11,20 @@ from kernelrank.report import markdown_images, markdown_table
 
 
 def describe(results):
-    """Short label such as ``mismatch k=5 m=1 / rls``."""
+    """Short label such as ``mismatch k=5 m=1 / rls`` (``results["label"]`` when given)."""
+    if "label" in results:
+        return results["label"]
     params = results.get("params", {})
+    if "weights" in params:
+        first, second = (p["kernel"] for p in params["parts"])
+        grid = ",".join(f"{w:g}" for w in params["weights"])
+        return (f"{results['kernel']} ((1-w)·{first} + w·{second}, w∈{{{grid}}} per family) "
+                f"/ {results['learner']}")
     if "parts" in params:
         inner = " + ".join(f"{p['weight']:g}·{p['kernel']}" for p in params["parts"])
         return f"{results['kernel']} ({inner}) / {results['learner']}"
-    keys = [k for k in ("k", "m", "mode", "half_width", "theta", "kernel") if k in params]
+    keys = [k for k in ("k", "m", "mode", "half_width", "theta", "kernel", "beta", "psd")
+            if k in params]
     extra = " ".join(f"{k}={params[k]}" for k in keys)
     return f"{results['kernel']} {extra} / {results['learner']}".replace("  ", " ")
 
@@ -65,6 +73,7 @@ def scop_markdown(results, plots=()):
     roc50_sel = "loo_roc50" in results["families"][0]
     loo_key = "loo_roc50" if roc50_sel else "loo_roc"
     loo_title = "LOO ROC50 (train)" if roc50_sel else "LOO ROC (train)"
+    weighted = "weight" in results["families"][0]           # chosen per family
     lines = [f"# SCOP 1.53 remote homology: {describe(results)}", "",
              f"Families: {results['n_families']}. Learner: `{results['learner']}` "
              f"(targets: {results.get('targets')}). λ grid: {len(results['alphas'])} values "
@@ -80,8 +89,9 @@ def scop_markdown(results, plots=()):
               "Published per-family values are not reproduced here (only the means above).",
               "",
               markdown_table(results["families"],
-                             ["family", "roc", "roc50", "alpha", loo_key, "n_train", "n_test"],
-                             ["family", "ROC", "ROC50", "λ", loo_title,
+                             ["family", "roc", "roc50", "alpha", *(["weight"] * weighted),
+                              loo_key, "n_train", "n_test"],
+                             ["family", "ROC", "ROC50", "λ", *(["w"] * weighted), loo_title,
                               "train +/-", "test +/-"])]
     return "\n".join(lines) + "\n"
 

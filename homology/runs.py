@@ -4,6 +4,8 @@ configurations compared (:func:`run_benchmark`, :data:`homology.names.BENCHMARK_
 Each run loads the benchmark (:func:`corpora.scop.load_scop`), evaluates every family with
 :func:`homology.benchmark.scop_experiment` (λ chosen on each family's training part only)
 and writes ``results.json`` + ``results.md`` (embedding the cumulative ROC / ROC50 plots).
+Gram matrices of the local-alignment kernel are cached in ``<data dir>/cache``
+(:func:`gram_cache`): computed once, resumed when interrupted.
 Both return ``(results, written)``; each finished configuration is logged on the
 ``homology`` logger (the command line prints it).
 """
@@ -18,32 +20,45 @@ from kernelrank.errors import InvalidParameterError
 from kernelrank.report import format_duration
 
 __all__ = ["kernel_options", "default_alphas", "check_families", "run_scop", "run_benchmark",
-           "reusable"]
+           "reusable", "gram_cache"]
 
 log = logging.getLogger(__name__)
 
 
+#: the options of each kernel of a name (a sum ``a+b`` takes both parts' and ``weight``)
+_KERNEL_OPTIONS = {"spectrum": ("k",), "mismatch": ("k", "m"),
+                   "locality": ("mode", "half_width", "theta"),
+                   "features": ("groups", "feature_kernel", "gamma"),
+                   "la": ("beta", "gap_open", "gap_extend", "psd")}
+
+
 def kernel_options(kernel, *, k=None, m=None, mode="sensitive", half_width=3, theta=2.0,
                    groups=("aa", "dipeptide", "physchem"), feature_kernel="linear",
-                   gamma=None, weight=0.2):
+                   gamma=None, weight=0.2, beta=0.5, gap_open=11.0, gap_extend=1.0,
+                   psd="shift"):
     """The keyword arguments of :func:`homology.benchmark.make_kernel` that ``kernel`` uses,
-    from all of them (the command line's kernel options)."""
+    from all of them (the command line's kernel options). ``weight`` of a sum: a number,
+    or a list of several (chosen per training part)."""
     opts = {"k": k, "m": m, "mode": mode, "half_width": half_width, "theta": theta,
             "groups": tuple(groups), "feature_kernel": feature_kernel, "gamma": gamma,
-            "weight": weight}
-    keep = set()
-    if kernel.startswith(("spectrum", "mismatch")):
-        keep |= {"k", "m"} if kernel.startswith("mismatch") else {"k"}
-    if kernel.startswith("locality"):
-        keep |= {"mode", "half_width", "theta"}
-    if "features" in kernel:
-        keep |= {"groups", "feature_kernel", "gamma"}
+            "beta": beta, "gap_open": gap_open, "gap_extend": gap_extend, "psd": psd,
+            "weight": list(weight) if isinstance(weight, (list, tuple)) else weight}
+    keep = {key for part in kernel.split("+") for key in _KERNEL_OPTIONS.get(part, ())}
     if "+" in kernel:
         keep.add("weight")
     out = {key: v for key, v in opts.items() if key in keep}
     if "groups" in out:
         out["groups"] = list(out["groups"])
+    if isinstance(out.get("weight"), list) and len(out["weight"]) == 1:
+        out["weight"] = out["weight"][0]
     return out
+
+
+def gram_cache(data_dir=None):
+    """Where the SCOP commands cache Gram matrices: ``<data dir>/cache``."""
+    from kernelrank.datadir import resolve_data_dir
+
+    return resolve_data_dir(data_dir) / "cache"
 
 
 def default_alphas(learner, alphas=None):
@@ -76,14 +91,16 @@ def _write_scop(out, results):
 
 def run_scop(kernel, options, output_dir, *, data_dir=None, learner="l2svm",
              targets="balanced", alphas=None, select="roc", families=None, jobs=1,
-             progress=True):
+             progress=True, scheduler=None):
     """One kernel (``kernel`` name, ``options`` from :func:`kernel_options`) on the SCOP 1.53
-    benchmark (all 54 families, or ``families``). Returns ``(results, written)``."""
+    benchmark (all 54 families, or ``families``); ``scheduler``: a Dask cluster that computes
+    the local-alignment Gram matrix. Returns ``(results, written)``."""
     from corpora.scop import load_scop
-    from homology.benchmark import make_kernel, scop_experiment
+    from homology.benchmark import make_kernel, scop_experiment, with_cache
 
     bench = load_scop(data_dir)
-    results = scop_experiment(bench, make_kernel(kernel, **options), kernel, learner,
+    kernel_object = with_cache(make_kernel(kernel, **options), gram_cache(data_dir), scheduler)
+    results = scop_experiment(bench, kernel_object, kernel, learner,
                               default_alphas(learner, alphas), jobs,
                               check_families(bench, families), progress, targets,
                               select=select)
@@ -93,7 +110,7 @@ def run_scop(kernel, options, output_dir, *, data_dir=None, learner="l2svm",
 
 def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", targets="balanced",
                   alphas=None, select="roc", families=None, jobs=1, progress=True,
-                  reuse=False):
+                  reuse=False, scheduler=None):
     """Several configurations (names of :data:`homology.names.BENCHMARK_CONFIGS`), each in
     ``<output_dir>/<config>/``, and one comparison report (paired per-family Wilcoxon tests
     against the first). ``reuse``: take a configuration's stored ``results.json`` when it
@@ -101,7 +118,7 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
     families, on data of the same content (:func:`reusable`, :func:`data_sha256`). Returns
     ``(summary, written)``."""
     from corpora.scop import load_scop
-    from homology.benchmark import make_kernel, scop_experiment
+    from homology.benchmark import make_kernel, scop_experiment, with_cache
     from homology.report import benchmark_markdown, cumulative_plot
     from kernelrank.report import write_report
 
@@ -126,8 +143,10 @@ def run_benchmark(configs, output_dir, *, data_dir=None, learner="l2svm", target
             all_results.append(old)
             log.info("%s: reused %s", name, out / name / "results.json")
             continue
-        res = scop_experiment(bench, make_kernel(kname, **opts), kname, learner, alphas, jobs,
-                              families, progress, targets, select=select)
+        res = scop_experiment(bench, with_cache(make_kernel(kname, **opts),
+                                                gram_cache(data_dir), scheduler),
+                              kname, learner, alphas, jobs, families, progress, targets,
+                              select=select)
         res["kernel_options"] = opts
         res["config"] = name
         res["data_sha256"] = data

@@ -312,17 +312,20 @@ def _limited(fn, blas_threads):
     return run
 
 
-def _gather(client, task, items, bar):
+def _gather(client, task, items, bar, on_result=None):
     from dask.distributed import as_completed
 
     futures = [client.submit(task, it, pure=False) for it in items]
-    for _ in as_completed(futures):
+    index = {f.key: i for i, f in enumerate(futures)}
+    for done in as_completed(futures):
+        if on_result is not None:
+            on_result(index[done.key], done.result())
         bar.update()
     return [f.result() for f in futures]
 
 
 def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_threads=None,
-              desc=None, progress=True, connect_timeout=None):
+              desc=None, progress=True, connect_timeout=None, on_result=None):
     """``[fn(item) for item in items]``, in parallel when ``jobs > 1`` or ``scheduler``.
 
     Parameters
@@ -337,6 +340,11 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
     progress : bool
     connect_timeout : float  seconds to wait for ``scheduler`` (default
                              :data:`CONNECT_TIMEOUT`)
+    on_result : callable or None
+                             ``on_result(i, result)`` is called in this process as soon as
+                             the task of ``items[i]`` has finished (in order of completion), so
+                             that a long run can keep its finished work (e.g. write it to
+                             disk) before the last task ends
 
     Returns
     -------
@@ -350,8 +358,10 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
         if scheduler is None and jobs <= 1:
             task = fn if blas_threads is None else _limited(fn, blas_threads)
             out = []
-            for it in items:
+            for i, it in enumerate(items):
                 out.append(task(it))
+                if on_result is not None:
+                    on_result(i, out[-1])
                 bar.update()
             return out
         from dask.distributed import Client
@@ -375,8 +385,8 @@ def map_tasks(fn, items, *, jobs=1, scheduler=None, processes=False, blas_thread
                     # run (a per-task limit would be undone by whichever task ends first)
                     from threadpoolctl import threadpool_limits
                     with threadpool_limits(threads):
-                        return _gather(client, fn, items, bar)
-                return _gather(client, _limited(fn, threads), items, bar)
+                        return _gather(client, fn, items, bar, on_result)
+                return _gather(client, _limited(fn, threads), items, bar, on_result)
         finally:
             if cluster is not None:
                 cluster.close()

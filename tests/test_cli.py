@@ -112,8 +112,10 @@ def test_help_grids_and_choices_equal_the_library_constants():
     assert (hn.KERNELS, hn.LEARNERS, hn.SELECTIONS, hn.TARGETS) == \
         (hb.KERNELS, hb.LEARNERS, hb.SELECTIONS, hb.TARGETS)
     assert hn.FEATURE_GROUPS == hf.GROUPS and set(hn.TRAIN_LEARNERS) < set(hn.LEARNERS)
+    from learners.kernels.alignment import PSD_FIXES
     from learners.kernels.locality import MATCHING
     assert set(pn.MATCHING) == set(hn.LOCALITY_MODES) == set(MATCHING)
+    assert hn.PSD_FIXES == PSD_FIXES
     assert parse_grid(hn.ALPHAS_TEXT) == hb.DEFAULT_ALPHAS
     assert parse_grid(hn.L2SVM_ALPHAS_TEXT) == hb.L2SVM_ALPHAS
     assert pn.RANKERS == pr.RANKERS and set(pn.CV_RANKERS) <= set(pn.RANKERS)

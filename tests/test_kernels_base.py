@@ -14,9 +14,9 @@ from sklearn.utils.estimator_checks import check_estimator
 from homology.features import ALPHABET, ProteinFeatures
 from kernelrank.errors import InvalidParameterError
 from learners import RLS
-from learners.kernels import (AllPathsKernel, Kernel, LabelledGraph, LocalityKernel,
-                              MismatchKernel, SpectrumKernel, SumKernel, VectorKernel,
-                              kernel_matrix)
+from learners.kernels import (AllPathsKernel, Kernel, LabelledGraph, LocalAlignmentKernel,
+                              LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel,
+                              VectorKernel, kernel_matrix)
 
 
 class SetKernel(Kernel):
@@ -67,6 +67,9 @@ CASES = {
             lambda rng: _proteins(rng, 12)),
     "protein_features": (lambda: ProteinFeatures(groups=("aa", "dipeptide")),
                          lambda rng: _proteins(rng, 12, lo=6)),
+    "local_alignment": (lambda: LocalAlignmentKernel(psd=None), lambda rng: _proteins(rng, 12)),
+    "local_alignment_ekm": (lambda: LocalAlignmentKernel(psd="ekm"),
+                            lambda rng: _proteins(rng, 12)),
 }
 
 
@@ -129,7 +132,7 @@ def test_not_fitted_is_a_typed_error(rng, case):
 
 @pytest.mark.parametrize("case", ["all_paths", "locality_learned", "locality_alphabet",
                                   "spectrum", "mismatch", "mismatch_thesis", "sum", "set",
-                                  "gaussian"])
+                                  "gaussian", "local_alignment", "local_alignment_ekm"])
 def test_pipeline_with_precomputed_rls_equals_rls_on_the_gram_matrix(rng, case):
     make, data = CASES[case]
     X = data(rng)

@@ -51,9 +51,9 @@ PROGRAMS = ("ppi", "homology", "parse_ranking", "corpora", "learners")
 NOT_PATHS = {"views", "mention_types", "entity_types", "scheduler", "note", "sentence",
              "alphas", "Cs",
              "groups", "families", "configs", "rankers", "basis", "coreg_views",
-             "coreg_alphas", "coreg_mus"}
+             "coreg_alphas", "coreg_mus", "weight"}
 #: options parsed with kernelrank.cli.parse_grid that do not say GRID in their help
-GRID_OPTIONS = {("parse_ranking", "--basis")}
+GRID_OPTIONS = {("parse_ranking", "--basis"), ("homology", "--weight")}
 
 
 def _checks(prog):
@@ -918,6 +918,10 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("ppi/source_cache.py", "_read"): "its own cache of source models, keyed",
         ("homology/model.py", "load_model"): "a sealed model archive (allow_pickle=False)",
         ("homology/runs.py", "reusable"): "its own stored results",
+        ("learners/kernels/gram_blocks.py", "load"):
+            "its own Gram matrix cache (key, shape and sha256 checked)",
+        ("learners/kernels/gram_blocks.py", "load_block"):
+            "its own finished blocks, resumed (shape and finiteness checked)",
         ("parse_ranking/model.py", "_load"): "a sealed model archive (allow_pickle=False)",
         ("parse_ranking/model.py", "_read_meta"): "a sealed model file, checked field by field",
         ("parse_ranking/dataset.py", "_read_done"): "its own output, resumed",

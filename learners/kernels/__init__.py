@@ -16,6 +16,11 @@
 * :mod:`learners.kernels.kmers`, :mod:`learners.kernels.spectrum`,
   :mod:`learners.kernels.mismatch` — string kernels over an alphabet
   (:class:`SpectrumKernel`, :class:`MismatchKernel`);
+* :mod:`learners.kernels.alignment` — the local-alignment kernel of protein sequences
+  (:class:`LocalAlignmentKernel`, Saigo et al. 2004) and the Smith–Waterman score, on the
+  dynamic programmes of :mod:`learners.kernels.alignment_dp`;
+* :mod:`learners.kernels.gram_blocks` — Gram matrices of expensive pairwise kernels in
+  blocks: parallel (threads, Dask), cached under a checksum, resumable;
 * :mod:`learners.kernels.sums` — weighted sums of kernels (:class:`SumKernel`);
 * :mod:`learners.kernels.vocabulary_union` — feature rows of several fitted kernels that
   differ only in their vocabularies (views of one input), computed once;
@@ -27,6 +32,7 @@ A structured kernel and a learner on precomputed kernels make a pipeline on obje
     make_pipeline(LocalityKernel(alphabet="ACDEFGHIKLMNPQRSTVWY"), RLS(kernel="precomputed"))
 """
 
+from learners.kernels.alignment import LocalAlignmentKernel, smith_waterman_scores
 from learners.kernels.all_paths import AllPathsKernel, LabelledGraph
 from learners.kernels.base import (FeatureMapKernel, Kernel, KernelNotFittedError, gram_matrix,
                                    squared_row_norms)
@@ -38,6 +44,7 @@ from learners.kernels.vector import (KERNEL_NAMES, VectorKernel, gaussian_of, ke
                                      resolve_kernel)
 
 __all__ = ["AllPathsKernel", "FeatureMapKernel", "KERNEL_NAMES", "Kernel",
-           "KernelNotFittedError", "LabelledGraph", "LocalityKernel", "MismatchKernel",
-           "SpectrumKernel", "SumKernel", "VectorKernel", "gaussian_of", "gram_matrix",
-           "kernel_matrix", "resolve_kernel", "squared_row_norms"]
+           "KernelNotFittedError", "LabelledGraph", "LocalAlignmentKernel", "LocalityKernel",
+           "MismatchKernel", "SpectrumKernel", "SumKernel", "VectorKernel", "gaussian_of",
+           "gram_matrix", "kernel_matrix", "resolve_kernel", "smith_waterman_scores",
+           "squared_row_norms"]

@@ -282,3 +282,28 @@ def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
             np.testing.assert_allclose(remote.gram(Y, X), local.gram(Y, X), rtol=1e-14)
     except ClusterError as exc:
         pytest.skip(f"cannot start a local dask scheduler and workers: {exc}")
+
+
+def test_log_space_programme_exact_after_the_scaled_one_compiled_first():
+    """The programmes share their log-add; compiled first in a fresh process, the scaled
+    programme's fast-math options must not reach the log-space one (with ``ninf`` they did:
+    ``log_add(-inf, -inf)`` became NaN, depending only on which compiled first)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    code = ("import math, numpy as np\n"
+            "from learners.kernels.alignment import encode_sequences, substitution_matrix\n"
+            "from learners.kernels.alignment_dp import la_log_dp, la_scaled_dp\n"
+            "al, S = substitution_matrix('BLOSUM62')\n"
+            "x = encode_sequences(['HEAGAWGHEE'], al).codes.astype(np.int64)\n"
+            "y = encode_sequences(['PAWHEAE'], al).codes.astype(np.int64)\n"
+            "s = la_scaled_dp(x, y, np.exp(0.5 * S), math.exp(-5.5), math.exp(-0.5),\n"
+            "                 np.zeros(3 * (len(y) + 1)))\n"
+            "print(s, la_log_dp(x, y, 0.5 * S, 5.5, 0.5, False))\n")
+    with tempfile.TemporaryDirectory() as cache:      # nothing compiled before, not even cached
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+    scaled, log_space = map(float, out.stdout.split())
+    assert math.isfinite(log_space) and log_space == pytest.approx(scaled, rel=1e-12)

@@ -14,7 +14,8 @@ the other jobs):
 ``mentions``
     the candidate mentions (given annotations, or the lexicon tagger);
 ``parse``
-    spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe(..., batch_size=DOCUMENT_BATCH_SIZE)`` over the
+    spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe`` in batches of
+    :data:`ppi.spacy_parse.DOCUMENT_BATCH_SIZE` abstracts (as ``ppi extract``) over the
     mention-split token sequences (:func:`ppi.spacy_parse.parse_documents`; tagger, parser
     — NER, lemmatizer and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per
     chunk for all models;
@@ -200,7 +201,8 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                                           shared.timed("parse", nlp.make_doc, d.text), d.text,
                                           [x for m in ms for x in (m.start, m.end)])
                              for d, ms in zip(raw, mentions)]
-                    sdocs = list(_timed_iter(shared, "parse", nlp.pipe(split, batch_size=DOCUMENT_BATCH_SIZE)))
+                    sdocs = list(_timed_iter(shared, "parse", nlp.pipe(
+                        split, batch_size=DOCUMENT_BATCH_SIZE)))
                     del split
                     for system, model in models.items():
                         parsed_by[system] = []

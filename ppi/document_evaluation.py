@@ -24,8 +24,8 @@ Over the predicted pairs (the earlier measure, kept)
 * **model**: precision, recall and F of the pairs predicted to interact (``interaction`` of
   the aggregate: the pair's score exceeds the model's threshold).  Recall is over **all**
   gold pairs: a gold pair the output does not hold (a sentence-level model's pair that never
-  shares a sentence), or whose document has no pair at all, is a false negative.  AUC over the candidate pairs
-  (the only ones with a score), by :func:`learners.measures.auc`.
+  shares a sentence), or whose document has no pair at all, is a false negative.  AUC over
+  the predicted pairs (the only ones with a score), by :func:`learners.measures.auc`.
 * **co-occurrence baseline**: every candidate pair predicted to interact (Paper V's
   baseline, at document level).  Its recall is the ceiling of any sentence-level extractor
   on these candidates; AUC 0.5.

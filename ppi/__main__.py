@@ -509,7 +509,7 @@ def _evaluate_documents(args):
         f"{100 * k['model']['precision']:.1f} R {100 * k['model']['recall']:.1f} F "
         f"{100 * k['model']['f1']:.1f} AUC {100 * k['model']['auc']:.1f}; sentence "
         f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}"]) + [
-        f"co-mentioned pairs: model P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} "
+        f"predicted pairs: model P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} "
         f"F {100 * m['f1']:.1f}" + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None
                                     else ""),
         f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "

@@ -50,6 +50,25 @@ def _subset(rc, X, docs):
     return rc.subset(docs), X[rows]
 
 
+def prepare(data_dir=None, train=None, dev=None):
+    """BioRED train and dev read and featurized once with the default ``documents`` system
+    (one joint vocabulary with the five benchmark corpora, spaCy-parsed) and the transfer
+    prior's weights: ``(train path, dev path, train corpus, dev corpus, X_train, X_dev, w_g,
+    source info)``.  Shared with :mod:`benchmarks.exp_ppi_small_n`."""
+    from ppi.document_runs import read_relation_corpus
+    from ppi.document_system import DocumentSystem, featurize_documents, source_model
+
+    data = resolve_data_dir(data_dir)
+    train = train or data / "biored" / "Train.PubTator.gz"
+    dev = dev or data / "biored" / "Dev.PubTator.gz"
+    default = DocumentSystem(progress=False)
+    tr = read_relation_corpus(train, default, source="train")
+    dv = read_relation_corpus(dev, default, source="dev")
+    feats = featurize_documents(default, [tr, dv], data)
+    w_src, info = source_model(default, feats, data)
+    return train, dev, tr, dv, feats.rows[0].X, feats.rows[1].X, w_src, info
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -65,20 +84,10 @@ def main(argv=None):
     t0 = time.perf_counter()
     load0 = _load()
 
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_system import (DocumentSystem, candidate_measures,
-                                     featurize_documents, fit_documents, source_model)
+    from ppi.document_system import (DocumentSystem, candidate_measures, fit_documents)
     from ppi.relations import bag_max
 
-    data = resolve_data_dir(args.data_dir)
-    train = args.train or data / "biored" / "Train.PubTator.gz"
-    dev = args.dev or data / "biored" / "Dev.PubTator.gz"
-    default = DocumentSystem(progress=False)
-    tr = read_relation_corpus(train, default, source="train")
-    dv = read_relation_corpus(dev, default, source="dev")
-    feats = featurize_documents(default, [tr, dv], data)
-    Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
-    w_src, info = source_model(default, feats, data)
+    train, dev, tr, dv, Xtr, Xdv, w_src, info = prepare(args.data_dir, args.train, args.dev)
     out = {"train": str(train), "dev": str(dev), "source": {k: v for k, v in info.items()
                                                             if k != "dropped_pairs"},
            "variants": [], "curve": []}

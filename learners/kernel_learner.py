@@ -10,8 +10,8 @@ input, several outputs). :func:`shape_output` gives every λ path and hold-out m
 output shape: the λ axis dropped when one alpha was asked for, the output axis for 1-D
 targets.
 
-Cost: scoring is one kernel block ``|X| x m`` times the dual coefficients (O(|X| m d) kernel
-evaluations + O(|X| m t)), or O(nnz(X) t) in the primal.
+Cost: scoring n new rows is one n x m kernel block times the dual coefficients (n m kernel
+evaluations + O(n m t)), or O(nnz(X) t) in the primal.
 """
 
 from sklearn.utils.validation import check_is_fitted

@@ -21,7 +21,7 @@ from learners._validation import validate_data
 from learners.base import validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 
-__all__ = ["KernelLearnerMixin", "shape_output"]
+__all__ = ["KernelLearnerMixin", "KernelTagsMixin", "shape_output"]
 
 
 def shape_output(out, single_alpha, was_1d):
@@ -33,7 +33,20 @@ def shape_output(out, single_alpha, was_1d):
     return out
 
 
-class KernelLearnerMixin:
+class KernelTagsMixin:
+    """The scikit-learn tags of a learner on a ``kernel`` hyper-parameter: ``pairwise`` when
+    ``kernel="precomputed"`` (cross-validation then slices the kernel matrix on both axes),
+    sparse input accepted, several outputs."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = True
+        tags.target_tags.multi_output = True
+        return tags
+
+
+class KernelLearnerMixin(KernelTagsMixin):
     """Kernel handling shared by RLS and the RankRLS learners (not public)."""
 
     def _set_primal(self, W):
@@ -83,10 +96,3 @@ class KernelLearnerMixin:
     def _validate_predict(self, X):
         check_is_fitted(self)
         return validate_data(self, X, reset=False)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        return tags

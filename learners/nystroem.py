@@ -448,12 +448,8 @@ class NystroemLearnerParams:
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
                  jitter="auto"):
         self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.jitter = jitter
+        # the map's parameters, stored exactly as the map itself stores them
+        NystroemMap.__init__(self, kernel, gamma=gamma, degree=degree, coef0=coef0,
+                             kernel_params=kernel_params, n_basis=n_basis,
+                             basis_indices=basis_indices, random_state=random_state,
+                             jitter=jitter)

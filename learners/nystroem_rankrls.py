@@ -15,13 +15,14 @@ from sklearn.utils.validation import check_is_fitted
 from learners._numerics import numerical_guard
 from learners._validation import check_groups, validate_data
 from learners.base import RankerMixin, validate_hyperparameters
+from learners.kernel_learner import KernelTagsMixin
 from learners.nystroem import NystroemLearnerParams, release_freed_memory
 from learners.query_centring import BASIS_SELECTION, QUERY_BASIS, query_basis_map
 
 __all__ = ["NystroemQueryRankRLS"]
 
 
-class NystroemQueryRankRLS(RankerMixin, NystroemLearnerParams, BaseEstimator):
+class NystroemQueryRankRLS(RankerMixin, KernelTagsMixin, NystroemLearnerParams, BaseEstimator):
     """Nyström features + linear query-structured RankRLS (Paper III Sect. 2.2; Paper I §3.5).
 
     ``fit`` builds the Nyström map ``Phi = K_MR (C^T)^-1`` of ``n_basis`` basis rows drawn
@@ -72,13 +73,6 @@ class NystroemQueryRankRLS(RankerMixin, NystroemLearnerParams, BaseEstimator):
                          jitter=jitter)
         self.basis = basis
         self.basis_selection = basis_selection
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        return tags
 
     @numerical_guard("fit")
     def fit(self, X, y, qids=None):

@@ -4,7 +4,7 @@ Query-structured RankRLS minimizes the pairwise squared loss inside each query, 
 quadratic form of ``L = blockdiag(n_q I - 1 1^T)`` (Paper I eq. 25). Since ``L_q^(1/2) =
 sqrt(n_q) (I - 1 1^T / n_q)``, the loss sees the rows centred within their query and scaled
 by ``sqrt(n_q)``, and the model's weight vector lies in the span of the centred rows. This
-module holds that centring, once, for the three places the reduced-set learners
+module holds that centring, once, for every place the query-structured reduced-set learners
 (:class:`learners.reduced_set.ReducedSetQueryRankRLS`,
 :class:`learners.nystroem_rankrls.NystroemQueryRankRLS`) need it:
 

@@ -2,8 +2,9 @@
 
 One concept over 600 lines: the reduced-set family — one fit / predict / hold-out engine
 (``_ReducedSetBase``) and its three loss matrices ``L`` (RLS, global RankRLS, query
-RankRLS), each subclass defining only ``L`` and its hold-out downdate. The pieces that are
-not the family live elsewhere: the tridiagonal λ-path solver in :mod:`learners._solvers`,
+RankRLS), each subclass adding only its ``L`` (the system and its hold-out downdate) and the
+shortcuts that ``L`` allows (leave-one-out, leave-query-out). The pieces that are not the
+family live elsewhere: the tridiagonal λ-path solver in :mod:`learners._solvers`,
 centring within queries and the query learners' basis in :mod:`learners.query_centring`,
 and the refitted Nyström learner in :mod:`learners.nystroem_rankrls`.
 

@@ -4,9 +4,11 @@
 * :mod:`corpora.svmlight` — LETOR / SVMlight files (:func:`load_svmlight`, :func:`dump_svmlight`);
 * :mod:`corpora.fasta`, :mod:`corpora.scop` — FASTA and the SCOP 1.53 benchmark;
 * :mod:`corpora.conllu` — CoNLL-U gold dependency trees (CRAFT);
-* :mod:`corpora.text_input` — raw text for extraction (PubMed XML, PubTator, plain text,
-  learning XML), :mod:`corpora.bioc` — BioC XML / JSON, on the document model of
-  :mod:`corpora.documents`; :mod:`corpora.standoff` — mention alignment repair and merging;
+* :mod:`corpora.text_input` — raw text for extraction, one door to the readers of
+  :mod:`corpora.pubtator`, :mod:`corpora.pubmed_xml`, :mod:`corpora.plain_text`,
+  :mod:`corpora.learning_text` (learning XML as raw-text documents) and :mod:`corpora.bioc`
+  (BioC XML / JSON), on the document model of :mod:`corpora.documents`;
+  :mod:`corpora.standoff` — mention alignment repair and merging;
 * :mod:`corpora.lines` — plain or gzip text lines, read failures located by line;
 * :mod:`corpora.fetch` — checksum-verified download (``python -m corpora fetch``);
 * :mod:`kernelrank.datadir`, :mod:`kernelrank.atomic` — where data lives, atomic output.

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats"]
+from kernelrank.errors import InvalidParameterError
+
+__all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats", "title_length"]
 
 
 @dataclass
@@ -96,3 +98,14 @@ class ReadStats(MentionCounts):
         self.skipped += 1
         if len(self.errors) < 100:
             self.errors.append(str(exc))
+
+
+def title_length(d):
+    """The length of ``d``'s title, ``text[:title_end]`` (the whole text when ``title_end`` is
+    None), checked to be followed by the one space that separates it from the abstract: the
+    title / abstract split of the writers (:func:`corpora.pubtator.write_pubtator`,
+    :func:`corpora.pubmed_xml.write_pubmed_xml`). An InvalidParameterError otherwise."""
+    n = len(d.text) if d.title_end is None else d.title_end
+    if n < len(d.text) and d.text[n] != " ":
+        raise InvalidParameterError(f"document {d.id}: the title must be followed by one space")
+    return n

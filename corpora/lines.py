@@ -21,8 +21,8 @@ from pathlib import Path
 
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
-__all__ = ["READ_ERRORS", "find_lines", "open_binary", "open_text", "read_error", "reading",
-           "strict_int", "unknown_xml_encoding", "xml_error"]
+__all__ = ["READ_ERRORS", "decoded_lines", "find_lines", "open_binary", "open_text", "read_error",
+           "reading", "strict_int", "unknown_xml_encoding", "xml_error"]
 
 #: What iterating a text handle of :func:`open_text` raises on undecodable or broken input.
 READ_ERRORS = (UnicodeDecodeError, EOFError, zlib.error, gzip.BadGzipFile)
@@ -161,3 +161,19 @@ def unknown_xml_encoding(path, exc):
     return CorpusFormatError(f"the XML declaration names an encoding Python does not know "
                              f"({exc}); declare UTF-8 (or UTF-16) and save the file in it",
                              path=path, line=1)
+
+
+def decoded_lines(handle, path):
+    """``(line number, decoded line)`` pairs of a binary ``handle`` (:func:`open_binary`) of
+    ``path``, a UTF-8 byte order mark opening the file dropped; undecodable bytes, a truncated
+    or damaged gzip stream → CorpusFormatError with the line (the line readers of raw text,
+    :mod:`corpora.plain_text` and :mod:`corpora.pubtator`)."""
+    with reading(path):
+        for lineno, raw in enumerate(handle, 1):
+            try:
+                # a UTF-8 byte order mark opening the file is not text
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusFormatError(f"not UTF-8 text ({exc.reason})", path=path,
+                                        line=lineno) from None
+            yield lineno, line

@@ -4,7 +4,7 @@ Real exports do not always line up: in the BioCreative VI PPIm training set 164 
 8,833 PubTator mentions (22 in its BioC XML) name a text that is not at their offsets —
 mostly shifted by 3 or 6 characters, a few are coordination ellipses ("glutamate receptors
 type 5a" written over "glutamate receptors type 1a, 5a") that occur nowhere in the text.
-Both readers (:func:`corpora.text_input.read_pubtator`, :mod:`corpora.bioc`) pass their
+Both readers (:func:`corpora.pubtator.read_pubtator`, :mod:`corpora.bioc`) pass their
 mentions through :func:`align_mentions`, so they treat such input the same way:
 
 1. **Repair.**  A mention whose ``text`` is not at ``[start, end)`` is moved to the

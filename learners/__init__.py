@@ -71,7 +71,7 @@ _LAZY = {
     "ReducedSetGlobalRankRLS": "learners.reduced_set",
     "ReducedSetRankRLS": "learners.reduced_set",
     "ReducedSetQueryRankRLS": "learners.reduced_set",
-    "NystroemQueryRankRLS": "learners.reduced_set",
+    "NystroemQueryRankRLS": "learners.nystroem_rankrls",
 }
 
 __all__ = ["ChecksumMismatchError", "CorpusFormatError", "DataNotFoundError",

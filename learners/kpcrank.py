@@ -57,9 +57,9 @@ from learners.base import (
     RankerMixin,
     validate_hyperparameters,
 )
+from learners.kernel_learner import KernelLearnerMixin
 from learners.kernels import kernel_matrix
 from learners.measures import disagreement_error
-from learners.rls import KernelLearnerMixin
 from learners.selection import best_candidate
 from learners.splits import group_folds
 

@@ -54,7 +54,7 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
 from learners._validation import check_alphas, validate_data
 from learners.base import KERNEL_CONSTRAINTS, POSITIVE, POSITIVE_INT, validate_hyperparameters
-from learners.rls import KernelLearnerMixin
+from learners.kernel_learner import KernelLearnerMixin
 
 
 def _objective(K_beta, beta, b, y, c, alpha):

@@ -38,7 +38,8 @@ from numbers import Integral
 
 from sklearn.utils._param_validation import Interval
 
-from learners.rls import RLS, RLS_CONSTRAINTS, shape_output
+from learners.kernel_learner import shape_output
+from learners.rls import RLS, RLS_CONSTRAINTS
 
 __all__ = ["MultipleInstanceRLS", "positive_bag_labels"]
 

@@ -48,11 +48,12 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
 from learners._solvers import dense
 from learners._validation import check_index_sets, validate_data
-from learners.base import KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE_INT, validate_hyperparameters
+from learners.base import (KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
+                           validate_hyperparameters)
 from learners.kernels import kernel_matrix, resolve_kernel
 
-__all__ = ["NystroemMap", "NystroemFold", "choose_basis", "rp_cholesky_pivots",
-           "release_freed_memory"]
+__all__ = ["NystroemMap", "NystroemFold", "NystroemLearnerParams", "choose_basis",
+           "rp_cholesky_pivots", "release_freed_memory"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -428,3 +429,27 @@ def removal_factors(C, posL, posH, Phi=None):
     if Phi is not None:
         Z = Phi[:, posL] + Phi[:, posH] @ A.T
     return C_LL, U, g, Z
+
+
+class NystroemLearnerParams:
+    """The hyper-parameters of a learner fitted on a Nyström map: λ (``alpha``) and the
+    map's own (:class:`NystroemMap`), stored unchanged by ``__init__`` and declared once in
+    ``_parameter_constraints`` (validated at ``fit``).
+
+    A base of the reduced-set learners (:mod:`learners.reduced_set`) and of
+    :class:`learners.nystroem_rankrls.NystroemQueryRankRLS`; each calls this ``__init__``
+    from its own, which keeps its full signature (scikit-learn reads the parameters from
+    it) and stores its further parameters itself.
+    """
+
+    _parameter_constraints = {"alpha": POSITIVE, **NystroemMap._parameter_constraints}
+
+    def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
+                 kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
+                 jitter="auto"):
+        self.alpha = alpha
+        # the map's parameters, stored exactly as the map itself stores them
+        NystroemMap.__init__(self, kernel, gamma=gamma, degree=degree, coef0=coef0,
+                             kernel_params=kernel_params, n_basis=n_basis,
+                             basis_indices=basis_indices, random_state=random_state,
+                             jitter=jitter)

@@ -51,8 +51,9 @@ from learners.holdout import (
     QuerySplitSpectral,
     TouchedSetSpectral,
 )
+from learners.kernel_learner import KernelLearnerMixin, shape_output
 from learners.pairs import incidence_matrix, preference_pairs
-from learners.rls import RLS_CONSTRAINTS, KernelLearnerMixin, shape_output
+from learners.rls import RLS_CONSTRAINTS
 
 
 # ---------------------------------------------------------------------- structures

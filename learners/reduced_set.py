@@ -1,5 +1,13 @@
 """Reduced-set (subset-of-regressors) RLS and RankRLS with exact fast cross-validation.
 
+One concept over 600 lines: the reduced-set family — one fit / predict / hold-out engine
+(``_ReducedSetBase``) and its three loss matrices ``L`` (RLS, global RankRLS, query
+RankRLS), each subclass adding only its ``L`` (the system and its hold-out downdate) and the
+shortcuts that ``L`` allows (leave-one-out, leave-query-out). The pieces that are not the
+family live elsewhere: the tridiagonal λ-path solver in :mod:`learners._solvers`,
+centring within queries and the query learners' basis in :mod:`learners.query_centring`,
+and the refitted Nyström learner in :mod:`learners.nystroem_rankrls`.
+
 Thesis Sect. 2.5; Paper I eq. (41) (sparse RankRLS); Paper III Sect. 2-3 (Nyström map,
 removal of held-out basis vectors). The model is ``f(x) = sum_{j in R} b_j k(x, x_j)`` over
 basis vectors ``R`` (``|R| = r << m``), fitted by minimizing
@@ -22,8 +30,8 @@ orthonormal basis of the null space of ``C_L,:`` (spanned by the columns ``H`` o
 by operation count:
 
 * direct (large folds, e.g. 10-fold CV): downdate ``A = Phi~^T Phi~`` by the hold-out rows,
-  project with ``N`` and tridiagonalize (:func:`ridge_path_tridiagonal`) — ``O(|U| r^2 + r^3)``
-  per fold, every lambda O(r^2 t);
+  project with ``N`` and tridiagonalize (:func:`~learners._solvers.ridge_path_tridiagonal`)
+  — ``O(|U| r^2 + r^3)`` per fold, every lambda O(r^2 t);
 * low-rank (small folds, leave-one-out, leave-query-out): Woodbury on the cached
   eigendecomposition of ``A`` with the constraint ``N^T w = 0`` — ``O(|U| r^2 + r^2 |H|)`` per
   fold plus ``O(r (|U|+|H|)^2 + |U|^3)`` per lambda.
@@ -34,13 +42,12 @@ earlier work; Paper III Fig. 1 shows its pessimism at small lambda).
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from learners._numerics import numerical_guard
-from learners._solvers import dense, solve_shifted, sym_eig
+from learners._solvers import ridge_path_tridiagonal, solve_shifted, sym_eig
 from learners._validation import (
     as_2d_targets,
     check_alphas,
@@ -50,97 +57,16 @@ from learners._validation import (
     check_leave_pair_out,
     validate_data,
 )
-from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
-from learners.kernels import kernel_matrix, resolve_kernel
-from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
-                               release_freed_memory, rp_cholesky_pivots)
-from learners.rls import KernelLearnerMixin, shape_output
+from kernelrank.errors import InvalidInputError
+from learners.base import RankerMixin, validate_hyperparameters
+from learners.kernel_learner import KernelLearnerMixin, shape_output
+from learners.nystroem import NystroemLearnerParams, NystroemMap, release_freed_memory
+from learners.nystroem_rankrls import NystroemQueryRankRLS  # noqa: F401 (re-exported)
+from learners.query_centring import (BASIS_SELECTION, QUERY_BASIS, centre_scale,
+                                     query_basis_map)
 
 __all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
-           "ReducedSetQueryRankRLS", "NystroemQueryRankRLS"]
-
-
-def ridge_path_tridiagonal(A, C, alphas):
-    """``(A + a I)^-1 C`` for every ``a`` in ``alphas`` (A symmetric PSD, r x r).
-
-    One Householder tridiagonalization ``A = Q T Q^T`` (LAPACK ``sytrd``, 4/3 r^3 flops, no
-    eigenvectors), then per lambda a tridiagonal SPD solve (``ptsv``, O(r t)) and the
-    reflectors applied to ``Q^T C`` and back (O(r^2 t)). About half the cost of a full
-    eigendecomposition; falls back to one if ``T + a I`` is not numerically positive definite.
-    Returns an array (n_alphas, r, t).
-    """
-    r, t = C.shape
-    lw = sla.lapack.dsytrd_lwork(r, lower=1)
-    Vh, d, e, tau, info = sla.lapack.dsytrd(A, lower=1, lwork=int(lw[0]), overwrite_a=0)
-    if info != 0:
-        raise InvalidInputError(f"tridiagonalization failed (LAPACK info={info})")
-    Vh = np.asfortranarray(Vh)
-
-    def reflect(X, order):
-        for i in order:                       # H_i = I - tau_i v v^T, v = [0..0, 1, Vh[i+2:, i]]
-            if tau[i] == 0.0:
-                continue
-            v = Vh[i + 1:, i].copy()
-            v[0] = 1.0
-            X[i + 1:] -= np.outer(tau[i] * v, v @ X[i + 1:])
-        return X
-
-    Z = reflect(np.array(C, dtype=float), range(r - 1))          # Q^T C
-    out = np.empty((len(alphas), r, t))
-    for k, a in enumerate(alphas):
-        _, _, x, info = sla.lapack.dptsv(d + a, e, Z)
-        if info != 0:
-            s, V = sla.eigh(A, check_finite=False)
-            return np.stack([V @ ((V.T @ C) / (np.maximum(s, 0.0) + b)[:, None]) for b in alphas])
-        out[k] = x
-    Y = out.transpose(1, 0, 2).reshape(r, -1).copy()
-    Y = reflect(Y, range(r - 2, -1, -1))                        # Q Y
-    return Y.reshape(r, len(alphas), t).transpose(1, 0, 2)
-
-
-#: basis options of the query-structured learners (``basis``, ``basis_selection``)
-QUERY_BASIS = ("rows", "query_centered")
-BASIS_SELECTION = ("uniform", "rpcholesky")
-
-
-def _query_means(X, codes, queries, chunk=2000):
-    """Sparse rows of the feature means of ``queries`` (codes), in that order. Only the
-    rows of those queries are read, ``chunk`` queries at a time. O(nnz of their rows)."""
-    out = []
-    for i in range(0, queries.size, chunk):
-        qs = queries[i:i + chunk]
-        rows = np.flatnonzero(np.isin(codes, qs))
-        pos = np.searchsorted(qs, codes[rows])
-        n = np.bincount(pos, minlength=qs.size)
-        avg = sp.csr_matrix((1.0 / n[pos], (pos, np.arange(rows.size))),
-                            shape=(qs.size, rows.size))
-        out.append(sp.csr_matrix(avg @ X[rows]))
-    return sp.vstack(out, format="csr")
-
-
-def query_centered_rows(X, codes, rows):
-    """``x_j - mean of x over the query of j`` for the rows ``rows`` (sparse, (``|rows|``, d)).
-
-    In the span of the training rows and orthogonal to every within-query constant, i.e.
-    exactly the directions query-structured RankRLS can use: its weight vector lies in the
-    span of ``L^(1/2) X`` (the centred rows; Paper I eq. 25 with ``L = blockdiag(n_q I -
-    1 1^T)``), whatever the kernel. O(nnz of the rows of the touched queries).
-    """
-    X = sp.csr_matrix(X)
-    qs, pos = np.unique(codes[rows], return_inverse=True)
-    return sp.csr_matrix(X[rows] - _query_means(X, codes, qs)[pos])
-
-
-def _centre_scale(P, means, codes, scale):
-    """``scale * (P - means[codes])`` with one output array and no other temporary of
-    P's size (the gathered means are overwritten in place): the same values, elementwise,
-    as the expression, at a third of its peak memory (an m x r Nyström map: three m x r
-    temporaries before)."""
-    out = means[codes]
-    np.subtract(P, out, out=out)
-    np.multiply(scale, out, out=out)
-    return out
+           "ReducedSetQueryRankRLS"]
 
 
 def _row_blocks(n, width, block_bytes=32 * 2 ** 20):
@@ -160,104 +86,21 @@ def _rotate_rows(P, V):
     return P
 
 
-def _center_columns(G, codes):
-    """Subtract from every row of the dense ``G`` the mean of its query's rows. O(m t)."""
-    n = np.bincount(codes)
-    mu = np.zeros((n.size, G.shape[1]))
-    np.add.at(mu, codes, G)
-    return G - (mu / n[:, None])[codes]
-
-
-def _query_basis_map(est, X, codes, n_basis):
-    """The fitted :class:`NystroemMap` of a query learner (``basis``, ``basis_selection``).
-
-    ``basis="rows"``: basis vectors are training rows (the map as usual).
-    ``basis="query_centered"`` (linear kernel, explicit feature rows only): the basis vectors
-    are the chosen rows centred within their query, ``z_j = x_j - mean_q(j)``
-    (:func:`query_centered_rows`); ``basis_X_`` holds them and ``cholesky_`` factors
-    ``Z Z^T``. ``basis_selection="rpcholesky"``: the rows are chosen by block randomly pivoted
-    Cholesky (:func:`learners.nystroem.rp_cholesky_pivots`) on the kernel of the candidate
-    vectors — for the centred basis the within-query centred kernel ``L^(1/2) K L^(1/2)``
-    (up to the per-query scale), the part of ``K`` the ranking loss sees. Cost of the
-    selection: ``n_basis`` kernel columns against all m rows, O(m n_basis^2).
-    """
-    kw = dict(kernel=est.kernel, gamma=est.gamma, degree=est.degree, coef0=est.coef0,
-              kernel_params=est.kernel_params, random_state=est.random_state,
-              jitter=est.jitter)
-    basis, how = est.basis, est.basis_selection
-    if basis == "rows" and how == "uniform":
-        return NystroemMap(n_basis=n_basis, basis_indices=est.basis_indices, **kw).fit(X)
-    if basis == "query_centered" and est.kernel != "linear":
-        raise InvalidParameterError("basis='query_centered' needs kernel='linear' (explicit "
-                                    f"feature rows), got kernel={est.kernel!r}")
-    if how == "rpcholesky" and est.basis_indices is not None:
-        raise InvalidParameterError("basis_indices fixes the basis; it cannot be combined "
-                                    "with basis_selection='rpcholesky'")
-    m = X.shape[0]
-    if how == "rpcholesky":
-        name, params = resolve_kernel(est.kernel, gamma=est.gamma, degree=est.degree,
-                                      coef0=est.coef0, kernel_params=est.kernel_params)
-        if basis == "query_centered":
-            Xs = sp.csr_matrix(X)                      # shares X's arrays
-            qs = np.unique(codes)
-            diag = np.empty(m)
-            # 200 queries at a time: centred rows are denser than the rows (the union of
-            # their query's features), ~60 KB each for the all-paths graph on CRAFT
-            for i in range(0, qs.size, 200):
-                rows = np.flatnonzero(np.isin(codes, qs[i:i + 200]))
-                Z = query_centered_rows(Xs, codes, rows)
-                diag[rows] = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
-            del Z
-
-            def columns(S):
-                return _center_columns(
-                    kernel_matrix(Xs, query_centered_rows(Xs, codes, S), "linear"), codes)
-        elif name == "precomputed":
-            diag = np.diag(dense(X)).copy()
-
-            def columns(S):
-                return dense(X[:, S])
-        else:
-            diag = np.concatenate([np.diag(kernel_matrix(X[i:i + 256], X[i:i + 256], name,
-                                                         **params))
-                                   for i in range(0, m, 256)])
-
-            def columns(S):
-                return kernel_matrix(X, X[S], name, **params)
-        R = rp_cholesky_pivots(columns, diag, n_basis, random_state=est.random_state)
-    else:
-        R = choose_basis(m, n_basis, est.basis_indices, est.random_state)
-    nm = NystroemMap(n_basis=R.size, basis_indices=R, **kw).fit(X)
-    if basis == "query_centered":
-        Z = query_centered_rows(X, codes, R)
-        K_ZZ = dense(Z @ Z.T)
-        nm.basis_X_ = Z
-        nm.cholesky_, nm.jitter_ = _jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
-    return nm
-
-
-class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
+class _ReducedSetBase(KernelLearnerMixin, NystroemLearnerParams, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
     _parameter_constraints = {
-        "alpha": POSITIVE,
-        **NystroemMap._parameter_constraints,
+        **NystroemLearnerParams._parameter_constraints,
         "remove_basis": ["boolean"],
     }
 
     def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
                  kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
                  jitter="auto", remove_basis=True):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.jitter = jitter
+        super().__init__(alpha, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                         kernel_params=kernel_params, n_basis=n_basis,
+                         basis_indices=basis_indices, random_state=random_state,
+                         jitter=jitter)
         self.remove_basis = remove_basis
 
     def __sklearn_tags__(self):
@@ -735,9 +578,9 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
     basis : "rows" (default) | "query_centered"
         Basis vectors: the chosen training rows, or (linear kernel on explicit rows) the
         chosen rows centred within their query, ``z_j = x_j - mean_q(j) x``
-        (:func:`query_centered_rows`). The RankRLS weight vector lies in the span of the
-        centred rows, and a row's query-common part — most of its norm on parse data — is
-        invisible to the loss; the centred basis spends no basis vector on it. Hold-out sets
+        (:func:`learners.query_centring.query_centered_rows`). The RankRLS weight vector lies
+        in the span of the centred rows, and a row's query-common part — most of its norm on
+        parse data — is invisible to the loss; the centred basis spends no basis vector on it. Hold-out sets
         then remove the basis vectors of every query they touch (a centred vector depends on
         its whole query), which again equals retraining with the remaining basis.
         ``nystroem_.basis_X_`` holds the vectors, ``f(x) = k(x, Z) b``.
@@ -767,7 +610,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         self.basis_selection = basis_selection
 
     def _make_map(self, X, groups):
-        return _query_basis_map(self, X, groups, self.n_basis)
+        return query_basis_map(self, X, groups, self.n_basis)
 
     def _removed_positions(self, U):
         if self.basis == "rows" or not self.remove_basis:
@@ -807,7 +650,7 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         np.add.at(Y_mean, codes, Y)
         Phi_mean /= n_q[:, None]
         Y_mean /= n_q[:, None]
-        return _centre_scale(Phi, Phi_mean, codes, scale), _centre_scale(Y, Y_mean, codes, scale)
+        return centre_scale(Phi, Phi_mean, codes, scale), centre_scale(Y, Y_mean, codes, scale)
 
     def _downdate(self, U, rows):
         """Remove the scaled, centred rows of every query that ``U`` touches (sign +1) and add
@@ -842,100 +685,3 @@ class ReducedSetQueryRankRLS(RankerMixin, _ReducedSetBase):
         for U, PU in zip(sets, self._predictions_over_sets(sets, alphas)):
             P[:, U] = PU
         return shape_output(P, single, self._y_1d)
-
-
-class NystroemQueryRankRLS(RankerMixin, BaseEstimator):
-    """Nyström features + linear query-structured RankRLS (Paper III Sect. 2.2; Paper I §3.5).
-
-    ``fit`` builds the Nyström map ``Phi = K_MR (C^T)^-1`` of ``n_basis`` basis rows drawn
-    uniformly at random (:class:`learners.nystroem.NystroemMap`, Paper III Sect. 2.1) and
-    trains :class:`learners.rankrls.QueryRankRLS` with the *linear* kernel on ``Phi`` (the
-    primal solver, an r x r system). With the same basis and λ the model equals
-    :class:`ReducedSetQueryRankRLS` (primal RankRLS on the Nyström map is sparse RankRLS,
-    Paper III Sect. 2.2; a test checks it). What differs is cross-validation: this learner
-    has no hold-out shortcut, so the selection engine refits it per hold-out set
-    (``method="refit"``) — a new map from the training part's own rows each time, hence no
-    held-out basis vector ever enters a fold model — and serves the λ path of each refit
-    from one eigendecomposition (:meth:`predict_path`).
-
-    Parameters
-    ----------
-    alpha : float, default=1.0
-    kernel, gamma, degree, coef0, kernel_params, n_basis, basis_indices, random_state,
-    jitter : the map's parameters (:class:`~learners.nystroem.NystroemMap`); ``n_basis`` is
-        capped at the number of training rows.
-    basis, basis_selection : as in :class:`ReducedSetQueryRankRLS` (centred basis vectors,
-        randomly pivoted Cholesky selection); the same model for the same choices.
-
-    Attributes
-    ----------
-    nystroem_ : fitted :class:`~learners.nystroem.NystroemMap`
-    ranker_ : fitted :class:`~learners.rankrls.QueryRankRLS` on the map
-    dual_coef_ : ndarray (r,) — reduced-set coefficients ``b = (C^T)^-1 w`` of the basis rows
-    basis_indices_ : ndarray (r,)
-
-    Notes
-    -----
-    ``fit``: m r kernel evaluations (in row blocks, :meth:`NystroemMap.transform`) +
-    O(m r^2 + r^3); memory O(m r) — never an m x m matrix. ``predict_path``: O(r^3) once,
-    then O(n r) per λ for n new rows.
-    """
-
-    _parameter_constraints = {"alpha": POSITIVE, **NystroemMap._parameter_constraints,
-                              "basis": [StrOptions(set(QUERY_BASIS))],
-                              "basis_selection": [StrOptions(set(BASIS_SELECTION))]}
-
-    def __init__(self, alpha=1.0, *, kernel="gaussian", gamma=None, degree=3, coef0=1.0,
-                 kernel_params=None, n_basis=100, basis_indices=None, random_state=None,
-                 jitter="auto", basis="rows", basis_selection="uniform"):
-        self.basis = basis
-        self.basis_selection = basis_selection
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.n_basis = n_basis
-        self.basis_indices = basis_indices
-        self.random_state = random_state
-        self.jitter = jitter
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        return tags
-
-    @numerical_guard("fit")
-    def fit(self, X, y, qids=None):
-        """Fit on ``X`` (rows, or the m x m kernel matrix if ``kernel='precomputed'``), ``y``
-        and ``qids`` (the query of every row; required, never inferred)."""
-        from learners.rankrls import QueryRankRLS
-
-        validate_hyperparameters(self)
-        X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
-        m = X.shape[0]
-        codes, _ = check_groups(qids, m, name="qids")
-        nm = _query_basis_map(self, X, codes, min(int(self.n_basis), m))
-        Phi = nm.transform(X)
-        self.nystroem_ = nm
-        self.basis_indices_ = nm.basis_indices_
-        self.ranker_ = QueryRankRLS(alpha=float(self.alpha), kernel="linear",
-                                    solver="primal").fit(Phi, y, qids)
-        self.dual_coef_ = nm.coef_to_dual(self.ranker_.coef_.T).T
-        release_freed_memory()              # one fit per inner fold in cross-validation
-        return self
-
-    @numerical_guard("predict")
-    def predict(self, X):
-        """``f(X) = Phi(X) w = K_XR b``. ``O(|X| r)`` kernel evaluations + ``O(|X| r^2)``."""
-        check_is_fitted(self, "ranker_")
-        return self.ranker_.predict(self.nystroem_.transform(X))
-
-    @numerical_guard("predict_path")
-    def predict_path(self, X, alphas):
-        """Predictions for every λ, shape ``(n_alphas, |X|[, t])``; one r x r decomposition."""
-        check_is_fitted(self, "ranker_")
-        return self.ranker_.predict_path(self.nystroem_.transform(X), alphas)

@@ -22,7 +22,7 @@ LEARNERS = {
     "transfer_reduced_set": ("learners.transfer", "TransferReducedSetRLS"),
     "reduced_set_rankrls": ("learners.reduced_set", "ReducedSetGlobalRankRLS"),
     "reduced_set_query_rankrls": ("learners.reduced_set", "ReducedSetQueryRankRLS"),
-    "nystroem_query_rankrls": ("learners.reduced_set", "NystroemQueryRankRLS"),
+    "nystroem_query_rankrls": ("learners.nystroem_rankrls", "NystroemQueryRankRLS"),
     "l2svm": ("learners.l2svm", "L2SVM"),
     "ranksvm": ("learners.ranksvm", "RankSVM"),
     "cg_rankrls": ("learners.cg", "CGRankRLS"),

@@ -24,79 +24,10 @@ from learners._validation import (
     check_index_set,
     check_index_sets,
     check_leave_pair_out,
-    validate_data,
 )
-from learners.base import KERNEL_CONSTRAINTS, POSITIVE, validate_hyperparameters
+from learners.base import KERNEL_CONSTRAINTS, POSITIVE
 from learners.holdout import RLSSpectral
-from learners.kernels import kernel_matrix, resolve_kernel
-
-
-def shape_output(out, single_alpha, was_1d):
-    """Drop the λ axis when one alpha was used and the output axis for 1-D targets."""
-    if was_1d:
-        out = out[..., 0]
-    if single_alpha:
-        out = out[0]
-    return out
-
-
-class KernelLearnerMixin:
-    """Kernel handling shared by RLS and the RankRLS learners (not public)."""
-
-    def _set_primal(self, W):
-        self._W = W
-        self.coef_ = W[:, 0] if self._was_1d else W.T.copy()
-        self.__dict__.pop("dual_coef_", None)
-
-    def _set_dual(self, a):
-        self._a = a
-        self.dual_coef_ = a[:, 0] if self._was_1d else a
-        self.__dict__.pop("coef_", None)
-
-    def _scores(self, X):
-        """``k(X, X_fit) a`` (dual) or ``X w`` (primal), shaped like the training targets."""
-        X = self._validate_predict(X)
-        if self.solver_ == "primal":
-            P = dense(X @ self._W)
-        else:
-            P = self._kernel(X, self.X_fit_) @ self._a
-        return P[:, 0] if self._was_1d else P
-
-    def _resolve_kernel(self):
-        return resolve_kernel(self.kernel, gamma=self.gamma, degree=self.degree,
-                              coef0=self.coef0, kernel_params=self.kernel_params)
-
-    def _kernel(self, X, Z):
-        name, params = self.kernel_spec_
-        return kernel_matrix(X, Z, name, **params)
-
-    def _train_kernel(self):
-        """The training kernel matrix (recomputed from ``X_fit_``; free when precomputed)."""
-        return self._kernel(self.X_fit_, self.X_fit_)
-
-    def _kernel_is_fresh(self):
-        """True when :meth:`_train_kernel` returns a new array that may be overwritten (the
-        built-in kernels); a precomputed or callable kernel may share the caller's memory."""
-        name = self.kernel_spec_[0]
-        return isinstance(name, str) and name != "precomputed"
-
-    def _validate_fit(self, X, y, y_numeric=True):
-        validate_hyperparameters(self)
-        spec = self._resolve_kernel()
-        X, y = validate_data(self, X, y, precomputed=spec[0] == "precomputed",
-                             y_numeric=y_numeric)
-        return spec, X, y
-
-    def _validate_predict(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, reset=False)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        return tags
+from learners.kernel_learner import KernelLearnerMixin, shape_output  # re-exported here
 
 
 #: hyper-parameters of the RLS and RankRLS learners

@@ -44,7 +44,7 @@ in row blocks (O(m r) memory, O(m r^2 + r^3) time per fit):
                        parse ranking, Paper III §4.1). With several basis sizes, the size is
                        chosen with λ by the same inner CV (ties: fewer basis parses).
 ``nystroem_rankrls``   Nyström features + linear query-structured RankRLS
-                       (:class:`learners.reduced_set.NystroemQueryRankRLS`); λ by inner
+                       (:class:`learners.nystroem_rankrls.NystroemQueryRankRLS`); λ by inner
                        article-level 3-fold CV refitting the map and the ranker per inner
                        fold (its basis drawn from that fold's training parses only), the λ
                        path of each refit from one r x r eigendecomposition; basis size: the
@@ -186,7 +186,8 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
     the returned ``sparse_rankrls`` model keeps O(r^2 + basis rows) (its hold-out rows are
     released, :meth:`learners.reduced_set.ReducedSetQueryRankRLS.release_training_rows`).
     """
-    from learners.reduced_set import NystroemQueryRankRLS, ReducedSetQueryRankRLS
+    from learners.nystroem_rankrls import NystroemQueryRankRLS
+    from learners.reduced_set import ReducedSetQueryRankRLS
     from learners.selection import select
     from learners.splits import folds_to_sets, group_folds
 

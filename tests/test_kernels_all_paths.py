@@ -249,12 +249,12 @@ def test_chunked_featurization_equals_one_batch(rng, monkeypatch, variant, n_fea
 @pytest.mark.parametrize("dense_columns", [None, 0, 2])
 def test_gram_matrix_in_row_blocks_equals_the_product(rng, monkeypatch, dense_columns):
     """The sparse part of gram_matrix runs SPARSE_BLOCK rows at a time (memory bound)."""
-    import learners.kernels.base as base
+    import learners.kernels.sparse_gram as sparse_gram
 
     X = sp.random(37, 50, density=0.2, random_state=1, format="csr")
     Z = sp.random(23, 50, density=0.3, random_state=2, format="csr")
     for block in (1, 5, 1024):
-        monkeypatch.setattr(base, "SPARSE_BLOCK", block)
+        monkeypatch.setattr(sparse_gram, "SPARSE_BLOCK", block)
         np.testing.assert_allclose(gram_matrix(X, Z, dense_columns=dense_columns),
                                    (X @ Z.T).toarray(), rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(gram_matrix(X, dense_columns=dense_columns),

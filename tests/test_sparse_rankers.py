@@ -335,6 +335,7 @@ def test_memory_lean_steps_equal_the_plain_expressions(rng):
     """The in-place / row-block forms in the reduced-set learner (issue 18: the m x r map
     held once) give the values of the plain expressions they replace."""
     from learners import reduced_set as rs
+    from learners.query_centring import centre_scale
 
     P = rng.standard_normal((37, 6))
     V = np.linalg.qr(rng.standard_normal((6, 6)))[0]
@@ -349,7 +350,7 @@ def test_memory_lean_steps_equal_the_plain_expressions(rng):
     codes = rng.integers(0, 5, 37)
     means = rng.standard_normal((5, 6))
     scale = rng.uniform(1, 3, 37)[:, None]
-    np.testing.assert_array_equal(rs._centre_scale(P, means, codes, scale),
+    np.testing.assert_array_equal(centre_scale(P, means, codes, scale),
                                   scale * (P - means[codes]))
 
 

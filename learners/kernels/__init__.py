@@ -7,6 +7,9 @@
 * :mod:`learners.kernels.base` — :class:`Kernel` (GraKeL manner: ``fit`` keeps the training
   objects, ``transform`` returns the kernel matrix against them, one ``normalize`` flag) and
   :class:`FeatureMapKernel` (explicit sparse feature maps, ``Φ Φᵀ`` by :func:`gram_matrix`);
+* :mod:`learners.kernels.sparse_gram` — :func:`gram_matrix`, the dense Gram matrix of sparse
+  feature rows, frequent columns by one dense product and the tail by a sparse one (a cost
+  model chooses the split);
 * :mod:`learners.kernels.all_paths` — the all-paths graph kernel (:class:`AllPathsKernel`
   over :class:`LabelledGraph`), used by ``ppi`` and ``parse_ranking``;
 * :mod:`learners.kernels.sequences` — symbol sequences → ids (fixed or learned alphabet);
@@ -34,11 +37,11 @@ A structured kernel and a learner on precomputed kernels make a pipeline on obje
 
 from learners.kernels.alignment import LocalAlignmentKernel, smith_waterman_scores
 from learners.kernels.all_paths import AllPathsKernel, LabelledGraph
-from learners.kernels.base import (FeatureMapKernel, Kernel, KernelNotFittedError, gram_matrix,
-                                   squared_row_norms)
+from learners.kernels.base import FeatureMapKernel, Kernel, KernelNotFittedError, squared_row_norms
 from learners.kernels.locality import LocalityKernel
 from learners.kernels.mismatch import MismatchKernel
 from learners.kernels.spectrum import SpectrumKernel
+from learners.kernels.sparse_gram import gram_matrix
 from learners.kernels.sums import SumKernel
 from learners.kernels.vector import (KERNEL_NAMES, VectorKernel, gaussian_of, kernel_matrix,
                                      resolve_kernel)

@@ -13,7 +13,7 @@ of the whole bag, features outside the vocabulary included, so that (as for ever
 vocabulary.
 
 Cost: O(N log N) for N features in all bags (one sort), the Gram matrix as
-:func:`learners.kernels.base.gram_matrix`.
+:func:`learners.kernels.sparse_gram.gram_matrix`.
 """
 
 from __future__ import annotations

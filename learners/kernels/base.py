@@ -26,7 +26,8 @@ Subclasses override a small hook only:
 * :class:`FeatureMapKernel` — kernels with an explicit (sparse) feature map ``Φ``, i.e.
   ``k(x, z) = ⟨Φ(x), Φ(z)⟩``: the subclass implements ``_feature_map(objects, fit)``
   (CSR rows, and optionally the exact ``k(x, x)``); the base normalizes the rows and computes
-  ``Φ Φᵀ`` (:func:`gram_matrix`). The rows themselves are public (:meth:`Kernel.features`),
+  ``Φ Φᵀ`` (:func:`learners.kernels.sparse_gram.gram_matrix`). The rows themselves are
+  public (:meth:`Kernel.features`),
   since a linear model on them is the kernel model (``w = Φᵀ a``);
 * :class:`Kernel` — any other kernel: ``_parse_input(objects, fit)`` returns the parsed
   objects and their ``k(x, x)``, ``_pairwise(P, Q)`` the unnormalized kernel matrix between
@@ -38,7 +39,7 @@ value raises :class:`kernelrank.errors.InvalidParameterError` naming the paramet
 attributes end with ``_``.
 
 Cost of the Gram matrix of feature rows: one sparse–dense split product, see
-:func:`gram_matrix`; the normalization is O(n m) on top.
+:func:`learners.kernels.sparse_gram.gram_matrix`; the normalization is O(n m) on top.
 """
 
 import numpy as np
@@ -47,10 +48,10 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError as _SklearnParameterError
 
-from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.errors import InvalidParameterError
+from learners.kernels.sparse_gram import gram_matrix  # re-exported here
 
-__all__ = ["Kernel", "FeatureMapKernel", "KernelNotFittedError", "gram_matrix",
-           "inverse_sqrt"]
+__all__ = ["Kernel", "FeatureMapKernel", "KernelNotFittedError", "inverse_sqrt"]
 
 
 class KernelNotFittedError(InvalidParameterError, NotFittedError):
@@ -73,79 +74,6 @@ def squared_row_norms(X):
         return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
                            weights=X.data ** 2, minlength=X.shape[0])
     return np.einsum("ij,ij->i", X, X)
-
-
-def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=np.float64):
-    """Dense linear kernel ``X Zᵀ`` of two sparse feature matrices (``Z = X`` if None).
-
-    Cost model, in dense multiply-adds (measured on the all-paths, locality and string-kernel
-    features of ``ppi``, ``parse_ranking`` and ``homology``): a column f costs n_X·n_Z in
-    a dense BLAS product and about 100·df_X(f)·df_Z(f) in a sparse product (scattered
-    memory access); splitting the columns between the two costs a gather of every stored
-    value, about 3000 each.  So the columns with ``100 df_X df_Z ≥ n_X n_Z`` (the few label
-    pairs present in most graphs) go through one dense product, within ``max_dense_bytes``
-    of dense copies, and the long tail through the sparse one — or every used column goes
-    dense when that is cheaper than the split (nearly all columns of a locality kernel over
-    amino acids).  The sum is exact.  ``dense_columns``: force that many columns of highest
-    document frequency into the dense part instead.
-    """
-    X = sp.csr_matrix(X)
-    same = Z is None
-    Z = X if same else sp.csr_matrix(Z)
-    if X.shape[1] != Z.shape[1]:
-        raise InvalidInputError(f"feature matrices have {X.shape[1]} and {Z.shape[1]} columns")
-    df_x = np.bincount(X.indices, minlength=X.shape[1])
-    df_z = df_x if same else np.bincount(Z.indices, minlength=Z.shape[1])
-    df = df_x if same else df_x + df_z
-    used = np.count_nonzero(df)
-    if dense_columns is None:
-        n2 = float(X.shape[0]) * Z.shape[0]
-        budget = max_dense_bytes // (8 * max(X.shape[0] + (0 if same else Z.shape[0]), 1))
-        pair_df = df_x.astype(np.float64) * df_z
-        cheap = 100 * pair_df >= n2
-        dense_columns = min(np.count_nonzero(cheap), budget)
-        split = dense_columns * n2 + 100 * pair_df[~cheap].sum() \
-            + (3000 * (X.nnz + Z.nnz) if 0 < dense_columns < used else 0)
-        if used <= budget and used * n2 <= split:
-            dense_columns = used
-    dense = np.zeros(X.shape[1], bool)
-    dense[np.argsort(-df, kind="stable")[:dense_columns]] = True
-    dense &= df > 0
-    n_dense = np.count_nonzero(dense)
-    if n_dense == 0:
-        return _add_sparse_product(np.zeros((X.shape[0], Z.shape[0]), dtype), X, Z.T.tocsr())
-    if n_dense == used:                              # every used column: one dense product
-        Xd = X.toarray().astype(dtype, copy=False)
-        return Xd @ (Xd if same else Z.toarray().astype(dtype, copy=False)).T
-    dense_cols, sparse_cols = np.flatnonzero(dense), np.flatnonzero(~dense)
-    # the sparse part's transposed Z first, while nothing else is large; X's sparse
-    # columns are then cut one row block at a time (never a second copy of X)
-    Zt = Z[:, sparse_cols].T.tocsr()
-    Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
-    Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
-    K = Xd @ Zd.T
-    del Xd, Zd
-    return _add_sparse_product(K, X, Zt, columns=sparse_cols)
-
-
-#: Rows per block of the sparse product in :func:`gram_matrix`: X's sparse columns are cut
-#: one block of rows at a time (never a second copy of X).
-SPARSE_BLOCK = 1024
-
-
-def _add_sparse_product(K, X, Zt, columns=None):
-    """``K += X[:, columns] Zt`` for sparse ``X`` and ``Zt`` (a transposed Z in CSR), one
-    block of rows of ``X`` at a time (``columns`` None: all of X's columns), accumulated
-    straight into K's rows on all cores (:func:`learners.kernels.sparse_product.
-    add_sparse_product`: no sparse intermediate, no symbolic pass — BioInfer's all-view
-    Gram matrix on 2 cores in 22 s instead of 34 s)."""
-    from learners.kernels.sparse_product import add_sparse_product
-
-    for start in range(0, X.shape[0], SPARSE_BLOCK):
-        stop = min(start + SPARSE_BLOCK, X.shape[0])
-        block = X[start:stop] if columns is None else X[start:stop][:, columns]
-        add_sparse_product(K[start:stop], block, Zt, parallel=True)
-    return K
 
 
 class Kernel(TransformerMixin, BaseEstimator):

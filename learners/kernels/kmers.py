@@ -39,7 +39,8 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
 from kernelrank.errors import InvalidParameterError
-from learners.kernels.base import FeatureMapKernel, gram_matrix
+from learners.kernels.base import FeatureMapKernel
+from learners.kernels.sparse_gram import gram_matrix
 from learners.kernels.sequences import alphabet_ids, encode
 
 __all__ = ["WildcardSpectrumKernel", "kmer_windows", "pack", "wildcard_sets"]

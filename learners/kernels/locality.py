@@ -49,7 +49,7 @@ sensitive, ``half_width=3``, ``θ = 2``, amino-acid alphabet; ``parse_ranking`` 
 
 Cost: O(N (2t+1)) to count the offset pairs of N symbols of a whole batch (``2t+1`` vector
 passes, no loop per sequence or symbol), O(nnz (2t+1)) for the ``R`` product; the Gram
-matrix is one sparse–dense product (:func:`learners.kernels.base.gram_matrix`). A naive
+matrix is one sparse–dense product (:func:`learners.kernels.sparse_gram.gram_matrix`). A naive
 ``O(|p| |q| (2t+1)^2)`` evaluation of the double sum is the reference of the tests.
 """
 

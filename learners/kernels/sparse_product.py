@@ -13,7 +13,7 @@ transposition", ACM TOMS 4(3), 1978).
 Cost: O(flops + m r) time, flops = Σ over the non-zeros A[i, k] of nnz(B[k, :]) — SciPy's
 numeric pass alone — and O(m r) memory for the result (no index arrays).
 :func:`add_sparse_product` accumulates into a caller's array (a row block of a Gram
-matrix, :func:`learners.kernels.base.gram_matrix`), its rows optionally spread over the
+matrix, :func:`learners.kernels.sparse_gram.gram_matrix`), its rows optionally spread over the
 cores (each row of the result is written by one thread: no synchronization, and the same
 sums in the same order as the serial loop).
 """

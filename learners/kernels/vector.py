@@ -15,7 +15,7 @@ matrices; sparse inputs are never densified (only the m x m' kernel matrix is de
 Unlike the reference library (RLScore), an unknown kernel name or a parameter that the
 chosen kernel does not use is an error, never a silent fall-back to the linear kernel.
 Cost: O(m m' n) for m x m' kernel rows over n features (one BLAS-3 product); two sparse
-inputs go through :func:`learners.kernels.base.gram_matrix` (frequent columns by one dense
+inputs go through :func:`learners.kernels.sparse_gram.gram_matrix` (frequent columns by one dense
 product, the rest sparse; the result is dense, never a sparse matrix with m m' entries).
 
 The learners take a kernel by name (:func:`resolve_kernel`, :func:`kernel_matrix`);
@@ -34,7 +34,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
 from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
-from learners.kernels.base import Kernel, squared_row_norms, gram_matrix
+from learners.kernels.base import Kernel, squared_row_norms
+from learners.kernels.sparse_gram import gram_matrix
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}

@@ -195,8 +195,9 @@ class SealedFormat:
             raise self.bad(path, f"no field {prefix + key!r}")
         value = obj[key]
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise self.bad(path, f"field {prefix + key!r} is {value!r}, not a "
-                                 f"{_kind_name(kind)}")
+            name = _kind_name(kind)
+            raise self.bad(path, f"field {prefix + key!r} is {value!r}, not "
+                                 f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
         if isinstance(value, float) and not math.isfinite(value):
             raise self.bad(path, f"field {prefix + key!r} is {value!r}, not a finite number")
         return value

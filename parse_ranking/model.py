@@ -16,7 +16,8 @@ weight vector of each view over that view's feature columns, and ``codes0, codes
 (int64), the sorted feature-pair codes of the views that have them (locality and graph
 kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
-The two files are written as a pair (:func:`kernelrank.atomic.atomic_files`): both are
+The two files are written and read by :mod:`kernelrank.sealed` as a pair
+(:func:`kernelrank.sealed.save_pair`, :func:`kernelrank.atomic.atomic_files`): both are
 written and checked by :func:`load_model` before either replaces anything (what is saved
 can be loaded; the archive is byte for byte reproducible), then moved into place, the
 ``.npz`` first, then the ``.json`` that records its sha256, each atomically; a crash

@@ -1,8 +1,8 @@
 """Saved PPI extraction models: a documented, versioned, non-pickle format.
 
-A model is a directory with two files, written as a unit
-(:func:`kernelrank.atomic.atomic_directory`: a crash or a full disk leaves the old model
-whole, never the JSON of one model beside the weights of another):
+A model is a directory with two files, written as a unit and read back by the sealed-file
+module :mod:`kernelrank.sealed` (:func:`kernelrank.sealed.save_directory`: a crash or a full
+disk leaves the old model whole, never the JSON of one model beside the weights of another):
 
 ``model.json`` (UTF-8 JSON)::
 

@@ -34,7 +34,7 @@ the other jobs):
     the candidate gene pairs of each document, their document features and the document
     stage), per model;
 ``write``
-    output records (:func:`ppi.extract._records`), JSONL text, written to a file, per model.
+    output records (:func:`ppi.records.pair_records`), JSONL text, written to a file, per model.
 
 The ratio printed per model is ``(read + mentions + split + convert + featurize + score +
 documents + write) / parse`` — every step that is not spaCy against spaCy.  Two models, trained at the start of
@@ -166,9 +166,9 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, _records, _with_document_records,
-                             cyclic_gc_paused, format_records, freeze_resident_objects,
-                             score_sentences)
+    from ppi.extract import (ExtractionResources, _with_document_records, cyclic_gc_paused,
+                             freeze_resident_objects, score_sentences)
+    from ppi.records import format_records, pair_records
     from ppi.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
@@ -217,7 +217,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                     with_pairs = [p for p in parsed if p.sentence.pairs]
                     scores = c.timed("featurize+score", score_sentences, model, with_pairs)
                     t0 = time.process_time()
-                    records = _records(with_pairs, scores, model.pair_threshold, False)
+                    records = pair_records(with_pairs, scores, model.pair_threshold, False)
                     c.add("write", time.process_time() - t0)
                     k["pairs"] += len(records)
                     if getattr(model, "stage", False) is not False:

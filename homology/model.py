@@ -13,15 +13,16 @@ with the arrays
   :func:`homology.benchmark.make_kernel`), ``learner`` ("l2svm" or "rls"), ``alpha``,
   ``selection`` ("roc" or "roc50"), ``loo_score`` (its best leave-one-out value),
   ``intercept``, ``n_positive``, ``n_negative`` and ``sha256``, the seal of the file's
-  content (:func:`content_sha256`: the canonical JSON of the other fields, then every other
-  array's name, dtype, shape and bytes);
+  content (:func:`kernelrank.sealed.content_sha256`: the canonical JSON of the other
+  fields, then every other array's name, dtype, shape and bytes);
 * ``train_ids``, ``train_sequences`` — unicode arrays of the training sequences;
 * ``dual_coef`` — float64, one coefficient per training sequence: the score of x is
   ``sum_i dual_coef[i] k(x, train_i) + intercept``;
 * ``feature_mean``, ``feature_scale`` — the protein-feature standardization (present only
   when the kernel uses protein features).
 
-The file is written atomically (:func:`kernelrank.atomic.atomic_open`), checked by
+The file is written and read by :mod:`kernelrank.sealed` (one sealed archive,
+:func:`kernelrank.sealed.save_archive`), atomically, checked by
 :func:`load_model` before it replaces anything (what is saved can be loaded), byte for byte
 the same for the same model (:func:`kernelrank.atomic.save_npz`: a loaded model saves to the
 same bytes), its JSON strict (no NaN). :func:`load_model` checks it whole before anything is
@@ -35,18 +36,11 @@ the metadata (one id, sequence and finite float64 coefficient per training seque
 only, no intercept, ``loo_roc``) still load, with the same field and array checks.
 """
 
-import hashlib
-import json
 import math
-import struct
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import atomic_open, save_npz, strict_json
-from kernelrank.checksum import canonical_json
 from homology.benchmark import (DEFAULT_ALPHAS, L2SVM_ALPHAS, WeightGrid, full_gram, make_kernel,
                                 select_alpha, select_kernel_alpha)
 from homology.features import ProteinFeatures, residue_sequences
@@ -55,15 +49,11 @@ from homology.names import (FEATURE_GROUPS, FEATURE_KERNELS, KERNELS, LOCALITY_M
 from learners.kernels import SumKernel
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
                                InvalidParameterError, UnsaveableError)
+from kernelrank.sealed import NPZ_ERRORS, content_sha256  # noqa: F401 (this module's names too)
+from kernelrank.sealed import NUMBER, SealedFormat, save_archive, typed
 
 FORMAT, VERSION = "kernelrank-homology-model", 3
 VERSIONS = (1, 2, 3)
-
-#: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
-NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-              NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
-              SyntaxError, TypeError, MemoryError)
-
 
 def _feature_part(kernel):
     if isinstance(kernel, ProteinFeatures):
@@ -144,21 +134,6 @@ def train_model(positives, negatives, kernel_name, kernel_options, alphas=None,
     return out
 
 
-def content_sha256(meta, arrays):
-    """Hex SHA-256 sealing a model file: the canonical JSON of ``meta`` without its
-    ``sha256`` key (sorted keys, no whitespace), then, in name order, every array of
-    ``arrays`` other than ``meta``: its name, dtype, shape and C-order bytes."""
-    digest = hashlib.sha256()
-    digest.update(canonical_json(meta, exclude=("sha256",)))
-    for name in sorted(arrays):
-        if name == "meta":
-            continue
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"\0{name}\0{a.dtype.str}\0{a.shape}\0".encode("ascii"))
-        digest.update(a.tobytes())
-    return digest.hexdigest()
-
-
 def save_model(path, model):
     """Write ``model`` (as :func:`train_model` returns it) to the ``.npz`` file ``path``
     atomically, sealed by :func:`content_sha256`."""
@@ -168,12 +143,8 @@ def save_model(path, model):
     for key in ("feature_mean", "feature_scale"):
         if key in model:
             arrays[key] = np.asarray(model[key], dtype=np.float64)
-    meta = strict_json({**model["meta"], "version": VERSION})   # no NaN in the JSON
-    meta["sha256"] = content_sha256(meta, arrays)
-    arrays["meta"] = np.array(json.dumps(meta, allow_nan=False))
     # checked by the loader before it replaces anything; byte for byte reproducible
-    with atomic_open(path, "wb", validate=load_model) as handle:
-        save_npz(handle, arrays, compress=False)
+    save_archive(path, {**model["meta"], "version": VERSION}, arrays, validate=load_model)
 
 
 def load_model(path):
@@ -194,19 +165,8 @@ def load_model(path):
                                 "`python -m homology train`")
     if path.is_dir():
         raise CorpusFormatError("is a directory, not a homology model file (.npz)", path=path)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            bad = archive.testzip()              # every member's CRC: flips, truncation
-        if bad is None:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-    except NPZ_ERRORS as exc:
-        raise CorpusFormatError(f"not a readable kernelrank homology model "
-                                f"({type(exc).__name__}: {exc}); train one with "
-                                "`python -m homology train`", path=path) from None
-    if bad is not None:
-        raise _bad(path, f"member {bad!r} of the archive fails its CRC check")
-    meta = _read_meta(path, arrays)
+    meta, arrays = SEALED.read_archive(path)     # every member's CRC: flips, truncation
+    meta = _read_meta(path, meta, arrays)
     if meta["version"] == 1:  # RLS without intercept
         meta = {**meta, "learner": "rls", "intercept": 0.0, "selection": "roc",
                 "loo_score": meta.get("loo_roc")}
@@ -217,12 +177,11 @@ def load_model(path):
 
 
 # ------------------------------------------------------------------ checks on load
-def _bad(path, what):
-    return CorpusFormatError(f"{what}; the model is damaged or altered — retrain it with "
-                             "`python -m homology train`", path=path)
+#: the sealed-file reader of the format (:mod:`kernelrank.sealed`)
+SEALED = SealedFormat("kernelrank homology model", "python -m homology train")
+_bad = SEALED.bad        # the error of a damaged or altered file: _bad(path, what)
 
-
-_NUMBER = (int, float)
+_NUMBER = NUMBER
 _FIELDS = {"kernel": str, "kernel_options": dict, "alpha": _NUMBER, "n_positive": int,
            "n_negative": int}
 _FIELDS_V2 = {"learner": str, "selection": str, "intercept": _NUMBER}
@@ -252,44 +211,16 @@ _OPTIONS = {
 _MAY_BE_NULL = ("k", "m", "gamma")
 
 
-def _typed(value, kind):
-    """``value`` is of ``kind`` (bool counts only as bool) and, if a float, finite."""
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        return False
-    return not isinstance(value, float) or math.isfinite(value)
-
-
-def _read_meta(path, arrays):
-    """The ``meta`` member as a dict with checked fields (the seal of version 3 too)."""
-    if "meta" not in arrays:
-        raise _bad(path, "no array 'meta' (not a kernelrank homology model?)")
-    raw = arrays["meta"]
-    if raw.shape != () or raw.dtype.kind != "U":
-        raise _bad(path, f"array 'meta' is {raw.dtype}{raw.shape}, not a unicode scalar")
-    try:
-        meta = json.loads(str(raw))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise _bad(path, f"array 'meta' is not JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise _bad(path, f"array 'meta' is a JSON {type(meta).__name__}, not an object")
+def _read_meta(path, meta, arrays):
+    """The ``meta`` member with checked fields (the seal of version 3 too)."""
     version = meta.get("version")
     if meta.get("format") != FORMAT or isinstance(version, bool) or version not in VERSIONS:
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
                                 f"{version!r} (expected {FORMAT} version 1, 2 or {VERSION})",
                                 path=path)
     if version >= 3:
-        if not isinstance(meta.get("sha256"), str):
-            raise _bad(path, "no field 'sha256' (the seal of version 3)")
-        if meta["sha256"] != content_sha256(meta, arrays):
-            raise _bad(path, "its content is not the one its sha256 sealed (an edited or "
-                             "damaged field or array, or a member of another model)")
-    types = {**_FIELDS, **(_FIELDS_V2 if version >= 2 else {})}
-    for key, kind in types.items():
-        if key not in meta:
-            raise _bad(path, f"no field {key!r}")
-        if not _typed(meta[key], kind):
-            raise _bad(path, f"field {key!r} is {meta[key]!r}, not a valid "
-                             f"{'number' if kind is _NUMBER else kind.__name__}")
+        SEALED.check_archive_seal(path, meta, arrays)
+    SEALED.check_fields(path, meta, {**_FIELDS, **(_FIELDS_V2 if version >= 2 else {})})
     if meta["kernel"] not in KERNELS:
         raise _bad(path, f"unknown kernel {meta['kernel']!r}")
     if version >= 2 and meta["learner"] not in TRAIN_LEARNERS:
@@ -310,7 +241,7 @@ def _read_meta(path, arrays):
         kind, ok, what = _OPTIONS[key]
         if key in _MAY_BE_NULL and value is None:      # the kernel's default
             continue
-        if not _typed(value, kind) or not ok(value):
+        if not typed(value, kind) or not ok(value):
             raise _bad(path, f"kernel option {key!r} is {value!r}, not {what}")
     return meta
 

@@ -11,7 +11,9 @@ command's ``--help`` stays fast:
 * :mod:`kernelrank.datadir` — where data lives (``--data-dir``, ``$KERNELRANK_DATA``, cache);
 * :mod:`kernelrank.cli` — the one command-line convention of the five commands;
 * :mod:`kernelrank.report` — ``results.json`` + ``results.md`` reports;
-* :mod:`kernelrank.parallel` — the Dask task runner (:func:`~kernelrank.parallel.map_tasks`).
+* :mod:`kernelrank.parallel` — the Dask task runner (:func:`~kernelrank.parallel.map_tasks`);
+* :mod:`kernelrank.sealed` — the sealed model file (JSON + arrays, their sha256 and a seal);
+* :mod:`kernelrank.memory` — freed heap memory handed back to the system.
 
 Layers (each imports only the ones below it): ``kernelrank`` → ``learners`` (the engine:
 kernels, learners, fast cross-validation, model selection, measures) and ``corpora`` (data in

@@ -2,7 +2,10 @@
 ``corpora``, ``ppi``, ``homology``, ``parse_ranking``).
 
 Shared options — added to a subcommand's parser by :func:`add_common` (or one helper each),
-never re-declared by a command:
+never re-declared by a command; every subcommand accepts the first six
+(:data:`COMMON_OPTIONS`): where one means nothing, :func:`complete_common` adds it as a
+documented no-op ("accepted for a uniform command line; has no effect here"), so a script
+can pass the same options to every subcommand:
 
 * ``--data-dir D`` — where data sets are read (else ``$KERNELRANK_DATA``, else the cache);
 * ``--output-dir O`` — where ``results.json`` + ``results.md`` (+ the PNGs it embeds) are
@@ -12,7 +15,8 @@ never re-declared by a command:
 * ``--threads N`` — BLAS threads; ``--jobs N`` — parallel (Dask) workers;
 * ``--alphas GRID`` — a λ grid, one syntax everywhere (:func:`parse_grid`).
 
-Running (:func:`run_subcommand`): add ``--version`` (:func:`add_version`); parse the
+Running (:func:`run_subcommand`): complete the parser (:func:`command_parser`: ``--version``
+and the common options of every subcommand); parse the
 arguments; with no subcommand print the help; run the handler with stage lines (``logging``
 INFO records of our packages) on stdout; a handler returns a :class:`Summary` — the files it
 wrote and its headline numbers — which :func:`print_summary` prints last, with the wall time
@@ -59,7 +63,7 @@ __all__ = ["add_common", "add_data_dir", "add_output_dir", "add_seed", "add_quie
            "add_threads", "add_jobs", "add_alphas", "parse_grid", "thread_limit", "Summary",
            "print_summary", "peak_memory", "run_subcommand", "exit_code", "check_output_dir",
            "add_version", "Checks", "check_numbers", "subcommand_parsers", "MAX_GRID",
-           "COMMON_BOUNDS"]
+           "COMMON_BOUNDS", "COMMON_OPTIONS", "complete_common", "command_parser"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -147,6 +151,44 @@ def add_common(parser, *, data_dir=False, output_dir=False, seed=True, quiet=Tru
         add_jobs(parser, *([jobs] if jobs is not True else []))
     if threads is not False:
         add_threads(parser, None if threads is True else threads, per_job=jobs is not False)
+
+
+#: the options every subcommand of every command accepts (:func:`complete_common`)
+COMMON_OPTIONS = ("--data-dir", "--output-dir", "--seed", "--quiet", "--threads", "--jobs")
+#: the help of a common option that means nothing to a subcommand
+NO_EFFECT = "accepted for a uniform command line; has no effect here"
+#: how :func:`complete_common` declares each no-op option (the defaults the handlers assume
+#: when the option is absent: no data folder, no output folder, seed 0, not quiet, BLAS's
+#: own threads, one job)
+_NO_OP = {"--data-dir": {"default": None, "metavar": "DIR"},
+          "--output-dir": {"default": None, "metavar": "DIR"},
+          "--seed": {"type": int, "default": 0},
+          "--quiet": {"action": "store_true"},
+          "--threads": {"type": int, "default": None, "metavar": "N"},
+          "--jobs": {"type": int, "default": 1, "metavar": "N"}}
+
+
+def complete_common(parser):
+    """Give every subcommand of ``parser`` (at any depth) each option of
+    :data:`COMMON_OPTIONS` it lacks, as a no-op documented in its ``--help``
+    (:data:`NO_EFFECT`); returns ``parser``. Idempotent; O(options of the subcommands).
+
+    This is the one place the common options reach every subcommand
+    (:func:`run_subcommand` calls it through :func:`command_parser`), so a subcommand
+    cannot forget one: ``ppi predict --quiet`` is accepted like ``ppi cv --quiet``."""
+    for sub in subcommand_parsers(parser).values():
+        for option in COMMON_OPTIONS:
+            if option not in sub._option_string_actions:
+                sub.add_argument(option, help=NO_EFFECT, **_NO_OP[option])
+        complete_common(sub)
+    return parser
+
+
+def command_parser(parser):
+    """``parser`` (a command's top-level parser) as :func:`run_subcommand` runs it:
+    with ``--version`` (:func:`add_version`) and the common options on every subcommand
+    (:func:`complete_common`)."""
+    return complete_common(add_version(parser))
 
 
 # ----------------------------------------------------------------------------- values
@@ -405,7 +447,7 @@ def run_subcommand(parser, argv, run, checks=None):
         What is checked before the subcommand runs (the numbers of every subcommand are
         checked against :data:`COMMON_BOUNDS` and the 64-bit range in any case).
     """
-    add_version(parser)
+    command_parser(parser)
     args = parser.parse_args(argv)
     if getattr(args, "command", None) is None:
         parser.print_help()

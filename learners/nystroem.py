@@ -45,15 +45,21 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.memory import release_freed_memory
 from learners._numerics import numerical_guard
 from learners._solvers import dense
 from learners._validation import check_index_sets, validate_data
-from learners.base import (KERNEL_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
-                           validate_hyperparameters)
+from learners.base import (
+    KERNEL_CONSTRAINTS,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    validate_hyperparameters,
+)
 from learners.kernels import kernel_matrix, resolve_kernel
 
 __all__ = ["NystroemMap", "NystroemFold", "NystroemLearnerParams", "choose_basis",
-           "rp_cholesky_pivots", "release_freed_memory"]
+           "rp_cholesky_pivots"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -152,23 +158,6 @@ def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
     del F, G
     release_freed_memory()
     return np.sort(np.asarray(pivots, dtype=np.intp))
-
-
-def release_freed_memory():
-    """Hand freed heap memory back to the operating system (glibc ``malloc_trim``; a no-op
-    elsewhere). Changes no number.
-
-    The row blocks of :meth:`NystroemMap.transform` and the block products of
-    :func:`rp_cholesky_pivots` allocate arrays of up to ~32 MB — just below glibc's
-    largest adaptive mmap threshold — so they come from the heap, and freed they stayed
-    resident between the many fits of a cross-validation: on 40,728 CRAFT parses
-    (all-paths graph, r = 1,000) the process grew by ~0.2 GB per inner fit of
-    ``nystroem_rankrls`` (3.0 → 3.9 GB resident over one outer fold)."""
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _jittered_cholesky(K_RR, jitter):

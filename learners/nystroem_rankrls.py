@@ -12,11 +12,12 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kernelrank.memory import release_freed_memory
 from learners._numerics import numerical_guard
 from learners._validation import check_groups, validate_data
 from learners.base import RankerMixin, validate_hyperparameters
 from learners.kernel_learner import KernelTagsMixin
-from learners.nystroem import NystroemLearnerParams, release_freed_memory
+from learners.nystroem import NystroemLearnerParams
 from learners.query_centring import BASIS_SELECTION, QUERY_BASIS, query_basis_map
 
 __all__ = ["NystroemQueryRankRLS"]

@@ -46,6 +46,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kernelrank.errors import InvalidInputError
+from kernelrank.memory import release_freed_memory
 from learners._numerics import numerical_guard
 from learners._solvers import ridge_path_tridiagonal, solve_shifted, sym_eig
 from learners._validation import (
@@ -57,13 +59,16 @@ from learners._validation import (
     check_leave_pair_out,
     validate_data,
 )
-from kernelrank.errors import InvalidInputError
 from learners.base import RankerMixin, validate_hyperparameters
 from learners.kernel_learner import KernelLearnerMixin, shape_output
-from learners.nystroem import NystroemLearnerParams, NystroemMap, release_freed_memory
+from learners.nystroem import NystroemLearnerParams, NystroemMap
 from learners.nystroem_rankrls import NystroemQueryRankRLS  # noqa: F401 (re-exported)
-from learners.query_centring import (BASIS_SELECTION, QUERY_BASIS, centre_scale,
-                                     query_basis_map)
+from learners.query_centring import (
+    BASIS_SELECTION,
+    QUERY_BASIS,
+    centre_scale,
+    query_basis_map,
+)
 
 __all__ = ["ReducedSetRLS", "ReducedSetGlobalRankRLS", "ReducedSetRankRLS",
            "ReducedSetQueryRankRLS"]

@@ -16,7 +16,8 @@ weight vector of each view over that view's feature columns, and ``codes0, codes
 (int64), the sorted feature-pair codes of the views that have them (locality and graph
 kernels) — kept out of the JSON, where they were the bulk of the file in version 2.
 
-The two files are written as a pair (:func:`kernelrank.atomic.atomic_files`): both are
+The two files are written and read by :mod:`kernelrank.sealed` as a pair
+(:func:`kernelrank.sealed.save_pair`, :func:`kernelrank.atomic.atomic_files`): both are
 written and checked by :func:`load_model` before either replaces anything (what is saved
 can be loaded; the archive is byte for byte reproducible), then moved into place, the
 ``.npz`` first, then the ``.json`` that records its sha256, each atomically; a crash
@@ -42,20 +43,16 @@ as JSON integers inside ``representation``) and version-1 files (single view: to
 ``kernel``, ``representation`` and ``w``) are still read, with the same field checks.
 """
 
-import json
-import math
-import struct
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import atomic_files, dumps_strict, read_consistently, save_npz, strict_json
-from kernelrank.checksum import file_sha256, json_sha256
+from kernelrank.atomic import read_consistently
 from learners.kernels import gram_matrix
 from kernelrank.errors import (CorpusFormatError, DataNotFoundError, InvalidInputError,
                                InvalidParameterError)
+from kernelrank.sealed import NPZ_ERRORS, meta_sha256  # noqa: F401 (this module's names too)
+from kernelrank.sealed import NUMBER, SealedFormat, save_pair, typed
 from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.names import MATCHING, SAVEABLE_KERNELS, SAVEABLE_RANKERS
 from parse_ranking.ranking import (DEFAULT_ALPHAS, DEFAULT_N_BASIS, SPARSE_RANKERS, fit_ranker,
@@ -132,15 +129,8 @@ def train_model(records, path, *, kernel="locality", ranker="rankrls", alphas=DE
     _refuse_directories(path)
     # the npz first, then the JSON naming it; both checked by the loader before either
     # replaces anything, the archive byte for byte reproducible
-    with atomic_files([path.with_suffix(".npz"), path.with_suffix(".json")],
-                      validate=lambda tmp: load_model(tmp[0])) as (npz, js):
-        with open(npz, "wb") as handle:
-            save_npz(handle, arrays)
-        meta["weights_sha256"] = file_sha256(npz)
-        meta = strict_json(meta)                  # the seal is over what the file holds
-        meta["meta_sha256"] = meta_sha256(meta)
-        js.write_text(dumps_strict(meta, indent=2) + "\n", encoding="utf-8")
-    return meta
+    return save_pair(path.with_suffix(".json"), path.with_suffix(".npz"), meta, arrays,
+                     validate=lambda npz, js: load_model(npz))
 
 
 def _refuse_directories(path):
@@ -149,12 +139,6 @@ def _refuse_directories(path):
             raise InvalidParameterError(f"{p} is a directory; the model is written as the "
                                         "files <stem>.json and <stem>.npz — choose another "
                                         "--output-model")
-
-
-def meta_sha256(meta):
-    """Hex SHA-256 of ``meta`` (without its ``meta_sha256`` key) as canonical JSON: sorted
-    keys, no whitespace — the seal of the model's JSON file."""
-    return json_sha256(meta, exclude=("meta_sha256",))
 
 
 def _train_corankrls(records, items, y, qids, arts, max_parses, rep_params, coreg, seed):
@@ -206,15 +190,8 @@ def _load(js, npz):
                                 "`python -m parse_ranking train`")
     meta = _read_meta(js)
     fmt = meta["format"]
-    if fmt == FORMAT and file_sha256(npz) != meta["weights_sha256"]:
-        raise _bad(npz, "its sha256 is not the one the model's JSON records: the two files "
-                        "come from different models (or the weights were altered)")
-    try:
-        with np.load(npz, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except NPZ_ERRORS as exc:
-        raise _bad(npz, f"not a readable NumPy .npz file ({type(exc).__name__}: "
-                        f"{exc})") from None
+    arrays = SEALED.read_arrays(npz, meta["weights_sha256"] if fmt == FORMAT else None,
+                                recorded_by="the model's JSON")
     if fmt == _FORMAT_V1:
         meta = dict(meta, views=[{"kernel": meta["kernel"],
                                   "representation": meta["representation"]}],
@@ -254,55 +231,25 @@ def _load(js, npz):
 
 
 # ------------------------------------------------------------------ checks on load
-#: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
-NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-              NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
-              SyntaxError, TypeError, MemoryError)
-_NUMBER = (int, float)
+#: the sealed-file reader of the format (:mod:`kernelrank.sealed`)
+SEALED = SealedFormat("kernelrank parse ranking model", "python -m parse_ranking train")
+_bad = SEALED.bad        # the error of a damaged or altered file: _bad(path, what)
+_field = SEALED.field    # obj[key] of a checked type: _field(path, obj, key, kind, prefix)
+_NUMBER = NUMBER
 _PARAMS = {"kind": str, "normalize": bool, "window": int, "theta": _NUMBER, "matching": str,
            "edge_weight": _NUMBER, "variant": str}
 
 
-def _bad(path, what):
-    return CorpusFormatError(f"{what}; the model is damaged or altered — retrain it with "
-                             "`python -m parse_ranking train`", path=path)
-
-
-def _typed(value, kind):
-    """``value`` is of ``kind`` (bool counts only as bool) and, if a float, finite."""
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        return False
-    return not isinstance(value, float) or math.isfinite(value)
-
-
-def _field(path, obj, key, kind, where=""):
-    if key not in obj:
-        raise _bad(path, f"no field {where + key!r}")
-    if not _typed(obj[key], kind):
-        what = "number" if kind is _NUMBER else {"str": "string", "dict": "object"}.get(
-            kind.__name__, kind.__name__)
-        raise _bad(path, f"field {where + key!r} is {obj[key]!r}, not a {what}")
-    return obj[key]
-
-
 def _read_meta(js):
     """The model's JSON as a dict whose fields have the types :func:`load_model` uses."""
-    try:
-        meta = json.loads(js.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise CorpusFormatError(f"not JSON: {exc}", path=js) from None
-    if not isinstance(meta, dict):
-        raise _bad(js, f"a JSON {type(meta).__name__}, not an object")
+    meta = SEALED.read_json(js)
     fmt = meta.get("format")
     if fmt not in (FORMAT, _FORMAT_V3, _FORMAT_V2, _FORMAT_V1):
         raise CorpusFormatError(f"unsupported model format {fmt!r} (expected {FORMAT}, "
                                 f"{_FORMAT_V3}, {_FORMAT_V2} or {_FORMAT_V1})", path=js)
     if fmt == FORMAT:
         _field(js, meta, "weights_sha256", str)
-        _field(js, meta, "meta_sha256", str)
-        if meta["meta_sha256"] != meta_sha256(meta):
-            raise _bad(js, "its content is not the one its meta_sha256 sealed (the file was "
-                           "edited or damaged)")
+        SEALED.check_seal(js, meta)
     ranker = _field(js, meta, "ranker", str)
     if ranker not in SAVEABLE_RANKERS:
         raise _bad(js, f"unknown ranker {ranker!r}")
@@ -327,7 +274,7 @@ def _read_meta(js):
     if not isinstance(lg, dict):
         raise _bad(js, "field 'lg_options' is not an object")
     for key in ("linkage_limit", "timeout"):
-        if key in lg and (not _typed(lg[key], int) or lg[key] < 1):
+        if key in lg and (not typed(lg[key], int) or lg[key] < 1):
             raise _bad(js, f"field 'lg_options.{key}' is {lg[key]!r}, not a positive integer")
     return meta
 
@@ -336,7 +283,7 @@ def _codes(path, codes, what, n_ids):
     """Pair codes ``i·2^32 + j`` as an int64 array: strictly increasing, ids below
     ``n_ids``."""
     if isinstance(codes, list):
-        if not all(_typed(c, int) for c in codes):
+        if not all(typed(c, int) for c in codes):
             raise _bad(path, f"{what} holds a non-integer")
         try:
             codes = np.asarray(codes, dtype=np.int64)
@@ -376,19 +323,19 @@ def _check_state(js, npz, v, kernel, state, every=True):
     if kernel in ("bag_of_links", "links_words"):
         vocabulary = _field(js, state, "vocabulary", dict, where)
         ids = list(vocabulary.values())
-        if not all(_typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
+        if not all(typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
             raise _bad(js, f"view {v}: the vocabulary's columns are not 0..{len(ids) - 1}, "
                            "each once")
         return len(vocabulary)
     if kernel == "locality":
         symbols = _field(js, state, "symbols", dict, where)
         ids = list(symbols.values())
-        if not all(_typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
+        if not all(typed(i, int) for i in ids) or sorted(ids) != list(range(len(ids))):
             raise _bad(js, f"view {v}: the symbol ids are not 0..{len(ids) - 1}, each once")
         R = _field(js, state, "R", list, where)
         window = params.get("window", 2)
         if (not R or not all(isinstance(r, list) and r and len(r) == len(R[0])
-                             and all(_typed(x, _NUMBER) for x in r) for r in R)
+                             and all(typed(x, _NUMBER) for x in r) for r in R)
                 or len(R) != 2 * window + 1):
             raise _bad(js, f"view {v}: the locality factor R is not a finite "
                            f"{2 * window + 1}-row matrix (window {window})")

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
+from kernelrank.memory import release_freed_memory
 from learners.kernels import AllPathsKernel, LabelledGraph, LocalityKernel
 from parse_ranking.names import REPRESENTATIONS
 
@@ -287,7 +288,7 @@ class FoldFeatures:
             shape, sorted_ = X.shape, X.has_sorted_indices
             self.X = None
             del X, parts, a
-            _return_freed_memory()
+            release_freed_memory()
             try:
                 yield self
             finally:
@@ -351,27 +352,13 @@ def _assemble(data, indices, lengths, n_rows, n_cols):
         del d, ix
         done += 1
         if done % 8 == 0:
-            _return_freed_memory()
+            release_freed_memory()
     lengths.clear()
-    _return_freed_memory()
+    release_freed_memory()
     X = sp.csr_matrix((out_data, out_ind, indptr.astype(itype)), shape=(n_rows, n_cols),
                       copy=False)
     X.sort_indices()
     return X
-
-def _return_freed_memory():
-    """Hand freed heap pages back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
-
-    The chunks' arrays (16 MB each for the graph) sit below glibc's adaptive mmap
-    threshold, so they live on the heap; freed one by one while the matrix is assembled, they
-    stayed resident: on the 60,444 CRAFT parses (graph) the process kept 1.5 GB it no
-    longer used (3.7 GB resident after featurizing, 2.2 GB live)."""
-    try:
-        import ctypes
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
 
 def _column_keys(rep):
     """A name for every feature column of a fitted :class:`ParseRepresentation`, the same

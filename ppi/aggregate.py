@@ -75,13 +75,14 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from corpora.lines import open_binary, reading
 from corpora.standoff import split_concept_ids
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
+from ppi.records import clean, numbered_lines, parse_bool
+from ppi.records import read_pair_records  # noqa: F401 (a name of this module too)
 
-__all__ = ["aggregate", "aggregate_document", "read_pair_records", "read_document_pairs",
+__all__ = ["aggregate", "aggregate_document", "read_document_pairs",
            "gene_pair", "TSV_COLUMNS", "write_aggregate_report"]
 
 #: width of the score histogram's bins (report and PNG)
@@ -89,9 +90,6 @@ HISTOGRAM_BIN = 0.05
 TSV_COLUMNS = ("doc_id", "gene1", "gene2", "gene1_text", "gene2_text", "self_pair", "score",
                "interaction", "mention_pairs", "positive_mention_pairs", "evidence_sentences",
                "best_sentence_id", "best_sentence")
-#: columns an extract TSV must have to be aggregated
-_NEEDED = ("doc_id", "sentence_id", "sentence_start", "sentence", "e1_text", "e2_text",
-           "score", "interaction", "e1_concept_id", "e2_concept_id")
 
 
 def _gene_key(g):
@@ -104,97 +102,6 @@ def gene_pair(a, b):
 
 
 # ----------------------------------------------------------------------------- reading
-def _lines(path):
-    with open_binary(path, "input file") as handle, reading(path):
-        for lineno, raw in enumerate(handle, 1):
-            yield lineno, raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r\n")
-
-
-def _bool(text, path, lineno):
-    if text in ("True", "true", "1"):
-        return True
-    if text in ("False", "false", "0"):
-        return False
-    raise CorpusFormatError(f"interaction {text!r} is not True or False", path=path,
-                            line=lineno)
-
-
-def _finite(text, path, lineno):
-    value = float(text)
-    if not math.isfinite(value):
-        raise CorpusFormatError(f"score {text!r} is not a finite number", path=path,
-                                line=lineno)
-    return value
-
-
-def read_pair_records(path):
-    """``(line, record)`` of an extract output file (JSONL, or TSV with a header), streamed.
-
-    Records are dicts as in the JSONL output (TSV rows are turned into that shape).  An
-    output of an older ``ppi extract`` without concept ids is a CorpusFormatError saying to
-    rerun it.
-    """
-    path = Path(path)
-    columns = None
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        if columns is None and lineno == 1 and not line.lstrip().startswith("{"):
-            columns = line.split("\t")
-            missing = [c for c in _NEEDED if c not in columns]
-            if missing:
-                raise CorpusFormatError(
-                    f"not an extract TSV with concept ids: no column {', '.join(missing)} "
-                    "(rerun `python -m ppi extract` to get e1_concept_id / e2_concept_id)",
-                    path=path, line=1)
-            continue
-        if columns is not None:
-            row = dict(zip(columns, line.split("\t")))
-            if len(row) != len(columns) or len(line.split("\t")) != len(columns):
-                raise CorpusFormatError(f"{len(line.split(chr(9)))} tab-separated fields, "
-                                        f"the header has {len(columns)}", path=path,
-                                        line=lineno)
-            try:
-                if row.get("level") == "document":
-                    yield lineno, {"doc_id": row["doc_id"], "level": "document",
-                                   "sentence_id": None,
-                                   "e1": {"text": row["e1_text"] or None,
-                                          "concept_id": row["e1_concept_id"] or None},
-                                   "e2": {"text": row["e2_text"] or None,
-                                          "concept_id": row["e2_concept_id"] or None},
-                                   "score": _finite(row["score"], path, lineno),
-                                   "interaction": _bool(row["interaction"], path, lineno)}
-                    continue
-                r = {"doc_id": row["doc_id"], "sentence_id": row["sentence_id"],
-                     "sentence_start": int(row["sentence_start"]) if row["sentence_start"]
-                     else None, "sentence": row["sentence"],
-                     "e1": {"text": row["e1_text"], "concept_id": row["e1_concept_id"] or None},
-                     "e2": {"text": row["e2_text"], "concept_id": row["e2_concept_id"] or None},
-                     "score": float(row["score"]),
-                     "interaction": _bool(row["interaction"], path, lineno)}
-            except ValueError as exc:
-                raise CorpusFormatError(f"bad number ({exc})", path=path,
-                                        line=lineno) from None
-        else:
-            try:
-                r = json.loads(line)
-            except ValueError as exc:
-                raise CorpusFormatError(f"not a JSON line: {exc}", path=path,
-                                        line=lineno) from None
-            if not isinstance(r, dict) or not {"doc_id", "e1", "e2", "score",
-                                               "interaction"} <= set(r):
-                raise CorpusFormatError("not an extract record (needs doc_id, e1, e2, score, "
-                                        "interaction)", path=path, line=lineno)
-            if "concept_id" not in r["e1"] or "concept_id" not in r["e2"]:
-                raise CorpusFormatError("the record has no concept ids (written by an older "
-                                        "`ppi extract`); rerun the extraction", path=path,
-                                        line=lineno)
-        if not isinstance(r["score"], (int, float)) or not math.isfinite(r["score"]):
-            raise CorpusFormatError(f"score {r['score']!r} is not a finite number", path=path,
-                                    line=lineno)
-        yield lineno, r
-
-
 def _by_document(records, path):
     """``(doc_id, [records])`` of consecutive records; a document id seen before → error."""
     seen, current, group = set(), None, []
@@ -302,9 +209,6 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
 
 
 def _tsv_line(x):
-    def clean(v):
-        return "" if v is None else str(v).replace("\t", " ").replace("\n", " ").replace(
-            "\r", " ")
     best = x["evidence"][0] if x["evidence"] else {}
     row = (x["doc_id"], x["gene1"], x["gene2"], x["gene1_text"], x["gene2_text"],
            x["self_pair"], repr(x["score"]), x["interaction"], x["mention_pairs"],
@@ -409,7 +313,7 @@ def read_document_pairs(path):
     JSONL ones (TSV: without evidence)."""
     path = Path(path)
     columns = None
-    for lineno, line in _lines(path):
+    for lineno, line in numbered_lines(path):
         if not line.strip():
             continue
         if lineno == 1 and not line.lstrip().startswith("{"):
@@ -428,7 +332,7 @@ def read_document_pairs(path):
                                             f"has {len(columns)}", path=path, line=lineno)
                 x = dict(zip(columns, fields))
                 x["score"] = float(x["score"])
-                x["interaction"] = _bool(x["interaction"], path, lineno)
+                x["interaction"] = parse_bool(x["interaction"], path, lineno)
                 for k in ("mention_pairs", "positive_mention_pairs"):
                     if k in x:
                         x[k] = int(x[k])

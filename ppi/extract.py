@@ -128,16 +128,12 @@ from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
 from corpora.standoff import split_concept_ids
+from ppi.records import (RECORD_VERSION, TSV_COLUMNS, document_record, format_records,
+                         pair_records)
 
 __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
            "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
 
-TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end", "e2_id",
-               "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
-               "sentence", "e1_concept_id", "e2_concept_id", "level")
-#: version of the output records, part of a run's identity: chunks written by an older
-#: version (other fields) are not mixed into a resumed run's output
-RECORD_VERSION = 3
 OUTPUT_FORMATS = ("jsonl", "tsv")
 
 
@@ -168,67 +164,6 @@ class ExtractionResources:
         if self.mention_types is None or doc.mentions is None:
             return ms
         return [m for m in ms if (m.type or "").lower() in self.mention_types]
-
-
-# ----------------------------------------------------------------------------- records
-def _entity_record(e, s, doc_start, concept_id=None):
-    spans = [(a, b + 1) for a, b in e.offsets]
-    start, end = spans[0][0], spans[-1][1]
-    r = {"id": e.id, "text": s.text[start:end] if len(spans) == 1 else e.text,
-         "type": e.type, "start": start, "end": end, "concept_id": concept_id}
-    if len(spans) > 1:
-        r["spans"] = [list(x) for x in spans]
-    if doc_start is not None:
-        r["doc_start"], r["doc_end"] = doc_start + start, doc_start + end
-    return r
-
-
-def _records(parsed, scores, threshold, with_labels):
-    """Record dicts of the pairs of the parsed sentences, in order (``scores``: one per
-    pair, in the same order — by position, so repeated ids cannot mix scores up)."""
-    out = []
-    scores = iter(scores)
-    for p in parsed:
-        s = p.sentence
-        ents = {e.id: e for e in s.entities}
-        # raw text: p.mentions[j] is the input mention of entity j (its concept id)
-        concept = {e.id: m.id for e, m in zip(s.entities, p.mentions)}
-        for pair in s.pairs:
-            score = float(next(scores))
-            r = {"doc_id": p.doc_id, "sentence_id": s.id, "pair_id": pair.id,
-                 "sentence": s.text,
-                 "sentence_start": p.doc_start,
-                 "e1": _entity_record(ents[pair.e1], s, p.doc_start, concept.get(pair.e1)),
-                 "e2": _entity_record(ents[pair.e2], s, p.doc_start, concept.get(pair.e2)),
-                 "score": score, "interaction": bool(score > threshold)}
-            if with_labels:
-                r["label"] = bool(pair.interaction)
-            out.append(r)
-    return out
-
-
-def _tsv_line(r):
-    def clean(x):
-        return "" if x is None else str(x).replace("\t", " ").replace("\n", " ").replace("\r", " ")
-    e1, e2 = r["e1"], r["e2"]
-    row = (r["doc_id"], r["sentence_id"], r.get("pair_id"), e1.get("id"), e1["text"],
-           e1.get("start"), e1.get("end"), e2.get("id"), e2["text"], e2.get("start"),
-           e2.get("end"), repr(r["score"]), r["interaction"], r.get("sentence_start"),
-           r.get("sentence"), e1.get("concept_id"), e2.get("concept_id"),
-           r.get("level", "pair"))
-    return "\t".join(clean(x) for x in row) + "\n"
-
-
-#: one encoder for every record (``json.dumps`` with options builds one per call); strict
-#: JSON: a non-finite score could never be written (the model's weights are checked finite)
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-
-
-def format_records(records, output_format):
-    if output_format == "tsv":
-        return "".join(_tsv_line(r) for r in records)
-    encode = _JSON.encode
-    return "".join(encode(r) + "\n" for r in records)
 
 
 # ----------------------------------------------------------------------------- one chunk
@@ -367,7 +302,7 @@ def _process_chunk(docs, raw, presplit, nlp, parses, resources, output_format):
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
     with_pairs = [p for p in parsed if p.sentence.pairs]
     scores = score_sentences(resources.model, with_pairs)
-    records = _records(with_pairs, scores, resources.model.pair_threshold, bool(presplit))
+    records = pair_records(with_pairs, scores, resources.model.pair_threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}
     if getattr(resources.model, "stage", False) is not False and raw and not presplit:
@@ -417,12 +352,9 @@ def _with_document_records(records, docs, raw, parsed, scores, model):
         if not np.isfinite(s[k]):            # no stage and no mention pair: never scored
             continue
         score = float(s[k])
-        extra[raw[d].id].append({
-            "doc_id": raw[d].id, "level": "document", "sentence_id": None,
-            "e1": {"text": names[d].get(g1), "concept_id": g1},
-            "e2": {"text": names[d].get(g2), "concept_id": g2},
-            "score": score, "interaction": bool(score > model.threshold),
-            "mention_pairs": int(cands.bag_sizes[k])})
+        extra[raw[d].id].append(document_record(
+            raw[d].id, (names[d].get(g1), g1), (names[d].get(g2), g2), score,
+            model.threshold, int(cands.bag_sizes[k])))
     by_doc = {}
     for r in records:
         by_doc.setdefault(r["doc_id"], []).append(r)

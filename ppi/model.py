@@ -1,8 +1,8 @@
 """Saved PPI extraction models: a documented, versioned, non-pickle format.
 
-A model is a directory with two files, written as a unit
-(:func:`kernelrank.atomic.atomic_directory`: a crash or a full disk leaves the old model
-whole, never the JSON of one model beside the weights of another):
+A model is a directory with two files, written as a unit and read back by the sealed-file
+module :mod:`kernelrank.sealed` (:func:`kernelrank.sealed.save_directory`: a crash or a full
+disk leaves the old model whole, never the JSON of one model beside the weights of another):
 
 ``model.json`` (UTF-8 JSON)::
 
@@ -102,20 +102,15 @@ when ``f(x) > threshold``.
 
 from __future__ import annotations
 
-import json
-import math
-import struct
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from kernelrank.atomic import (atomic_directory, atomic_open, read_consistently, save_npz,
-                               strict_json, write_json)
-from kernelrank.checksum import file_sha256, json_sha256
+from kernelrank.atomic import read_consistently
 from kernelrank.errors import CorpusFormatError, DataNotFoundError, InvalidParameterError
+from kernelrank.sealed import NPZ_ERRORS, meta_sha256  # noqa: F401 (this module's names too)
+from kernelrank.sealed import NUMBER, SealedFormat, save_directory
 from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
@@ -134,11 +129,6 @@ VERSIONS = (1, 2, 3, 4, 5, 6)
 _STAGE_ARRAYS = ("doc_mean", "doc_scale", "doc_basis", "doc_dual_coef")
 #: version 5's arrays beside the views' blocks
 _BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
-
-#: what reading a damaged ``.npz`` archive can raise (zipfile, zlib, numpy's header parser)
-NPZ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError,
-              NotImplementedError, RuntimeError, struct.error, OverflowError, IndexError,
-              SyntaxError, TypeError, MemoryError)
 
 __all__ = ["PPIModel", "LinearModel", "SingleViewModel", "MultiViewModel", "GaussianModel",
            "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
@@ -223,13 +213,8 @@ class PPIModel:
         meta.update(fields)
         # checked by the loader before it replaces anything (what is saved can be loaded);
         # the archive is byte for byte reproducible (a loaded model saves to the same bytes)
-        with atomic_directory(d, validate=PPIModel.load) as tmp:
-            with atomic_open(tmp / "weights.npz", "wb") as handle:
-                save_npz(handle, arrays)
-            meta["weights_sha256"] = file_sha256(tmp / "weights.npz")
-            meta = strict_json(meta)          # the seal is over what the file holds
-            meta["meta_sha256"] = meta_sha256(meta)
-            write_json(tmp / "model.json", meta)
+        save_directory(d, meta, arrays, json_name="model.json", npz_name="weights.npz",
+                       validate=PPIModel.load)
         return d
 
     def _payload(self):
@@ -693,18 +678,10 @@ def _basis_rows(path, arrays, numbers, n_basis):
 
 
 # ------------------------------------------------------------------ checks on load
-def _bad(path, what):
-    return CorpusFormatError(f"{what}; the model is damaged — retrain it with "
-                             "`python -m ppi train`", path=path)
-
-
-def meta_sha256(meta):
-    """Hex SHA-256 of ``meta`` (without its ``meta_sha256`` key) as canonical JSON: sorted
-    keys, no whitespace — the seal of ``model.json``'s content."""
-    return json_sha256(meta, exclude=("meta_sha256",))
-
-
-_NUMBER = (int, float)
+#: the sealed-file reader of the format (:mod:`kernelrank.sealed`)
+SEALED = SealedFormat("kernelrank PPI model", "python -m ppi train")
+_bad = SEALED.bad        # the error of a damaged or altered file: _bad(path, what)
+_NUMBER = NUMBER
 #: model.json's fields and their types (version >= 2 adds n_labels and weights_sha256,
 #: version 3 meta_sha256); "training" is informational and may be absent
 _FIELDS = {"featurizer": dict, "alpha": _NUMBER, "threshold": _NUMBER, "learner": str,
@@ -715,26 +692,9 @@ _GRAPH = {"path_weight": _NUMBER, "other_weight": _NUMBER, "linear_weight": _NUM
           "path_prefix": str, "order": str}
 
 
-def _check_fields(path, obj, types, prefix=""):
-    for key, kind in types.items():
-        if key not in obj:
-            raise _bad(path, f"no field {prefix + key!r}")
-        value = obj[key]
-        # bool is an int in Python: only a field declared bool may hold one
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise _bad(path, f"field {prefix + key!r} is {value!r}, not a {_kind(kind)}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise _bad(path, f"field {prefix + key!r} is {value!r}, not a finite number")
-
-
 def _read_meta(path):
     """``model.json`` as a dict whose fields have the types :meth:`PPIModel.load` uses."""
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise CorpusFormatError(f"not JSON: {exc}", path=path) from None
-    if not isinstance(meta, dict):
-        raise _bad(path, f"a JSON {type(meta).__name__}, not an object")
+    meta = SEALED.read_json(path)
     version = meta.get("version")
     if (meta.get("format") != FORMAT or isinstance(version, bool)
             or version not in VERSIONS):
@@ -748,9 +708,9 @@ def _read_meta(path):
         types.update(n_labels=int, weights_sha256=str)
     if version >= 3:
         types.update(meta_sha256=str)
-    _check_fields(path, meta, types)
+    SEALED.check_fields(path, meta, types)
     if version >= 3:
-        _check_seal(path, meta)
+        SEALED.check_seal(path, meta)
     if not all(isinstance(x, str) for x in meta["labels"]):
         raise _bad(path, "field 'labels' holds a non-string")
     if len(set(meta["labels"])) != len(meta["labels"]):
@@ -759,15 +719,9 @@ def _read_meta(path):
         raise _bad(path, f"{len(meta['labels'])} labels, but the model was saved with "
                          f"{meta['n_labels']}")
     f = meta["featurizer"]
-    _check_fields(path, f, _FEATURIZER, "featurizer.")
+    SEALED.check_fields(path, f, _FEATURIZER, "featurizer.")
     _check_apg_settings(path, f, version)
     return meta
-
-
-def _check_seal(path, meta):
-    if meta["meta_sha256"] != meta_sha256(meta):
-        raise _bad(path, "its content is not the one its meta_sha256 sealed (the file was "
-                         "edited or damaged)")
 
 
 def _check_apg_settings(path, f, version):
@@ -786,7 +740,7 @@ def _check_apg_settings(path, f, version):
     g = f["graph"]
     # version >= 3 has every field GraphSettings writes; older files may lack some (defaults)
     needed = _GRAPH if version >= 3 else {k: t for k, t in _GRAPH.items() if k in g}
-    _check_fields(path, g, needed, "featurizer.graph.")
+    SEALED.check_fields(path, g, needed, "featurizer.graph.")
     if version >= 3 and "remove_types" not in g:
         raise _bad(path, "no field 'featurizer.graph.remove_types'")
     types_ = g.get("remove_types", [])
@@ -810,19 +764,19 @@ def _read_multiview_meta(path, meta):
     from corpora.ppi_xml import resolve_parse_name
     from ppi.views import parse_view
 
-    _check_fields(path, meta, _FIELDS_V4)
-    _check_seal(path, meta)
+    SEALED.check_fields(path, meta, _FIELDS_V4)
+    SEALED.check_seal(path, meta)
     if meta["version"] == DOCUMENT_VERSION:
         _check_document_meta(path, meta)
     if meta["version"] == GAUSSIAN_VERSION:
-        _check_fields(path, meta, {"kernel": dict})
-        _check_fields(path, meta["kernel"], _KERNEL_V5, "kernel.")
+        SEALED.check_fields(path, meta, {"kernel": dict})
+        SEALED.check_fields(path, meta["kernel"], _KERNEL_V5, "kernel.")
         k = meta["kernel"]
         if k["name"] != "gaussian" or not k["gamma"] > 0 or k["n_basis"] < 1:
             raise _bad(path, f"field 'kernel' is {k!r}: expected name 'gaussian', gamma > 0 "
                              "and n_basis >= 1")
     f = meta["featurizer"]
-    _check_fields(path, f, _FEATURIZER_V4, "featurizer.")
+    SEALED.check_fields(path, f, _FEATURIZER_V4, "featurizer.")
     if f["kind"] != "multiview" or f["normalize"] is not True:
         raise _bad(path, f"featurizer kind {f['kind']!r} / normalize {f['normalize']!r}: "
                          "version 4 holds a multiview featurizer of normalized views")
@@ -839,7 +793,7 @@ def _read_multiview_meta(path, meta):
         where = f"featurizer.views[{k}]"
         if not isinstance(v, dict):
             raise _bad(path, f"field {where!r} is {v!r}, not an object")
-        _check_fields(path, v, _VIEW_V4, where + ".")
+        SEALED.check_fields(path, v, _VIEW_V4, where + ".")
         try:
             kind, parse = parse_view(v["name"])
         except Exception as exc:
@@ -867,9 +821,9 @@ def _check_document_meta(path, meta):
     """Version 6's ``document`` object (module docstring)."""
     from ppi.document_stage import FEATURES
 
-    _check_fields(path, meta, {"document": dict})
+    SEALED.check_fields(path, meta, {"document": dict})
     doc = meta["document"]
-    _check_fields(path, doc, _DOCUMENT_V6, "document.")
+    SEALED.check_fields(path, doc, _DOCUMENT_V6, "document.")
     if not doc["entity_types"] or not all(isinstance(t, str) and t.strip()
                                           for t in doc["entity_types"]):
         raise _bad(path, "field 'document.entity_types' is not a list of type names")
@@ -882,7 +836,7 @@ def _check_document_meta(path, meta):
     if st is not None:
         if not isinstance(st, dict):
             raise _bad(path, f"field 'document.stage' is {st!r}, not null or an object")
-        _check_fields(path, st, _STAGE_V6, "document.stage.")
+        SEALED.check_fields(path, st, _STAGE_V6, "document.stage.")
         if not (st["gamma"] > 0 and st["alpha"] > 0 and st["n_basis"] >= 1):
             raise _bad(path, f"field 'document.stage' is {st!r}: gamma and alpha must be "
                              "positive, n_basis >= 1")
@@ -910,23 +864,9 @@ def _document_stage(path, arrays, doc):
                                      alpha=st["alpha"], threshold=st["threshold"])
 
 
-def _kind(kind):
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join({"int": "integer", "float": "number", "str": "string", "bool": "boolean",
-                        "list": "list", "dict": "object"}[k.__name__] for k in kinds)
-
-
 def _load_npz(path, meta):
     """The arrays of ``weights.npz`` once its sha256 is the one ``model.json`` records."""
-    if meta["version"] >= 2 and file_sha256(path) != meta["weights_sha256"]:
-        raise _bad(path, "its sha256 is not the one model.json records: the two files come "
-                         "from different models (or the weights were altered)")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
-    except NPZ_ERRORS as exc:
-        raise _bad(path, f"not a readable NumPy .npz file ({type(exc).__name__}: "
-                         f"{exc})") from None
+    return SEALED.read_arrays(path, meta["weights_sha256"] if meta["version"] >= 2 else None)
 
 
 def _check_block(path, w, codes, codes_name, dtype_kind="i"):

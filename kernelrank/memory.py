@@ -1,0 +1,26 @@
+"""Memory release: hand the heap pages a computation has freed back to the operating system.
+
+glibc serves allocations below its adaptive mmap threshold (up to 32 MB) from the heap and
+keeps them resident after they are freed; a long run that allocates many such blocks — the
+row blocks of a Nyström map, the chunks of a sparse feature matrix — grows by what it no
+longer uses. :func:`release_freed_memory` asks glibc to return them (``malloc_trim(0)``).
+"""
+
+import ctypes
+
+__all__ = ["release_freed_memory"]
+
+
+def release_freed_memory():
+    """Hand freed heap memory back to the operating system (glibc ``malloc_trim``; a no-op
+    elsewhere). Changes no number; O(heap size) of the C library's bookkeeping.
+
+    Measured: the row blocks of :meth:`learners.nystroem.NystroemMap.transform` stayed
+    resident between the inner fits of a cross-validation (40,728 CRAFT parses, all-paths
+    graph, r = 1,000: 3.0 → 3.9 GB over one outer fold of ``nystroem_rankrls``); the chunks
+    of :mod:`parse_ranking.representations` kept 1.5 GB the process no longer used after
+    featurizing the 60,444 CRAFT parses (graph: 3.7 GB resident, 2.2 GB live)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

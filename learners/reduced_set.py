@@ -45,13 +45,12 @@ from learners._validation import (
     as_2d_targets,
     check_alphas,
     check_groups,
-    check_index_set,
     check_index_sets,
     check_leave_pair_out,
     validate_data,
 )
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
+from learners.base import POSITIVE, HoldoutMixin, RankerMixin, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
 from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
                                release_freed_memory, rp_cholesky_pivots)
@@ -236,7 +235,7 @@ def _query_basis_map(est, X, codes, n_basis):
     return nm
 
 
-class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
+class _ReducedSetBase(HoldoutMixin, KernelLearnerMixin, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
     _parameter_constraints = {
@@ -537,19 +536,11 @@ class _ReducedSetBase(KernelLearnerMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         return [self._holdout_predictions(U, alphas) for U in sets]
 
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        """Predictions for ``indices`` from the model retrained without them.
-
-        Held-out basis vectors are removed (``remove_basis=True``), so the result equals
-        refitting on the other rows with basis ``R \\ indices``. Shape ``(|U|[, t])``, or
-        ``(n_alphas, |U|[, t])`` when ``alphas`` is given.
-        """
-        check_is_fitted(self, "dual_coef_")
-        m = self._rows_cache()["Phi"].shape[0]
-        U = check_index_set(indices, m)
-        alphas, single = check_alphas(alphas, self.alpha)
-        return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
+    def _n_holdout_rows(self):
+        """Training rows (the range of :meth:`holdout`'s indices; held-out basis vectors are
+        removed, ``remove_basis=True``, so a hold-out equals refitting on the other rows
+        with basis ``R \\ indices``)."""
+        return self._rows_cache()["Phi"].shape[0]
 
     @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):

@@ -246,8 +246,11 @@ class HoldoutMixin:
     A learner provides ``holdout_sets(sets, alphas=None, **path)`` (its closed form) and,
     when its training targets are not in ``self._Y``, ``_n_holdout_rows()``; this mixin adds
     ``holdout(indices, alphas=None, **path)`` with the validation (fitted, a valid index set
-    of the training rows) done here.
+    of the training rows) done here, and declares the default ``path_parameters`` of the
+    :class:`PathLearner` protocol (λ alone).
     """
+
+    path_parameters = ("alpha",)
 
     def _n_holdout_rows(self):
         """Number of training rows (the range of valid hold-out indices)."""

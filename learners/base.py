@@ -177,7 +177,7 @@ class PathLearner(Protocol):
     kernel, which the refit route slices on both axes.
 
     Complexity: stated on each learner's methods (typically one O(m^3) decomposition, then
-    O(m^2 t) per λ and O(|H|^2 r) per hold-out set).
+    O(m^2 t) per λ and ``O(|H|^2 r)`` per hold-out set).
     """
 
     path_parameters: tuple

@@ -1,6 +1,12 @@
 """The model-selection engine: hold-out predictions over a whole hyper-parameter path, scored,
 one tie rule, an optional decision threshold, and nested cross-validation.
 
+One concept, choosing hyper-parameters from hold-out predictions, in one module of about 800
+lines (a hundred of them this docstring): its inputs (:class:`Search`, :class:`Scoring`,
+:class:`Channels`), the hold-out predictions, their scoring and tie rule, the outcome
+(:class:`Selection`) and the nested loop around it; the splitters live in
+:mod:`learners.splits`, what it asks of a learner in :mod:`learners.base`.
+
 **Two doors, one engine.** Users of the library meet the scikit-learn-style door: the
 ``*CV`` estimators (:class:`learners.model_selection.RLSCV`, ``GlobalRankRLSCV``,
 ``QueryRankRLSCV``: ``fit`` / ``predict`` / ``alpha_``), as ``RidgeCV`` is scikit-learn's
@@ -257,11 +263,6 @@ class Channels:
     fixed_fit: dict = None
     predict: dict = None
 
-    @classmethod
-    def of(cls, channels):
-        """``channels``, or empty ones for None."""
-        return cls() if channels is None else channels
-
     def fit_kwargs(self, rows=None):
         """Keywords of ``fit`` on the training rows ``rows`` (None: all rows, unsliced)."""
         kw = dict(self.fit or {}) if rows is None else _take_params(self.fit, rows)
@@ -440,7 +441,7 @@ def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, method="au
     if method not in _METHODS:
         raise InvalidParameterError(f"method must be 'auto', 'closed_form' or 'refit', got "
                                     f"{method!r}")
-    structure, channels = RowStructure.of(structure), Channels.of(channels)
+    structure, channels = structure or RowStructure(), channels or Channels()
     m = n_samples(X)
     names, values, points = _path_points(path)
     base = clone(estimator)
@@ -679,7 +680,7 @@ def select(estimator, X, y=None, *, cv="loo", search=None, scoring=None, structu
     """
     t0 = time.perf_counter()
     search = Search.of(search)
-    structure, channels = RowStructure.of(structure), Channels.of(channels)
+    structure, channels = structure or RowStructure(), channels or Channels()
     splitter = check_cv(cv, structure)
     scorer = Scoring.of(splitter.scoring(scoring))
     holdout, models = None, []
@@ -764,8 +765,8 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", jobs
     """
     m = n_samples(X)
     outer_sets = check_index_sets(list(outer_sets), m, "outer_sets")
-    structure = RowStructure.of(select_kw.pop("structure", None))
-    channels = Channels.of(select_kw.pop("channels", None))
+    structure = select_kw.pop("structure", None) or RowStructure()
+    channels = select_kw.pop("channels", None) or Channels()
     factory = estimator if callable(estimator) and not hasattr(estimator, "fit") else \
         (lambda n_train: estimator)
 

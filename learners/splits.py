@@ -189,11 +189,6 @@ class RowStructure:
     pairs: object = None
     y_eval: object = None
 
-    @classmethod
-    def of(cls, structure):
-        """``structure``, or an empty one for None."""
-        return cls() if structure is None else structure
-
     def take(self, rows):
         """The structure of the rows ``rows`` (an int array) of the training data, renumbered
         0..len(rows)-1; pairs with a row outside ``rows`` are dropped. O(m + n)."""

@@ -251,8 +251,17 @@ class Splitter:
         return scoring
 
     def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        args = ", ".join(f"{k}={_short(v)}" for k, v in vars(self).items())
         return f"{type(self).__name__}({args})"
+
+
+def _short(value):
+    """A short repr for messages: arrays and long lists by their size."""
+    if hasattr(value, "shape"):
+        return f"<{type(value).__name__} of shape {value.shape}>"
+    if isinstance(value, (list, tuple)) and len(value) > 3:
+        return f"<{len(value)} {type(value).__name__} items>"
+    return repr(value)
 
 
 class LeaveOneOut(Splitter):
@@ -387,7 +396,7 @@ class HoldoutSets(Splitter):
         return check_index_sets(list(self.sets), n_rows, "cv")
 
 
-@dataclass
+@dataclass(repr=False)
 class ValidationSet(Splitter):
     """A separate validation part: the learner is fitted on all training rows and its
     predictions of the validation rows are scored (LETOR protocol). One fit; with a path,

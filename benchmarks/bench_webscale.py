@@ -46,7 +46,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from learners.measures import letor_evaluation, ndcg_at_k
-from learners.selection import ValidationSet, select
+from learners.selection import Channels, Scoring, Search, ValidationSet, select
 
 N_FEATURES = 136
 LABEL_SHARES = np.array([0.52, 0.32, 0.13, 0.02, 0.01])   # MSLR-WEB10K, rounded
@@ -106,15 +106,16 @@ def run_linear(name, train, val, grid):
     from learners.cg import CGRankRLS
     from learners.ranksvm import RankSVM
     if name == "rankrls":
-        est, kw = QueryRankRLS(kernel="linear", solver="primal"), {"path": {"alpha": grid}}
+        est, search = QueryRankRLS(kernel="linear", solver="primal"), Search({"alpha": grid})
     elif name == "cgrankrls":
-        est, kw = CGRankRLS(tol=CG_TOL), {"param_grid": {"alpha": list(grid)}}
+        est, search = CGRankRLS(tol=CG_TOL), Search(grid={"alpha": list(grid)})
     else:
         # the C grid is one warm-started path (smallest C first) served by predict_path
-        est, kw = RankSVM(tol=RANKSVM_TOL), {"path": {"C": np.asarray(grid)}}
+        est, search = RankSVM(tol=RANKSVM_TOL), Search({"C": np.asarray(grid)})
     (X, y, q), (Xv, yv, qv) = train, val
-    sel = select(est, X, y, cv=ValidationSet(Xv, yv, qv), scoring=ndcg10,
-                 greater_is_better=True, fit_params={"qids": q}, **kw)
+    sel = select(est, X, y, cv=ValidationSet(Xv, yv, qv), search=search,
+                 scoring=Scoring(ndcg10, greater_is_better=True),
+                 channels=Channels(fit={"qids": q}))
     return sel, sel.best_params, [float(s) for s in sel.scores]
 
 

@@ -44,7 +44,7 @@ from learners.coreg import CoRankRLS
 from kernelrank.cli import exit_code
 from learners.measures import disagreement_error, mean_average_precision, ndcg_at_k
 from learners.rankrls import QueryRankRLS
-from learners.selection import ValidationSet, select
+from learners.selection import Channels, Search, ValidationSet, select
 from kernelrank.report import markdown_table, write_report
 
 ALPHAS = 2.0 ** np.array([-8, -5, -2, 1, 4])
@@ -95,8 +95,8 @@ def run_fold(parts, k, n_labelled, rng, n_unlabelled, n_basis):
 
     # supervised RankRLS, all features; λ (and μ) by validation MAP with the selection engine
     sel = select(QueryRankRLS(kernel="gaussian", gamma=1.0 / 90), Xl, yl,
-                 cv=ValidationSet(Xv, yv, qv), path={"alpha": ALPHAS}, scoring="map",
-                 fit_params={"qids": ql}, refit=True)
+                 cv=ValidationSet(Xv, yv, qv), search=Search({"alpha": ALPHAS}, refit=True),
+                 scoring="map", channels=Channels(fit={"qids": ql}))
     out["RankRLS"] = evaluate(test[1], sel.predict(test[0]), test[2])
 
     # co-regularised, and its mu = 0 ablation (same basis: same random_state)
@@ -104,9 +104,9 @@ def run_fold(parts, k, n_labelled, rng, n_unlabelled, n_basis):
     for name, mus in (("CoRankRLS mu=0", [0.0]), ("CoRankRLS", MUS)):
         sel = select(CoRankRLS(views=specs(), n_basis=n_basis, random_state=seed), views(Xl),
                      yl, cv=ValidationSet(views(Xv), yv, qv),
-                     path={"alpha": ALPHAS, "mu": mus}, scoring="map",
-                     fit_params={"qids": ql},
-                     fixed_fit_params={"X_unlabelled": views(Xu), "qids_unlabelled": qu})
+                     search={"alpha": ALPHAS, "mu": mus}, scoring="map",
+                     channels=Channels(fit={"qids": ql}, fixed_fit={
+                         "X_unlabelled": views(Xu), "qids_unlabelled": qu}))
         out[name] = evaluate(test[1], sel.predict(views(test[0])), test[2])
         out[name]["alpha"], out[name]["mu"] = sel.best_params["alpha"], sel.best_params["mu"]
     return out

@@ -42,7 +42,7 @@ from learners.measures import disagreement_error
 from learners.rankrls import GlobalRankRLS
 from kernelrank.report import markdown_table, write_report
 from learners.rls import RLS
-from learners.selection import best_candidate, select
+from learners.selection import Scoring, Search, best_candidate, select
 from learners.splits import folds_to_sets, group_folds
 
 ALPHAS = 2.0 ** np.arange(-15, 16)
@@ -62,8 +62,8 @@ def select_kernel_ridge(est_cls, X, y, folds, gammas):
     """(γ, λ) of RLS/GlobalRankRLS by the selection engine: exact hold-out predictions over
     the λ grid from one fit per γ, fold-averaged disagreement error."""
     return select(est_cls(kernel="gaussian"), X, y, cv=folds_to_sets(folds),
-                  path={"alpha": ALPHAS}, param_grid={"gamma": list(gammas)},
-                  scoring="disagreement", average="folds")
+                  search=Search({"alpha": ALPHAS}, grid={"gamma": list(gammas)}),
+                  scoring=Scoring("disagreement", average="folds"))
 
 
 def select_kpcrank(X, y, folds, gammas):

@@ -57,6 +57,7 @@ from learners.kernels.base import inverse_sqrt
 from learners.measures import auc, roc50
 from learners.registry import make_learner
 from learners.selection import best_candidate, select as choose
+from learners.splits import RowStructure
 
 #: Mean ROC / ROC50 over the 54 families of published SVM methods on this benchmark.
 PUBLISHED = {
@@ -262,8 +263,8 @@ def select_alpha(K, y, alphas, learner="rls", select="roc", targets="balanced"):
     if learner == "rankrls":
         alphas = alphas * len(y)
     y_fit = training_targets(y, targets) if learner == "rls" else y
-    return choose(learner_for(learner), K, y_fit, cv="loo", path={"alpha": alphas},
-                  scoring=SELECTION_MEASURES[select], y_eval=y)
+    return choose(learner_for(learner), K, y_fit, cv="loo", search={"alpha": alphas},
+                  scoring=SELECTION_MEASURES[select], structure=RowStructure(y_eval=y))
 
 
 def training_targets(y, targets="balanced"):

@@ -14,11 +14,13 @@ returns a leading λ axis computed from one cached decomposition):
 * :class:`RLSCV`, :class:`GlobalRankRLSCV`, :class:`QueryRankRLSCV` — λ and kernel
   parameters chosen by any fast CV scheme and any measure.
 
-Model selection has one home: :mod:`learners.splits` builds every hold-out set (whole
-groups: documents, sentences, queries), :mod:`learners.selection` turns a path-capable
-learner and hold-out sets into scored predictions over the whole λ path with one tie rule,
-an optional decision threshold and nested CV; :mod:`learners.registry` names the learners
-for the command lines.
+Model selection has one home and one door: the ``*CV`` estimators above are the
+scikit-learn-style door; beneath them, :mod:`learners.splits` holds the splitters (every way
+of holding whole groups out: documents, sentences, queries), :mod:`learners.selection` (the
+engine, ``select``) turns a path-capable learner (:class:`learners.base.PathLearner`) and a
+splitter into scored predictions over the whole λ path with one tie rule, an optional
+decision threshold and nested CV; :mod:`learners.registry` names the learners for the
+command lines.
 
 One contract (:mod:`learners.base`): hyper-parameters only in ``__init__``, declared in
 ``_parameter_constraints`` and validated at ``fit``; ``score`` is R² for regressors, accuracy

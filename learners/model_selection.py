@@ -1,7 +1,10 @@
 """λ (and kernel parameters) chosen by exact fast CV: RLSCV, GlobalRankRLSCV, QueryRankRLSCV.
 
-Thin scikit-learn meta-estimators over the selection engine :func:`learners.selection.select`
-(the one selection loop of the project; its module docstring states the tie rule): for every
+**The scikit-learn-style door to model selection** (as ``RidgeCV`` is scikit-learn's): a
+user fits one of these estimators and reads ``alpha_``, ``best_params_``, ``cv_scores_``.
+They are thin meta-estimators over the selection engine :func:`learners.selection.select`
+(the one selection loop of the project, beneath every package's protocol; its module
+docstring states the tie rule and how hold-out predictions are obtained): for every
 kernel-parameter setting of ``param_grid`` the base learner is fitted ONCE, the hold-out
 predictions of every λ of ``alphas`` come from its cached decomposition (thesis Ch. 5), they
 are scored, the best (λ, kernel parameters) is chosen and the final model refitted on all
@@ -11,7 +14,8 @@ data.
 for QueryRankRLSCV); ``"group"`` leave-one-group-out with ``groups=`` passed to ``fit``;
 ``"lpo"`` leave-pair-out (pairs with different labels, scored by the leave-pair-out error
 1 − fraction of correctly ordered held-out pairs, ties 1/2); or an explicit list of index
-arrays (possibly overlapping). QueryRankRLSCV also accepts ``"query"`` (leave-query-out,
+arrays (possibly overlapping); :func:`learners.splits.check_cv` turns each into a splitter
+of :mod:`learners.splits`. QueryRankRLSCV also accepts ``"query"`` (leave-query-out,
 eq. 33; its default).
 
 ``scoring``: ``None`` (``"mse"`` for RLSCV, ``"cindex"`` for the rankers), a measure name of
@@ -35,7 +39,8 @@ from learners.base import KERNEL_CONSTRAINTS, SEED, RankerMixin, validate_hyperp
 from learners.measures.scorers import SCORERS
 from learners.rankrls import GlobalRankRLS, QueryRankRLS
 from learners.rls import RLS
-from learners.selection import select
+from learners.selection import Channels, Scoring, Search, select
+from learners.splits import RowStructure, check_cv
 
 DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-15, 16))
 _KERNEL_KEYS = ("kernel", "gamma", "degree", "coef0", "kernel_params")
@@ -94,12 +99,13 @@ class _PathSearchCV(BaseEstimator):
                                         "scoring=None")
         base = self._estimator_class(**{k: getattr(self, k) for k in _KERNEL_KEYS + ("solver",)})
         scoring = self._default_scoring if self.scoring is None else self.scoring
-        sel = select(base, X, y, cv=self._cv(qids), path={"alpha": lams},
-                     param_grid=self._grid(), scoring=scoring,
-                     greater_is_better=None if isinstance(scoring, str) else
-                     self.greater_is_better, average="pooled" if self.cv == "loo" else
-                     self.average, qids=qids, groups=groups, fit_params=fit_params,
-                     refit=True, seed=self.random_state)
+        structure = RowStructure(qids=qids, groups=groups)
+        scoring = None if lpo else Scoring(
+            scoring, greater_is_better=None if isinstance(scoring, str) else
+            self.greater_is_better, average="pooled" if self.cv == "loo" else self.average)
+        sel = select(base, X, y, cv=check_cv(self._cv(qids), structure, seed=self.random_state),
+                     search=Search(path={"alpha": lams}, grid=self._grid(), refit=True),
+                     scoring=scoring, structure=structure, channels=Channels(fit=fit_params))
         self.alpha_ = float(sel.best_params["alpha"])
         self.best_params_ = sel.best_params
         self.alphas_ = lams
@@ -110,11 +116,11 @@ class _PathSearchCV(BaseEstimator):
         g = sel.best_index // lams.size
         block = slice(g * lams.size, (g + 1) * lams.size)
         if lpo:
-            self.cv_predictions_ = sel.holdout.parts[0][3][block]
+            self.cv_predictions_ = sel.holdout.parts[0].predictions[block]
         else:
             P = sel.holdout.in_row_order(X.shape[0])
             self.cv_predictions_ = P[block] if P is not None else \
-                [part[3][block] for part in sel.holdout.parts]
+                [part.predictions[block] for part in sel.holdout.parts]
         self.best_estimator_ = sel.model
         return self
 

@@ -36,7 +36,6 @@ from learners._validation import (
     check_alphas,
     check_finite_array,
     check_groups,
-    check_index_set,
     check_index_sets,
     check_leave_pair_out,
     check_pairs,
@@ -44,7 +43,7 @@ from learners._validation import (
     validate_data,
 )
 from kernelrank.errors import InvalidInputError, InvalidParameterError
-from learners.base import RankerMixin, validate_hyperparameters
+from learners.base import HoldoutMixin, RankerMixin, validate_hyperparameters
 from learners.holdout import (
     GlobalRankSpectral,
     QueryBlockSpectral,
@@ -154,7 +153,7 @@ class PreferenceGraph:
 
 
 # ---------------------------------------------------------------------- base
-class _RankRLSBase(RankerMixin, KernelLearnerMixin, BaseEstimator):
+class _RankRLSBase(HoldoutMixin, RankerMixin, KernelLearnerMixin, BaseEstimator):
     """Shared parameters, prediction and path machinery of the RankRLS learners; ``score``
     is the concordance index (:class:`learners.base.RankerMixin`)."""
 
@@ -395,11 +394,6 @@ class GlobalRankRLS(_QueryStructuredRankRLS):
         res = self._global_spectral().holdout_sets(sets, lams)
         return [shape_output(r, single, self._was_1d) for r in res]
 
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        check_is_fitted(self)
-        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
-
     @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):
         """Exact leave-one-out predictions, (m[, t]) or (n_alphas, m[, t])."""
@@ -542,11 +536,6 @@ class QueryRankRLS(_QueryStructuredRankRLS):
         lams, single = check_alphas(alphas, self.alpha)
         res = self._holdout(sets, lams)
         return [shape_output(r, single, self._was_1d) for r in res]
-
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        check_is_fitted(self)
-        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
     @numerical_guard("leave-query-out", data="fitted")
     def leave_query_out(self, alphas=None):
@@ -819,11 +808,6 @@ class PairwiseRankRLS(_RankRLSBase):
         lams, single = check_alphas(alphas, self.alpha)
         res = self._touched_holdout(sets, lams, self._graph)
         return [shape_output(r, single, self._was_1d) for r in res]
-
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        check_is_fitted(self)
-        return self.holdout_sets([check_index_set(indices, self._Y.shape[0])], alphas)[0]
 
     @numerical_guard("leave-one-out", data="fitted")
     def leave_one_out(self, alphas=None):

@@ -657,7 +657,7 @@ class RankSVM(RankerMixin, BaseEstimator):
     :meth:`predict_path` and :meth:`coef_path` solve a grid of C from the smallest up, each
     warm-started from the solution at the next smaller solved C (squared hinge; the bundle
     method restarts), and cache every solution; the selection engine serves
-    ``path={"C": grid}`` from them (:mod:`learners.selection`). The fitted model keeps a
+    ``search={"C": grid}`` from them (:mod:`learners.selection`). The fitted model keeps a
     reference to the training data for that purpose. ``score(X, y, qids=None)`` is the
     concordance index (:class:`learners.base.RankerMixin`).
     """

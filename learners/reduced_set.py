@@ -54,12 +54,11 @@ from learners._validation import (
     as_2d_targets,
     check_alphas,
     check_groups,
-    check_index_set,
     check_index_sets,
     check_leave_pair_out,
     validate_data,
 )
-from learners.base import RankerMixin, validate_hyperparameters
+from learners.base import HoldoutMixin, RankerMixin, validate_hyperparameters
 from learners.kernel_learner import KernelLearnerMixin, shape_output
 from learners.nystroem import NystroemLearnerParams, NystroemMap
 from learners.nystroem_rankrls import NystroemQueryRankRLS  # noqa: F401 (re-exported)
@@ -91,7 +90,7 @@ def _rotate_rows(P, V):
     return P
 
 
-class _ReducedSetBase(KernelLearnerMixin, NystroemLearnerParams, BaseEstimator):
+class _ReducedSetBase(HoldoutMixin, KernelLearnerMixin, NystroemLearnerParams, BaseEstimator):
     """Shared fit / predict / hold-out machinery; subclasses define the loss matrix ``L``."""
 
     _parameter_constraints = {
@@ -385,19 +384,11 @@ class _ReducedSetBase(KernelLearnerMixin, NystroemLearnerParams, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         return [self._holdout_predictions(U, alphas) for U in sets]
 
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        """Predictions for ``indices`` from the model retrained without them.
-
-        Held-out basis vectors are removed (``remove_basis=True``), so the result equals
-        refitting on the other rows with basis ``R \\ indices``. Shape ``(|U|[, t])``, or
-        ``(n_alphas, |U|[, t])`` when ``alphas`` is given.
-        """
-        check_is_fitted(self, "dual_coef_")
-        m = self._rows_cache()["Phi"].shape[0]
-        U = check_index_set(indices, m)
-        alphas, single = check_alphas(alphas, self.alpha)
-        return shape_output(self._holdout_predictions(U, alphas), single, self._y_1d)
+    def _n_holdout_rows(self):
+        """Training rows (the range of :meth:`holdout`'s indices; held-out basis vectors are
+        removed, ``remove_basis=True``, so a hold-out equals refitting on the other rows
+        with basis ``R \\ indices``)."""
+        return self._rows_cache()["Phi"].shape[0]
 
     @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):

@@ -21,11 +21,10 @@ from learners._solvers import dense, gram, resolve_solver, solve_shifted, sym_ei
 from learners._validation import (
     as_2d_targets,
     check_alphas,
-    check_index_set,
     check_index_sets,
     check_leave_pair_out,
 )
-from learners.base import KERNEL_CONSTRAINTS, POSITIVE
+from learners.base import KERNEL_CONSTRAINTS, POSITIVE, HoldoutMixin
 from learners.holdout import RLSSpectral
 from learners.kernel_learner import KernelLearnerMixin, shape_output  # re-exported here
 
@@ -38,7 +37,7 @@ RLS_CONSTRAINTS = {
 }
 
 
-class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
+class RLS(HoldoutMixin, KernelLearnerMixin, RegressorMixin, BaseEstimator):
     """Regularized least-squares regression (kernel ridge regression without intercept).
 
     Minimizes ``||y - f(X)||^2 + alpha ||f||_k^2`` (thesis §2.7, eq. 2.25 ff.).
@@ -206,27 +205,6 @@ class RLS(KernelLearnerMixin, RegressorMixin, BaseEstimator):
         """
         lams, single = check_alphas(alphas, self.alpha)
         return shape_output(self._spectral().loo(lams), single, self._was_1d)
-
-    @numerical_guard("holdout", data="fitted")
-    def holdout(self, indices, alphas=None):
-        """Predictions for ``indices`` from the model trained without them (exact).
-
-        Parameters
-        ----------
-        indices : int array (or boolean mask of length m)
-        alphas : sequence of float, optional
-
-        Returns
-        -------
-        ndarray, shape ``(|H|[, t])`` or ``(n_alphas, |H|[, t])``
-
-        Raises
-        ------
-        InvalidInputError : empty, repeated or out-of-range indices, or all rows held out.
-        """
-        check_is_fitted(self)
-        H = check_index_set(indices, self._Y.shape[0])
-        return self.holdout_sets([H], alphas=alphas)[0]
 
     @numerical_guard("holdout_sets", data="fitted")
     def holdout_sets(self, sets, alphas=None):

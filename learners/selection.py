@@ -1,46 +1,76 @@
 """The model-selection engine: hold-out predictions over a whole hyper-parameter path, scored,
 one tie rule, an optional decision threshold, and nested cross-validation.
 
-Every package chooses its hyper-parameters here (PPI: λ and threshold by
-leave-one-document-out; homology: λ by leave-one-out ROC; parse ranking: λ by
-leave-sentence-out disagreement; LETOR: λ / C by validation MAP; the ``RLSCV`` family of
-:mod:`learners.model_selection`). The engine never re-implements a learner's shortcut: it
-asks the learner for its hold-out predictions and only assembles and scores them.
+One concept, choosing hyper-parameters from hold-out predictions, in one module of about 800
+lines (a hundred of them this docstring): its inputs (:class:`Search`, :class:`Scoring`,
+:class:`Channels`), the hold-out predictions, their scoring and tie rule, the outcome
+(:class:`Selection`) and the nested loop around it; the splitters live in
+:mod:`learners.splits`, what it asks of a learner in :mod:`learners.base`.
 
-How hold-out predictions are obtained (``method="auto"`` picks the first that applies):
+**Two doors, one engine.** Users of the library meet the scikit-learn-style door: the
+``*CV`` estimators (:class:`learners.model_selection.RLSCV`, ``GlobalRankRLSCV``,
+``QueryRankRLSCV``: ``fit`` / ``predict`` / ``alpha_``), as ``RidgeCV`` is scikit-learn's
+door to its private ``_RidgeGCV``. :func:`select` is the engine beneath them, and beneath
+every package's protocol (PPI: λ and threshold by leave-one-document-out; homology: λ by
+leave-one-out ROC; parse ranking: λ by leave-sentence-out disagreement; LETOR: λ / C by
+validation MAP). The engine never re-implements a learner's shortcut: it asks the learner
+for its hold-out predictions (the :class:`learners.base.PathLearner` protocol) and only
+assembles and scores them.
+
+``select(estimator, X, y, *, cv, search, scoring, structure, channels)``, each argument one
+concept:
+
+* ``cv`` — a splitter of :mod:`learners.splits` (:class:`~learners.splits.LeaveOneOut`,
+  :class:`~learners.splits.LeavePairOut`, :class:`~learners.splits.KFold`,
+  :class:`~learners.splits.GroupKFold`, :class:`~learners.splits.LeaveOneGroupOut`,
+  :class:`~learners.splits.HoldoutSets`, :class:`ValidationSet`) or a legacy form
+  (``"loo"``, ``"lpo"``, ``"group"``, an int, a list of index arrays) that
+  :func:`learners.splits.check_cv` turns into one;
+* ``search`` — the candidates (:class:`Search`: the ``path`` served from one fit, the
+  ``grid`` of parameters fitted separately, the ``method``, whether to ``refit``); a dict
+  is the path;
+* ``scoring`` — a measure name, a callable, or :class:`Scoring` (with its direction, the
+  averaging over parts and the decision threshold);
+* ``structure`` — the rows' structure (:class:`learners.splits.RowStructure`: queries,
+  groups, pairs, evaluation labels);
+* ``channels`` — what the learner's ``fit`` and prediction also take (:class:`Channels`).
+
+How hold-out predictions are obtained (``method="auto"`` picks the first that applies; one
+route for every splitter):
 
 1. **closed form** — the learner is fitted ONCE on all rows and its cached decomposition gives
-   the predictions for every λ of the path and every hold-out set: ``leave_one_out(alphas)``
-   (``cv="loo"``) or ``holdout_sets(sets, alphas)`` (thesis Ch. 5; RLS, RankRLS variants,
-   reduced set, L2-SVM leave-one-out). Cost: one decomposition, then the learner's per-set
-   and per-λ cost (stated on each learner).
-2. **validation part** — ``cv=ValidationSet(X_val, y_val)``: the learner is fitted once on the
-   training rows, ``predict_path(X_val, alphas=...)`` scores the validation part for the
-   whole path (LETOR protocol).
-3. **refit** — for learners or schemes without a closed form (co-regularized learners, explicit
-   all-pairs preference graphs, RankSVM): per hold-out set the learner is refitted on the
-   other rows and ``predict_path`` serves the path from that one fit; a learner without
-   ``predict_path`` is refitted per path point.
+   the predictions for every λ of the path and every hold-out set: the splitter names the
+   learner's method (``leave_one_out`` for leave-one-out, ``holdout_sets`` for any sets,
+   ``leave_pair_out`` for leave-pair-out; thesis Ch. 5; RLS, RankRLS variants, reduced set,
+   L2-SVM leave-one-out). Cost: one decomposition, then the learner's per-set and per-λ cost
+   (stated on each learner).
+2. **refit** — for learners or schemes without a closed form (co-regularized learners,
+   explicit all-pairs preference graphs, RankSVM): per hold-out set the learner is refitted
+   on the other rows and ``predict_path`` serves the path from that one fit; a learner
+   without ``predict_path`` is refitted per path point. A :class:`ValidationSet` is one such
+   fold whose training part is all rows: one fit, its ``predict_path`` scores the validation
+   part for the whole path (LETOR protocol).
 
-The path is ``path={"alpha": [...]}`` (λ; every closed form), optionally with further path
+The path is ``{"alpha": [...]}`` (λ; every closed form), optionally with further path
 parameters of a learner whose ``predict_path`` takes them (``{"alpha": [...], "mu": [...]}``
 for the co-regularized learners: keywords ``alphas=``, ``mus=``; leading output axes in that
-order), or ``path={"C": [...]}`` for RankSVM (keyword ``Cs=``: the C grid solved from the
-smallest C up, each fit warm-started from the previous one). Parameters that need a new
-fit (kernel parameters) go in ``param_grid``; each of its points is fitted separately.
+order; :data:`learners.base.PATH_KEYWORDS`), or ``{"C": [...]}`` for RankSVM (keyword
+``Cs=``: the C grid solved from the smallest C up, each fit warm-started from the previous
+one). Parameters that need a new fit (kernel parameters) go in ``Search(grid=...)``; each of
+its points is fitted separately.
 
-Scoring: any measure ``measure(y, p)`` or ``measure(y, p, qids)`` of :mod:`learners.measures`
-(a callable, or a name of :func:`learners.measures.get_scorer`), on the predictions of all
-hold-out sets pooled (``average="pooled"``; thesis §5.3) or averaged over the sets
-(``average="folds"``, sets where the measure is undefined are skipped). Multi-output targets
-are scored per output and averaged.
+Scoring (:class:`Scoring`): any measure ``measure(y, p)`` or ``measure(y, p, qids)`` of
+:mod:`learners.measures` (a callable, or a name of :func:`learners.measures.get_scorer`),
+on the predictions of all hold-out sets pooled (``average="pooled"``; thesis §5.3) or
+averaged over the sets (``average="folds"``, sets where the measure is undefined are
+skipped). Multi-output targets are scored per output and averaged.
 
 **The tie rule** (one, for every package): among the candidates whose score equals the best
 score (to a relative 1e-12, which absorbs only floating-point noise), the *most regularized*
 wins — the largest λ (``alpha``), then the largest co-regularization ``mu``, the smallest
 ``C``, the fewest ``n_components``, the fewest basis vectors ``n_basis``; parameters
-without a direction keep their grid order
-(the first wins). Equal cross-validated quality, simplest model.
+without a direction keep their grid order (the first wins). Equal cross-validated quality,
+simplest model.
 
 **Rounding before scoring.** The closed forms equal explicit retraining only to about 1e-9
 relative, and rows with identical features — duplicated parses of a sentence, repeated
@@ -55,32 +85,42 @@ choice, no longer depend on which exact computation produced the predictions.
 Decision threshold (``threshold="f1"``): for every candidate the F-maximizing threshold of its
 pooled hold-out predictions (:func:`learners.measures.best_f_threshold`) is recorded; the
 selected candidate's is the model's threshold (Paper V: λ and threshold by
-leave-one-document-out).
+leave-one-document-out). Leave-pair-out is scored by its own error
+(:class:`learners.splits.LeavePairOut`).
 
 :func:`nested_cross_validate` runs the whole selection inside each outer training part (never
 on a test part) and collects the outer test predictions, in parallel through
 :func:`kernelrank.parallel.map_tasks`.
 """
 
+
 from __future__ import annotations
 
 import itertools
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils import get_tags
 
-from kernelrank.errors import InvalidInputError, InvalidParameterError, UndefinedMeasureError
+from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from kernelrank.parallel import map_tasks
 from learners._validation import check_index_sets
+from learners.base import (
+    PATH_KEYWORDS,
+    is_pairwise,
+    path_parameters,
+    require,
+    supports,
+)
 from learners.measures import best_f_threshold, get_scorer
-from learners.splits import group_folds, group_sets, folds_to_sets
+from learners.splits import RowStructure, ValidationSet, check_cv, n_samples, rows_of
 
-__all__ = ["ValidationSet", "HoldoutPredictions", "Selection", "holdout_predictions",
-           "select", "nested_cross_validate", "make_sets", "rows_of", "score_candidates",
-           "best_candidate", "TIE_RTOL", "PREDICTION_RTOL", "REGULARIZATION_DIRECTION"]
+__all__ = ["Search", "Scoring", "Channels", "RowStructure", "ValidationSet", "HoldoutPart",
+           "HoldoutPredictions", "Selection", "holdout_predictions", "select",
+           "nested_cross_validate", "rows_of", "score_candidates", "best_candidate",
+           "TIE_RTOL", "PREDICTION_RTOL", "REGULARIZATION_DIRECTION"]
 
 #: Relative tolerance under which two scores count as tied.
 TIE_RTOL = 1e-12
@@ -91,70 +131,152 @@ PREDICTION_RTOL = 1e-9
 #: this order of precedence).
 REGULARIZATION_DIRECTION = {"alpha": 1, "mu": 1, "C": -1, "n_components": -1, "n_basis": -1,
                             "beta": -1}
-#: Keyword of each path parameter in the learners' path methods.
-_PATH_KEYWORD = {"alpha": "alphas", "mu": "mus", "C": "Cs", "beta": "betas"}
+_METHODS = ("auto", "closed_form", "refit")
 
 
-# ---------------------------------------------------------------------------- schemes
-@dataclass
-class ValidationSet:
-    """A separate validation part: the learner is fitted on the training rows and scored here.
+# ---------------------------------------------------------------------------- inputs
+@dataclass(frozen=True)
+class Search:
+    """The candidates of a selection and how their hold-out predictions are obtained.
 
     Parameters
     ----------
-    X, y : validation inputs (for a precomputed kernel: validation × training) and targets
-    qids : array-like, optional — query of every validation row (for per-query measures)
+    path : dict name → values, optional
+        Served from one fit (``{"alpha": 2.0 ** np.arange(-10, 11)}``; module docstring).
+    grid : dict name → list, or list of such dicts, optional
+        Parameters fitted separately, one fit per point (kernel parameters, ``n_basis``).
+    method : {"auto", "closed_form", "refit"}
+        ``"auto"``: the learner's closed form when it has one for the splitter and path,
+        else refit per hold-out set; ``"closed_form"``: raise when there is none.
+    refit : bool
+        Fit the learner at the winner on all rows (``Selection.model``) even when the
+        once-fitted path model could predict (needed to save coefficients).
     """
 
-    X: object
-    y: object
-    qids: object = None
+    path: dict = None
+    grid: object = None
+    method: str = "auto"
+    refit: bool = False
+
+    def __post_init__(self):
+        if self.method not in _METHODS:
+            raise InvalidParameterError(f"method must be 'auto', 'closed_form' or 'refit', "
+                                        f"got {self.method!r}")
+
+    @classmethod
+    def of(cls, search):
+        """``search`` as a :class:`Search`: None → no path; a dict → the path."""
+        if search is None:
+            return cls()
+        if isinstance(search, dict):
+            return cls(path=search)
+        if not isinstance(search, cls):
+            raise InvalidParameterError(f"search must be a Search or a dict name -> path "
+                                        f"values, got {search!r}")
+        return search
+
+    def grid_points(self):
+        """The points of ``grid`` (sorted keys, C order), ``[{}]`` without a grid."""
+        if self.grid is None:
+            return [{}]
+        grids = self.grid if isinstance(self.grid, list) else [self.grid]
+        points = []
+        for g in grids:
+            if not isinstance(g, dict):
+                raise InvalidParameterError("the grid must be a dict name -> list of values, "
+                                            "or a list of such dicts")
+            keys = sorted(g)
+            points += [dict(zip(keys, vals))
+                       for vals in itertools.product(*(g[k] for k in keys))]
+        return points
 
 
-def make_sets(cv, m, *, groups=None, seed=0):
-    """Resolve a CV specification into ``"loo"``, ``"lpo"`` or a list of index arrays.
+@dataclass(frozen=True)
+class Scoring:
+    """How candidates are scored.
 
-    ``cv``: ``"loo"``; ``"lpo"`` (leave-pair-out); ``"group"`` (leave-one-group-out by
-    ``groups``); an int k (k folds of whole ``groups`` when given, else of rows; seeded,
-    :func:`learners.splits.group_folds`); a list of index arrays (used as given); a
-    :class:`ValidationSet` (returned unchanged).
+    Parameters
+    ----------
+    measure : str or callable
+        A measure name (:func:`learners.measures.get_scorer`) or a callable
+        ``measure(y, p[, qids])``.
+    greater_is_better : bool, optional
+        Required for a callable; a name knows its direction.
+    average : {"pooled", "folds"}
+        All hold-out predictions at once, or the mean over the hold-out parts (module
+        docstring).
+    threshold : None or "f1"
+        Record the best-F decision threshold of every candidate.
     """
-    if isinstance(cv, ValidationSet):
-        return cv
-    if isinstance(cv, str):
-        if cv in ("loo", "lpo"):
-            return cv
-        if cv == "group":
-            if groups is None:
-                raise InvalidInputError("cv='group' needs groups= (one label per row)")
-            sets = group_sets(groups)
-            if len(sets) < 2:
-                raise InvalidInputError("cv='group' needs at least 2 groups")
-            return sets
-        raise InvalidParameterError(f"unknown cv {cv!r}; use 'loo', 'lpo', 'group', an int, "
-                                    "a list of index arrays or a ValidationSet")
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
-        labels = np.arange(m) if groups is None else groups
-        return folds_to_sets(group_folds(labels, int(cv), seed))
-    try:
-        return check_index_sets(list(cv), m, "cv")
-    except TypeError as exc:
-        raise InvalidParameterError(f"cv must be 'loo', 'lpo', 'group', an int, a list of "
-                                    f"index arrays or a ValidationSet, got {cv!r}") from exc
+
+    measure: object
+    greater_is_better: object = None
+    average: str = "pooled"
+    threshold: object = None
+
+    def __post_init__(self):
+        if self.threshold not in (None, "f1"):
+            raise InvalidParameterError(f"threshold must be None or 'f1', got "
+                                        f"{self.threshold!r}")
+        if self.average not in ("pooled", "folds"):
+            raise InvalidParameterError(f"average must be 'pooled' or 'folds', got "
+                                        f"{self.average!r}")
+        _resolve_scorer(self.measure, self.greater_is_better)
+
+    @classmethod
+    def of(cls, scoring):
+        """``scoring`` as a scorer: a name or callable → :class:`Scoring`; a
+        :class:`Scoring` (or a splitter's own scorer) unchanged."""
+        if callable(getattr(scoring, "scores", None)):
+            return scoring
+        return cls(scoring)
+
+    def scores(self, holdout):
+        """``(scores (n_candidates,), greater_is_better)`` (:func:`score_candidates`)."""
+        return score_candidates(holdout, self.measure, greater_is_better=self.greater_is_better,
+                                average=self.average)
 
 
-def rows_of(X, rows, cols=None, pairwise=False):
-    """Rows of an input: a matrix, a list of views (multi-view learners) or, for a precomputed
-    kernel (``pairwise``), the block ``X[rows][:, cols]`` (``cols`` defaults to ``rows``)."""
-    if isinstance(X, (list, tuple)):
-        return [rows_of(v, rows, cols, pairwise) for v in X]
-    if pairwise:
-        return X[np.ix_(rows, rows if cols is None else cols)]
-    return X[rows]
-
-
-def _slice_params(params, rows):
+def _take_params(params, rows):
     return {k: (None if v is None else np.asarray(v)[rows]) for k, v in (params or {}).items()}
+
+
+@dataclass(frozen=True)
+class Channels:
+    """What the learner's ``fit`` and prediction take besides ``X`` and ``y``.
+
+    Parameters
+    ----------
+    fit : dict of row-aligned arrays, optional
+        Passed to ``fit``, sliced with the rows of each training part, e.g.
+        ``{"qids": qids}`` or a transfer learner's ``{"prior": g}``.
+    fixed_fit : dict, optional
+        Passed to ``fit`` unchanged (e.g. unlabelled data, a preference graph).
+    predict : dict of row-aligned arrays, optional
+        What the learner's prediction of held-out rows also needs, sliced to them when
+        refitting (e.g. the source hypothesis' ``prior`` of
+        :class:`learners.transfer.TransferRLS`; its closed forms keep the training rows'
+        own; a :class:`ValidationSet` takes none).
+    """
+
+    fit: dict = None
+    fixed_fit: dict = None
+    predict: dict = None
+
+    def fit_kwargs(self, rows=None):
+        """Keywords of ``fit`` on the training rows ``rows`` (None: all rows, unsliced)."""
+        kw = dict(self.fit or {}) if rows is None else _take_params(self.fit, rows)
+        kw.update(self.fixed_fit or {})
+        return kw
+
+    def predict_kwargs(self, rows):
+        """Keywords of the prediction of the rows ``rows`` (None: none)."""
+        return {} if rows is None else _take_params(self.predict, rows)
+
+    def take(self, rows):
+        """The channels of the training rows ``rows`` (nested CV's inner selection)."""
+        return Channels(_take_params(self.fit, rows), self.fixed_fit,
+                        _take_params(self.predict, rows) if self.predict else None)
 
 
 # ---------------------------------------------------------------------------- path
@@ -174,19 +296,13 @@ def _path_points(path):
     return names, values, points
 
 
-def _path_parameters(est):
-    """The parameters whose whole path the learner's closed forms serve from one fit, in the
-    order of its outputs' leading axes (``path_parameters``; λ alone by default)."""
-    return tuple(getattr(est, "path_parameters", ("alpha",)))
-
-
 def _candidate_axis(P, names, est):
     """Path outputs with one leading axis per parameter as one candidate axis in the path's
     order (C order of ``names``, as :func:`_path_points` enumerates them). The axes come in
     the learner's declared ``path_parameters`` order when it declares the path's parameters,
     else in the path's order."""
     k = max(len(names), 1)
-    declared = getattr(est, "path_parameters", ())
+    declared = path_parameters(est)
     if len(names) > 1 and set(names) <= set(declared):
         order = [n for n in declared if n in names]
         if order != list(names):
@@ -197,15 +313,34 @@ def _candidate_axis(P, names, est):
 def _path_kwargs(names, values):
     out = {}
     for name, v in zip(names, values):
-        if name not in _PATH_KEYWORD:
+        if name not in PATH_KEYWORDS:
             raise InvalidParameterError(
-                f"{name!r} is not a path parameter (known: {sorted(_PATH_KEYWORD)}); put it "
-                "in param_grid so that each value is fitted")
-        out[_PATH_KEYWORD[name]] = v
+                f"{name!r} is not a path parameter (known: {sorted(PATH_KEYWORDS)}); put it "
+                "in Search(grid=...) so that each value is fitted")
+        out[PATH_KEYWORDS[name]] = v
     return out
 
 
 # ---------------------------------------------------------------------------- predictions
+class HoldoutPart(NamedTuple):
+    """The hold-out predictions of one part.
+
+    Attributes
+    ----------
+    rows : int ndarray or None — rows into the training data (None: a validation part, or
+        leave-pair-out's pairs)
+    y : ndarray or None — their targets / labels
+    qids : ndarray or None — their query ids
+    predictions : ndarray (n_candidates, n_rows[, t]) — (n_candidates, n_pairs, 2[, t]) for
+        leave-pair-out
+    """
+
+    rows: object
+    y: object
+    qids: object
+    predictions: np.ndarray
+
+
 @dataclass
 class HoldoutPredictions:
     """Hold-out predictions of every candidate.
@@ -213,9 +348,7 @@ class HoldoutPredictions:
     Attributes
     ----------
     candidates : list of dict — one per candidate (path point, possibly with grid values)
-    parts : list of (rows, y, qids, P) — rows (int array into the training data, or None for
-        a validation part), their targets / labels, query ids (or None), predictions
-        ``P`` of shape (n_candidates, n_rows[, t])
+    parts : list of :class:`HoldoutPart`
     """
 
     candidates: list
@@ -223,152 +356,118 @@ class HoldoutPredictions:
 
     def pooled(self):
         """``(y, qids, P)`` with all parts concatenated (P: (n_candidates, Σ n_rows[, t]))."""
-        y = np.concatenate([p[1] for p in self.parts])
-        q = None if self.parts[0][2] is None else np.concatenate([p[2] for p in self.parts])
-        P = np.concatenate([p[3] for p in self.parts], axis=1)
+        y = np.concatenate([p.y for p in self.parts])
+        q = None if self.parts[0].qids is None else np.concatenate([p.qids for p in self.parts])
+        P = np.concatenate([p.predictions for p in self.parts], axis=1)
         return y, q, P
 
     def snapped(self):
         """The same predictions rounded to :data:`PREDICTION_RTOL` of each candidate's
         largest magnitude (over all parts) — what the engine scores (module docstring)."""
         scale = np.zeros(len(self.candidates))
-        for *_, P in self.parts:
+        for p in self.parts:
+            P = p.predictions
             if P.size:
                 scale = np.maximum(scale, np.abs(P).reshape(P.shape[0], -1).max(axis=1))
         step = PREDICTION_RTOL * np.where(scale > 0, scale, 1.0)
         parts = []
-        for r, y, q, P in self.parts:
-            st = step.reshape((-1,) + (1,) * (P.ndim - 1))
-            parts.append((r, y, q, np.round(P / st) * st))
+        for p in self.parts:
+            st = step.reshape((-1,) + (1,) * (p.predictions.ndim - 1))
+            parts.append(p._replace(predictions=np.round(p.predictions / st) * st))
         return HoldoutPredictions(self.candidates, parts)
 
     def in_row_order(self, m):
         """Predictions (n_candidates, m[, t]) in training-row order when the parts partition
         the rows 0..m-1; otherwise None (overlapping sets, a validation part)."""
-        if any(p[0] is None for p in self.parts):
+        if any(p.rows is None for p in self.parts):
             return None
-        rows = np.concatenate([p[0] for p in self.parts])
+        rows = np.concatenate([p.rows for p in self.parts])
         if rows.size != m or np.unique(rows).size != m:
             return None
-        first = self.parts[0][3]
+        first = self.parts[0].predictions
         out = np.empty((first.shape[0], m) + first.shape[2:])
-        for r, _, _, P in self.parts:
-            out[:, r] = P
+        for p in self.parts:
+            out[:, p.rows] = p.predictions
         return out
 
 
-def _fit(estimator, X, y, fit_params, fixed_fit_params):
-    kw = dict(fit_params or {})
-    kw.update(fixed_fit_params or {})
+def _fit(estimator, X, y, fit_kwargs):
     if y is None:
-        return estimator.fit(X, **kw)
-    return estimator.fit(X, y, **kw)
+        return estimator.fit(X, **fit_kwargs)
+    return estimator.fit(X, y, **fit_kwargs)
 
 
-def _has(est, name):
-    return callable(getattr(est, name, None))
+def _closed_form_applies(base, splitter, names, method):
+    """Whether the learner's closed form serves ``splitter`` and the path (module
+    docstring); a clear error when it is required (``method="closed_form"``, or a splitter
+    without a refit route, leave-pair-out) and does not apply."""
+    name = splitter.closed_form
+    applies = (name is not None and method != "refit" and supports(base, name)
+               and set(names) <= set(path_parameters(base)))
+    if not applies and (method == "closed_form" or not splitter.refits):
+        if name is not None:
+            require(base, name, f"cv={splitter!r}")
+        raise InvalidParameterError(
+            f"{type(base).__name__} has no closed-form hold-out for {splitter!r} and the "
+            f"path {names} (method={method!r})"
+            + ("" if splitter.refits else f"; {type(splitter).__name__} has no refit route"))
+    return applies
 
 
-def _pairwise(est):
-    try:
-        return bool(get_tags(est).input_tags.pairwise)
-    except (AttributeError, TypeError, ValueError):
-        return False
-
-
-def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, params=None,
-                        fit_params=None, fixed_fit_params=None, y_eval=None, qids=None,
-                        method="auto", groups=None, seed=0, predict_params=None):
+def holdout_predictions(estimator, X, y=None, *, cv="loo", path=None, method="auto",
+                        structure=None, channels=None):
     """Hold-out predictions of ``estimator`` for every point of ``path`` (module docstring).
 
     Parameters
     ----------
     estimator : unfitted learner (it is cloned)
     X, y : training data (y None for learners fitted without targets, e.g. from pairs)
-    cv : see :func:`make_sets`
+    cv : a splitter or a legacy form (:func:`learners.splits.check_cv`)
     path : dict name → values, e.g. ``{"alpha": alphas}``
-    params : dict, optional — fixed parameters set on the clone before fitting
-    fit_params : dict of row-aligned arrays passed to ``fit`` (sliced with the rows when
-        refitting), e.g. ``{"qids": qids}``
-    fixed_fit_params : dict passed to ``fit`` unchanged (e.g. unlabelled data)
-    y_eval : array-like (m,), optional — the labels the measure compares with (default ``y``;
-        differs when the fit targets are transformed, e.g. class-balanced RLS targets)
-    qids : array-like (m,), optional — query of every row, passed to per-query measures
-    method : {"auto", "closed_form", "refit"}
-    predict_params : dict of row-aligned arrays, optional — what the learner's prediction
-        of held-out rows also needs (sliced to them when refitting), e.g. the source
-        hypothesis' ``prior`` of :class:`learners.transfer.TransferRLS` (its closed forms
-        keep the training rows' own; a :class:`ValidationSet` takes none)
+    method : {"auto", "closed_form", "refit"} (:class:`Search`)
+    structure : :class:`learners.splits.RowStructure`, optional
+    channels : :class:`Channels`, optional
 
     Returns
     -------
     (HoldoutPredictions, fitted) — ``fitted`` is the learner fitted once on all rows (closed
     form and validation), else None.
+
+    Notes
+    -----
+    Cost: one fit and the learner's closed form, or one fit per hold-out set (and per path
+    point for a learner without ``predict_path``).
     """
-    if method not in ("auto", "closed_form", "refit"):
+    if method not in _METHODS:
         raise InvalidParameterError(f"method must be 'auto', 'closed_form' or 'refit', got "
                                     f"{method!r}")
-    m = _n_rows(X)
+    structure, channels = structure or RowStructure(), channels or Channels()
+    m = n_samples(X)
     names, values, points = _path_points(path)
-    base = clone(estimator).set_params(**(params or {}))
-    y_eval = y if y_eval is None else y_eval
-    y_eval = None if y_eval is None else np.asarray(y_eval)
-    q_all = None if qids is None else np.asarray(qids)
-    scheme = make_sets(cv, m, groups=groups, seed=seed)
-    pairwise = _pairwise(base)
-    out = HoldoutPredictions([dict(params or {}, **p) for p in points])
-    closed_path = set(names) <= set(_path_parameters(base))
-
-    if isinstance(scheme, ValidationSet):
-        P, fitted = _fit_predict_path(base, X, y, fit_params, fixed_fit_params, scheme.X,
-                                      names, values, points)
-        qv = None if scheme.qids is None else np.asarray(scheme.qids)
-        out.parts.append((None, np.asarray(scheme.y), qv, P))
-        return out, fitted
-
-    if scheme == "lpo":
-        raise InvalidParameterError("cv='lpo' is scored by the leave-pair-out error; use "
-                                    "select(..., cv='lpo')")
-    closed = closed_path and method != "refit" and (
-        _has(base, "leave_one_out") if scheme == "loo" else _has(base, "holdout_sets"))
-    if method == "closed_form" and not closed:
-        raise InvalidParameterError(
-            f"{type(base).__name__} has no closed-form hold-out for this scheme and path")
-    if closed:
-        fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
+    base = clone(estimator)
+    if structure.y_eval is None and y is not None:
+        structure = RowStructure(structure.qids, structure.groups, structure.pairs, y)
+    if structure.y_eval is not None:
+        structure = RowStructure(structure.qids, structure.groups, structure.pairs,
+                                 np.asarray(structure.y_eval))
+    splitter = check_cv(cv, structure)
+    sets = splitter.split(m, structure)
+    if _closed_form_applies(base, splitter, names, method):
+        fitted = _fit(_start_of_path(base, names, values), X, y, channels.fit_kwargs())
         kw = _path_kwargs(names, values) if names else {"alphas": [fitted.alpha]}
-        if scheme == "loo":
-            P = _candidate_axis(np.asarray(fitted.leave_one_out(**kw)), names, base)
-            out.parts.append((np.arange(m), _part(y_eval, None), _part(q_all, None), P))
-        else:
-            for H, P in zip(scheme, fitted.holdout_sets(scheme, **kw)):
-                out.parts.append((H, _part(y_eval, H), _part(q_all, H),
-                                  _candidate_axis(np.asarray(P), names, base)))
-        return out, fitted
-
-    sets = [np.array([i]) for i in range(m)] if scheme == "loo" else scheme
-    for H in sets:
-        train = np.setdiff1d(np.arange(m), H)
-        Xtr = rows_of(X, train, pairwise=pairwise)
-        Xte = rows_of(X, H, train, pairwise=pairwise)
-        ytr = None if y is None else np.asarray(y)[train]
-        P, _ = _fit_predict_path(base, Xtr, ytr, _slice_params(fit_params, train),
-                                 fixed_fit_params, Xte, names, values, points,
-                                 _slice_params(predict_params, H))
-        out.parts.append((H, _part(y_eval, H), _part(q_all, H), P))
-    return out, None
-
-
-def _n_rows(X):
-    if isinstance(X, (list, tuple)):
-        return _n_rows(X[0])
-    return X.shape[0]
-
-
-def _part(a, rows):
-    if a is None:
-        return None
-    return a if rows is None else a[rows]
+        found = [(r, _candidate_axis(np.asarray(P), names, base))
+                 for r, P in splitter.closed_form_predictions(fitted, sets, kw)]
+    else:
+        fitted, found = None, []
+        for train, H, Xtr, Xte in splitter.folds(X, sets, is_pairwise(base)):
+            ytr = None if y is None else (y if train is None else np.asarray(y)[train])
+            P, one_fit = _fit_predict_path(base, Xtr, ytr, channels.fit_kwargs(train), Xte,
+                                           names, values, points, channels.predict_kwargs(H))
+            found.append((H, P))
+            if train is None:                       # trained on all rows: the path model
+                fitted = one_fit
+    parts = [HoldoutPart(r, *splitter.labels(r, structure), P) for r, P in found]
+    return HoldoutPredictions(points, parts), fitted
 
 
 def _start_of_path(est, names, values):
@@ -382,25 +481,22 @@ def _start_of_path(est, names, values):
     return est
 
 
-def _fit_predict_path(base, X, y, fit_params, fixed_fit_params, X_new, names, values,
-                      points, predict_params=None):
-    """Fit on (X, y) and predict ``X_new`` (with ``predict_params``) at every path point:
+def _fit_predict_path(base, X, y, fit_kwargs, X_new, names, values, points, predict_kwargs):
+    """Fit on (X, y) and predict ``X_new`` (with ``predict_kwargs``) at every path point:
     ``(P (n_points, n_new[, t]), fitted)``. One fit and one ``predict_path`` call when the
     learner has it (``fitted`` is then the path model); else one fit per point (``fitted``
     None: the winner is refitted)."""
-    pp = predict_params or {}
+    pp = predict_kwargs
     if not names:
-        fitted = _fit(clone(base), X, y, fit_params, fixed_fit_params)
+        fitted = _fit(clone(base), X, y, fit_kwargs)
         return np.asarray(fitted.predict(X_new, **pp))[None], fitted
-    if _has(base, "predict_path"):
-        fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
+    if supports(base, "predict_path"):
+        fitted = _fit(_start_of_path(base, names, values), X, y, fit_kwargs)
         P = np.asarray(fitted.predict_path(X_new, **_path_kwargs(names, values), **pp))
         return _candidate_axis(P, names, base), fitted
-    rows = [np.asarray(_fit(clone(base).set_params(**point), X, y, fit_params,
-                            fixed_fit_params).predict(X_new, **pp)) for point in points]
+    rows = [np.asarray(_fit(clone(base).set_params(**point), X, y, fit_kwargs)
+                       .predict(X_new, **pp)) for point in points]
     return np.stack(rows), None
-
-
 # ---------------------------------------------------------------------------- scoring
 def _resolve_scorer(scoring, greater_is_better):
     if isinstance(scoring, str):
@@ -471,7 +567,10 @@ def best_candidate(scores, candidates, greater_is_better):
     return int(min(tied, key=key))
 
 
+
+
 # ---------------------------------------------------------------------------- select
+@dataclass
 class Selection:
     """The outcome of :func:`select`.
 
@@ -489,11 +588,28 @@ class Selection:
     holdout : HoldoutPredictions
     model : the learner fitted once on all rows for the winner's grid point (closed form,
         validation), or the refitted best estimator
+    model_is_path : bool — ``model`` is the once-fitted path model (predict at the winner
+        through ``predict_path``)
+    path_names : list of str — the path's parameters
+    n_rows : int — training rows
     seconds : float — wall time of the selection
     """
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
+    candidates: list
+    scores: np.ndarray
+    greater_is_better: bool
+    best_index: int
+    best_params: dict
+    best_score: float
+    thresholds: object
+    threshold: object
+    threshold_details: object
+    holdout: HoldoutPredictions
+    model: object
+    model_is_path: bool
+    path_names: list
+    n_rows: int
+    seconds: float
 
     def predict(self, X, **predict_params):
         """Predictions of the selected model: from the once-fitted path (``predict_path`` at
@@ -503,11 +619,11 @@ class Selection:
         labels. ``predict_params`` go to the learner's prediction method (e.g. the source
         hypothesis' ``prior`` of :class:`learners.transfer.TransferRLS`)."""
         path = {k: v for k, v in self.best_params.items() if k in self.path_names}
-        if path and _has(self.model, "predict_path") and self.model_is_path:
-            kw = {_PATH_KEYWORD[k]: [v] for k, v in path.items()}
+        if path and supports(self.model, "predict_path") and self.model_is_path:
+            kw = {PATH_KEYWORDS[k]: [v] for k, v in path.items()}
             P = np.asarray(self.model.predict_path(X, **kw, **predict_params))
             return P.reshape(P.shape[len(kw):])
-        if _has(self.model, "decision_function"):
+        if callable(getattr(self.model, "decision_function", None)):
             return self.model.decision_function(X, **predict_params)
         return self.model.predict(X, **predict_params)
 
@@ -531,64 +647,62 @@ class Selection:
         return rows
 
 
-def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scoring,
-           greater_is_better=None, average="pooled", threshold=None, y_eval=None, qids=None,
-           groups=None, fit_params=None, fixed_fit_params=None, method="auto", refit=False,
-           seed=0, predict_params=None):
+def select(estimator, X, y=None, *, cv="loo", search=None, scoring=None, structure=None,
+           channels=None):
     """Choose hyper-parameters of ``estimator`` by hold-out predictions over a path.
+
+    The engine beneath the ``*CV`` estimators (:mod:`learners.model_selection`) and every
+    package's protocol; module docstring.
 
     Parameters
     ----------
-    estimator : unfitted learner
+    estimator : unfitted learner (:class:`learners.base.PathLearner` for the closed forms)
     X, y : training data
-    cv : "loo" | "lpo" | "group" | int | list of index arrays | ValidationSet
-        (:func:`make_sets`; ``groups`` for "group" and grouped k-fold, ``seed`` for k-fold)
-    path : dict, e.g. ``{"alpha": 2.0 ** np.arange(-10, 11)}`` — served from one fit
-    param_grid : dict name → list, or list of such dicts — each point fitted separately
-    scoring : measure name (:func:`learners.measures.get_scorer`) or callable
-        ``(y, p[, qids])``; ``greater_is_better`` is required for a callable
-    average : "pooled" | "folds"
-    threshold : None | "f1" — record the best-F decision threshold of every candidate
-    y_eval, qids, fit_params, fixed_fit_params, method, predict_params : see
-        :func:`holdout_predictions`
-    refit : bool — fit ``estimator`` at the winner on all rows (``Selection.model``) even
-        when the once-fitted path model could predict (needed to save coefficients)
+    cv : a splitter of :mod:`learners.splits`, a :class:`ValidationSet`, or ``"loo"`` |
+        ``"lpo"`` | ``"group"`` | int | list of index arrays
+        (:func:`learners.splits.check_cv`; groups from ``structure``)
+    search : :class:`Search` or dict — the path (a dict), grid, method and final refit
+    scoring : measure name, callable ``(y, p[, qids])`` or :class:`Scoring`; None only for
+        leave-pair-out (its own error)
+    structure : :class:`learners.splits.RowStructure`, optional — qids, groups, pairs,
+        evaluation labels
+    channels : :class:`Channels`, optional — fit / fixed fit / predict keywords
 
     Returns
     -------
     Selection
+
+    Notes
+    -----
+    Cost: per grid point, :func:`holdout_predictions` (one fit and the closed form, or one
+    fit per hold-out set), then O(n_candidates × m) to score, and one more fit with
+    ``Search(refit=True)`` or without a path model.
     """
     t0 = time.perf_counter()
-    if threshold not in (None, "f1"):
-        raise InvalidParameterError(f"threshold must be None or 'f1', got {threshold!r}")
-    grid = _grid_points(param_grid)
-    m = _n_rows(X)
-    if isinstance(cv, str) and cv == "lpo":
-        return _select_lpo(estimator, X, y, path, grid, fit_params, fixed_fit_params, t0)
-    holdout, models, candidates = None, [], []
-    for point in grid:
-        h, fitted = holdout_predictions(estimator, X, y, cv=cv, path=path, params=point,
-                                        fit_params=fit_params,
-                                        fixed_fit_params=fixed_fit_params, y_eval=y_eval,
-                                        qids=qids, method=method, groups=groups, seed=seed,
-                                        predict_params=predict_params)
+    search = Search.of(search)
+    structure, channels = structure or RowStructure(), channels or Channels()
+    splitter = check_cv(cv, structure)
+    scorer = Scoring.of(splitter.scoring(scoring))
+    holdout, models = None, []
+    for point in search.grid_points():
+        h, fitted = holdout_predictions(clone(estimator).set_params(**point), X, y,
+                                        cv=splitter, path=search.path, method=search.method,
+                                        structure=structure, channels=channels)
+        h = HoldoutPredictions([dict(point, **c) for c in h.candidates], h.parts)
         models.extend([fitted] * len(h.candidates))
-        candidates.extend(h.candidates)
         holdout = h if holdout is None else _stack(holdout, h)
-    scores, greater = score_candidates(holdout, scoring, greater_is_better=greater_is_better,
-                                       average=average)
+    candidates = holdout.candidates
+    scores, greater = scorer.scores(holdout)
     details = thresholds = None
-    if threshold == "f1":
+    if scorer.threshold == "f1":
         yp, _, P = holdout.snapped().pooled()
         details = [_best_f_or_none(yp, P[c]) for c in range(len(candidates))]
         thresholds = np.array([np.nan if d is None else d.threshold for d in details])
     best = best_candidate(scores, candidates, greater)
     best_params = dict(candidates[best])
-    path_names = list(path or {})
     model, model_is_path = models[best], True
-    if model is None or refit:
-        model = _fit(clone(estimator).set_params(**best_params), X, y, fit_params,
-                     fixed_fit_params)
+    if model is None or search.refit:
+        model = _fit(clone(estimator).set_params(**best_params), X, y, channels.fit_kwargs())
         model_is_path = False
     thr = None
     if details is not None:
@@ -600,7 +714,8 @@ def select(estimator, X, y=None, *, cv="loo", path=None, param_grid=None, scorin
                      best_index=best, best_params=best_params, best_score=float(scores[best]),
                      thresholds=thresholds, threshold=thr, threshold_details=details,
                      holdout=holdout, model=model, model_is_path=model_is_path,
-                     path_names=path_names, n_rows=m, seconds=time.perf_counter() - t0)
+                     path_names=list(search.path or {}), n_rows=n_samples(X),
+                     seconds=time.perf_counter() - t0)
 
 
 def _best_f_or_none(y, p):
@@ -610,68 +725,16 @@ def _best_f_or_none(y, p):
         return None
 
 
-def _grid_points(param_grid):
-    if param_grid is None:
-        return [{}]
-    grids = param_grid if isinstance(param_grid, list) else [param_grid]
-    points = []
-    for g in grids:
-        if not isinstance(g, dict):
-            raise InvalidParameterError("param_grid must be a dict name -> list of values, or "
-                                        "a list of such dicts")
-        keys = sorted(g)
-        points += [dict(zip(keys, vals)) for vals in itertools.product(*(g[k] for k in keys))]
-    return points
-
-
 def _stack(a, b):
     """Concatenate the candidates of two hold-out results over the same parts."""
-    parts = [(ra, ya, qa, np.concatenate([Pa, Pb], axis=0))
-             for (ra, ya, qa, Pa), (_, _, _, Pb) in zip(a.parts, b.parts)]
+    parts = [pa._replace(predictions=np.concatenate([pa.predictions, pb.predictions], axis=0))
+             for pa, pb in zip(a.parts, b.parts)]
     return HoldoutPredictions(a.candidates + b.candidates, parts)
 
 
-def _select_lpo(estimator, X, y, path, grid, fit_params, fixed_fit_params, t0):
-    """Leave-pair-out over all pairs with different labels, scored by the leave-pair-out
-    error: 1 − fraction of held-out pairs ordered correctly (ties count 1/2; with several
-    outputs the pair's prediction difference is averaged over outputs)."""
-    names, values, points = _path_points(path)
-    if names not in ([], ["alpha"]):
-        raise InvalidParameterError("cv='lpo' takes a path over alpha only")
-    yy = np.asarray(y, dtype=float)
-    y1 = yy if yy.ndim == 1 else yy[:, 0]
-    i, j = np.nonzero(np.subtract.outer(y1, y1) > 0)
-    if i.size == 0:
-        raise UndefinedMeasureError("leave-pair-out needs two different labels")
-    pairs = np.column_stack([i, j])
-    candidates, errors, preds, models = [], [], [], []
-    for point in grid:
-        base = clone(estimator).set_params(**point)
-        fitted = _fit(_start_of_path(base, names, values), X, y, fit_params, fixed_fit_params)
-        alphas = values[0] if names else [fitted.alpha]
-        P = np.asarray(fitted.leave_pair_out(pairs, alphas=alphas))   # (n_l, n, 2[, t])
-        d = P[:, :, 0] - P[:, :, 1]
-        if d.ndim == 3:
-            d = d.mean(axis=2)
-        errors.append(1.0 - np.mean((d > 0) + 0.5 * (d == 0), axis=1))
-        preds.append(P)
-        candidates += [dict(point, **p) for p in points] if names else [dict(point)]
-        models += [fitted] * len(alphas)
-    scores = np.concatenate(errors)
-    best = best_candidate(scores, candidates, False)
-    holdout = HoldoutPredictions(candidates, [(None, None, None, np.concatenate(preds))])
-    return Selection(candidates=candidates, scores=scores, greater_is_better=False,
-                     best_index=best, best_params=dict(candidates[best]),
-                     best_score=float(scores[best]), thresholds=None, threshold=None,
-                     threshold_details=None, holdout=holdout, model=models[best],
-                     model_is_path=True, path_names=list(path or {}), n_rows=_n_rows(X),
-                     pairs=pairs, seconds=time.perf_counter() - t0)
-
-
 # ---------------------------------------------------------------------------- nested CV
-def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", groups=None,
-                          jobs=1, progress=True, desc="nested cv", predict_params=None,
-                          **select_kw):
+def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", jobs=1,
+                          progress=True, desc="nested cv", **select_kw):
     """Outer hold-out sets; inside each training part the whole :func:`select`.
 
     Parameters
@@ -682,24 +745,28 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", grou
     outer_sets : list of index arrays — the outer test parts (e.g. from
         :func:`learners.splits.group_folds` + :func:`learners.splits.folds_to_sets`)
     inner_cv : the ``cv`` of the inner selection, resolved on the training rows
-        ("group": leave-one-group-out by ``groups`` restricted to them)
-    groups : array-like (m,), optional — group of every row (documents, sentences)
-    predict_params : dict of row-aligned arrays, optional — passed, sliced to the test rows,
-        to the selected model's prediction (e.g. ``{"prior": g}`` beside
-        ``fit_params={"prior": g}`` for :class:`learners.transfer.TransferRLS`)
+        ("group": leave-one-group-out by ``structure.groups`` restricted to them)
     jobs : int — outer folds run in parallel (:func:`kernelrank.parallel.map_tasks`)
-    **select_kw : passed to :func:`select` (path, scoring, threshold, fit_params, qids, ...;
-        row-aligned ``fit_params``, ``qids`` and ``y_eval`` are sliced per fold)
+    **select_kw : ``search``, ``scoring``, ``structure``, ``channels`` of :func:`select`;
+        the row-aligned ``structure`` and the ``fit`` / ``predict`` channels are sliced per
+        fold, and the ``predict`` channels, sliced to the test rows, also go to the selected
+        model's prediction (e.g. ``Channels(fit={"prior": g}, predict={"prior": g})`` for
+        :class:`learners.transfer.TransferRLS`)
 
     Returns
     -------
     dict with ``scores`` (m,) outer test predictions (rows outside every test part: NaN),
     ``folds`` (per outer fold: ``test`` rows, ``selection`` summary ``best_params``,
     ``best_score``, ``threshold``, ``grid``, and ``seconds``).
+
+    Notes
+    -----
+    Cost: one :func:`select` per outer fold on its training rows, then one prediction.
     """
-    m = _n_rows(X)
+    m = n_samples(X)
     outer_sets = check_index_sets(list(outer_sets), m, "outer_sets")
-    g_all = None if groups is None else np.asarray(groups)
+    structure = select_kw.pop("structure", None) or RowStructure()
+    channels = select_kw.pop("channels", None) or Channels()
     factory = estimator if callable(estimator) and not hasattr(estimator, "fit") else \
         (lambda n_train: estimator)
 
@@ -707,21 +774,15 @@ def nested_cross_validate(estimator, X, y, outer_sets, *, inner_cv="group", grou
         t0 = time.perf_counter()
         train = np.setdiff1d(np.arange(m), test)
         est = factory(train.size)
-        pairwise = _pairwise(est)
-        kw = dict(select_kw)
-        for key in ("y_eval", "qids"):
-            if kw.get(key) is not None:
-                kw[key] = np.asarray(kw[key])[train]
-        kw["fit_params"] = _slice_params(kw.get("fit_params"), train)
-        if predict_params:
-            kw["predict_params"] = _slice_params(predict_params, train)
+        pairwise = is_pairwise(est)
         sel = select(est, rows_of(X, train, pairwise=pairwise),
                      None if y is None else np.asarray(y)[train], cv=inner_cv,
-                     groups=None if g_all is None else g_all[train], **kw)
+                     structure=structure.take(train), channels=channels.take(train),
+                     **select_kw)
         if hasattr(sel.model, "release_training_rows"):
             sel.model.release_training_rows()   # inner CV done: its O(m r) rows are not needed
         s = np.asarray(sel.predict(rows_of(X, test, train, pairwise=pairwise),
-                                   **_slice_params(predict_params, test)))
+                                   **channels.predict_kwargs(test)))
         return {"test": test, "scores": s, "best_params": sel.best_params,
                 "best_score": sel.best_score, "threshold": sel.threshold,
                 "grid": sel.grid(), "seconds": time.perf_counter() - t0}

@@ -146,11 +146,6 @@ class _TransferMixin:
         return [self._combine(np.asarray(P), self._fit_prior(np.asarray(H)), b, not single)
                 for H, P in zip(sets, out)]
 
-    def holdout(self, indices, alphas=None, betas=None):
-        """Predictions for ``indices`` from the model trained without them (exact)."""
-        idx = np.arange(self.prior_fit_.shape[0])[indices]
-        return self.holdout_sets([idx], alphas=alphas, betas=betas)[0]
-
     def leave_one_out(self, alphas=None, betas=None):
         """Exact leave-one-out predictions for every λ (and β)."""
         b, single = _betas(betas, self.beta)

@@ -45,7 +45,7 @@ from kernelrank.cli import parse_grid
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import (LETOR_CONVENTIONS, disagreement_error, letor_evaluation,
                                mean_average_precision)
-from learners.selection import ValidationSet, select
+from learners.selection import Channels, Scoring, Search, ValidationSet, select
 from letor.layouts import LetorData, open_letor, standard_folds
 from letor.names import (CONVENTION_OF_VERSION, CS_TEXT, EXTRA_LEARNERS, LEARNERS,
                          RANKRLS_ALPHAS_TEXT, RLS_ALPHAS_TEXT)
@@ -178,12 +178,12 @@ def _fit_fold(learner, grid, train, validation, test, convention, seed, threads)
     estimator, param, prepare, takes_qids = _learner(learner)
     prepare = prepare or (lambda X: X)
     # the hinge's bundle method has no warm start: one fit per C
-    grid_kw = ({"param_grid": {param: list(grid)}} if learner == "ranksvm_hinge" else
-               {"path": {param: grid}})
+    search = (Search(grid={param: list(grid)}) if learner == "ranksvm_hinge" else
+              Search(path={param: grid}))
     sel = select(estimator, prepare(Xtr), ytr,
-                 cv=ValidationSet(prepare(Xv), yv, qv), scoring=val_map,
-                 greater_is_better=True, fit_params={"qids": qtr} if takes_qids else None,
-                 **grid_kw)
+                 cv=ValidationSet(prepare(Xv), yv, qv), search=search,
+                 scoring=Scoring(val_map, greater_is_better=True),
+                 channels=Channels(fit={"qids": qtr} if takes_qids else None))
     row = {param: float(sel.best_params[param]), "validation_MAP": sel.best_score,
            "validation_MAP_path": [float(v) for v in sel.scores],
            "train_seconds": sel.seconds}

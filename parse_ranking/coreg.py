@@ -88,7 +88,8 @@ def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None
     info : dict with the chosen ``alpha``, ``mu``, the inner error grid, sizes.
     """
     from learners.coreg import CoRankRLS
-    from learners.selection import select
+    from learners.selection import Channels, Search, select
+    from learners.splits import RowStructure
 
     y = np.asarray(y, dtype=float)
     qids = np.asarray(qids)
@@ -103,10 +104,11 @@ def fit_corankrls(X_views, y, qids, articles, U_views=None, qids_unlabelled=None
     unl = U_views is not None and U_views[0].shape[0] > 0
     sets = folds_to_sets(inner_folds(qids, articles, n_inner, seed))
     sel = select(CoRankRLS(n_basis=n_basis, random_state=seed), list(X_views), y, cv=sets,
-                 path={"alpha": alphas, "mu": mus}, scoring="disagreement", qids=qids,
-                 fit_params={"qids": qids}, refit=True,
-                 fixed_fit_params={"X_unlabelled": U_views if unl else None,
-                                   "qids_unlabelled": qids_unlabelled if unl else None})
+                 search=Search(path={"alpha": alphas, "mu": mus}, refit=True),
+                 scoring="disagreement", structure=RowStructure(qids=qids),
+                 channels=Channels(fit={"qids": qids}, fixed_fit={
+                     "X_unlabelled": U_views if unl else None,
+                     "qids_unlabelled": qids_unlabelled if unl else None}))
     model = sel.model
     info = {"alpha": sel.best_params["alpha"], "mu": sel.best_params["mu"],
             "n_basis": int(len(model.basis_indices_)), "n_labelled": int(y.size),

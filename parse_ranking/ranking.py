@@ -104,7 +104,8 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
     """
     from learners.rankrls import GlobalRankRLS, PairwiseRankRLS, QueryRankRLS
     from learners.rls import RLS
-    from learners.selection import select
+    from learners.selection import Channels, Search, select
+    from learners.splits import GroupKFold, RowStructure
 
     if name in SPARSE_RANKERS:
         raise InvalidParameterError(f"{name} is a sparse ranker on feature rows: fit it with "
@@ -124,10 +125,12 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
         model.fit(K, y, qids)
         info["n_components"] = int(model.n_components_)
         return model, info
-    kw = dict(path={"alpha": np.asarray(alphas, dtype=float)}, scoring="disagreement",
-              qids=qids, groups=qids, cv="group", refit=True, seed=seed)
+    path = {"alpha": np.asarray(alphas, dtype=float)}
+    kw = dict(search=Search(path=path, refit=True), scoring="disagreement",
+              structure=RowStructure(qids=qids, groups=qids), cv="group")
     if name == "rankrls":
-        sel = select(QueryRankRLS(kernel="precomputed"), K, y, fit_params={"qids": qids}, **kw)
+        sel = select(QueryRankRLS(kernel="precomputed"), K, y,
+                     channels=Channels(fit={"qids": qids}), **kw)
     elif name in ("rankrls_all", "rls"):
         sel = select((GlobalRankRLS if name == "rankrls_all" else RLS)(kernel="precomputed"),
                      K, y, **kw)
@@ -142,13 +145,15 @@ def fit_ranker(name, K, y, qids, alphas=DEFAULT_ALPHAS, max_pairs=2_000_000, see
                 raise InvalidInputError(f"{name}: {n} preference pairs exceed max_pairs="
                                         f"{max_pairs}")
             # one refit per inner fold, its λ path for the whole grid
-            sel = select(est, K, y, **dict(kw, cv=3, method="refit"))
+            sel = select(est, K, y, **dict(kw, cv=GroupKFold(3, seed=seed),
+                                           search=Search(path, method="refit", refit=True)))
             info["n_pairs"] = int(sel.model.n_pairs_)
         else:
             pairs, mags = preference_pairs(y, qids, max_pairs=max_pairs, tie_tolerance=tol)
             info["n_pairs"] = int(pairs.shape[0])
-            sel = select(est, K, None, y_eval=y,
-                         fixed_fit_params={"pairs": pairs, "magnitudes": mags}, **kw)
+            sel = select(est, K, None,
+                         channels=Channels(fixed_fit={"pairs": pairs, "magnitudes": mags}),
+                         **dict(kw, structure=RowStructure(qids=qids, groups=qids, y_eval=y)))
     info.update(alpha=float(sel.best_params["alpha"]), inner_disagreement=sel.scores.tolist())
     return sel.model, info
 
@@ -188,8 +193,8 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
     """
     from learners.nystroem_rankrls import NystroemQueryRankRLS
     from learners.reduced_set import ReducedSetQueryRankRLS
-    from learners.selection import select
-    from learners.splits import folds_to_sets, group_folds
+    from learners.selection import Channels, Search, select
+    from learners.splits import RowStructure, folds_to_sets, group_folds
 
     if name not in SPARSE_RANKERS:
         raise InvalidParameterError(f"unknown sparse ranker {name!r}; choose from "
@@ -200,12 +205,12 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
     sizes = sorted({min(int(r), m) for r in n_basis})
     if not sizes or sizes[0] < 1:
         raise InvalidParameterError(f"basis sizes must be positive integers, got {n_basis!r}")
-    kw = dict(path={"alpha": np.asarray(alphas, dtype=float)}, scoring="disagreement",
-              qids=qids, fit_params={"qids": qids}, seed=seed)
+    path = {"alpha": np.asarray(alphas, dtype=float)}
+    kw = dict(scoring="disagreement", channels=Channels(fit={"qids": qids}))
     if name == "sparse_rankrls":
         est = ReducedSetQueryRankRLS(kernel="linear", random_state=seed, **BASIS)
-        sel = select(est, X, y, cv="group", groups=qids, param_grid={"n_basis": sizes},
-                     refit=refit, **kw)
+        sel = select(est, X, y, cv="group", structure=RowStructure(qids=qids, groups=qids),
+                     search=Search(path, grid={"n_basis": sizes}, refit=refit), **kw)
         r = int(sel.best_params["n_basis"])
         info = {"inner": "leave-sentence-out, held-out sentence's basis vectors removed"}
     else:
@@ -218,7 +223,8 @@ def fit_sparse_ranker(name, X, y, qids, articles=None, alphas=DEFAULT_ALPHAS,
         sets = folds_to_sets(group_folds(groups, NYSTROEM_INNER_FOLDS, seed))
         r = sizes[-1]
         est = NystroemQueryRankRLS(kernel="linear", n_basis=r, random_state=seed, **BASIS)
-        sel = select(est, X, y, cv=sets, method="refit", refit=refit, **kw)
+        sel = select(est, X, y, cv=sets, structure=RowStructure(qids=qids),
+                     search=Search(path, method="refit", refit=refit), **kw)
         info = {"inner": f"{NYSTROEM_INNER_FOLDS}-fold by "
                          f"{'sentence' if groups is qids else 'article'}, map refitted per fold"}
     info.update(alpha=float(sel.best_params["alpha"]), n_basis=r,

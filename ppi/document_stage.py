@@ -214,7 +214,7 @@ class DocumentStage:
         document of every candidate (whole documents are held out)."""
         from learners import RLS
         from learners.nystroem import NystroemMap
-        from learners.selection import select
+        from learners.selection import Scoring, select
         from learners.splits import group_sets
 
         F = np.asarray(F, dtype=float)
@@ -239,7 +239,7 @@ class DocumentStage:
                                random_state=self.seed).fit(Z)
             Phi = nmap.transform(Z)
             sel = select(RLS(kernel="linear", solver="primal"), Phi, y, cv=sets,
-                         path={"alpha": alphas}, scoring="auc", threshold="f1")
+                         search={"alpha": alphas}, scoring=Scoring("auc", threshold="f1"))
             # ties: the first (smoothest) γ of the grid
             if best is None or sel.best_score > best[1].best_score * (1 + 1e-12):
                 best = (gamma, sel, nmap)

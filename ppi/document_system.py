@@ -233,7 +233,7 @@ def _select_instances(X, y, candidates, row_documents, system, prior=None, bags=
     (:class:`learners.mil.MultipleInstanceRLS`) instead of RLS on the labels ``y``."""
     from learners.measures import auc, best_f_threshold
     from learners.mil import MultipleInstanceRLS
-    from learners.selection import best_candidate, holdout_predictions
+    from learners.selection import Channels, best_candidate, holdout_predictions
     from learners.splits import group_sets
     from ppi.evaluation import ppi_learner
 
@@ -252,7 +252,7 @@ def _select_instances(X, y, candidates, row_documents, system, prior=None, bags=
         est = ppi_learner(system.learner, system.n_basis, system.seed, len(y), kind,
                           transfer=prior is not None)
     h, fitted = holdout_predictions(est, K, y, cv=group_sets(row_documents), path=path,
-                                    fit_params=fit_params, fixed_fit_params=fixed)
+                                    channels=Channels(fit=fit_params, fixed_fit=fixed))
     P = h.snapped().in_row_order(len(y))
     B = unscored_last(bag_max(P, candidates))
     scores = np.array([auc(candidates.y, b) for b in B])

@@ -44,8 +44,8 @@ from tqdm.auto import tqdm
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners.measures import auc, averaged, best_f_threshold, precision_recall_f1
 from learners.registry import make_learner
-from learners.selection import nested_cross_validate, select
-from learners.splits import folds_to_sets, group_folds
+from learners.selection import Channels, Scoring, nested_cross_validate, select
+from learners.splits import RowStructure, folds_to_sets, group_folds
 from ppi.names import BETAS, FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input",
@@ -138,7 +138,7 @@ def _block(K, rows, cols):
 def _selection(select_by):
     if select_by not in SELECT_BY:
         raise InvalidParameterError(f"select_by={select_by!r}; choose one of {SELECT_BY}")
-    return {"scoring": "f1_best" if select_by == "f1" else "auc", "threshold": "f1",
+    return {"scoring": Scoring("f1_best" if select_by == "f1" else "auc", threshold="f1"),
             "cv": "group"}
 
 
@@ -171,9 +171,9 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
     """
     y = np.asarray(y, dtype=float)
     path, fit_params = _selection_path(alphas, prior, betas)
-    extra = {"fit_params": fit_params} if fit_params else {}
     sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), bool(fit_params)), K,
-                 y, groups=groups, path=path, **_selection(select_by), **extra)
+                 y, structure=RowStructure(groups=groups), search=path,
+                 channels=Channels(fit=fit_params), **_selection(select_by))
     return sel, _choice(sel)
 
 
@@ -261,12 +261,12 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     t0 = time.perf_counter()
     selection = _selection(select_by)
     path, fit_params = _selection_path(alphas, prior, betas)
-    extra = {"fit_params": fit_params, "predict_params": fit_params} if fit_params else {}
+    channels = Channels(fit=fit_params, predict=fit_params) if fit_params else None
     nested = nested_cross_validate(
         lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K), bool(fit_params)), K, y,
-        sets, groups=data.document_ids, path=path, jobs=jobs, progress=progress,
-        desc=f"cv {data.corpus}", inner_cv=selection["cv"],
-        scoring=selection["scoring"], threshold=selection["threshold"], **extra)
+        sets, structure=RowStructure(groups=data.document_ids), search=path, jobs=jobs,
+        progress=progress, desc=f"cv {data.corpus}", inner_cv=selection["cv"],
+        scoring=selection["scoring"], channels=channels)
     res = summarize_folds(data, nested, fold, n_folds, leaky, learner, select_by)
     res["seconds"] = time.perf_counter() - t0
     return res

@@ -145,7 +145,7 @@ def cross_validate_view_weights(data, view_slices, views, weight_grid, *, n_fold
     """
     from learners.kernels import gram_matrix
     from learners.selection import nested_cross_validate
-    from learners.splits import folds_to_sets, group_folds
+    from learners.splits import RowStructure, folds_to_sets, group_folds
     from ppi.evaluation import (ALPHAS, N_BASIS, _kind, _selection, ppi_learner,
                                 summarize_folds)
 
@@ -166,9 +166,8 @@ def cross_validate_view_weights(data, view_slices, views, weight_grid, *, n_fold
         kind = _kind(K)
         nested = nested_cross_validate(
             lambda m: ppi_learner(learner, n_basis, seed, m, kind), K, y, sets,
-            groups=data.document_ids, path={"alpha": alphas}, progress=False,
-            inner_cv=selection["cv"], scoring=selection["scoring"],
-            threshold=selection["threshold"])
+            structure=RowStructure(groups=data.document_ids), search={"alpha": alphas},
+            progress=False, inner_cv=selection["cv"], scoring=selection["scoring"])
         del K
         runs.append(nested)
         r = summarize_folds(data, nested, fold, n_folds, False, learner, select_by)

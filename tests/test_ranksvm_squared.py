@@ -16,7 +16,7 @@ import learners.ranksvm as ranksvm
 from kernelrank.errors import InvalidParameterError
 from learners.measures import mean_average_precision
 from learners.ranksvm import ActivePairs, QueryStructure, RankSVM, pairwise_squared_hinge
-from learners.selection import ValidationSet, select
+from learners.selection import Channels, Scoring, Search, ValidationSet, select
 
 
 def _pairs(y, qids):
@@ -220,11 +220,11 @@ def test_selection_over_a_C_path_equals_one_fit_per_C(rng):
 
     def score(y_, p, q):
         return mean_average_precision(y_, p, q)
-    kw = dict(cv=ValidationSet(Xv, yv, qv), scoring=score, greater_is_better=True,
-              fit_params={"qids": qids})
+    kw = dict(cv=ValidationSet(Xv, yv, qv), scoring=Scoring(score, greater_is_better=True),
+              channels=Channels(fit={"qids": qids}))
     est = RankSVM(tol=1e-10)
-    by_path = select(est, X, y, path={"C": np.array(Cs)}, **kw)
-    by_grid = select(est, X, y, param_grid={"C": Cs}, **kw)
+    by_path = select(est, X, y, search={"C": np.array(Cs)}, **kw)
+    by_grid = select(est, X, y, search=Search(grid={"C": Cs}), **kw)
     assert by_path.best_params == by_grid.best_params
     np.testing.assert_allclose(by_path.scores, by_grid.scores, rtol=1e-9)
     np.testing.assert_allclose(by_path.predict(Xv), by_grid.predict(Xv), rtol=1e-7)

@@ -11,13 +11,16 @@ from learners import RLS, GlobalRankRLS, QueryRankRLS
 from learners.measures import best_f_threshold, cindex, disagreement_error, \
     mean_average_precision
 from learners.selection import (
+    Channels,
+    Scoring,
+    Search,
     ValidationSet,
     best_candidate,
     holdout_predictions,
     nested_cross_validate,
     select,
 )
-from learners.splits import folds_to_sets, group_folds, group_sets
+from learners.splits import RowStructure, folds_to_sets, group_folds, group_sets
 
 # wide λ range, including ill-conditioned systems at the small end
 WIDE = 2.0 ** np.arange(-15, 16, 3)
@@ -73,8 +76,8 @@ def test_scores_equal_the_measure_of_retrained_predictions(rng, average):
     alphas = 2.0 ** np.arange(-6, 7, 3)
     sets = folds_to_sets(group_folds(groups, 3, seed=1))
     sel = select(QueryRankRLS(kernel="gaussian", gamma=0.5), X, y, cv=sets,
-                 path={"alpha": alphas}, scoring="cindex", qids=qids, average=average,
-                 fit_params={"qids": qids})
+                 search={"alpha": alphas}, scoring=Scoring("cindex", average=average),
+                 structure=RowStructure(qids=qids), channels=Channels(fit={"qids": qids}))
     for k, a in enumerate(alphas):
         p = retrained(lambda al: QueryRankRLS(alpha=al, kernel="gaussian", gamma=0.5), X, y,
                       sets, a, {"qids": qids})
@@ -112,8 +115,8 @@ def test_tie_rule_most_regularized():
 
 def test_tie_rule_end_to_end(rng):
     X, y, _ = gaussian_problem(rng, m=20)
-    sel = select(RLS(), X, y, cv="loo", path={"alpha": [0.1, 1.0, 10.0]},
-                 scoring=lambda t, p: 1.0, greater_is_better=True)
+    sel = select(RLS(), X, y, cv="loo", search={"alpha": [0.1, 1.0, 10.0]},
+                 scoring=Scoring(lambda t, p: 1.0, greater_is_better=True))
     assert sel.best_params == {"alpha": 10.0}
 
 
@@ -122,8 +125,9 @@ def test_best_f_threshold_of_every_candidate(rng):
     y = np.where(X @ rng.normal(size=6) + 0.5 * rng.normal(size=50) > 0.2, 1.0, -1.0)
     docs = np.array([f"d{i % 10}" for i in range(50)], dtype=object)
     alphas = 2.0 ** np.arange(-4, 5, 2)
-    sel = select(RLS(kernel="precomputed"), X @ X.T, y, cv="group", groups=docs,
-                 path={"alpha": alphas}, scoring="f1_best", threshold="f1")
+    sel = select(RLS(kernel="precomputed"), X @ X.T, y, cv="group",
+                 structure=RowStructure(groups=docs), search={"alpha": alphas},
+                 scoring=Scoring("f1_best", threshold="f1"))
     for k, a in enumerate(alphas):
         p = retrained(lambda al: _PrecomputedRLS(al, X), np.arange(50)[:, None], y,
                       group_sets(docs), a)
@@ -171,8 +175,8 @@ def test_validation_part_path_and_per_value_fits(rng):
     def vmap(t, p, qq):
         return mean_average_precision(t, p, qq, ties="input_order", no_relevant="zero")
     sel = select(QueryRankRLS(solver="primal"), X, y, cv=ValidationSet(Xv, yv, qv),
-                 path={"alpha": alphas}, scoring=vmap, greater_is_better=True,
-                 fit_params={"qids": q})
+                 search={"alpha": alphas}, scoring=Scoring(vmap, greater_is_better=True),
+                 channels=Channels(fit={"qids": q}))
     for k, a in enumerate(alphas):
         model = QueryRankRLS(alpha=a, solver="primal").fit(X, y, q)
         assert sel.scores[k] == pytest.approx(vmap(yv, model.predict(Xv), qv), rel=1e-9)
@@ -180,8 +184,8 @@ def test_validation_part_path_and_per_value_fits(rng):
     np.testing.assert_allclose(sel.predict(Xv), best.predict(Xv), rtol=1e-7, atol=1e-9)
     Cs = [1e-3, 1e-1, 10.0]
     svm = select(RankSVM(tol=1e-6), X, y, cv=ValidationSet(Xv, yv, qv),
-                 param_grid={"C": Cs}, scoring=vmap, greater_is_better=True,
-                 fit_params={"qids": q})
+                 search=Search(grid={"C": Cs}), scoring=Scoring(vmap, greater_is_better=True),
+                 channels=Channels(fit={"qids": q}))
     for k, C in enumerate(Cs):
         ref = RankSVM(C=C, tol=1e-6).fit(X, y, q)
         assert svm.scores[k] == pytest.approx(vmap(yv, ref.predict(Xv), qv), rel=1e-9)
@@ -193,9 +197,9 @@ def test_nested_cv_equals_explicit_nested_loop(rng):
     K = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))
     alphas = 2.0 ** np.arange(-6, 7, 3)
     outer = folds_to_sets(group_folds(groups, 4, seed=0))
-    res = nested_cross_validate(RLS(kernel="precomputed"), K, y, outer, groups=groups,
-                                inner_cv="group", path={"alpha": alphas}, scoring="mse",
-                                progress=False)
+    res = nested_cross_validate(RLS(kernel="precomputed"), K, y, outer,
+                                structure=RowStructure(groups=groups), inner_cv="group",
+                                search={"alpha": alphas}, scoring="mse", progress=False)
     for test, fold in zip(outer, res["folds"]):
         train = np.setdiff1d(np.arange(len(y)), test)
         Kt = K[np.ix_(train, train)]
@@ -227,7 +231,7 @@ def test_two_parameter_path_refits_per_fold(rng):
     sets = folds_to_sets(group_folds(np.arange(m), 3, seed=2))
     h, fitted = holdout_predictions(CoRLS(), views, y, cv=sets,
                                     path={"alpha": alphas, "mu": mus},
-                                    fixed_fit_params={"X_unlabelled": U})
+                                    channels=Channels(fixed_fit={"X_unlabelled": U}))
     assert fitted is None and len(h.candidates) == 6
     P = h.in_row_order(m)
     for c, cand in enumerate(h.candidates):
@@ -244,8 +248,9 @@ def test_disagreement_selection_with_queries_is_scored_per_query(rng):
     X, y, groups = gaussian_problem(rng, m=40, n_groups=5)
     alphas = [0.1, 1.0, 10.0]
     sel = select(QueryRankRLS(kernel="gaussian", gamma=0.5), X, y, cv="group",
-                 groups=groups, path={"alpha": alphas}, scoring="disagreement",
-                 qids=groups, fit_params={"qids": groups})
+                 search={"alpha": alphas}, scoring="disagreement",
+                 structure=RowStructure(qids=groups, groups=groups),
+                 channels=Channels(fit={"qids": groups}))
     P = sel.holdout.in_row_order(len(y))
     for k in range(3):
         assert sel.scores[k] == pytest.approx(disagreement_error(y, P[k], groups))
@@ -255,19 +260,19 @@ def test_disagreement_selection_with_queries_is_scored_per_query(rng):
 def test_bad_specifications(rng):
     X, y, groups = gaussian_problem(rng, m=20)
     with pytest.raises(InvalidParameterError):
-        select(RLS(), X, y, cv="bootstrap", path={"alpha": [1.0]}, scoring="mse")
+        select(RLS(), X, y, cv="bootstrap", search={"alpha": [1.0]}, scoring="mse")
     with pytest.raises(InvalidInputError):
-        select(RLS(), X, y, cv="group", path={"alpha": [1.0]}, scoring="mse")
-    with pytest.raises(InvalidParameterError, match="param_grid"):
-        select(RLS(kernel="gaussian"), X, y, path={"gamma": [1.0]}, scoring="mse")
+        select(RLS(), X, y, cv="group", search={"alpha": [1.0]}, scoring="mse")
+    with pytest.raises(InvalidParameterError, match="grid"):
+        select(RLS(kernel="gaussian"), X, y, search={"gamma": [1.0]}, scoring="mse")
     with pytest.raises(InvalidParameterError, match="greater_is_better"):
-        select(RLS(), X, y, path={"alpha": [1.0]}, scoring=lambda t, p: 0.0)
+        select(RLS(), X, y, search={"alpha": [1.0]}, scoring=lambda t, p: 0.0)
     with pytest.raises(InvalidParameterError, match="scorer"):
-        select(RLS(), X, y, path={"alpha": [1.0]}, scoring="accuracy-ish")
+        select(RLS(), X, y, search={"alpha": [1.0]}, scoring="accuracy-ish")
     with pytest.raises(InvalidParameterError, match="threshold"):
-        select(RLS(), X, y, path={"alpha": [1.0]}, scoring="mse", threshold="youden")
+        select(RLS(), X, y, search={"alpha": [1.0]}, scoring=Scoring("mse", threshold="youden"))
     with pytest.raises(InvalidParameterError):
-        select(RLS(), X, y, path={"alpha": [1.0, np.nan]}, scoring="mse")
+        select(RLS(), X, y, search={"alpha": [1.0, np.nan]}, scoring="mse")
 
 
 def test_scores_do_not_depend_on_the_noise_of_tied_predictions():
@@ -282,16 +287,17 @@ def test_scores_do_not_depend_on_the_noise_of_tied_predictions():
     y = np.round(np.r_[base @ rng.normal(size=4), np.zeros(15)], 1)
     y[30:] = y[:30][::2] + rng.choice([0, 0.5], 15)
     est = QueryRankRLS(kernel="gaussian", gamma=0.5)
-    kw = dict(cv="group", groups=qids, path={"alpha": 2.0 ** np.arange(-12, 9, 4)},
-              qids=qids, fit_params={"qids": qids})
-    closed, _ = holdout_predictions(est, X, y, **kw)
-    refit, _ = holdout_predictions(est, X, y, method="refit", **kw)
+    path = {"alpha": 2.0 ** np.arange(-12, 9, 4)}
+    kw = dict(cv="group", structure=RowStructure(qids=qids, groups=qids),
+              channels=Channels(fit={"qids": qids}))
+    closed, _ = holdout_predictions(est, X, y, path=path, **kw)
+    refit, _ = holdout_predictions(est, X, y, path=path, method="refit", **kw)
     A, B = closed.in_row_order(len(y)), refit.in_row_order(len(y))
     np.testing.assert_allclose(A, B, rtol=1e-8, atol=1e-9 * np.abs(B).max())
     raw = [disagreement_error(y, a, qids) - disagreement_error(y, b, qids) for a, b in zip(A, B)]
     assert np.max(np.abs(raw)) > 1e-3                      # the noise does move the raw measure
-    s1 = select(est, X, y, scoring="disagreement", **kw)
-    s2 = select(est, X, y, scoring="disagreement", method="refit", **kw)
+    s1 = select(est, X, y, scoring="disagreement", search=path, **kw)
+    s2 = select(est, X, y, scoring="disagreement", search=Search(path, method="refit"), **kw)
     np.testing.assert_array_equal(s1.scores, s2.scores)
     assert s1.best_params == s2.best_params
 
@@ -305,7 +311,7 @@ def test_refitted_classifier_predicts_decision_values(rng):
     X, _, groups = gaussian_problem(rng, m=60)
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=len(X)) > 0, 1.0, -1.0)
     sel = select(L2SVM(kernel="gaussian", gamma=0.5), X, y, cv=group_sets(groups),
-                 path={"alpha": [0.01, 0.1, 1.0]}, scoring="auc")
+                 search={"alpha": [0.01, 0.1, 1.0]}, scoring="auc")
     scores = sel.predict(X[:20])
     best = L2SVM(kernel="gaussian", gamma=0.5, alpha=sel.best_params["alpha"]).fit(X, y)
     np.testing.assert_allclose(scores, best.decision_function(X[:20]), rtol=1e-8,

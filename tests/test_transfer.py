@@ -14,8 +14,8 @@ from learners.kernels import kernel_matrix
 from learners.reduced_set import ReducedSetRLS
 from learners.registry import make_learner
 from learners.rls import RLS
-from learners.selection import nested_cross_validate, select
-from learners.splits import folds_to_sets, group_folds, group_sets
+from learners.selection import Channels, Scoring, Search, nested_cross_validate, select
+from learners.splits import RowStructure, folds_to_sets, group_folds, group_sets
 from learners.transfer import TransferReducedSetRLS, TransferRLS
 
 # a wide λ range: 2^-20 makes the dual system ill-conditioned (K has rank n < m below)
@@ -144,13 +144,15 @@ def test_engine_closed_form_equals_refit_and_beta_order(rng):
     X, y, g, groups = _data(rng)
     K = kernel_matrix(X, X, "gaussian", gamma=GAMMA)
     est = TransferRLS(kernel="precomputed")
-    kw = dict(cv="group", groups=groups, scoring="auc", threshold="f1",
-              fit_params={"prior": g}, predict_params={"prior": g})
-    fast = select(est, K, y, path={"alpha": ALPHAS[1:], "beta": BETAS}, **kw)
-    slow = select(est, K, y, path={"alpha": ALPHAS[1:], "beta": BETAS}, method="refit", **kw)
+    kw = dict(cv="group", structure=RowStructure(groups=groups),
+              scoring=Scoring("auc", threshold="f1"),
+              channels=Channels(fit={"prior": g}, predict={"prior": g}))
+    fast = select(est, K, y, search={"alpha": ALPHAS[1:], "beta": BETAS}, **kw)
+    slow = select(est, K, y, search=Search({"alpha": ALPHAS[1:], "beta": BETAS},
+                                           method="refit"), **kw)
     np.testing.assert_allclose(fast.scores, slow.scores, atol=1e-12)
     # the path given beta-first enumerates candidates beta-major: same scores, permuted
-    swapped = select(est, K, y, path={"beta": BETAS, "alpha": ALPHAS[1:]}, **kw)
+    swapped = select(est, K, y, search={"beta": BETAS, "alpha": ALPHAS[1:]}, **kw)
     perm = [swapped.candidates.index({"alpha": c["alpha"], "beta": c["beta"]})
             for c in fast.candidates]
     np.testing.assert_allclose(swapped.scores[perm], fast.scores, atol=1e-12)
@@ -172,10 +174,12 @@ def test_nested_cv_slices_the_prior(rng):
     X, y, g, groups = _data(rng)
     K = kernel_matrix(X, X, "gaussian", gamma=GAMMA)
     sets = folds_to_sets(group_folds(groups, 3, 0))
-    out = nested_cross_validate(TransferRLS(kernel="precomputed"), K, y, sets, groups=groups,
-                                path={"alpha": ALPHAS[1:], "beta": BETAS}, scoring="auc",
-                                threshold="f1", fit_params={"prior": g},
-                                predict_params={"prior": g}, progress=False)
+    out = nested_cross_validate(TransferRLS(kernel="precomputed"), K, y, sets,
+                                structure=RowStructure(groups=groups),
+                                search={"alpha": ALPHAS[1:], "beta": BETAS},
+                                scoring=Scoring("auc", threshold="f1"),
+                                channels=Channels(fit={"prior": g}, predict={"prior": g}),
+                                progress=False)
     every = np.arange(len(y))
     for f in out["folds"]:
         train = np.setdiff1d(every, f["test"])

@@ -16,7 +16,7 @@ from parse_ranking.evaluation import extra_parses, flatten
 from parse_ranking.model import load_model, rank_sentence, score_parses, train_model
 from parse_ranking.ranking import fit_ranker
 from parse_ranking.representations import ParseRepresentation
-from test_parse_ranking_coreg import synthetic_records  # noqa: E402 (tests dir on sys.path)
+from tests.parse_ranking.test_coreg import synthetic_records  # noqa: E402
 
 ALPHAS = (0.25, 4.0)
 

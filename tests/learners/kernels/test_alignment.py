@@ -269,7 +269,7 @@ def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
     pytest.importorskip("distributed", reason="dask.distributed is not installed")
     from kernelrank.errors import ClusterError
     from kernelrank.parallel import process_cluster
-    from test_ppi_extract_dask import _env  # tests dir on sys.path
+    from tests.ppi.test_extract_dask import _env
 
     X = [_random(rng, 3, 40) for _ in range(8)]
     Y = [_random(rng, 3, 40) for _ in range(5)]

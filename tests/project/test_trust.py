@@ -25,9 +25,10 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import lll_abstracts, write_pubtator_file
-from test_trust_probes import (_letor_folder, _lll_slice, _same_size_and_time_edit,
-                               read_while_replaced, strict_json_files)
+from tests.conftest import lll_abstracts, write_pubtator_file
+from tests.project.test_trust_probes import (_letor_folder, _lll_slice,
+                                             _same_size_and_time_edit, read_while_replaced,
+                                             strict_json_files)
 
 from kernelrank.atomic import loads_strict
 from kernelrank.errors import CorpusFormatError

@@ -16,7 +16,7 @@ from kernelrank.errors import ClusterError
 
 pytestmark = pytest.mark.slow      # Dask: a scheduler and workers started as separate processes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env():

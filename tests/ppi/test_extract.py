@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 import pytest
-from conftest import lll_abstracts as _abstracts
-from conftest import lll_path as _lll
-from conftest import write_pubtator_file as _write_pubtator
+from tests.conftest import lll_abstracts as _abstracts
+from tests.conftest import lll_path as _lll
+from tests.conftest import write_pubtator_file as _write_pubtator
 
 from corpora.text_input import Mention, TextDocument, write_pubmed_xml
 from kernelrank.errors import CorpusFormatError, InvalidParameterError

@@ -17,8 +17,8 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import lll_path as _lll
-from conftest import write_craft_slice
+from tests.conftest import lll_path as _lll
+from tests.conftest import write_craft_slice
 
 from kernelrank.cli import exit_code
 from kernelrank.errors import (ClusterError, CorpusFormatError, InvalidParameterError,
@@ -26,7 +26,7 @@ from kernelrank.errors import (ClusterError, CorpusFormatError, InvalidParameter
 
 pytestmark = pytest.mark.slow      # faults of whole runs: subprocesses killed, Dask clusters lost
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ----------------------------------------------------------------------------- fixtures

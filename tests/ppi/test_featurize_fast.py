@@ -344,7 +344,7 @@ def test_pair_graphs_and_bfs_on_random_sentences():
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import shortest_path
 
-    from tests.test_ppi_fast_paths import _random_sentence
+    from tests.ppi.test_fast_paths import _random_sentence
 
     rng = np.random.default_rng(5)
     for _ in range(200):

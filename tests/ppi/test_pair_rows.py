@@ -19,7 +19,7 @@ from learners.kernels.all_paths import _lower_bound, all_paths_matrix, dag_walk_
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings, _overlaps, entity_tokens
 from ppi.names import corpus_path
-from tests.test_ppi_fast_paths import _random_sentence
+from tests.ppi.test_fast_paths import _random_sentence
 
 SETTINGS = [GraphSettings(), GraphSettings(order="text"),
             GraphSettings(order="text", endpoints="head"),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GROUND, ENGINE, DATA = "kernelrank", "learners", "corpora"
 APPLICATIONS = ("ppi", "homology", "parse_ranking", "letor")
 PACKAGES = (GROUND, ENGINE, DATA) + APPLICATIONS

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from test_contract import ESTIMATORS  # tests dir on sys.path
+from tests.project.test_contract import ESTIMATORS
 
 import learners
 from kernelrank.errors import InvalidInputError, KernelrankError, NumericalError

@@ -21,7 +21,7 @@ from learners.kernels import LocalAlignmentKernel, LocalityKernel, SumKernel
 from learners.l2svm import L2SVM
 from learners.measures import auc
 from learners.rls import RLS
-from test_homology_benchmark import _reduced  # tests dir on sys.path
+from tests.homology.test_benchmark import _reduced
 
 
 @pytest.fixture(scope="module")

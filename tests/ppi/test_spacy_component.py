@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import lll_abstracts, write_pubtator_file
+from tests.conftest import lll_abstracts, write_pubtator_file
 
 from corpora.text_input import Mention, TextDocument
 from kernelrank.errors import DataNotFoundError, InvalidParameterError, PipelineError
@@ -24,7 +24,7 @@ from spacy.language import Language  # noqa: E402
 # registers the factory (an installed kernelrank does it through its entry point, tested below)
 import ppi.spacy_component  # noqa: E402,F401
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GROUP, TARGET = "spacy_factories", "ppi.spacy_component:make_ppi_component"
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from kernelrank.errors import KernelrankError, OutputLockedError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 HOLDER = """
 import sys, time

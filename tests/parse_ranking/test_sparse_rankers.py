@@ -21,7 +21,7 @@ from parse_ranking.evaluation import cross_validate, default_rankers, flatten
 from parse_ranking.names import CV_RANKERS, SPARSE_ABOVE, SPARSE_CV_RANKERS
 from parse_ranking.ranking import BASIS, fit_ranker, fit_sparse_ranker
 from parse_ranking.representations import FoldFeatures, ParseRepresentation
-from tests.test_parse_ranking_coreg import synthetic_records
+from tests.parse_ranking.test_coreg import synthetic_records
 
 ALPHAS = np.array([1e-3, 0.1, 1.0, 30.0])
 

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_craft_slice
+from tests.conftest import write_craft_slice
 from scipy.stats import kendalltau
 
 from parse_ranking.__main__ import main

@@ -16,7 +16,7 @@ from ppi.evaluation import cross_validate, select_parameters
 from ppi.graphs import GraphSettings, SentenceStructure, pair_graphs
 from ppi.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, local_features,
                        name_key, pair_features, parse_view, path_features, word_shape)
-from tests.test_ppi_graphs import make_sentence
+from tests.ppi.test_graphs import make_sentence
 
 
 @pytest.fixture(scope="module")

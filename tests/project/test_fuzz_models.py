@@ -168,7 +168,7 @@ class ParseKind(Kind):
 
     def __init__(self, tmp):
         from parse_ranking.model import train_model
-        from test_parse_ranking_coreg import synthetic_records  # tests dir on sys.path
+        from tests.parse_ranking.test_coreg import synthetic_records
         records = synthetic_records(np.random.default_rng(3), n_articles=3, per_article=3,
                                     n_parses=5)
         new = synthetic_records(np.random.default_rng(4), n_articles=1, per_article=2,

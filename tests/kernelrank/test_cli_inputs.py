@@ -226,7 +226,7 @@ def test_parse_ranking_train_data(bad, kind, tmp_path, capsys):
 @pytest.fixture
 def parse_model(tmp_path, capsys):
     from parse_ranking.__main__ import main
-    from test_parse_ranking_coreg import synthetic_records  # tests dir on sys.path
+    from tests.parse_ranking.test_coreg import synthetic_records
     data = tmp_path / "built.jsonl"
     records = synthetic_records(np.random.default_rng(1), n_articles=3, per_article=3,
                                 n_parses=5)

@@ -601,7 +601,7 @@ def test_homology_model_claiming_absurd_kernel_options_is_refused(option, value,
 # ====================================================================== degenerate training
 def _lll_slice(data_dir, path, n_docs, edit=None):
     """The first ``n_docs`` documents of the real LLL corpus (``edit``: bytes → bytes)."""
-    from conftest import lll_path
+    from tests.conftest import lll_path
     data = gzip.decompress(lll_path(data_dir).read_bytes())
     end = -1
     for _ in range(n_docs):
@@ -729,7 +729,7 @@ def test_homology_train_saves_what_predict_loads_or_exits_2(case, train, tmp_pat
 
 
 def _parse_records(case):
-    from test_parse_ranking_coreg import synthetic_records
+    from tests.parse_ranking.test_coreg import synthetic_records
     base = synthetic_records(np.random.default_rng(1), n_articles=3, per_article=3, n_parses=5)
     if case == "one sentence":
         return base[:1]
@@ -797,7 +797,7 @@ RESUME_EDITS = ("text file edited", "pubtator edited", "lexicon replaced", "mode
 def test_extract_killed_then_input_edited_is_refused_not_resumed(edit, nlp, data_dir,
                                                                  small_ppi_model, tmp_path,
                                                                  capsys):
-    from conftest import lll_abstracts, write_pubtator_file
+    from tests.conftest import lll_abstracts, write_pubtator_file
     from ppi.__main__ import main
     docs = lll_abstracts(data_dir, n_docs=3)
     out, lexicon = tmp_path / "out.jsonl", tmp_path / "lex.txt"
@@ -837,7 +837,7 @@ def test_build_killed_then_treebank_edited_is_refused_not_resumed(data_dir, tmp_
                                                                    capsys):
     """``parse_ranking build`` stopped after its first chunk; one gold tree edited (its
     time kept); the rerun refuses instead of joining the old records to the new trees."""
-    from conftest import write_craft_slice
+    from tests.conftest import write_craft_slice
     from parse_ranking.__main__ import main
     from parse_ranking.linkgrammar import is_available
     if not is_available():
@@ -871,7 +871,7 @@ def test_homology_reuse_of_results_on_edited_data_recomputes(data_dir, tmp_path,
 
     from corpora.scop import load_scop
     from homology.__main__ import main
-    from test_homology_benchmark import _reduced
+    from tests.homology.test_benchmark import _reduced
     small = _reduced(load_scop(data_dir), "7.3.5.2", n_neg=20)
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     args = ["benchmark", "--configs", "spectrum-k3", "--output-dir", str(tmp_path), "--quiet",
@@ -929,7 +929,7 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("parse_ranking/representations.py", "parked"): "its own temporary arrays",
     }
     readers = {"open", "read_text", "read_bytes", "load"}
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     found = {}
     for package in ("kernelrank", "corpora", "ppi", "homology", "parse_ranking", "letor",
                     "learners"):

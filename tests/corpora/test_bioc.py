@@ -227,22 +227,80 @@ def _bc6(data_dir, kind):
     return path
 
 
-def test_real_bc6_bioc_and_pubtator_agree(data_dir):
+def _raw_pubtator(path):
+    """The annotation lines of a PubTator file read without :mod:`corpora`: ``{pmid: text}``
+    (title + " " + abstract) and ``[(pmid, start, end, name)]``."""
+    texts, annotations = {}, []
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            pmid, sep, rest = line.rstrip("\n").partition("|")
+            if sep and rest[:2] in ("t|", "a|"):
+                texts[pmid] = (texts[pmid] + " " if rest[0] == "a" else "") + rest[2:]
+            elif line.strip():
+                f = line.rstrip("\n").split("\t")
+                annotations.append((f[0], int(f[1]), int(f[2]), f[3]))
+    return texts, annotations
+
+
+def _raw_bioc(path):
+    """The documents, annotations and relations of a BioC XML file read with ElementTree
+    (not :mod:`corpora`): document count, ``[(located as written?, ...)]`` per annotation —
+    True when it has one location whose passage text is the annotation's text — and the set
+    of ``(document, unordered gene pair)`` of its relations."""
+    import xml.etree.ElementTree as ET
+    with gzip.open(path) as handle:
+        root = ET.parse(handle).getroot()
+    placed, pairs = [], set()
+    for doc in root.iter("document"):
+        for passage in doc.iter("passage"):
+            offset, text = int(passage.findtext("offset")), passage.findtext("text") or ""
+            for ann in passage.iter("annotation"):
+                locs = ann.findall("location")
+                start = int(locs[0].get("offset")) - offset
+                placed.append(len(locs) == 1 and text[start:start + int(locs[0].get(
+                    "length"))] == ann.findtext("text"))
+        for rel in doc.iter("relation"):
+            genes = {i.get("key"): i.text for i in rel.iter("infon")}
+            pairs.add((doc.findtext("id"), frozenset((genes["Gene1"], genes["Gene2"]))))
+    return len(root.findall("document")), placed, pairs
+
+
+def test_real_bc6_bioc_and_pubtator_agree(data_dir, tmp_path):
+    """Invariants of the real BC6 PPIm training set, each counted here from the raw file
+    without :mod:`corpora` (no count is copied from the documentation)."""
     from corpora.bioc import read_bioc_relations
+    from corpora.text_input import write_pubtator
+    pub_path, xml_path = _bc6(data_dir, "pubtator"), _bc6(data_dir, "bioc.xml")
+    texts, raw_pub = _raw_pubtator(pub_path)
+    n_xml, placed, raw_pairs = _raw_bioc(xml_path)
     pub_stats, bioc_stats = ReadStats(), ReadStats()
-    pub = {d.id: d for d in read_pubtator(_bc6(data_dir, "pubtator"), skip_bad=True,
-                                          stats=pub_stats)}
-    xml = {d.id: d for d in read_documents(_bc6(data_dir, "bioc.xml"), "bioc-xml",
-                                           skip_bad=True, stats=bioc_stats)}
-    assert len(pub) == len(xml) == 597 and pub.keys() == xml.keys()
+    pub = {d.id: d for d in read_pubtator(pub_path, skip_bad=True, stats=pub_stats)}
+    xml = {d.id: d for d in read_documents(xml_path, "bioc-xml", skip_bad=True,
+                                           stats=bioc_stats)}
+    assert len(pub) == len(texts) == n_xml and pub.keys() == xml.keys() == texts.keys()
     assert pub_stats.skipped == bioc_stats.skipped == 0
-    # every one of the 8,833 annotations is kept, merged or counted as dropped
+    assert all(pub[k].text == texts[k] for k in pub)
+    # every annotation of the file is kept, merged or counted as dropped
+    assert len(raw_pub) == len(placed)
     for s in (pub_stats, bioc_stats):
         assert (s.mentions + s.mentions_dropped + s.mentions_identical + s.mentions_merged
-                == 8833)
-    # README: about 164 PubTator mentions (22 in BioC) do not line up with their offsets
-    assert pub_stats.mentions_repaired + pub_stats.mentions_dropped == 164
-    assert bioc_stats.mentions_repaired + bioc_stats.mentions_dropped == 22
+                == len(raw_pub))
+    # exactly the annotations whose text is not at their offsets are repaired or dropped
+    misplaced_pub = sum(texts[d][s:e] != name for d, s, e, name in raw_pub)
+    assert 0 < pub_stats.mentions_repaired + pub_stats.mentions_dropped == misplaced_pub
+    assert 0 < bioc_stats.mentions_repaired + bioc_stats.mentions_dropped == placed.count(False)
+    # and afterwards every mention's offsets point at its text
+    for docs in (pub, xml):
+        assert all(d.text[m.start:m.end] == m.text for d in docs.values() for m in d.mentions)
+    # the repaired documents, written and read back, need no repair and keep their mentions
+    written = tmp_path / "repaired.pubtator"
+    with open(written, "w", encoding="utf-8") as handle:
+        write_pubtator(pub.values(), handle)
+    again_stats = ReadStats()
+    again = {d.id: d for d in read_pubtator(written, stats=again_stats)}
+    assert again_stats.mentions_repaired == again_stats.mentions_dropped == 0
+    assert again_stats.mentions == pub_stats.mentions
+    assert all(again[k].mentions == pub[k].mentions for k in pub)
     # where the two exports have the same text, they have the same mentions
     same = [k for k in pub if pub[k].text == xml[k].text]
     assert len(same) > 550
@@ -250,9 +308,10 @@ def test_real_bc6_bioc_and_pubtator_agree(data_dir):
         assert ({(m.start, m.end, m.id) for m in pub[k].mentions}
                 - {(m.start, m.end, m.id) for m in xml[k].mentions}) <= \
             {(m.start, m.end, m.id) for m in pub[k].mentions if "," in (m.id or "")}, k
-    gold = dict(read_bioc_relations(_bc6(data_dir, "bioc.xml")))
-    assert len(gold) == 597 and all(gold.values())
-    assert sum(len(p) for p in gold.values()) == 752         # 760 relations, 8 repeated
+    # the gold relations: one per document and unordered gene pair (repeats counted once)
+    gold = dict(read_bioc_relations(xml_path))
+    assert gold.keys() == pub.keys() and all(gold.values())
+    assert sum(len(p) for p in gold.values()) == len(raw_pairs)
 
 
 def test_mentions_without_id_are_kept_and_counted(tmp_path):

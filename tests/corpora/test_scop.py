@@ -13,11 +13,23 @@ def bench(data_dir):
     return load_scop(data_dir)
 
 
-def test_sizes_and_code_totals(bench):
-    assert len(bench) == 4352 and len(set(bench.ids)) == 4352
-    assert len(bench.families) == 54
-    assert bench.codes.shape == (4352, 54)
-    assert bench.code_totals() == {1: 1779, 2: 157500, 3: 857, 4: 72937}
+def _raw_scop(data_dir):
+    """The FASTA records, family ids and code totals counted from the raw files (not
+    :mod:`corpora`): ``(records, families, {code: entries})``."""
+    folder = data_dir / "scop153"
+    fasta = (folder / "scop.1.53.1e-25.fasta").read_text(encoding="utf-8").splitlines()
+    table = (folder / "all_seq_fam_membership.txt").read_text(encoding="utf-8").split("\n")
+    codes = " ".join(line.split(None, 1)[1] for line in table[1:] if line.strip()).split()
+    return (sum(line.startswith(">") for line in fasta), table[0].split()[1:],
+            {code: codes.count(str(code)) for code in (1, 2, 3, 4)})
+
+
+def test_sizes_and_code_totals(bench, data_dir):
+    records, families, totals = _raw_scop(data_dir)
+    assert len(bench) == len(set(bench.ids)) == records > 0
+    assert list(bench.families) == families
+    assert bench.codes.shape == (records, len(families))
+    assert bench.code_totals() == totals and min(totals.values()) > 0
 
 
 def test_rows_follow_fasta_order(bench, data_dir):
@@ -39,7 +51,7 @@ def test_split_is_remote_homology(bench):
         assert all(d.startswith(sfam + ".") and not d.startswith(family + ".")
                    for d in pos_train)
     total = sum(len(bench.split(f).train) + len(bench.split(f).test) for f in bench.families)
-    assert total == 1779 + 157500 + 857 + 72937
+    assert total == sum(bench.code_totals().values())      # every entry of code 1..4 is used
 
 
 def test_unknown_family(bench):

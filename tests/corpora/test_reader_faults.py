@@ -176,7 +176,7 @@ def test_directory_instead_of_a_file_is_a_typed_error(tmp_path, name):
     assert str(folder) in str(err.value)
 
 
-# Found by tests/test_fuzz_readers.py: an XML declaration naming an unknown encoding
+# Found by tests/corpora/test_fuzz_readers.py: an XML declaration naming an unknown encoding
 # escaped xml.etree as a bare LookupError ("unknown encoding: utf1_0").
 @pytest.mark.parametrize("name", ["pubmed-xml", "ppi-xml"])
 def test_unknown_xml_encoding_is_a_format_error(tmp_path, name):

@@ -3,7 +3,7 @@
 Each shortcut (leave-one-out, hold-out of arbitrary overlapping sets, leave-pair-out for RLS;
 leave-query-out and hold-out for RankRLS) is compared with brute force on random data over
 λ = 2^-15..2^15, to relative error <= 1e-8 (max abs difference / max abs value).
-Conditioning: see tests/test_rls.py (full-rank Gaussian kernels, full-rank primal data).
+Conditioning: see tests/learners/test_rls.py (full-rank Gaussian kernels, full-rank primal data).
 """
 
 import numpy as np

@@ -127,7 +127,7 @@ def hprd50(data_dir):
 def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse, monkeypatch):
     """Every pair of LLL (fit) and HPRD50 (transform through the pair graphs, many label
     pairs unseen; the compiled transform of :mod:`ppi.pair_rows` is tested against it in
-    tests/test_ppi_pair_rows.py)."""
+    tests/ppi/test_pair_rows.py)."""
     monkeypatch.setattr(ppi.features, "COMPILED_TRANSFORM", False)
     settings = GraphSettings(order="text")
     fast = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)

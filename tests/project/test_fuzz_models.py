@@ -27,7 +27,7 @@ or prediction, or predict **exactly** the original scores (and, for PPI, decisio
 another exception, never silently different results; a re-formatting must load. The run
 prints the outcomes per kind (``pytest -s``; at the default seed and 500 cases about 80 %
 refused, 20 % identical). Wall time of this file: 10 s at 500 cases per kind on the shared
-2-core machine (``time pytest tests/test_fuzz_models.py``; 26-37 s at 1,000-1,500, 75 s at
+2-core machine (``time pytest tests/project/test_fuzz_models.py``; 26-37 s at 1,000-1,500, 75 s at
 3,000 — all passed, also with another seed). On the model code before this change (main at
 5eb0b7d, without resealing, whose helpers it lacks) 7 of 200 PPI, 60 of 200 homology and 86
 of 200 parse_ranking cases failed: BadZipFile, UnicodeDecodeError, TypeError, ValueError

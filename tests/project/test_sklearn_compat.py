@@ -3,8 +3,8 @@
 All checks pass without exceptions for RLS, GlobalRankRLS, PairwiseRankRLS (scores y, pairs
 built from them), ReducedSetGlobalRankRLS, GreedyRLS, RankSVM, KPCRank, NystroemMap, the CV
 variants and the binary classifier L2SVM (tagged ``multi_class=False``, so the multi-class
-checks are skipped); CGRLS and CGRankRLS are checked in ``test_cg.py``. The rankers carry the
-estimator type "ranker", so regression-accuracy checks do not run on them.
+checks are skipped); CGRLS and CGRankRLS are checked in ``tests/learners/test_cg.py``. The
+rankers carry the estimator type "ranker", so regression-accuracy checks do not run on them.
 Not here: ReducedSetRLS (with the few basis vectors the small check data allow it is not
 accurate enough for ``check_regressors_train``), QueryRankRLS / QueryRankRLSCV /
 ReducedSetQueryRankRLS / GreedyRankRLS (need qids in ``fit``), the Kronecker learners (a label

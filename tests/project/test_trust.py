@@ -1,5 +1,5 @@
 """Issue 35, "Why": each failure a careless or unlucky user met, as a test (each failed before
-the fix). The classes these cases belong to are probed in ``tests/test_trust_probes.py``.
+the fix). The classes these cases belong to are probed in ``test_trust_probes.py``.
 
 1. an input destroyed: ``ppi extract --input F --output F --overwrite`` deleted F;
    ``homology predict --input F.fa --output F.fa`` overwrote the FASTA with its TSV;

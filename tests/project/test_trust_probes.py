@@ -5,7 +5,7 @@ traceback, a destroyed input, a model that does not load, stale work or JSON tha
 readers refuse.
 
 Classes (the case counts are in the closing note of issue 35; ``pytest --collect-only -q
-tests/test_trust_probes.py`` lists them):
+tests/project/test_trust_probes.py`` lists them):
 
 * **declarations** — every subcommand of the five commands declares what it reads and
   writes and bounds every number it takes (a new option cannot slip through);

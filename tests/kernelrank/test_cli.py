@@ -31,6 +31,7 @@ def _options(parser):
 
 
 @pytest.mark.parametrize("package", COMMANDS)
+@pytest.mark.slow
 def test_building_a_parser_imports_nothing_heavy(package):
     """Structural, not a timing: importing a command and building its parser (and every
     subcommand's help) loads none of the heavy packages, so `--help` answers at once."""

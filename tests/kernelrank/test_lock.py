@@ -37,6 +37,7 @@ def _hold_in_subprocess(out):
     return proc
 
 
+@pytest.mark.slow
 def test_second_run_refused_at_once_naming_the_holder(tmp_path):
     from kernelrank.lock import lock_path, output_lock
 
@@ -57,6 +58,7 @@ def test_second_run_refused_at_once_naming_the_holder(tmp_path):
         proc.wait()
 
 
+@pytest.mark.slow
 def test_lock_of_a_killed_run_is_taken_over_with_a_message(tmp_path, caplog):
     from kernelrank.lock import lock_path, output_lock
 

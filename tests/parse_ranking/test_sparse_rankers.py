@@ -430,6 +430,7 @@ def test_cv_parking_and_record_iterator_change_no_number(rng, monkeypatch):
             assert parked["rankers"][name][key] == out[key], (name, key)
 
 
+@pytest.mark.slow
 def test_stale_parking_directories_of_dead_processes_are_removed(tmp_path):
     """A run killed during a fit leaves its parked rows behind; the next parking removes
     them, but never a live process' directory or a name without a pid."""

@@ -10,6 +10,7 @@ from ppi.__main__ import main
 from ppi.names import BETAS
 
 
+@pytest.mark.slow
 def test_help():
     out = subprocess.run([sys.executable, "-m", "ppi", "cv", "--help"], capture_output=True,
                          text=True, check=True)

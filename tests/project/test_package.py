@@ -19,6 +19,7 @@ def test_every_exported_learner_resolves_and_clones():
 
 
 @pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
+@pytest.mark.slow
 def test_cli_help(package):
     out = subprocess.run([sys.executable, "-m", package, "--help"], capture_output=True,
                          text=True, timeout=120)
@@ -27,6 +28,7 @@ def test_cli_help(package):
 
 
 @pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
+@pytest.mark.slow
 def test_cli_version(package):
     """Every command prints the distribution's version (the one ``pyproject.toml`` reads)."""
     import kernelrank

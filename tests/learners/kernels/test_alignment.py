@@ -263,6 +263,7 @@ def test_cache_hit_damage_and_resume(rng, tmp_path, small_blocks, monkeypatch):
     assert len(list(tmp_path.glob("local-alignment-*.npy"))) == 3
 
 
+@pytest.mark.slow
 def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
     """``scheduler``: the blocks are computed by separate ``dask worker`` processes (which
     import this checkout) and give the values of this process."""
@@ -284,6 +285,7 @@ def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
         pytest.skip(f"cannot start a local dask scheduler and workers: {exc}")
 
 
+@pytest.mark.slow
 def test_log_space_programme_exact_after_the_scaled_one_compiled_first():
     """The programmes share their log-add; compiled first in a fresh process, the scaled
     programme's fast-math options must not reach the log-space one (with ``ninf`` they did:

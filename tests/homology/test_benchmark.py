@@ -89,6 +89,7 @@ def test_test_labels_never_used_for_selection(small):
         assert a["alpha"] == b["alpha"] and a["roc"] == pytest.approx(1 - b["roc"])
 
 
+@pytest.mark.slow
 def test_parallel_equals_serial(small):
     K = make_kernel("spectrum").fit(list(small.sequences)).gram(list(small.sequences))
     serial = run_families(small, K, progress=False)

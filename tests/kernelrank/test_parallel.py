@@ -7,6 +7,8 @@ from threadpoolctl import threadpool_info
 from kernelrank.errors import InvalidParameterError
 from kernelrank.parallel import default_blas_threads, map_tasks
 
+pytestmark = pytest.mark.slow      # jobs=2: every test starts a Dask cluster
+
 
 def _square_sum(a):
     return float((a ** 2).sum())
@@ -23,7 +25,6 @@ def test_in_process_and_dask_threads_agree_in_order(rng):
     assert map_tasks(_square_sum, items, jobs=2, progress=False) == expected
 
 
-@pytest.mark.slow
 def test_dask_processes_agree(rng):
     items = list(range(5))
     assert map_tasks(abs, [-i for i in items], jobs=2, processes=True, progress=False) == items

@@ -68,6 +68,7 @@ def _extract_cli(model, src, out, *options):
     return proc
 
 
+@pytest.mark.needs_spacy
 def test_external_scheduler_two_workers_equal_in_process(external_cluster, lll_model,
                                                          bc6_slice, tmp_path):
     from distributed import Client

@@ -130,6 +130,7 @@ def _assert_same(got, expected):
 
 # ----------------------------------------------------------------------------- scores
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_doc_ents_scores_equal_ppi_extract(documents, lll_model, tmp_path):
     plain, _ = documents
     expected = _extract_records(plain, lll_model, tmp_path)
@@ -150,6 +151,7 @@ def test_doc_ents_scores_equal_ppi_extract(documents, lll_model, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_doc_spans_with_overlaps_and_label_filter_equal_ppi_extract(documents, lll_model,
                                                                     tmp_path):
     """``doc.spans`` may overlap (kept, as in ``ppi extract``); ``labels`` keeps only those
@@ -169,6 +171,7 @@ def test_doc_spans_with_overlaps_and_label_filter_equal_ppi_extract(documents, l
 
 
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_entity_ruler_pipeline_and_serialization(lll_model):
     """The README example: an entity_ruler finds the genes; the records survive
     ``doc.to_bytes()`` (plain, msgpack-serializable values)."""
@@ -192,6 +195,7 @@ def test_entity_ruler_pipeline_and_serialization(lll_model):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_extension_is_registered_idempotently(lll_model):
     from spacy.tokens import Doc
 
@@ -213,6 +217,7 @@ def test_pipeline_without_parser_is_refused_at_add_pipe(lll_model):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_document_without_parse_is_refused_at_first_call(lll_model):
     nlp = _pipeline(lll_model, [])
     with nlp.select_pipes(disable=["parser"]):
@@ -225,6 +230,7 @@ def test_document_without_parse_is_refused_at_first_call(lll_model):
 
 
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_config_errors_are_typed_and_name_the_problem(lll_model, tmp_path):
     nlp = _fresh_nlp()
     missing = tmp_path / "no-such-model"

@@ -47,6 +47,7 @@ def _reference_sentences(sdoc, mentions, collapse):
 
 @pytest.mark.parametrize("collapse", [True, False])
 @pytest.mark.slow
+@pytest.mark.needs_spacy
 def test_array_conversion_equals_token_objects(data_dir, collapse):
     path = Path(data_dir) / "text" / "PMtask_Relations_TrainingSet.pubtator.gz"
     if not path.exists():

@@ -211,6 +211,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(gram_blocks, "SERIAL_COST", 0.0)
 
 
+@pytest.mark.slow
 def test_threads_and_blocks_equal_one_block(rng, small_blocks):
     X = [_random(rng, 3, 50) for _ in range(11)]
     Y = [_random(rng, 3, 50) for _ in range(7)]

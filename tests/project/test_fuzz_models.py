@@ -443,7 +443,8 @@ def _kind(name, request, tmp_path_factory):
     return {"homology": HomologyKind, "parse_ranking": ParseKind}[name](tmp)
 
 
-@pytest.mark.parametrize("name", ["ppi", "homology", "parse_ranking"])
+@pytest.mark.parametrize("name", [pytest.param("ppi", marks=pytest.mark.needs_data),
+                                  "homology", "parse_ranking"])
 def test_mutated_models_are_refused_or_harmless(name, request, tmp_path_factory, tmp_path):
     kind = _kind(name, request, tmp_path_factory)
     rng = np.random.default_rng([SEED, ["ppi", "homology", "parse_ranking"].index(name)])

@@ -84,6 +84,7 @@ def test_weight_chosen_on_the_training_part(small, la_gram, rng):
     assert single["roc"] == pytest.approx(plain["roc"]) and single["alpha"] == plain["alpha"]
 
 
+@pytest.mark.slow
 def test_scop_cli_la_caches_in_the_data_dir(small, tmp_path, monkeypatch):
     monkeypatch.setattr("corpora.scop.load_scop", lambda data_dir=None: small)
     out, data = tmp_path / "out", tmp_path / "data"

@@ -225,6 +225,7 @@ def test_threads_and_blocks_equal_one_block(rng, small_blocks):
     np.testing.assert_allclose(one.log_kernel(P, Q), direct, rtol=1e-14)
 
 
+@pytest.mark.slow
 def test_cache_hit_damage_and_resume(rng, tmp_path, small_blocks, monkeypatch):
     X = [_random(rng, 3, 40) for _ in range(10)]
     P = encode_sequences(X, ALPHABET)

@@ -8,6 +8,10 @@ from sklearn.base import clone
 
 import learners
 
+#: every console command, each run as a subprocess (slow)
+EVERY_COMMAND = [pytest.param(name, marks=pytest.mark.slow)
+                 for name in ("learners", "corpora", "ppi", "homology", "parse_ranking")]
+
 
 def test_every_exported_learner_resolves_and_clones():
     for name in learners.__all__:
@@ -18,8 +22,7 @@ def test_every_exported_learner_resolves_and_clones():
         learners.NoSuchLearner  # noqa: B018
 
 
-@pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
-@pytest.mark.slow
+@pytest.mark.parametrize("package", EVERY_COMMAND)
 def test_cli_help(package):
     out = subprocess.run([sys.executable, "-m", package, "--help"], capture_output=True,
                          text=True, timeout=120)
@@ -27,8 +30,7 @@ def test_cli_help(package):
     assert "usage:" in out.stdout and "--version" in out.stdout
 
 
-@pytest.mark.parametrize("package", ["learners", "corpora", "ppi", "homology", "parse_ranking"])
-@pytest.mark.slow
+@pytest.mark.parametrize("package", EVERY_COMMAND)
 def test_cli_version(package):
     """Every command prints the distribution's version (the one ``pyproject.toml`` reads)."""
     import kernelrank

@@ -36,7 +36,7 @@ own word, cycles, two or no roots, word ids that skip or start at 0, a missing b
 (two sentences merged into one), comments among the words, empty FORMs and multiword
 ranges past the sentence; its default MISC parser turns ``21:ref=`` into ``{'21:ref':
 None}``. A layer over it would need all of our checks again, so it could not be faster.
-Every malformed case we know is a test (``tests/test_conllu.py``: ``MALFORMED`` and the
+Every malformed case we know is a test (``tests/corpora/test_conllu.py``: ``MALFORMED`` and the
 UTF-8/gzip tests).
 """
 

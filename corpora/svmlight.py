@@ -30,7 +30,7 @@ labels and values, ``1_0`` (as 10), and a line without ``qid:`` (the qid array i
 one shorter than y: misaligned). A layer over it would need a pass for the ``#docid``
 comments it drops, checks for what it accepts, and our parse again to locate each error,
 so it could not be faster. Every malformed case we know is a test
-(``tests/test_svmlight.py``: ``MALFORMED`` and the gzip/UTF-8 tests).
+(``tests/corpora/test_svmlight.py``: ``MALFORMED`` and the gzip/UTF-8 tests).
 """
 
 import gzip

@@ -28,7 +28,7 @@ spectral truncation of ``M`` — a principal-component regression in the L-weigh
 — not Theorem 1 with the top-p *kernel* principal components; the two agree only when p
 reaches the rank of ``M``. We implement Theorem 1 (the model the paper defines and motivates:
 projection onto kernel PCs, eq. 9) and compute it exactly for all p as above;
-``tests/test_kpcrank.py::test_paper_shortcut_is_not_theorem_1`` documents the discrepancy.
+``tests/learners/test_kpcrank.py::test_paper_shortcut_is_not_theorem_1`` documents the discrepancy.
 
 ``L`` has a null space of dimension u (vectors constant inside each query), so ``M`` has rank
 at most n − u and the leading blocks stop being invertible at some p; the path ends at the

@@ -4,7 +4,7 @@ output naming an input is refused (:mod:`kernelrank.paths`) — and the bounds o
 
 Every subcommand of :func:`ppi.__main__.build_parser` has an entry; every path option is
 declared here as an input or an output, every number option has a bound
-(``tests/test_trust_probes.py`` checks both, so a new option cannot slip through).
+(``tests/project/test_trust_probes.py`` checks both, so a new option cannot slip through).
 """
 
 from pathlib import Path

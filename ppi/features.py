@@ -10,7 +10,7 @@ Because rows are normalized by the norm of the *whole* ``G`` (not only of the vo
 columns), the kernel between two pairs does not depend on which corpus the vocabulary was
 fitted on: featurizing a corpus once and slicing its kernel matrix by fold gives exactly
 the kernel a vocabulary fitted on each training part would give (tested in
-``tests/test_kernels_all_paths.py``).
+``tests/learners/kernels/test_all_paths.py``).
 """
 
 from __future__ import annotations

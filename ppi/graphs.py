@@ -503,7 +503,7 @@ def _pair_graphs(st, pair, settings):
     """The two graphs of one pair from its sentence's structure: the structure's shared
     arrays (dependency edges, linear-order chain, token texts and POS) with the pair's
     shortest-path marks, weights and blinded labels — the graphs of
-    ``tests/test_ppi_featurize_fast.py``'s reference construction, value for value."""
+    ``tests/ppi/test_featurize_fast.py``'s reference construction, value for value."""
     s = settings
     toks1, toks2 = st.pair_tokens(pair, s.order)
     n = st.n

@@ -1,5 +1,6 @@
 """Shared test fixtures: the real data folder (skipped with a reason when absent), seeded RNGs,
-broken gzip files, a PPI model trained on LLL and LLL abstracts as raw-text input."""
+broken gzip files, a PPI model trained on LLL and LLL abstracts as raw-text input; and the
+markers ``needs_data`` / ``needs_spacy`` set from the fixtures a test uses."""
 
 import gzip
 import os
@@ -9,6 +10,22 @@ import numpy as np
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The markers that follow from a test's fixtures (their closure, so also through another
+    fixture): ``needs_data`` on every test that uses ``data_dir``, ``needs_spacy`` on every
+    test that uses ``nlp``, ``slow`` on every test that uses ``lll_model`` (a whole ``ppi
+    train`` on real data, then a command with the model). ``pytest -m "not needs_data"`` runs
+    what needs no data folder."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "data_dir" in names:
+            item.add_marker(pytest.mark.needs_data)
+        if "nlp" in names:
+            item.add_marker(pytest.mark.needs_spacy)
+        if "lll_model" in names:
+            item.add_marker(pytest.mark.slow)
 
 
 def _shared_data_dir():

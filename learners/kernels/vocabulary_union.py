@@ -15,7 +15,7 @@ kernel's columns out of it.  The rows are those of ``v.features(x)``: the same e
 values, normalized by the same ``k(x, x)`` — bit for bit where ``k(x, x)`` is a sum of
 integers (bags of features), up to the order of its summation otherwise (the all-paths
 ``‖G‖²`` sums the label pairs in the order of their ids, which differ between the union and
-each kernel: ≤ 1e-14 relative; tested in ``tests/test_vocabulary_union.py``).
+each kernel: ≤ 1e-14 relative; tested in ``tests/learners/kernels/test_vocabulary_union.py``).
 
 A kernel class takes part by implementing ``_vocabulary_union(kernels) -> (union kernel,
 column maps)`` (a column map gives, per union column, the kernel's column or −1, or is None

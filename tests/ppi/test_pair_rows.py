@@ -1,0 +1,194 @@
+"""The compiled transform of :mod:`ppi.pair_rows` (issue 15) against the route through the
+pair graphs it replaces (``LabelledGraph`` objects, an LU inverse per adjacency, the general
+expand-and-sort aggregation): the same rows up to round-off — the same columns in every row
+and values within 1e-12 relative — on every pair of real corpora under every graph setting,
+and on random sentences whose dependency graphs are trees, DAGs with shared dependents, or
+cyclic (those pairs take the graph route); plus the pieces it is made of."""
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import ppi.features
+from corpora.ppi_xml import Corpus, Dependency, Document, Pair, Parse, read_corpus
+from learners.kernels import AllPathsKernel
+from learners.kernels.all_paths import _lower_bound, all_paths_matrix, dag_walk_sums
+from ppi.features import PairFeaturizer
+from ppi.graphs import GraphSettings, _overlaps, entity_tokens
+from ppi.names import corpus_path
+from tests.ppi.test_fast_paths import _random_sentence
+
+SETTINGS = [GraphSettings(), GraphSettings(order="text"),
+            GraphSettings(order="text", endpoints="head"),
+            GraphSettings(path_weight=1, other_weight=0.25, linear_weight=0.5,
+                          path_prefix="P:", remove_types=())]
+
+
+def assert_close_rows(A, B):
+    """The same columns in every row, values within 1e-12 relative."""
+    A, B = A.tocsr(), B.tocsr()
+    A.sort_indices(), B.sort_indices()
+    assert A.shape == B.shape
+    assert np.array_equal(A.indptr, B.indptr)
+    assert np.array_equal(A.indices, B.indices)
+    np.testing.assert_allclose(A.data, B.data, rtol=1e-12, atol=0)
+
+
+def _both(featurizer, corpora, monkeypatch):
+    """``transform`` compiled, and through the pair graphs (the reference)."""
+    compiled = featurizer.transform(corpora)
+    with monkeypatch.context() as m:
+        m.setattr(ppi.features, "COMPILED_TRANSFORM", False)
+        graphs = featurizer.transform(corpora)
+    return compiled, graphs
+
+
+@pytest.fixture(scope="module")
+def corpora(data_dir):
+    return {name: read_corpus(corpus_path(data_dir, name)) for name in ("LLL", "HPRD50")}
+
+
+@pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
+@pytest.mark.parametrize("settings", SETTINGS, ids=["paper", "text", "head", "custom"])
+@pytest.mark.slow
+def test_compiled_transform_equals_graph_route_on_ppi_pairs(corpora, parse, settings,
+                                                             monkeypatch):
+    """Fit on LLL, transform HPRD50 (many unseen labels) and LLL itself."""
+    f = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
+    f.fit_transform([corpora["LLL"]])
+    labels = list(f.vectorizer.labels_)
+    assert f.compiled
+    compiled, graphs = _both(f, [corpora["HPRD50"], corpora["LLL"]], monkeypatch)
+    for a, b in zip(compiled, graphs):
+        assert_close_rows(a.X, b.X)
+        assert a.X.nnz > 5_000
+        assert np.array_equal(a.pair_ids, b.pair_ids)
+    assert f.vectorizer.labels_ == labels          # temporary labels dropped again
+
+
+@pytest.mark.parametrize("n_features", [None, 2 ** 12])
+@pytest.mark.parametrize("min_weight", [0.0, 1e-5, 0.05])
+@pytest.mark.slow
+def test_compiled_transform_on_random_sentences(n_features, min_weight, monkeypatch):
+    """Trees, DAGs (a dependent with two governors, parallel dependencies), cyclic graphs
+    (self-loops included: their pairs take the graph route) and disconnected ones, with
+    overlapping entities, under every setting, vocabulary and hashing."""
+    rng = np.random.default_rng(7)
+    train, test = [], []
+    for k in range(160):
+        n = int(rng.integers(2, 22))
+        kind = k % 4
+        s = _random_sentence(rng, n, 0)
+        perm = rng.permutation(n)
+        if kind == 3:                                  # anything: mostly cyclic
+            edges = rng.integers(0, n, size=(int(rng.integers(0, 2 * n)), 2))
+        else:                                          # acyclic: forward in a random order
+            heads = [(int(rng.integers(0, d)), d) for d in range(1, n)]
+            if kind == 1:
+                heads = heads[:int(rng.integers(0, n))]           # disconnected
+            if kind == 2:                                          # shared dependents
+                extra = [tuple(sorted(rng.choice(n, 2, replace=False))) for _ in range(n)]
+                heads += [(int(a), int(b)) for a, b in extra]
+            edges = np.array([(perm[a], perm[b]) for a, b in heads], dtype=int).reshape(-1, 2)
+        deps = [Dependency(f"d{j}", f"t{a}", f"t{b}",
+                           str(rng.choice(["nsubj", "dobj", "punct", "nn", "prep_of"])))
+                for j, (a, b) in enumerate(edges)]
+        s = dataclasses.replace(
+            s, parses={"split_parse": Parse("split_parse", "split", deps)},
+            pairs=[Pair(f"p{i}", a.id, b.id, False)
+                   for i, (a, b) in enumerate(itertools.combinations(s.entities, 2))])
+        (train if k < 60 else test).append(Document(f"d{k}", [dataclasses.replace(
+            s, id=f"s{k}")]))
+    train, test = Corpus("train", train), Corpus("test", test)
+    for settings in SETTINGS:
+        f = PairFeaturizer(settings=settings, min_weight=min_weight, n_features=n_features)
+        f.fit_transform([train])
+        (a,), (b,) = _both(f, [test], monkeypatch)
+        if min_weight == 0.0:
+            # the LU inverse leaves round-off residues (≈ 1e-17) where no walk exists; the
+            # walk sums are exactly zero there
+            b.X.data[b.X.data < 1e-12] = 0.0
+            b.X.eliminate_zeros()
+        assert_close_rows(a.X, b.X)
+        assert a.X.nnz > 1_000
+
+
+@pytest.mark.slow
+def test_shared_views_and_chunks(corpora, monkeypatch):
+    """Two featurizers on one pass of arrays equal each alone; chunk boundaries do not
+    matter."""
+    f1 = PairFeaturizer(settings=GraphSettings(order="text"))
+    f2 = clone_featurizer(f1)
+    f1.fit_transform([corpora["LLL"]])
+    f2.fit_transform([corpora["HPRD50"]])
+    shared = PairFeaturizer.transform_shared([f1, f2], [corpora["HPRD50"]])
+    monkeypatch.setattr(ppi.features, "CHUNK", 7)
+    for f, (x,) in zip((f1, f2), shared):
+        (alone,) = f.transform([corpora["HPRD50"]])
+        assert_close_rows(x.X, alone.X)
+
+
+def clone_featurizer(f):
+    g = PairFeaturizer(parse=f.parse, settings=f.settings)
+    g.vectorizer = clone(f.vectorizer)
+    return g
+
+
+def test_dag_walk_sums_equal_inverse():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(1, 30))
+        perm = rng.permutation(n)
+        m = int(rng.integers(0, 3 * n))
+        a = rng.integers(0, n, size=m)
+        b = rng.integers(0, n, size=m)
+        keep = a < b
+        src, dst = perm[a[keep]], perm[b[keep]]            # forward in the order perm
+        w = rng.choice([0.3, 0.9, 1.0, 2.5], size=len(src))
+        A = np.zeros((n, n))
+        np.add.at(A, (src, dst), w)                         # parallel edges add up
+        order = np.argsort(src, kind="stable")
+        ptr = np.searchsorted(src[order], np.arange(n + 1))
+        W = np.full((n, n), np.nan)
+        dag_walk_sums(perm.astype(np.int64), ptr.astype(np.int64),
+                      dst[order].astype(np.int64), w[order], W)
+        ref, scaled = all_paths_matrix(A)
+        assert not scaled
+        np.testing.assert_allclose(W, ref, rtol=1e-12, atol=1e-12 * max(1.0, ref.max()))
+
+
+def test_lower_bound_equals_searchsorted():
+    rng = np.random.default_rng(4)
+    for _ in range(500):
+        a = np.sort(rng.integers(0, 50, size=int(rng.integers(0, 40))))
+        lo = int(rng.integers(0, len(a) + 1))
+        hi = int(rng.integers(lo, len(a) + 1))
+        x = int(rng.integers(-1, 52))
+        assert _lower_bound(a, lo, hi, x) == lo + np.searchsorted(a[lo:hi], x)
+
+
+def test_entity_tokens_equal_overlap_rule():
+    from corpora.ppi_xml import Entity, Token
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        n = int(rng.integers(1, 15))
+        tokens = []
+        for i in range(n):
+            spans = tuple((int(a), int(a + rng.integers(0, 3)))
+                          for a in rng.integers(0, 40, size=int(rng.integers(1, 3))))
+            tokens.append(Token(f"t{i}", "w", "NN", spans))
+        ents = [Entity(f"e{k}", tuple((int(a), int(a + rng.integers(0, 5)))
+                                      for a in rng.integers(0, 45, size=int(rng.integers(1, 3)))),
+                       "x") for k in range(int(rng.integers(0, 5)))]
+        expect = {e.id: [i for i, t in enumerate(tokens) if _overlaps(t.offsets, e.offsets)]
+                  for e in ents}
+        assert entity_tokens(tokens, ents) == expect
+
+
+def test_features_from_entries_validates_fitting():
+    from learners.kernels.base import KernelNotFittedError
+    with pytest.raises(KernelNotFittedError):
+        AllPathsKernel().features_from_entries(lambda ids, vocabulary: [])

@@ -1,6 +1,7 @@
 """The sealed model file (:mod:`kernelrank.sealed`): what it writes reads back, byte for byte
 the same for the same content, and every damage is a CorpusFormatError naming the file and
-the field. (Each model format's own checks: tests/ppi/test_model_files.py, tests/homology/test_model_files.py, tests/parse_ranking/test_model.py.)"""
+the field. (Each model format's own checks: tests/ppi/test_model_files.py,
+tests/homology/test_model_files.py, tests/parse_ranking/test_model.py.)"""
 
 import json
 

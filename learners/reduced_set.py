@@ -53,7 +53,7 @@ from learners._validation import (
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.base import POSITIVE, RankerMixin, validate_hyperparameters
 from learners.kernels import kernel_matrix, resolve_kernel
-from learners.nystroem import (NystroemMap, _jittered_cholesky, choose_basis,
+from learners.nystroem import (NystroemMap, choose_basis, jittered_cholesky,
                                release_freed_memory, rp_cholesky_pivots)
 from learners.rls import KernelLearnerMixin, shape_output
 
@@ -232,7 +232,7 @@ def _query_basis_map(est, X, codes, n_basis):
         Z = query_centered_rows(X, codes, R)
         K_ZZ = dense(Z @ Z.T)
         nm.basis_X_ = Z
-        nm.cholesky_, nm.jitter_ = _jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
+        nm.cholesky_, nm.jitter_ = jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
     return nm
 
 

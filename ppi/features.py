@@ -29,7 +29,7 @@ from ppi.graphs import GraphSettings, sentence_graphs
 from ppi.pair_rows import PairArrays, max_entries
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
-           "same_analyses", "split_rows", "kernel"]
+           "same_analyses", "split_rows", "kernel", "keep_vocabulary_only"]
 
 #: ``transform`` of the ``max`` variant through :mod:`ppi.pair_rows` (False: through the
 #: pair graphs, the route it is tested against)
@@ -88,7 +88,7 @@ def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, gr
             np.array(dids, dtype=object))
 
 
-def _keep_vocabulary_only(vectorizer):
+def keep_vocabulary_only(vectorizer):
     """Drop a fitted feature-map kernel's training rows (``X_fit_``): featurizers use its
     vocabulary (``features``), never its kernel against the training rows, and the rows are
     the size of the whole featurized data (0.4 GB for the five PPI corpora' all-paths
@@ -142,7 +142,7 @@ class PairFeaturizer:
         parts, graphs = self._graphs(corpora, progress)
         X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
-        _keep_vocabulary_only(self.vectorizer)
+        keep_vocabulary_only(self.vectorizer)
         return self._split(corpora, parts, X)
 
     def transform(self, corpora, progress=False):

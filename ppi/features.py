@@ -31,10 +31,6 @@ from ppi.pair_rows import PairArrays, max_entries
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
            "same_analyses", "split_rows", "kernel", "keep_vocabulary_only"]
 
-#: ``transform`` of the ``max`` variant through :mod:`ppi.pair_rows` (False: through the
-#: pair graphs, the route it is tested against)
-COMPILED_TRANSFORM = True
-
 
 @dataclass
 class PairSet:
@@ -137,10 +133,20 @@ class PairFeaturizer:
         return parts, graphs
 
     def fit_transform(self, corpora, progress=False):
-        """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each."""
+        """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each (the
+        rows by the route of :attr:`compiled`, as :meth:`transform`'s)."""
         corpora = list(corpora)
-        parts, graphs = self._graphs(corpora, progress)
-        X = self.vectorizer.fit_features(graphs)
+        if self.compiled:
+            parts = [corpus_graphs(c, self.parse, self.settings, graphs=False)
+                     for c in corpora]
+            batches = _pair_arrays(corpora, self.parse, self.settings, progress)
+            kernel = self.vectorizer
+            X = kernel.fit_features_from_entries(
+                lambda label_ids, _: (max_entries(b, label_ids, None, kernel, fit=True)
+                                      for b in batches))
+        else:
+            parts, graphs = self._graphs(corpora, progress)
+            X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
         keep_vocabulary_only(self.vectorizer)
         return self._split(corpora, parts, X)
@@ -156,10 +162,10 @@ class PairFeaturizer:
 
     @property
     def compiled(self):
-        """Whether ``transform`` takes the compiled route of :mod:`ppi.pair_rows` (the
-        ``max`` variant; ``fit_transform`` always builds the graphs, whose label order
-        fixes the columns)."""
-        return self.variant == "max" and self.vectorizer._fast_max and COMPILED_TRANSFORM
+        """Whether the rows come from the compiled route of :mod:`ppi.pair_rows`, in
+        ``fit_transform`` and ``transform`` alike: the ``max`` variant (``sum``: the pair
+        graphs through :class:`learners.kernels.AllPathsKernel`, in both as well)."""
+        return self.variant == "max"
 
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):

@@ -24,7 +24,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
 import ppi.features
 from ppi.features import PairFeaturizer, same_analyses
-from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, _pair_graphs,
+from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, structure_pair_graphs,
                         sentence_graphs)
 from ppi.names import corpus_path
 from ppi.views import DEFAULT_VIEWS, MultiViewFeaturizer
@@ -356,7 +356,7 @@ def test_pair_graphs_and_bfs_on_random_sentences():
         for settings in SETTINGS:
             st = SentenceStructure(s, "split_parse", settings)
             for pair in s.pairs:
-                for a, b in zip(_pair_graphs(st, pair, settings),
+                for a, b in zip(structure_pair_graphs(st, pair, settings),
                                 _reference_pair_graphs(st, pair, settings)):
                     assert_same_graph(a, b)
             m = len(st.deps)

@@ -5,8 +5,8 @@
 
 by a dense inverse (:func:`all_paths_matrix`, batched by :func:`all_paths_matrices`) or, for a
 directed acyclic graph, by dynamic programming over a topological order
-(:func:`dag_walk_sums`).  Complexity per graph with n vertices: O(n³) for the inverse,
-O(|E| · n) for the dynamic programme.
+(:func:`dag_walk_sums`).  Complexity per graph with n vertices and e edges: O(n³) for the
+inverse, O(e · n) for the dynamic programme.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ from learners.base import (
 from learners.kernels import kernel_matrix, resolve_kernel
 
 __all__ = ["NystroemMap", "NystroemFold", "NystroemLearnerParams", "choose_basis",
-           "rp_cholesky_pivots"]
+           "rp_cholesky_pivots", "jittered_cholesky"]
 
 
 def choose_basis(n_samples, n_basis, basis_indices, random_state):
@@ -160,7 +160,7 @@ def rp_cholesky_pivots(columns, diag, n_basis, random_state=None, block=100):
     return np.sort(np.asarray(pivots, dtype=np.intp))
 
 
-def _jittered_cholesky(K_RR, jitter):
+def jittered_cholesky(K_RR, jitter):
     """Lower Cholesky factor of ``K_RR + eps I`` and ``eps`` under the module's jitter policy."""
     r = K_RR.shape[0]
     scale = float(np.mean(np.diag(K_RR)))
@@ -296,7 +296,7 @@ class NystroemMap(TransformerMixin, BaseEstimator):
             self.basis_X_ = X[R]
             K_RR = kernel_matrix(self.basis_X_, self.basis_X_, name, **params)
         K_RR = 0.5 * (K_RR + K_RR.T)
-        self.cholesky_, self.jitter_ = _jittered_cholesky(K_RR, self.jitter)
+        self.cholesky_, self.jitter_ = jittered_cholesky(K_RR, self.jitter)
         self.basis_indices_ = R
         self.n_samples_fit_ = m
         self._spec = (name, params)

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from kernelrank.errors import InvalidParameterError
 from learners._solvers import dense
 from learners.kernels import kernel_matrix, resolve_kernel
-from learners.nystroem import NystroemMap, _jittered_cholesky, choose_basis, rp_cholesky_pivots
+from learners.nystroem import NystroemMap, jittered_cholesky, choose_basis, rp_cholesky_pivots
 
 __all__ = ["QUERY_BASIS", "BASIS_SELECTION", "query_centered_rows", "centre_scale",
            "center_columns", "query_basis_map"]
@@ -146,5 +146,5 @@ def query_basis_map(est, X, codes, n_basis):
         Z = query_centered_rows(X, codes, R)
         K_ZZ = dense(Z @ Z.T)
         nm.basis_X_ = Z
-        nm.cholesky_, nm.jitter_ = _jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
+        nm.cholesky_, nm.jitter_ = jittered_cholesky(0.5 * (K_ZZ + K_ZZ.T), est.jitter)
     return nm

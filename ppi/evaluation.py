@@ -50,7 +50,8 @@ from ppi.names import BETAS, FULL_RLS_MAX, LEARNERS, N_BASIS, SELECT_BY
 
 __all__ = ["ALPHAS", "N_BASIS", "LEARNERS", "resolve_learner", "ppi_learner", "learner_input",
            "uses_feature_rows", "select_parameters", "expansion", "cross_validate",
-           "summarize_folds", "cross_corpus", "learning_curve", "test_distribution_f1", "cooccurrence"]
+           "summarize_folds", "cross_corpus", "learning_curve", "test_distribution_f1",
+           "cooccurrence", "kernel_kind", "selection_options"]
 
 #: The published λ grid: 2^-10 ... 2^10.
 ALPHAS = 2.0 ** np.arange(-10, 11)
@@ -119,7 +120,7 @@ def uses_feature_rows(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_G
         8 * len(data) ** 2 > max_gram_bytes
 
 
-def _kind(K):
+def kernel_kind(K):
     """The learners' kernel for input ``K``: ``"linear"`` on sparse feature rows."""
     return "linear" if sp.issparse(K) else "precomputed"
 
@@ -135,7 +136,10 @@ def _block(K, rows, cols):
 #: noisy on small corpora), the threshold then being the best-F one at that λ.
 
 
-def _selection(select_by):
+def selection_options(select_by):
+    """The :func:`learners.selection.select` options of ``select_by`` (:data:`ppi.names.
+    SELECT_BY`): the scoring that chooses λ, the best-F threshold and document-grouped
+    folds."""
     if select_by not in SELECT_BY:
         raise InvalidParameterError(f"select_by={select_by!r}; choose one of {SELECT_BY}")
     return {"scoring": Scoring("f1_best" if select_by == "f1" else "auc", threshold="f1"),
@@ -171,9 +175,10 @@ def select_parameters(K, y, groups, alphas=ALPHAS, learner="rls", n_basis=N_BASI
     """
     y = np.asarray(y, dtype=float)
     path, fit_params = _selection_path(alphas, prior, betas)
-    sel = select(ppi_learner(learner, n_basis, seed, len(y), _kind(K), bool(fit_params)), K,
-                 y, structure=RowStructure(groups=groups), search=path,
-                 channels=Channels(fit=fit_params), **_selection(select_by))
+    sel = select(ppi_learner(learner, n_basis, seed, len(y), kernel_kind(K),
+                             bool(fit_params)),
+                 K, y, structure=RowStructure(groups=groups), search=path,
+                 channels=Channels(fit=fit_params), **selection_options(select_by))
     return sel, _choice(sel)
 
 
@@ -259,12 +264,12 @@ def cross_validate(data, K, *, n_folds=10, alphas=ALPHAS, learner="rls", n_basis
     fold = group_folds(groups, n_folds, seed, y=None if leaky else y)
     sets = folds_to_sets(fold)
     t0 = time.perf_counter()
-    selection = _selection(select_by)
+    selection = selection_options(select_by)
     path, fit_params = _selection_path(alphas, prior, betas)
     channels = Channels(fit=fit_params, predict=fit_params) if fit_params else None
     nested = nested_cross_validate(
-        lambda m: ppi_learner(learner, n_basis, seed, m, _kind(K), bool(fit_params)), K, y,
-        sets, structure=RowStructure(groups=data.document_ids), search=path, jobs=jobs,
+        lambda m: ppi_learner(learner, n_basis, seed, m, kernel_kind(K), bool(fit_params)),
+        K, y, sets, structure=RowStructure(groups=data.document_ids), search=path, jobs=jobs,
         progress=progress, desc=f"cv {data.corpus}", inner_cv=selection["cv"],
         scoring=selection["scoring"], channels=channels)
     res = summarize_folds(data, nested, fold, n_folds, leaky, learner, select_by)

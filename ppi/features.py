@@ -29,11 +29,7 @@ from ppi.graphs import GraphSettings, sentence_graphs
 from ppi.pair_rows import PairArrays, max_entries
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
-           "same_analyses", "split_rows", "kernel"]
-
-#: ``transform`` of the ``max`` variant through :mod:`ppi.pair_rows` (False: through the
-#: pair graphs, the route it is tested against)
-COMPILED_TRANSFORM = True
+           "same_analyses", "split_rows", "kernel", "keep_vocabulary_only"]
 
 
 @dataclass
@@ -88,7 +84,7 @@ def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, gr
             np.array(dids, dtype=object))
 
 
-def _keep_vocabulary_only(vectorizer):
+def keep_vocabulary_only(vectorizer):
     """Drop a fitted feature-map kernel's training rows (``X_fit_``): featurizers use its
     vocabulary (``features``), never its kernel against the training rows, and the rows are
     the size of the whole featurized data (0.4 GB for the five PPI corpora' all-paths
@@ -137,12 +133,22 @@ class PairFeaturizer:
         return parts, graphs
 
     def fit_transform(self, corpora, progress=False):
-        """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each."""
+        """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each (the
+        rows by the route of :attr:`compiled`, as :meth:`transform`'s)."""
         corpora = list(corpora)
-        parts, graphs = self._graphs(corpora, progress)
-        X = self.vectorizer.fit_features(graphs)
+        if self.compiled:
+            parts = [corpus_graphs(c, self.parse, self.settings, graphs=False)
+                     for c in corpora]
+            batches = _pair_arrays(corpora, self.parse, self.settings, progress)
+            kernel = self.vectorizer
+            X = kernel.fit_features_from_entries(
+                lambda label_ids, _: (max_entries(b, label_ids, None, kernel, fit=True)
+                                      for b in batches))
+        else:
+            parts, graphs = self._graphs(corpora, progress)
+            X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
-        _keep_vocabulary_only(self.vectorizer)
+        keep_vocabulary_only(self.vectorizer)
         return self._split(corpora, parts, X)
 
     def transform(self, corpora, progress=False):
@@ -156,10 +162,10 @@ class PairFeaturizer:
 
     @property
     def compiled(self):
-        """Whether ``transform`` takes the compiled route of :mod:`ppi.pair_rows` (the
-        ``max`` variant; ``fit_transform`` always builds the graphs, whose label order
-        fixes the columns)."""
-        return self.variant == "max" and self.vectorizer._fast_max and COMPILED_TRANSFORM
+        """Whether the rows come from the compiled route of :mod:`ppi.pair_rows`, in
+        ``fit_transform`` and ``transform`` alike: the ``max`` variant (``sum``: the pair
+        graphs through :class:`learners.kernels.AllPathsKernel`, in both as well)."""
+        return self.variant == "max"
 
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):

@@ -47,6 +47,7 @@ from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from learners.kernels import LabelledGraph
 
 __all__ = ["GraphSettings", "SentenceStructure", "sentence_structure", "pair_graphs",
+           "structure_pair_graphs",
            "sentence_graphs", "entity_tokens"]
 
 PROT1, PROT2, PROT = "PROT1", "PROT2", "PROT"
@@ -499,7 +500,7 @@ def sentence_structure(sentence, parse, settings):
     return st
 
 
-def _pair_graphs(st, pair, settings):
+def structure_pair_graphs(st, pair, settings):
     """The two graphs of one pair from its sentence's structure: the structure's shared
     arrays (dependency edges, linear-order chain, token texts and POS) with the pair's
     shortest-path marks, weights and blinded labels — the graphs of
@@ -550,10 +551,10 @@ def sentence_graphs(sentence, parse="split_parse", settings=None):
     if not sentence.pairs:
         return []
     st = sentence_structure(sentence, parse, settings)
-    return [(p, _pair_graphs(st, p, settings)) for p in sentence.pairs]
+    return [(p, structure_pair_graphs(st, p, settings)) for p in sentence.pairs]
 
 
 def pair_graphs(sentence, pair, parse="split_parse", settings=None):
     """The two subgraphs of one candidate pair (see the module docstring)."""
     settings = settings or GraphSettings()
-    return _pair_graphs(SentenceStructure(sentence, parse, settings), pair, settings)
+    return structure_pair_graphs(SentenceStructure(sentence, parse, settings), pair, settings)

@@ -11,11 +11,17 @@ the same per sentence and pair, from a handful of arrays:
   from every token a shortest path starts from (computed once, shared by the pairs);
 * per pair — the dependencies on all shortest paths between the two proteins (the rule of
   :meth:`ppi.graphs.SentenceStructure.path_dependency_mask`), the blinded, prefixed vertex
-  labels of both subgraphs (as :func:`ppi.graphs._pair_graphs`), the walk sums ``W`` of
+  labels of both subgraphs (as :func:`ppi.graphs.structure_pair_graphs`), the walk sums ``W`` of
   both subgraphs by dynamic programming over the topological order
   (:func:`learners.kernels.all_paths.dag_walk_sums`: ``O(|E| · V)`` instead of an O(V³)
   inverse; the linear-order chain's once per sentence), and the label-pair maxima of ``G``
-  (:func:`learners.kernels.all_paths._update_max`).
+  (:func:`learners.kernels.all_paths.label_pairs.update_max`).
+
+This is the one route of the ``max`` variant's rows for :class:`ppi.features.PairFeaturizer`,
+``fit`` (:meth:`learners.kernels.AllPathsKernel.fit_features_from_entries`, which also
+receives every label's first occurrence, so the label table is numbered as a fit on the
+graphs would number it) and ``transform`` (:meth:`learners.kernels.AllPathsKernel.
+map_from_entries`) alike.
 
 The label strings are looked up once per distinct word, POS and dependency type of a batch
 (five prefixed forms each: none, the path prefix, ``B_``, ``M_``, ``A_``), not once per
@@ -36,13 +42,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from learners.kernels.all_paths import (_append_max, _prepare_chunk, _update_max,
-                                        dag_walk_sums)
-from ppi.graphs import (PROT1, PROT2, _pair_graphs, bfs_into, sentence_structure,
+from learners.kernels.all_paths import append_entries, dag_walk_sums, update_max
+from ppi.graphs import (PROT1, PROT2, bfs_into, sentence_structure, structure_pair_graphs,
                         undirected_csr)
 
 __all__ = ["PairArrays", "max_entries"]
 
+#: Bits of a label's position within its pair in the first-occurrence keys (row << 24 | position)
+_POSITION_BITS = 24
 #: Label forms looked up per string: no prefix, the path prefix, then the linear-order tags.
 _PLAIN, _PATH, _BEFORE, _MIDDLE, _AFTER = range(5)
 _LINEAR_TAGS = ("B_", "M_", "A_")
@@ -130,45 +137,63 @@ class PairArrays:
         return word_ids, tag_ids, type_ids, forms([PROT1, PROT2])
 
 
-def max_entries(arrays, label_ids, vocabulary, kernel):
-    """One chunk ``(counts, keys, values, norms)`` of ``G`` entries (``variant="max"``) of
-    the pairs of ``arrays``, in the layout of :meth:`learners.kernels.AllPathsKernel.
-    features_from_entries` (``label_ids`` and ``vocabulary`` as that method passes them).
-    Pairs of a sentence with a cyclic dependency graph go through ``kernel``'s graph
-    route."""
+def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
+    """One chunk ``(counts, keys, values, norms, seen)`` of ``G`` entries (``variant="max"``)
+    of the pairs of ``arrays``, in the layout of :meth:`learners.kernels.AllPathsKernel.
+    map_from_entries` (``label_ids`` and ``vocabulary`` as that method passes them) and, with
+    ``fit``, of :meth:`~learners.kernels.AllPathsKernel.fit_features_from_entries`:
+    ``seen[i]`` = ``row << 24 | position`` of label i's first occurrence (−1: none; else
+    ``seen`` None).  Pairs of a sentence with a cyclic dependency graph go through
+    ``kernel``'s graph route (:meth:`~learners.kernels.AllPathsKernel.graph_entries`)."""
     s = arrays.settings
     word_ids, tag_ids, type_ids, protein_ids = arrays.label_tables(label_ids)
     none = np.zeros(0, np.int64)
     vocab_ptr, vocab_second = vocabulary if vocabulary is not None else (none, none)
+    seen = np.full(len(kernel.labels_), -1, np.int64) if fit else none
+    if fit and len(arrays) and 4 * int(arrays.n_tok.max()) + int(np.diff(
+            arrays.dep_ptr).max()) >= 1 << _POSITION_BITS:      # pragma: no cover
+        raise ValueError("a sentence too long for the first-occurrence keys")
     rows, keys, values, norms, cyclic = _pair_max_entries(
         arrays.n_tok, arrays.tok_ptr, arrays.dep_ptr, arrays.t1, arrays.t2, arrays.pair_ptr,
         *arrays.p1, *arrays.p2, *arrays.e1, *arrays.e2, word_ids, tag_ids, type_ids,
         protein_ids, arrays.literal_protein, float(s.path_weight), float(s.other_weight),
-        float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_second)
+        float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_second, seen)
     counts = np.bincount(rows, minlength=len(arrays))
     if cyclic.any():
-        rows, keys, values, norms, counts = _with_graph_route(
-            arrays, kernel, vocabulary is not None, cyclic, rows, keys, values, norms, counts)
-    return counts, keys, values, (norms if vocabulary is not None else None)
+        rows, keys, values, norms, counts, seen = _with_graph_route(
+            arrays, kernel, vocabulary is not None, cyclic, rows, keys, values, norms, counts,
+            seen if fit else None, label_ids)
+    return (counts, keys, values, (norms if vocabulary is not None else None),
+            (seen if fit else None))
 
 
-def _with_graph_route(arrays, kernel, by_column, cyclic, rows, keys, values, norms, counts):
+def _with_graph_route(arrays, kernel, by_column, cyclic, rows, keys, values, norms, counts,
+                      seen, label_ids):
     """Splice in the entries of the flagged pairs, computed through their graphs (keyed by
-    the kernel's columns, :meth:`AllPathsKernel._finish`, when ``by_column``)."""
+    the kernel's columns when ``by_column``), and (``seen`` not None) their labels' first
+    occurrences."""
     index = np.flatnonzero(cyclic)
-    graphs = [_pair_graphs(*arrays.structures[i], arrays.settings) for i in index]
-    c, key, w = kernel._chunk_rows(graphs, _prepare_chunk(graphs, kernel.on_divergence))
+    graphs = [structure_pair_graphs(*arrays.structures[i], arrays.settings) for i in index]
+    c, key, w, graph_norms = kernel.graph_entries(graphs, by_column)
     norms = norms.copy()
     if by_column:
-        X, norms[index] = kernel._finish(np.repeat(np.arange(len(index)), c), key, w,
-                                         len(index))
-        c, key, w = np.diff(X.indptr), X.indices.astype(np.int64), X.data
+        norms[index] = graph_norms
+    if seen is not None:
+        for r, pair in zip(index, graphs):
+            ids = label_ids([x for g in pair for labs in g.labels for x in labs])
+            seen = np.concatenate([seen, np.full(max(len(kernel.labels_) - len(seen), 0), -1,
+                                                 np.int64)])
+            at = (np.int64(r) << np.int64(_POSITION_BITS)) + np.arange(len(ids))
+            first = np.unique(ids, return_index=True)
+            for i, p in zip(*first):
+                if seen[i] < 0 or at[p] < seen[i]:
+                    seen[i] = at[p]
     rows = np.concatenate([rows, np.repeat(index, c)])
     order = np.argsort(rows, kind="stable")       # each row's entries stay in key order
     counts = counts.copy()
     counts[index] = c
     return rows[order], np.concatenate([keys, key])[order], \
-        np.concatenate([values, w])[order], norms, counts
+        np.concatenate([values, w])[order], norms, counts, seen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -211,12 +236,14 @@ def _token_order(n, t1, t2):  # pragma: no cover - compiled
 def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_ptr, p2,
                       e1_ptr, e1, e2_ptr, e2, word_ids, tag_ids, type_ids, protein_ids,
                       literal_protein, path_weight, other_weight, linear_weight,
-                      min_weight, vocab_ptr, vocab_second):  # pragma: no cover - compiled
+                      min_weight, vocab_ptr, vocab_second, seen):  # pragma: no cover - compiled
     """``(rows, keys, values, norms, cyclic)``: the ``G`` maxima of every pair (module
-    docstring) as :func:`learners.kernels.all_paths._append_max` gives them (keys: columns
-    of the vocabulary ``(vocab_ptr, vocab_second)``, or label-pair codes when it is empty),
-    rows sorted, keys ascending within a row; ``norms[r] = ‖G‖²``; ``cyclic[r]`` marks the
-    pairs left out (their sentence's dependency graph has a cycle)."""
+    docstring) as :func:`learners.kernels.all_paths.label_pairs.append_entries` gives them
+    (keys: columns of the vocabulary ``(vocab_ptr, vocab_second)``, or label-pair codes when
+    it is empty), rows sorted, keys ascending within a row; ``norms[r] = ‖G‖²``;
+    ``cyclic[r]`` marks the pairs left out (their sentence's dependency graph has a cycle).
+    ``seen`` (when not empty): each label's first occurrence ``r << 24 | position`` is
+    recorded where it is still −1 (:func:`max_entries`)."""
     unreachable = np.int64(1) << 40
     n_pairs = pair_ptr[-1]
     cyclic = np.zeros(n_pairs, np.bool_)
@@ -343,16 +370,20 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
                 labels[x + 1] = tag_ids[o + i, form]
                 x += 2
             lab_ptr[nv + n] = x
+            if len(seen):
+                for q in range(x):
+                    if seen[labels[q]] < 0:
+                        seen[labels[q]] = (r << 24) | q
             u_ids = np.unique(labels)
             lab_loc = np.searchsorted(u_ids, labels)
             u = len(u_ids)
             if u * u > len(G_buffer):            # grown to the largest pair's labels
                 G_buffer = np.zeros(u * u)
-            G = G_buffer[:u * u].reshape((u, u))  # all zero again after _append_max
+            G = G_buffer[:u * u].reshape((u, u))  # all zero again after append_entries
             dag_walk_sums(full, out_ptr, out_idx, out_w, W)
-            _update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
-            _update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)
-            out, m_out, norms[r] = _append_max(G, u_ids, r, vocab_ptr, vocab_second, out,
-                                               m_out)
+            update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
+            update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)
+            out, m_out, norms[r] = append_entries(G, u_ids, r, vocab_ptr, vocab_second, out,
+                                                  m_out)
     return (out[0][:m_out].copy(), out[1][:m_out].copy(), out[2][:m_out].copy(), norms,
             cyclic)

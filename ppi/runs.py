@@ -31,7 +31,7 @@ from ppi.names import corpus_path
 from ppi.systems import SYSTEMS, Settings
 
 __all__ = ["Settings", "SYSTEMS", "read_corpora", "featurize_corpora", "run_cv",
-           "run_cross_corpus", "run_learning_curves", "run_benchmark"]
+           "run_cross_corpus", "run_learning_curves", "run_benchmark", "check_no_leaky_transfer"]
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,9 @@ def run_cv(corpus, output_dir, settings=Settings(), *, data_dir=None, folds=10, 
                source)
 
 
-def _no_leaky_transfer(leaky):
+def check_no_leaky_transfer(leaky):
+    """Refuse transfer together with the leaky pair-level protocol (raises
+    :class:`kernelrank.errors.InvalidParameterError`)."""
     if leaky:
         raise InvalidParameterError("--transfer with --leaky: the leaky pair-level protocol "
                                     "exists only to reproduce Paper V's criticism; run one "

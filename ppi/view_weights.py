@@ -146,7 +146,7 @@ def cross_validate_view_weights(data, view_slices, views, weight_grid, *, n_fold
     from learners.kernels import gram_matrix
     from learners.selection import nested_cross_validate
     from learners.splits import RowStructure, folds_to_sets, group_folds
-    from ppi.evaluation import (ALPHAS, N_BASIS, _kind, _selection, ppi_learner,
+    from ppi.evaluation import (ALPHAS, N_BASIS, kernel_kind, ppi_learner, selection_options,
                                 summarize_folds)
 
     alphas = ALPHAS if alphas is None else alphas
@@ -159,11 +159,11 @@ def cross_validate_view_weights(data, view_slices, views, weight_grid, *, n_fold
     y = data.y
     fold = group_folds(data.document_ids, n_folds, seed, y=y)
     sets = folds_to_sets(fold)
-    selection = _selection(select_by)
+    selection = selection_options(select_by)
     runs, per_weight = [], []
     for w in grid:
         K = gram_matrix(reweight_rows(data.X, view_slices, views, w, current))
-        kind = _kind(K)
+        kind = kernel_kind(K)
         nested = nested_cross_validate(
             lambda m: ppi_learner(learner, n_basis, seed, m, kind), K, y, sets,
             structure=RowStructure(groups=data.document_ids), search={"alpha": alphas},

@@ -77,7 +77,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from learners.kernels.sparse_product import sparse_dense_product
 from learners.kernels.vocabulary_union import vocabulary_union
-from ppi.features import (PairFeaturizer, PairSet, _keep_vocabulary_only, corpus_graphs,
+from ppi.features import (PairFeaturizer, PairSet, corpus_graphs, keep_vocabulary_only,
                           same_analyses, split_rows)
 from ppi.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import MULTIVIEW_VIEWS
@@ -346,7 +346,7 @@ class MultiViewFeaturizer:
         bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
         X = (part.fit_features if fit else part.features)([b for bb in bags for b in bb])
         if fit:
-            _keep_vocabulary_only(part)
+            keep_vocabulary_only(part)
         return split_rows(X, [len(bb) for bb in bags])
 
     def _shared_groups(self, corpora):

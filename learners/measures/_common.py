@@ -28,13 +28,13 @@ class QueryAverage(NamedTuple):
     n_skipped: int
 
 
-def _pair(y_name, y, s_name, s):
+def checked_pair(y_name, y, s_name, s):
     """Labels and scores: finite 1-d float arrays of equal length."""
     y = check_vector(y, y_name)
     return y, check_vector(s, s_name, y.size)
 
 
-def _binary(y_true):
+def binary_labels(y_true):
     """Map binary labels in {0,1}, {-1,1} or bool to a boolean 'is positive' array."""
     y = np.asarray(y_true)
     y = check_vector(y.astype(float) if y.dtype == bool else y, "y_true")
@@ -46,12 +46,12 @@ def _binary(y_true):
     return y == 1.0
 
 
-def _binary_pair(y_true, scores):
-    pos = _binary(y_true)
+def binary_pair(y_true, scores):
+    pos = binary_labels(y_true)
     return pos, check_vector(scores, "scores", pos.size)
 
 
-def _groups(qids, m):
+def query_groups(qids, m):
     """Dense query codes 0..G-1 (in the order of numpy.unique) and the number of queries;
     ``qids=None`` is one query."""
     if qids is None:
@@ -60,13 +60,13 @@ def _groups(qids, m):
     return codes.astype(np.int64), labels.size
 
 
-def _choice(name, value, allowed):
+def checked_choice(name, value, allowed):
     if value not in allowed:
         raise InvalidParameterError(f"{name}={value!r} is not one of {list(allowed)}")
     return value
 
 
-def _runs(*sorted_keys):
+def equal_runs(*sorted_keys):
     """Start indices and lengths of the runs of equal key tuples in lexicographic order."""
     m = sorted_keys[0].size
     change = np.zeros(m, dtype=bool)
@@ -78,7 +78,7 @@ def _runs(*sorted_keys):
     return starts, lengths, change
 
 
-def _query_mean(name, per_query, defined, return_details):
+def query_mean(name, per_query, defined, return_details):
     n_skipped = int(np.count_nonzero(~defined))
     if not np.any(defined):
         raise UndefinedMeasureError(

@@ -12,7 +12,7 @@ import numpy as np
 
 from kernelrank.errors import InvalidInputError, UndefinedMeasureError
 from learners._validation import check_index_set
-from learners.measures._common import _choice
+from learners.measures._common import checked_choice
 
 __all__ = ["Averaged", "averaged", "pooled"]
 
@@ -133,7 +133,7 @@ def averaged(measure, y, preds, folds, *, qids=None, on_undefined="raise",
     -----
     Time: N calls of ``measure``, one per fold.
     """
-    _choice("on_undefined", on_undefined, ("raise", "skip"))
+    checked_choice("on_undefined", on_undefined, ("raise", "skip"))
     data = _fold_data(y, preds, folds, qids)
     values = np.full(len(data), np.nan)
     for i, (yf, pf, qf) in enumerate(data):  # one call per fold, not per example

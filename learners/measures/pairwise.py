@@ -21,12 +21,12 @@ from scipy.stats import rankdata
 from kernelrank.errors import UndefinedMeasureError
 from learners.measures._common import (
     QueryAverage,
-    _binary_pair,
-    _choice,
-    _groups,
-    _pair,
-    _query_mean,
-    _runs,
+    binary_pair,
+    checked_choice,
+    query_groups,
+    checked_pair,
+    query_mean,
+    equal_runs,
 )
 
 __all__ = ["auc", "cindex", "disagreement_error", "kendall_tau_b"]
@@ -70,7 +70,7 @@ def _inversions_per_element(a):
 
 def _tied_pairs(codes_sorted, n_groups, *other_sorted):
     """Pairs inside each group that are tied on all of ``other_sorted`` (lexsorted input)."""
-    starts, lengths, _ = _runs(codes_sorted, *other_sorted)
+    starts, lengths, _ = equal_runs(codes_sorted, *other_sorted)
     pairs = lengths * (lengths - 1) // 2
     return np.bincount(codes_sorted[starts], weights=pairs, minlength=n_groups)
 
@@ -95,7 +95,7 @@ def _pair_counts(y, s, codes, n_groups):
     tied_s = _tied_pairs(g_s, n_groups, s_s)
     # dense rank of (query, score): an inversion in the (query, label, score) order is a
     # pair in the same query with a lower label and a strictly higher score
-    _, _, change = _runs(g_s, s_s)
+    _, _, change = equal_runs(g_s, s_s)
     rank = np.empty(s.size, dtype=np.int64)
     rank[order_s] = np.cumsum(change) - 1
     inversions = _inversions_per_element(rank[order])
@@ -155,10 +155,10 @@ def disagreement_error(y, scores, qids=None, *, average="query", ties=1.0,
     Time O(m log m), memory O(m): sorting plus merge-based inversion counting, never the
     explicit pairs.
     """
-    _choice("average", average, ("query", "pairs"))
-    _choice("ties", ties, (1.0, 0.5))
-    y, s = _pair("y", y, "scores", scores)
-    codes, n_groups = _groups(qids, y.size)
+    checked_choice("average", average, ("query", "pairs"))
+    checked_choice("ties", ties, (1.0, 0.5))
+    y, s = checked_pair("y", y, "scores", scores)
+    codes, n_groups = query_groups(qids, y.size)
     n_pairs, _, disc, tied, _, _ = _pair_counts(y, s, codes, n_groups)
     errors = disc + ties * tied
     defined = n_pairs > 0
@@ -171,7 +171,7 @@ def disagreement_error(y, scores, qids=None, *, average="query", ties=1.0,
             return QueryAverage(value, per_query, int(np.count_nonzero(~defined)))
         return value
     per_query = errors / np.where(defined, n_pairs, 1)
-    return _query_mean("disagreement_error", per_query, defined, return_details)
+    return query_mean("disagreement_error", per_query, defined, return_details)
 
 
 def cindex(y, scores, qids=None, *, average="query", return_details=False):
@@ -230,13 +230,13 @@ def kendall_tau_b(y, scores, qids=None, *, return_details=False):
     -----
     Time O(m log m), memory O(m), for all queries at once.
     """
-    y, s = _pair("y", y, "scores", scores)
-    codes, n_groups = _groups(qids, y.size)
+    y, s = checked_pair("y", y, "scores", scores)
+    codes, n_groups = query_groups(qids, y.size)
     n_pairs, conc, disc, _, total, tied_s = _pair_counts(y, s, codes, n_groups)
     denom = n_pairs * (total - tied_s)
     defined = denom > 0
     per_query = (conc - disc) / np.sqrt(np.where(defined, denom, 1.0))
-    return _query_mean("kendall_tau_b", per_query, defined, return_details)
+    return query_mean("kendall_tau_b", per_query, defined, return_details)
 
 
 def auc(y_true, scores):
@@ -265,7 +265,7 @@ def auc(y_true, scores):
     -----
     Time O(m log m) (one ranking), memory O(m).
     """
-    pos, s = _binary_pair(y_true, scores)
+    pos, s = binary_pair(y_true, scores)
     n_pos = int(pos.sum())
     n_neg = pos.size - n_pos
     if n_pos == 0 or n_neg == 0:

@@ -17,7 +17,8 @@ import numpy as np
 
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners._validation import check_positive_int
-from learners.measures._common import _binary_pair, _choice, _groups, _pair, _query_mean, _runs
+from learners.measures._common import (binary_pair, checked_choice, checked_pair, equal_runs,
+                                       query_groups, query_mean)
 
 __all__ = ["LETOR_CONVENTIONS", "average_precision", "letor_evaluation",
            "mean_average_precision", "ndcg_at_k", "precision_at_k"]
@@ -38,7 +39,7 @@ def _ranked(y, s, codes, n_groups):
     sizes = np.bincount(codes, minlength=n_groups)
     first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     rank = np.arange(m) - first[g_o] + 1
-    starts, lengths, _ = _runs(g_o, s[order])
+    starts, lengths, _ = equal_runs(g_o, s[order])
     block = np.repeat(np.arange(starts.size), lengths)
     block_first = rank[starts][block]
     block_last = block_first + lengths[block] - 1
@@ -111,8 +112,8 @@ def average_precision(y_true, scores, *, ties="group"):
     -----
     Time O(m log m), memory O(m).
     """
-    _choice("ties", ties, _TIES)
-    pos, s = _binary_pair(y_true, scores)
+    checked_choice("ties", ties, _TIES)
+    pos, s = binary_pair(y_true, scores)
     if not pos.any():
         raise UndefinedMeasureError("average precision is undefined without positive examples")
     return float(_ap_per_query(pos, s, np.zeros(s.size, dtype=np.int64), 1, ties)[0])
@@ -122,7 +123,7 @@ def _finish_query_measure(name, per_query, has_relevant, no_relevant, return_det
     """Apply the no-relevant-item convention and average over queries."""
     per_query = np.where(has_relevant, per_query, 0.0)
     defined = has_relevant if no_relevant == "skip" else np.ones_like(has_relevant)
-    return _query_mean(name, per_query, defined, return_details)
+    return query_mean(name, per_query, defined, return_details)
 
 
 def mean_average_precision(y, scores, qids, *, relevant_threshold=1, ties="input_order",
@@ -151,10 +152,10 @@ def mean_average_precision(y, scores, qids, *, relevant_threshold=1, ties="input
     -----
     Time O(m log m) for all queries at once, memory O(m).
     """
-    _choice("ties", ties, _TIES)
-    _choice("no_relevant", no_relevant, ("zero", "skip"))
-    y, s = _pair("y", y, "scores", scores)
-    codes, n_groups = _groups(qids, y.size)
+    checked_choice("ties", ties, _TIES)
+    checked_choice("no_relevant", no_relevant, ("zero", "skip"))
+    y, s = checked_pair("y", y, "scores", scores)
+    codes, n_groups = query_groups(qids, y.size)
     rel = _relevant(y, relevant_threshold)
     ap = _ap_per_query(rel, s, codes, n_groups, ties)
     return _finish_query_measure("mean_average_precision", np.nan_to_num(ap), ~np.isnan(ap),
@@ -199,17 +200,17 @@ def precision_at_k(y, scores, qids, k, *, relevant_threshold=1, ties="input_orde
     Time O(m log m), memory O(m).
     """
     k = check_positive_int(k, "k")
-    _choice("ties", ties, _TIES)
-    _choice("short_queries", short_queries, ("pad", "zero"))
-    y, s = _pair("y", y, "scores", scores)
-    codes, n_groups = _groups(qids, y.size)
+    checked_choice("ties", ties, _TIES)
+    checked_choice("short_queries", short_queries, ("pad", "zero"))
+    y, s = checked_pair("y", y, "scores", scores)
+    codes, n_groups = query_groups(qids, y.size)
     rel = _relevant(y, relevant_threshold)
     order, g_o, rank, sizes, bf, bl = _ranked(y, s, codes, n_groups)
     w = _position_weights(rank, bf, bl, lambda r: (r <= k).astype(float), ties)
     per_query = np.bincount(g_o, weights=rel[order] * w, minlength=n_groups) / k
     if short_queries == "zero":
         per_query = np.where(sizes >= k, per_query, 0.0)
-    return _query_mean("precision_at_k", per_query, np.ones(n_groups, bool), return_details)
+    return query_mean("precision_at_k", per_query, np.ones(n_groups, bool), return_details)
 
 
 def ndcg_at_k(y, scores, qids, k, *, discount="log2(1+rank)", ties="group",
@@ -252,12 +253,12 @@ def ndcg_at_k(y, scores, qids, k, *, discount="log2(1+rank)", ties="group",
     Time O(m log m) for all queries at once, memory O(m).
     """
     k = check_positive_int(k, "k")
-    _choice("discount", discount, ("log2(1+rank)", "letor"))
-    _choice("ties", ties, _TIES)
-    _choice("no_relevant", no_relevant, ("zero", "skip"))
-    _choice("short_queries", short_queries, ("pad", "zero"))
-    y, s = _pair("y", y, "scores", scores)
-    codes, n_groups = _groups(qids, y.size)
+    checked_choice("discount", discount, ("log2(1+rank)", "letor"))
+    checked_choice("ties", ties, _TIES)
+    checked_choice("no_relevant", no_relevant, ("zero", "skip"))
+    checked_choice("short_queries", short_queries, ("pad", "zero"))
+    y, s = checked_pair("y", y, "scores", scores)
+    codes, n_groups = query_groups(qids, y.size)
     disc = _discount(discount)
 
     def truncated(r):
@@ -339,7 +340,7 @@ def letor_evaluation(y, scores, qids, *, max_k=10, convention="letor3"):
     Time O(max_k m log m).
     """
     max_k = check_positive_int(max_k, "max_k")
-    rules = LETOR_CONVENTIONS[_choice("convention", convention, tuple(LETOR_CONVENTIONS))]
+    rules = LETOR_CONVENTIONS[checked_choice("convention", convention, tuple(LETOR_CONVENTIONS))]
     threshold = rules["relevant_threshold"]
     out = {}
     for k in range(1, max_k + 1):

@@ -34,7 +34,7 @@ from sklearn.metrics import r2_score
 
 from kernelrank.errors import InvalidParameterError
 from learners._validation import check_vector
-from learners.measures._common import _binary, _pair
+from learners.measures._common import binary_labels, checked_pair
 from learners.measures.pairwise import auc, cindex, disagreement_error, kendall_tau_b
 from learners.measures.query import mean_average_precision
 from learners.measures.thresholds import best_f_threshold, roc50
@@ -52,7 +52,7 @@ def _pooled_only(name, qids):
 def auc_scorer(y_true, y_pred, qids=None):
     if qids is None:
         return auc(y_true, y_pred)
-    return cindex(_binary(y_true).astype(float), y_pred, qids)
+    return cindex(binary_labels(y_true).astype(float), y_pred, qids)
 
 
 def roc50_scorer(y_true, y_pred, qids=None):
@@ -73,7 +73,7 @@ def kendall_tau_b_scorer(y_true, y_pred, qids=None):
 
 
 def mse_scorer(y_true, y_pred, qids=None):
-    y, p = _pair("y_true", y_true, "y_pred", y_pred)
+    y, p = checked_pair("y_true", y_true, "y_pred", y_pred)
     return float(np.mean((y - p) ** 2))
 
 

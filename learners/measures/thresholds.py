@@ -18,7 +18,7 @@ import numpy as np
 
 from kernelrank.errors import InvalidParameterError, UndefinedMeasureError
 from learners._validation import check_positive_int
-from learners.measures._common import _binary_pair
+from learners.measures._common import binary_pair
 
 __all__ = ["BestF", "PRF", "best_f_threshold", "precision_recall_f1", "roc50", "roc_curve"]
 
@@ -70,7 +70,7 @@ def roc_curve(y_true, scores):
     -----
     Time O(m log m), memory O(m).
     """
-    pos, s = _binary_pair(y_true, scores)
+    pos, s = binary_pair(y_true, scores)
     n_pos = int(pos.sum())
     n_neg = pos.size - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -127,7 +127,7 @@ def roc50(y_true, scores, n_fp=50):
     Time O(m log m), memory O(m).
     """
     n_fp = check_positive_int(n_fp, "n_fp")
-    pos, s = _binary_pair(y_true, scores)
+    pos, s = binary_pair(y_true, scores)
     n_pos = int(pos.sum())
     n_neg = pos.size - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -171,7 +171,7 @@ def precision_recall_f1(y_true, scores, threshold=0.0):
     -----
     Time O(m).
     """
-    pos, s = _binary_pair(y_true, scores)
+    pos, s = binary_pair(y_true, scores)
     if not isinstance(threshold, Real) or not np.isfinite(threshold):
         raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
     n_pos = int(pos.sum())
@@ -216,7 +216,7 @@ def best_f_threshold(y_true, scores):
     -----
     Time O(m log m) (one sort), memory O(m).
     """
-    pos, s = _binary_pair(y_true, scores)
+    pos, s = binary_pair(y_true, scores)
     n_pos = int(pos.sum())
     if n_pos == 0:
         raise UndefinedMeasureError("F1 is undefined without positive examples")

@@ -269,10 +269,10 @@ class Transfer:
 
         from kernelrank.report import format_duration
         from ppi.names import CORPORA
-        from ppi.runs import _no_leaky_transfer, featurize_corpora, source_models, \
+        from ppi.runs import check_no_leaky_transfer, featurize_corpora, source_models, \
             transfer_source
 
-        _no_leaky_transfer(leaky)
+        check_no_leaky_transfer(leaky)
         names = [corpus] + [n for n in (sources or CORPORA) if n != corpus]
         texts = {}
         datasets, _ = featurize_corpora(names, system.settings, data_dir, texts)

@@ -9,9 +9,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from learners.kernels.all_paths import (AllPathsKernel, LabelledGraph, _max_per_row_code,
-                                        aggregate_label_pairs, all_paths_matrices,
-                                        all_paths_matrix)
+from learners.kernels.all_paths import (AllPathsKernel, LabelledGraph, aggregate_label_pairs,
+                                        all_paths_matrices, all_paths_matrix)
+from tests.all_paths_reference import max_per_row_code
 from corpora.ppi_xml import (Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization,
                              read_corpus)
 from ppi.graphs import GraphSettings, SentenceStructure, sentence_structure
@@ -127,7 +127,7 @@ def test_max_per_row_code_equals_aggregate():
     rows = np.sort(rng.integers(0, 20, 5000))
     codes = rng.integers(0, 50, 5000).astype(np.int64) << np.int64(32) | rng.integers(0, 9, 5000)
     values = rng.random(5000)
-    r, c, v = _max_per_row_code(rows, codes, values)
+    r, c, v = max_per_row_code(rows, codes, values)
     uniq, inv = np.unique(codes, return_inverse=True)
     G = aggregate_label_pairs(rows, inv.ravel(), values, "max", 20, len(uniq)).tocoo()
     ours = sorted(zip(r.tolist(), c.tolist(), v.tolist()))

@@ -1,8 +1,9 @@
 """Issue 15 item 1, the all-paths featurization at extraction speed, tested against the
 straightforward computation bit for bit:
 
-* the ``max`` aggregation without expanding the label-pair terms (``_max_label_pairs``, one
-  W per distinct adjacency) against the general expand-and-sort path (``_fast_max=False``);
+* the ``max`` aggregation without expanding the label-pair terms (``max_label_pairs``, one
+  W per distinct adjacency; the kernel's one route) against the expand-and-sort oracle of
+  ``tests/all_paths_reference.py``;
 * several kernels fed one pass over the same graphs (``AllPathsKernel.features_shared``)
   against each kernel on its own;
 * a multi-view model's views of identical inputs (two parse names holding spaCy's one
@@ -20,14 +21,14 @@ import pytest
 from sklearn.base import clone
 
 from corpora.ppi_xml import Corpus, Document, Pair, Parse, Tokenization, read_corpus
-from kernelrank.errors import InvalidParameterError
+from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
-import ppi.features
-from ppi.features import PairFeaturizer, same_analyses
-from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, _pair_graphs,
+from ppi.features import PairFeaturizer, iter_corpus_graphs, same_analyses
+from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, structure_pair_graphs,
                         sentence_graphs)
 from ppi.names import corpus_path
 from ppi.views import DEFAULT_VIEWS, MultiViewFeaturizer
+from tests.all_paths_reference import ReferenceAllPathsKernel
 
 
 def assert_same_rows(A, B):
@@ -41,9 +42,8 @@ def assert_same_rows(A, B):
 
 
 def _reference(kernel):
-    ref = clone(kernel)
-    ref._fast_max = False
-    return ref
+    """The expand-and-sort oracle with ``kernel``'s parameters."""
+    return ReferenceAllPathsKernel(**kernel.get_params())
 
 
 def _random_instances(rng, count, labels):
@@ -88,7 +88,7 @@ def test_fast_max_equals_general_path_random_graphs(rng, n_features, min_weight)
         assert np.array_equal(fast.pair_codes_, ref.pair_codes_)
     labels = list(fast.labels_)
     for chunk in (1000, 7):                # one chunk, and chunks that split the input
-        import learners.kernels.all_paths as ap
+        import learners.kernels.all_paths.batches as ap
         old = ap.CHUNK
         ap.CHUNK = chunk
         try:
@@ -101,15 +101,16 @@ def test_fast_max_equals_general_path_random_graphs(rng, n_features, min_weight)
         assert fast.labels_ == labels       # labels first seen by transform are dropped
 
 
-def test_fast_max_handles_graphless_instances_and_mismatched_labels():
+def test_fast_max_handles_graphless_instances_and_refuses_mismatched_labels():
     k = AllPathsKernel().fit([LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",)])])
     assert k.features([]).shape == (0, 1)
     g = LabelledGraph(3, [[0, 1], [1, 2]], [0.5, 0.5], [("a",), (), ("a", "b")])
     ref = _reference(k).fit([LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",)])])
     assert_same_rows(k.features([[], g, []]), ref.features([[], g, []]))   # no graph: 0 row
-    # labels that do not match the vertices: the general path, as before
+    # labels that do not match the vertices: refused (one label tuple per vertex)
     bad = LabelledGraph(2, [[0, 1]], [0.5], [("a",), ("b",), ("c",)])
-    assert_same_rows(k.features([bad]), ref.features([bad]))
+    with pytest.raises(InvalidInputError, match="label tuples"):
+        k.features([bad])
 
 
 @pytest.fixture(scope="module")
@@ -124,21 +125,19 @@ def hprd50(data_dir):
 
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
 @pytest.mark.slow
-def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse, monkeypatch):
-    """Every pair of LLL (fit) and HPRD50 (transform through the pair graphs, many label
-    pairs unseen; the compiled transform of :mod:`ppi.pair_rows` is tested against it in
-    tests/ppi/test_pair_rows.py)."""
-    monkeypatch.setattr(ppi.features, "COMPILED_TRANSFORM", False)
+def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse):
+    """The pair graphs of every pair of LLL (fit) and HPRD50 (many label pairs unseen):
+    the kernel's graph route against the oracle (the compiled route of :mod:`ppi.pair_rows`
+    is tested against the graph route in tests/ppi/test_pair_rows.py)."""
     settings = GraphSettings(order="text")
-    fast = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
-    ref = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
-    ref.vectorizer._fast_max = False
-    for a, b in zip(fast.fit_transform([lll]), ref.fit_transform([lll])):
-        assert_same_rows(a.X, b.X)
-    assert np.array_equal(fast.vectorizer.pair_codes_, ref.vectorizer.pair_codes_)
-    (a,), (b,) = fast.transform([hprd50]), ref.transform([hprd50])
-    assert_same_rows(a.X, b.X)
-    assert a.X.nnz > 10_000
+    fast = AllPathsKernel(min_weight=1e-5, on_divergence="scale")
+    ref = _reference(fast)
+    assert_same_rows(fast.fit_features(iter_corpus_graphs(lll, parse, settings)),
+                     ref.fit_features(iter_corpus_graphs(lll, parse, settings)))
+    assert np.array_equal(fast.pair_codes_, ref.pair_codes_)
+    X = fast.features(iter_corpus_graphs(hprd50, parse, settings))
+    assert_same_rows(X, ref.features(iter_corpus_graphs(hprd50, parse, settings)))
+    assert X.nnz > 10_000
 
 
 def test_features_shared_equals_each_kernel_alone(rng):
@@ -200,8 +199,7 @@ def test_multiview_views_of_identical_inputs_computed_once(lll, hprd50, monkeypa
 def _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path):
     """``model.scores`` against ``model.decision_function`` for the fitted and the saved
     and loaded model, on real parses of HPRD50 (no shared views) and spaCy-like aliased
-    ones (both all-paths and both path views shared), and on the graph route (not
-    compiled).  Returns the loaded model."""
+    ones (both all-paths and both path views shared).  Returns the loaded model."""
     from ppi.model import PPIModel
 
     loaded = PPIModel.load(fitted.save(tmp_path / "model"))
@@ -213,12 +211,6 @@ def _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path
                                                    corpus.sentences()),)
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
             assert np.abs(want).max() > 0.1
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(ppi.features, "COMPILED_TRANSFORM", False)
-        aliased = _aliased(hprd50)
-        np.testing.assert_allclose(loaded.scores(aliased),
-                                   loaded.decision_function(aliased)[1], rtol=1e-10,
-                                   atol=1e-12)
     return loaded
 
 
@@ -356,7 +348,7 @@ def test_pair_graphs_and_bfs_on_random_sentences():
         for settings in SETTINGS:
             st = SentenceStructure(s, "split_parse", settings)
             for pair in s.pairs:
-                for a, b in zip(_pair_graphs(st, pair, settings),
+                for a, b in zip(structure_pair_graphs(st, pair, settings),
                                 _reference_pair_graphs(st, pair, settings)):
                     assert_same_graph(a, b)
             m = len(st.deps)

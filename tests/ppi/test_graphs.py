@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from corpora.ppi_xml import Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization
-from learners.kernels.all_paths import all_paths_matrix, graph_features
+from learners.kernels.all_paths import all_paths_matrix
+from tests.all_paths_reference import graph_features
 from kernelrank.errors import CorpusFormatError
 from ppi.graphs import GraphSettings, pair_graphs, sentence_graphs
 

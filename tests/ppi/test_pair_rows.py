@@ -1,6 +1,7 @@
-"""The compiled transform of :mod:`ppi.pair_rows` (issue 15) against the route through the
-pair graphs it replaces (``LabelledGraph`` objects, an LU inverse per adjacency, the general
-expand-and-sort aggregation): the same rows up to round-off — the same columns in every row
+"""The compiled route of :mod:`ppi.pair_rows` (issue 15; since issue 34 the one route of
+``fit_transform`` and ``transform`` alike) against the kernel's route through the pair graphs
+(``LabelledGraph`` objects, an LU inverse per adjacency): the same label table and
+vocabulary, and the same rows up to round-off — the same columns in every row
 and values within 1e-12 relative — on every pair of real corpora under every graph setting,
 and on random sentences whose dependency graphs are trees, DAGs with shared dependents, or
 cyclic (those pairs take the graph route); plus the pieces it is made of."""
@@ -15,8 +16,9 @@ from sklearn.base import clone
 import ppi.features
 from corpora.ppi_xml import Corpus, Dependency, Document, Pair, Parse, read_corpus
 from learners.kernels import AllPathsKernel
-from learners.kernels.all_paths import _lower_bound, all_paths_matrix, dag_walk_sums
-from ppi.features import PairFeaturizer
+from learners.kernels.all_paths import all_paths_matrix, dag_walk_sums
+from learners.kernels.all_paths.label_pairs import _lower_bound
+from ppi.features import PairFeaturizer, iter_corpus_graphs
 from ppi.graphs import GraphSettings, _overlaps, entity_tokens
 from ppi.names import corpus_path
 from tests.ppi.test_fast_paths import _random_sentence
@@ -37,13 +39,37 @@ def assert_close_rows(A, B):
     np.testing.assert_allclose(A.data, B.data, rtol=1e-12, atol=0)
 
 
-def _both(featurizer, corpora, monkeypatch):
-    """``transform`` compiled, and through the pair graphs (the reference)."""
+def _graph_rows(featurizer, corpus, fit=False):
+    """The rows of ``corpus``' pair graphs by the featurizer's kernel (the graph route; with
+    ``fit`` a copy fitted on them, returned too)."""
+    graphs = iter_corpus_graphs(corpus, featurizer.parse, featurizer.settings)
+    if fit:
+        kernel = clone(featurizer.vectorizer)
+        return kernel.fit_features(graphs), kernel
+    return featurizer.vectorizer.features(graphs)
+
+
+def _both(featurizer, corpora):
+    """``transform`` (the compiled route), and the same rows through the pair graphs."""
     compiled = featurizer.transform(corpora)
-    with monkeypatch.context() as m:
-        m.setattr(ppi.features, "COMPILED_TRANSFORM", False)
-        graphs = featurizer.transform(corpora)
-    return compiled, graphs
+    return compiled, [dataclasses.replace(c, X=_graph_rows(featurizer, corpus))
+                      for c, corpus in zip(compiled, corpora)]
+
+
+def _assert_fit_equals_graph_fit(featurizer, corpus, rows, min_weight=None):
+    """``fit_transform``'s ``rows``: bit for bit its own ``transform``'s (one route), and the
+    label table, vocabulary and rows (up to round-off) of a fit on the pair graphs."""
+    (again,) = featurizer.transform([corpus])
+    assert_close_rows(rows, again.X)
+    assert np.array_equal(rows.data.view(np.int64), again.X.data.view(np.int64))
+    X, kernel = _graph_rows(featurizer, corpus, fit=True)
+    assert featurizer.vectorizer.labels_ == kernel.labels_
+    if featurizer.vectorizer.n_features is None:
+        assert np.array_equal(featurizer.vectorizer.pair_codes_, kernel.pair_codes_)
+    if min_weight == 0.0:     # the inverse's residues (≈ 1e-17) where no walk exists
+        np.testing.assert_allclose(rows.toarray(), X.toarray(), rtol=1e-12, atol=1e-15)
+    else:
+        assert_close_rows(rows, X)
 
 
 @pytest.fixture(scope="module")
@@ -54,14 +80,15 @@ def corpora(data_dir):
 @pytest.mark.parametrize("parse", ["split_parse", "Charniak-Lease"])
 @pytest.mark.parametrize("settings", SETTINGS, ids=["paper", "text", "head", "custom"])
 @pytest.mark.slow
-def test_compiled_transform_equals_graph_route_on_ppi_pairs(corpora, parse, settings,
-                                                             monkeypatch):
-    """Fit on LLL, transform HPRD50 (many unseen labels) and LLL itself."""
+def test_compiled_route_equals_graph_route_on_ppi_pairs(corpora, parse, settings):
+    """Fit on LLL (the fit on the graphs' labels and vocabulary), transform HPRD50 (many
+    unseen labels) and LLL itself."""
     f = PairFeaturizer(parse=parse, settings=settings, min_weight=1e-5)
-    f.fit_transform([corpora["LLL"]])
+    (fitted,) = f.fit_transform([corpora["LLL"]])
+    _assert_fit_equals_graph_fit(f, corpora["LLL"], fitted.X)
     labels = list(f.vectorizer.labels_)
     assert f.compiled
-    compiled, graphs = _both(f, [corpora["HPRD50"], corpora["LLL"]], monkeypatch)
+    compiled, graphs = _both(f, [corpora["HPRD50"], corpora["LLL"]])
     for a, b in zip(compiled, graphs):
         assert_close_rows(a.X, b.X)
         assert a.X.nnz > 5_000
@@ -72,7 +99,7 @@ def test_compiled_transform_equals_graph_route_on_ppi_pairs(corpora, parse, sett
 @pytest.mark.parametrize("n_features", [None, 2 ** 12])
 @pytest.mark.parametrize("min_weight", [0.0, 1e-5, 0.05])
 @pytest.mark.slow
-def test_compiled_transform_on_random_sentences(n_features, min_weight, monkeypatch):
+def test_compiled_route_on_random_sentences(n_features, min_weight):
     """Trees, DAGs (a dependent with two governors, parallel dependencies), cyclic graphs
     (self-loops included: their pairs take the graph route) and disconnected ones, with
     overlapping entities, under every setting, vocabulary and hashing."""
@@ -105,8 +132,9 @@ def test_compiled_transform_on_random_sentences(n_features, min_weight, monkeypa
     train, test = Corpus("train", train), Corpus("test", test)
     for settings in SETTINGS:
         f = PairFeaturizer(settings=settings, min_weight=min_weight, n_features=n_features)
-        f.fit_transform([train])
-        (a,), (b,) = _both(f, [test], monkeypatch)
+        (fitted,) = f.fit_transform([train])
+        _assert_fit_equals_graph_fit(f, train, fitted.X, min_weight)
+        (a,), (b,) = _both(f, [test])
         if min_weight == 0.0:
             # the LU inverse leaves round-off residues (≈ 1e-17) where no walk exists; the
             # walk sums are exactly zero there

@@ -114,10 +114,10 @@ def test_cv_towards_a_prior(rng):
 
 
 def test_transfer_refuses_leaky():
-    from ppi.runs import _no_leaky_transfer
+    from ppi.runs import check_no_leaky_transfer
 
     with pytest.raises(InvalidParameterError, match="leaky"):
-        _no_leaky_transfer(True)
+        check_no_leaky_transfer(True)
 
 
 @pytest.mark.parametrize("gamma", [None, 1.0])

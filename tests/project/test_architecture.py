@@ -108,3 +108,100 @@ def test_no_import_cycles_between_modules():
 @pytest.mark.parametrize("pkg", PACKAGES)
 def test_every_package_is_listed(pkg):
     assert (ROOT / pkg / "__init__.py").is_file()
+
+
+# --------------------------------------------------------------------- private names
+def _private(name):
+    """``_name`` is private; ``__dunder__`` names (``__version__``, ``__all__``) are not."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _parent(module):
+    return module.rpartition(".")[0]
+
+
+def _may_use_module(user, target):
+    """Whether module ``user`` may import module ``target`` and use its names.
+
+    The rule: a module's private names (``_name``) are its own.  A private *module*
+    (``learners/_solvers.py``, ``learners/measures/_common.py``) holds helpers private to its
+    package: the modules of that package (and of its subpackages) import its names — which
+    carry no underscore — and nobody outside the package imports it at all."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if _private(part):
+            package = ".".join(parts[:i])
+            if not (user == package or user.startswith(package + ".")):
+                return False
+    return True
+
+
+def _private_uses(path, module):
+    """``(line, text)`` of every use in ``path`` of another module's private name: ``from X
+    import _name``, ``import X._m`` / ``from X import _m`` of a private module outside its
+    package, and ``X._name`` through a name bound to one of our modules."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else _parent(module)
+    bound = {}                     # local name -> one of our modules
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] in PACKAGES:
+                    if not _may_use_module(module, a.name):
+                        out.append((node.lineno, f"import {a.name}"))
+                    if a.asname:
+                        bound[a.asname] = a.name
+                    else:
+                        bound[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            if base.split(".")[0] not in PACKAGES:
+                continue
+            if not _may_use_module(module, base):
+                out.append((node.lineno, f"from {base} import ..."))
+                continue
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if full in MODULES:                     # a submodule
+                    if not _may_use_module(module, full):
+                        out.append((node.lineno, f"from {base} import {a.name}"))
+                    bound[a.asname or a.name] = full
+                elif _private(a.name) and base != module:
+                    out.append((node.lineno, f"from {base} import {a.name}"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            chain, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in bound:
+                target = ".".join([bound[value.id]] + chain[::-1])
+                if target in MODULES and target != module:
+                    out.append((node.lineno, f"{target}.{node.attr}"))
+    return out
+
+
+def test_no_module_uses_another_modules_private_names():
+    """No module imports (or reaches through a module) a private name of another module:
+    what one module needs of another is public and documented (issue 34).  Private modules
+    (``_solvers.py``) are their package's own, see :func:`_may_use_module`."""
+    bad = [f"{rel}:{line}: {text}" for name, (rel, path) in MODULES.items()
+           for line, text in _private_uses(path, name)]
+    assert not bad, "private names of other modules:\n" + "\n".join(sorted(bad))
+
+
+def test_the_private_name_check_sees_violations(tmp_path):
+    """The check itself: each form of private use is found; public uses are not."""
+    src = tmp_path / "m.py"
+    src.write_text("from learners.kernels.all_paths import _x, y\n"
+                   "import learners.rls as r\nr._z\nfrom learners import _solvers\n"
+                   "from learners._solvers import solve\n__all__ = []\n", encoding="utf-8")
+    found = {text for _, text in _private_uses(src, "ppi.m")}
+    assert found == {"from learners.kernels.all_paths import _x", "learners.rls._z",
+                     "from learners import _solvers", "from learners._solvers import ..."}
+    assert {t for _, t in _private_uses(src, "learners.m")} == \
+        {"from learners.kernels.all_paths import _x", "learners.rls._z"}

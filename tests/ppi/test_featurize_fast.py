@@ -23,7 +23,7 @@ from sklearn.base import clone
 from corpora.ppi_xml import Corpus, Document, Pair, Parse, Tokenization, read_corpus
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
-from ppi.features import PairFeaturizer, iter_corpus_graphs, same_analyses
+from ppi.features import iter_corpus_graphs, same_analyses
 from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, structure_pair_graphs,
                         sentence_graphs)
 from ppi.names import corpus_path

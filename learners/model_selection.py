@@ -36,6 +36,7 @@ from kernelrank.errors import InvalidParameterError
 from learners._numerics import numerical_guard
 from learners._validation import check_alphas, check_groups, validate_data
 from learners.base import KERNEL_CONSTRAINTS, SEED, RankerMixin, validate_hyperparameters
+from learners.kernel_learner import KernelTagsMixin
 from learners.measures.scorers import SCORERS
 from learners.rankrls import GlobalRankRLS, QueryRankRLS
 from learners.rls import RLS
@@ -46,7 +47,7 @@ DEFAULT_ALPHAS = tuple(2.0 ** np.arange(-15, 16))
 _KERNEL_KEYS = ("kernel", "gamma", "degree", "coef0", "kernel_params")
 
 
-class _PathSearchCV(BaseEstimator):
+class _PathSearchCV(KernelTagsMixin, BaseEstimator):
     """Shared fit and attributes; subclasses name the base learner and the defaults."""
 
     _estimator_class = RLS
@@ -131,13 +132,6 @@ class _PathSearchCV(BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        return tags
 
 
 _COMMON_DOC = """

@@ -123,14 +123,24 @@ def connect(scheduler, connect_timeout=None, option="--scheduler"):
 
 def _silence_distributed_logs():
     import logging
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    logger = logging.getLogger("distributed")
+    previous = logger.level
+    logger.setLevel(logging.ERROR)
+    return previous
 
 
 def quiet_workers(client):
     """Silence the warnings of ``client``'s workers before an interrupted run closes them
-    (each would log the cancelled task); best effort."""
+    (each would log the cancelled task), and of this process, where a local cluster's
+    nannies live (a worker slow to stop under load logs "Worker process still alive after
+    … seconds, killing"); best effort.  Returns a function that gives this process's
+    ``distributed`` logger its level back — call it once the cluster is closed."""
+    import logging
+
+    previous = _silence_distributed_logs()
     with contextlib.suppress(Exception):
         client.run(_silence_distributed_logs, on_error="ignore")
+    return lambda: logging.getLogger("distributed").setLevel(previous)
 
 
 def _cluster_failure_types():

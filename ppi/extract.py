@@ -589,7 +589,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     new = 0
     resumed = 0
     bar = None
-    client = cluster = None
+    client = cluster = restore_logs = None
     try:
         if scheduler is not None:         # before the output's parts: a scheduler that does
             from kernelrank.parallel import connect      # not answer leaves nothing behind
@@ -658,7 +658,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     except KeyboardInterrupt:
         if cluster is not None:                  # our own workers: a quiet shutdown
             from kernelrank.parallel import quiet_workers
-            quiet_workers(client)
+            restore_logs = quiet_workers(client)
         raise
     finally:
         if bar is not None:
@@ -667,6 +667,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
             client.close()
         if cluster is not None:
             cluster.close()
+        if restore_logs is not None:
+            restore_logs()
     header = "\t".join(TSV_COLUMNS) + "\n" if output_format == "tsv" else ""
     totals = parts.assemble(n_chunks, header)
     seconds = time.perf_counter() - t0

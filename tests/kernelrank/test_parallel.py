@@ -48,3 +48,27 @@ def test_task_errors_propagate_and_bad_jobs_are_rejected():
     with pytest.raises(InvalidParameterError):
         map_tasks(abs, [1], jobs=0, progress=False)
     assert np.isclose(default_blas_threads(10 ** 6), 1)
+
+
+def test_quiet_workers_silences_this_process_and_gives_the_level_back():
+    """After Ctrl-C the local cluster's nannies (in this process) must not log "Worker
+    process still alive … killing" under the one-line message; the logger's level comes
+    back once the cluster is closed."""
+    import logging
+
+    from kernelrank.parallel import quiet_workers
+
+    class NoWorkers:
+        def run(self, fn, on_error):
+            raise RuntimeError("no workers to reach")
+
+    logger = logging.getLogger("distributed")
+    before = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        restore = quiet_workers(NoWorkers())
+        assert logger.level == logging.ERROR
+        restore()
+        assert logger.level == logging.INFO
+    finally:
+        logger.setLevel(before)

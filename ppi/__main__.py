@@ -47,16 +47,9 @@ def _model_options(p):
                         "added beside the file's two and cached)")
     g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
                    help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
-                        f"{TRAIN_DEFAULT_SYSTEM}): paper-v — "
-                        "Airola et al. 2008 as published (pair order, lambda by inner F, the "
-                        "all-paths kernel on --parse); multiview — text order, lambda by inner "
-                        "AUC, all-paths kernels of both parses + bag of words + shortest-path "
-                        "walks, summed normalized kernels; multicorpus — multiview + the "
-                        "mention-pair view, the Gaussian of the sum (gamma 1) and transfer "
-                        "from the other corpora (--transfer); text — the model for raw text and "
-                        f"`ppi train`'s default ({TRAIN_DEFAULT_SYSTEM}): spaCy's parse (the "
-                        "one raw text gets), linear, with the pair and local views and "
-                        "transfer. The options below override it")
+                        f"{TRAIN_DEFAULT_SYSTEM}): "
+                        + "; ".join(f"{name} — {cls.summary}" for name, cls in SYSTEMS.items())
+                        + ". The options below override it")
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "

@@ -15,4 +15,5 @@ class MultiCorpus(System):
     name = "multicorpus"
     defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
                 "views": MULTIVIEW_VIEWS + ("pair",), "gamma": 1.0, "transfer": True}
-    summary = "multiview + the pair view, Gaussian top kernel, transfer"
+    summary = ("multiview + the mention-pair view, the Gaussian of the sum (gamma 1) and "
+               "transfer from the other corpora (--transfer)")

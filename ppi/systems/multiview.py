@@ -14,4 +14,5 @@ class MultiViewSystem(System):
     name = "multiview"
     defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
                 "views": MULTIVIEW_VIEWS}
-    summary = "summed normalized kernels of several views and both parses"
+    summary = ("text order, lambda by inner AUC, all-paths kernels of both parses + bag of "
+               "words + shortest-path walks, summed normalized kernels")

@@ -14,4 +14,5 @@ class PaperV(System):
     defaults = {"order": "pair", "endpoints": "all", "select_by": "f1",
                 "learner": "reduced_set",
                 "views": None}                 # None: the all-paths kernel on --parse
-    summary = "Airola et al. 2008 as published"
+    summary = ("Airola et al. 2008 as published (pair order, lambda by inner F, the all-paths "
+               "kernel on --parse)")

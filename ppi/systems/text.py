@@ -15,4 +15,5 @@ class Text(System):
     defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
                 "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
                 "bow_parse": "spacy", "transfer": True}
-    summary = "spaCy's parse, linear, pair and local views, transfer"
+    summary = ("the model for raw text: spaCy's parse (the one raw text gets), linear, with "
+               "the pair and local views and transfer")

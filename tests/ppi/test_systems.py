@@ -18,6 +18,20 @@ def test_the_registry_names_the_command_line_systems():
         assert issubclass(cls, System) and cls.name == name
 
 
+
+def test_the_system_help_is_written_from_the_registry(capsys, monkeypatch):
+    """``--system``'s help names every registered system with its own summary, so a new
+    system is described where it is defined."""
+    from ppi.__main__ import main
+
+    monkeypatch.setenv("COLUMNS", "100000")          # no line wrapping inside a summary
+    with pytest.raises(SystemExit):
+        main(["cv", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, cls in SYSTEMS.items():
+        assert cls.summary
+        assert " ".join(f"{name} — {cls.summary}".split()) in text
+
 @pytest.mark.parametrize("name, parts", [
     ("paper-v", (AllPaths, Linear, NoTransfer)),
     ("multiview", (MultiView, Linear, NoTransfer)),

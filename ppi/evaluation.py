@@ -91,26 +91,21 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precompu
 MAX_GRAM_BYTES = 2 ** 31
 
 
-def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES,
-                  gamma=None):
-    """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``); ``gamma``:
-    the Gaussian of the rows' kernel (:func:`learners.kernels.gaussian_of`), always dense.
+def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
+    """What the evaluation functions take as ``K`` for ``data`` (a ``PairSet``) under the
+    linear top kernel.
 
     The dense kernel matrix (:func:`ppi.features.kernel`, computed once, sliced per fold)
     unless it would take more than ``max_gram_bytes`` and the reduced-set learner is used on
     more than ``n_basis`` pairs: then the sparse feature rows ``data.X`` (no m × m matrix is
     formed: each fit evaluates the kernel of its m training rows against its r basis rows,
-    O(m r) memory, at the price of recomputing those columns in every fit)."""
+    O(m r) memory, at the price of recomputing those columns in every fit).  The Gaussian
+    top kernel's input: :meth:`ppi.systems.parts.Gaussian.learner_input`."""
     from ppi.features import kernel
 
     if uses_feature_rows(data, learner, n_basis, max_gram_bytes):
-        if gamma is not None:
-            raise InvalidParameterError(
-                f"the Gaussian top kernel (gamma={gamma}) needs the dense {len(data)} x "
-                f"{len(data)} kernel matrix, larger than {max_gram_bytes / 2 ** 30:.0f} GiB; "
-                "run without --gamma (the linear sum of the views) on a corpus this large")
         return data.X
-    return kernel(data, gamma=gamma)
+    return kernel(data)
 
 
 def uses_feature_rows(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):

@@ -278,15 +278,18 @@ def split_rows(X, sizes):
     return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def kernel(A, B=None, gamma=None):
-    """Dense kernel matrix between two PairSets (``B = A`` if None): the linear kernel of
-    their feature rows, or with ``gamma`` its Gaussian
+def kernel(A, B=None):
+    """Dense linear kernel matrix between the feature rows of two PairSets (``B = A`` if
+    None). O(nnz products) (:func:`learners.kernels.gram_matrix`)."""
+    return gram_matrix(A.X, None if B is None else B.X)
+
+
+def gaussian_kernel(A, B=None, *, gamma):
+    """The Gaussian ``exp(−γ‖x − z‖²)`` of :func:`kernel` between two PairSets (``B = A`` if
+    None), from the linear kernel and the rows' squared norms
     (:func:`learners.kernels.gaussian_of`)."""
-    XB = None if B is None else B.X
-    K = gram_matrix(A.X, XB)
-    if gamma is None:
-        return K
+    K = kernel(A, B)
     sq = squared_row_norms(A.X)
-    return gaussian_of(K, gamma, sq, sq if B is None else squared_row_norms(XB))
+    return gaussian_of(K, gamma, sq, sq if B is None else squared_row_norms(B.X))
 
 

@@ -147,17 +147,28 @@ class Gaussian:
         self.gamma = gamma
         self.model_options = {"gamma": gamma}
 
-    def learner_input(self, data, settings):
-        """:func:`ppi.evaluation.learner_input` of ``data`` (always the dense matrix)."""
-        from ppi.evaluation import learner_input
+    def learner_input(self, data, settings, max_gram_bytes=None):
+        """The dense Gaussian kernel matrix of ``data`` (:func:`ppi.features.
+        gaussian_kernel`): never the feature rows, so a corpus whose m × m matrix would
+        exceed ``max_gram_bytes`` (default :data:`ppi.evaluation.MAX_GRAM_BYTES`) with the
+        reduced-set learner is refused."""
+        from kernelrank.errors import InvalidParameterError
+        from ppi.evaluation import MAX_GRAM_BYTES, uses_feature_rows
+        from ppi.features import gaussian_kernel
 
-        return learner_input(data, settings.learner, settings.n_basis, gamma=self.gamma)
+        limit = MAX_GRAM_BYTES if max_gram_bytes is None else max_gram_bytes
+        if uses_feature_rows(data, settings.learner, settings.n_basis, limit):
+            raise InvalidParameterError(
+                f"the Gaussian top kernel (gamma={self.gamma}) needs the dense {len(data)} x "
+                f"{len(data)} kernel matrix, larger than {limit / 2 ** 30:.0f} GiB; "
+                "run without --gamma (the linear sum of the views) on a corpus this large")
+        return gaussian_kernel(data, gamma=self.gamma)
 
     def kernel(self, a, b):
         """The Gaussian kernel matrix between the pairs of ``a`` and ``b``."""
-        from ppi.features import kernel
+        from ppi.features import gaussian_kernel
 
-        return kernel(a, b, gamma=self.gamma)
+        return gaussian_kernel(a, b, gamma=self.gamma)
 
     def of_gram(self, K):
         """The Gaussian of the Gram matrix ``K`` of unit-norm rows (in place)."""

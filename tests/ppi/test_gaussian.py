@@ -12,7 +12,7 @@ from kernelrank.errors import InvalidParameterError
 from learners.kernels.vector import kernel_matrix
 from ppi.evaluation import learner_input
 from learners.kernels import gaussian_of, squared_row_norms
-from ppi.features import PairSet, kernel
+from ppi.features import PairSet, gaussian_kernel, kernel
 from ppi.runs import Settings
 
 
@@ -55,9 +55,9 @@ def test_gaussian_of_a_gram_matrix_reads_its_diagonal(rng):
 
 def test_kernel_of_pairsets_with_gamma(rng):
     A, B = _pairs(_rows(rng, 12)), _pairs(_rows(rng, 9))
-    np.testing.assert_allclose(kernel(A, B, gamma=0.7),
+    np.testing.assert_allclose(gaussian_kernel(A, B, gamma=0.7),
                                kernel_matrix(A.X, B.X, "gaussian", gamma=0.7), rtol=1e-12)
-    K = kernel(A, gamma=0.7)
+    K = gaussian_kernel(A, gamma=0.7)
     np.testing.assert_allclose(np.diag(K), 1.0, rtol=0, atol=1e-12)   # distance 0 to itself
     np.testing.assert_allclose(K, K.T, rtol=0, atol=1e-15)
     np.testing.assert_allclose(kernel(A), (A.X @ A.X.T).toarray(), rtol=1e-12)  # no gamma
@@ -78,9 +78,14 @@ def test_settings_gamma_zero_is_the_linear_kernel():
 def test_gaussian_refused_where_only_feature_rows_fit(rng):
     data = _pairs(_rows(rng, 20))
     assert sp.issparse(learner_input(data, "reduced_set", n_basis=5, max_gram_bytes=8))
+    from types import SimpleNamespace
+
+    from ppi.systems.parts import Gaussian
+
+    settings = SimpleNamespace(learner="reduced_set", n_basis=5)
     with pytest.raises(InvalidParameterError, match="dense"):
-        learner_input(data, "reduced_set", n_basis=5, max_gram_bytes=8, gamma=1.0)
-    K = learner_input(data, "reduced_set", n_basis=5, gamma=1.0)
+        Gaussian(1.0).learner_input(data, settings, max_gram_bytes=8)
+    K = Gaussian(1.0).learner_input(data, settings)
     np.testing.assert_allclose(K, kernel_matrix(data.X, data.X, "gaussian", gamma=1.0),
                                rtol=1e-12)
 

@@ -128,10 +128,13 @@ def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_pa
     two source models — scores any pairs as f = h_y − β h_g + β g, computed here from the
     selections themselves (the sources' and LLL's, refitted), on LLL and on HPRD50."""
     from corpora.ppi_xml import read_corpus
-    from ppi.evaluation import learner_input
-    from ppi.features import kernel
+    from ppi.features import gaussian_kernel, kernel
     from ppi.model import PPIModel
     from ppi.training import train
+
+    def top(a, b=None):
+        """The dense kernel the system learns from: linear, or its Gaussian."""
+        return kernel(a, b) if gamma is None else gaussian_kernel(a, b, gamma=gamma)
 
     settings = Settings.for_system("multicorpus", progress=False, gamma=gamma or 0)
     res, _ = train(tmp_path / "m", tmp_path / "r", settings, corpus="LLL",
@@ -148,17 +151,17 @@ def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_pa
     g_fit, g_new = 0.0, 0.0
     for s in ("HPRD50", "IEPA"):
         d = sets[s]
-        sel, _ = select_parameters(learner_input(d, "rls", gamma=gamma), d.y, d.document_ids,
+        sel, _ = select_parameters(top(d), d.y, d.document_ids,
                                    settings.alpha_grid, "rls", select_by="auc")
-        g_fit = g_fit + sel.predict(kernel(lll, d, gamma=gamma)) / 2
-        g_new = g_new + sel.predict(kernel(new, d, gamma=gamma)) / 2
-    sel, choice = select_parameters(learner_input(lll, "rls", gamma=gamma), lll.y,
+        g_fit = g_fit + sel.predict(top(lll, d)) / 2
+        g_new = g_new + sel.predict(top(new, d)) / 2
+    sel, choice = select_parameters(top(lll), lll.y,
                                     lll.document_ids, settings.alpha_grid, "rls",
                                     select_by="auc", prior=g_fit)
     assert (choice["alpha"], choice["beta"]) == (res["alpha"], t["beta"])
     assert model.threshold == pytest.approx(choice["threshold"], rel=1e-9)
     for corpus, d, g in ((corpora[0], lll, g_fit), (corpora[1], new, g_new)):
-        want = sel.predict(kernel(d, lll, gamma=gamma), prior=g)
+        want = sel.predict(top(d, lll), prior=g)
         np.testing.assert_allclose(model.scores(corpus), want, rtol=1e-8, atol=1e-10)
 
 

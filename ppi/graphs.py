@@ -232,6 +232,16 @@ class SentenceStructure:
     tokens are computed once, on the first shortest-path question (:meth:`distances`), and
     serve every pair.  Share one per analysis with :func:`sentence_structure`.
 
+    Attributes
+    ----------
+    tokens, deps, n : the parse's tokens, the kept dependencies ``(governor, dependent,
+        type)`` as token positions, and the number of tokens
+    dep_governors, dep_dependents : ndarray of int — the kept dependencies' token positions
+    dep_types : list of str — their types
+    pos_tags : list of str — the tokens' part-of-speech tags
+    unblinded_texts : list of str — the tokens' texts with every protein token ``PROT``
+        (the pair's own two are blinded per pair)
+
     Raises
     ------
     CorpusFormatError
@@ -271,10 +281,10 @@ class SentenceStructure:
         self._distances = {}                 # token → BFS distances to every vertex
         self._stacked = {}                   # tuple of tokens → their stacked distances
         self._graph = None
-        self._dep_t1, self._dep_t2 = t1, t2
-        self._dep_types = list(types)
-        self._pos = [t.pos for t in tokens]
-        self._unblinded = [PROT if e else t.text for t, e in zip(tokens, in_entity)]
+        self.dep_governors, self.dep_dependents = t1, t2
+        self.dep_types = list(types)
+        self.pos_tags = [t.pos for t in tokens]
+        self.unblinded_texts = [PROT if e else t.text for t, e in zip(tokens, in_entity)]
         self._linear = {}                    # linear weight → (edges, weights), read-only
         self.attached = np.zeros(n, bool)        # token takes part in a kept dependency
         self.attached[t1] = True
@@ -288,8 +298,8 @@ class SentenceStructure:
         if self._neighbours_csr is None:
             n, m = self.n, len(self.deps)
             dep_vertex = np.arange(n, n + m, dtype=np.intp)
-            src = np.concatenate([self._dep_t1, dep_vertex])
-            dst = np.concatenate([dep_vertex, self._dep_t2])
+            src = np.concatenate([self.dep_governors, dep_vertex])
+            dst = np.concatenate([dep_vertex, self.dep_dependents])
             nv = n + m
             key = np.unique(np.concatenate([src * nv + dst, dst * nv + src]).astype(np.int64))
             indptr = np.zeros(nv + 1, dtype=np.int64)
@@ -305,8 +315,8 @@ class SentenceStructure:
             m = len(self.deps)
             dep_vertex = np.arange(self.n, self.n + m, dtype=np.intp)
             edges = np.empty((2 * m, 2), dtype=np.intp)
-            edges[0::2, 0], edges[0::2, 1] = self._dep_t1, dep_vertex
-            edges[1::2, 0], edges[1::2, 1] = dep_vertex, self._dep_t2
+            edges[0::2, 0], edges[0::2, 1] = self.dep_governors, dep_vertex
+            edges[1::2, 0], edges[1::2, 1] = dep_vertex, self.dep_dependents
             edges.setflags(write=False)
             self._edges = edges
         return self._edges
@@ -415,7 +425,8 @@ class SentenceStructure:
         another order (compiled: :func:`_all_shortest_paths`); O(V + E) plus the length of
         the output.
         """
-        flat, length = _all_shortest_paths(self.n, self._dep_t1, self._dep_t2, a, b)
+        flat, length = _all_shortest_paths(self.n, self.dep_governors, self.dep_dependents,
+                                           a, b)
         return flat.reshape(-1, length + 1).tolist() if length >= 0 else []
 
     def lowered_texts(self):
@@ -423,7 +434,7 @@ class SentenceStructure:
         unblinded words of the bag views (:mod:`ppi.views`)."""
         if self._lowered is None:
             self._lowered = [w if w in (PROT, PROT1, PROT2) else w.lower()
-                             for w in self._unblinded]
+                             for w in self.unblinded_texts]
         return self._lowered
 
     def path_dependencies_networkx(self, toks1, toks2):
@@ -509,22 +520,22 @@ def structure_pair_graphs(st, pair, settings):
     toks1, toks2 = st.pair_tokens(pair, s.order)
     n = st.n
     hit = st.path_dependency_mask(*st.endpoints(toks1, toks2, s.endpoints))
-    texts = list(st._unblinded)                      # blinded: PROT1 over PROT2 over PROT
+    texts = list(st.unblinded_texts)     # blinded: PROT1 over PROT2 over PROT
     for i in toks2:
         texts[i] = PROT2
     for i in toks1:
         texts[i] = PROT1
-    pos = st._pos
+    pos = st.pos_tags
     pp = s.path_prefix
 
     # dependency subgraph
     weights = np.repeat(np.where(hit, s.path_weight, s.other_weight).astype(float), 2)
     token_on_path = np.zeros(n, bool)
-    token_on_path[st._dep_t1[hit]] = True
-    token_on_path[st._dep_t2[hit]] = True
+    token_on_path[st.dep_governors[hit]] = True
+    token_on_path[st.dep_dependents[hit]] = True
     labels = [(pp + t, pp + p) if o else (t, p)
               for t, p, o in zip(texts, pos, token_on_path.tolist())]
-    labels += [(pp + typ,) if h else (typ,) for typ, h in zip(st._dep_types, hit.tolist())]
+    labels += [(pp + typ,) if h else (typ,) for typ, h in zip(st.dep_types, hit.tolist())]
     dep_graph = LabelledGraph(n + len(st.deps), st._dep_edges, weights, labels)
 
     # linear-order subgraph

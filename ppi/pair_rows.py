@@ -91,10 +91,10 @@ class PairArrays:
             n_tok.append(st.n)
             dep_n.append(len(st.deps))
             pair_n.append(len(s.pairs))
-            t1.append(st._dep_t1), t2.append(st._dep_t2)
-            word_of += [words.setdefault(w, len(words)) for w in st._unblinded]
-            tag_of += [tags.setdefault(p, len(tags)) for p in st._pos]
-            type_of += [types.setdefault(t, len(types)) for t in st._dep_types]
+            t1.append(st.dep_governors), t2.append(st.dep_dependents)
+            word_of += [words.setdefault(w, len(words)) for w in st.unblinded_texts]
+            tag_of += [tags.setdefault(p, len(tags)) for p in st.pos_tags]
+            type_of += [types.setdefault(t, len(types)) for t in st.dep_types]
             for pair in s.pairs:
                 toks1, toks2 = st.pair_tokens(pair, settings.order)
                 ends1, ends2 = st.endpoints(toks1, toks2, settings.endpoints)

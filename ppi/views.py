@@ -434,7 +434,7 @@ class MultiViewFeaturizer:
             key = tuple(group)
             if key not in blocks:                 # once per model and group
                 blocks[key] = union.merged_weights([blocks[v] for v in group])
-            total += _product(union.union._rows_of_map(Phi, self_kernel), blocks[key],
+            total += _product(union.union.rows_of_map(Phi, self_kernel), blocks[key],
                               total.shape)
             done.update(group)
         for view, (kind, parse) in zip(self.views, self.kinds):

@@ -252,9 +252,12 @@ class FeatureMapKernel(Kernel):
     def _feature_rows(self, P, self_kernel):
         return P
 
-    def _rows_of_map(self, Phi, self_kernel):
-        """:meth:`features`' rows from a feature map's output ``(Phi, self_kernel)`` (as
-        :meth:`_parse_input`, then :meth:`_feature_rows`)."""
+    def rows_of_map(self, Phi, self_kernel):
+        """The rows :meth:`features` would return, from a feature map's output ``(Phi,
+        self_kernel)``: scaled as the kernel's input is (unit norm when ``normalize``, by
+        ``self_kernel``), then mapped to the kernel's feature rows.  The entry point of
+        callers that compute the map themselves (:mod:`learners.kernels.vocabulary_union`,
+        :mod:`ppi.views`)."""
         return self._feature_rows(*self._scaled(Phi, self_kernel))
 
     def _scaled(self, Phi, self_kernel):

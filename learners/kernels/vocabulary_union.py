@@ -96,8 +96,8 @@ class VocabularyUnion:
         if self_kernel is None:                   # of the whole map, before any cut
             self_kernel = squared_row_norms(Phi)
         if len(self.kernels) == 1:
-            return [self.union._rows_of_map(Phi, self_kernel)]
-        return [k._rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)
+            return [self.union.rows_of_map(Phi, self_kernel)]
+        return [k.rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)
                 for k, cmap, ordered in zip(self.kernels, self.column_maps, self.ordered)]
 
     def merged_weights(self, blocks):

@@ -341,11 +341,11 @@ def test_words_blind_then_lower_case(lll):
             st = SentenceStructure(s, "split_parse", GraphSettings(order="text"))
             free = [i for i in range(st.n) if not st.in_entity[i]]
             if free:                                     # a literal placeholder word
-                st._unblinded[free[0]] = PROT1
+                st.unblinded_texts[free[0]] = PROT1
                 st._lowered = None
             for p in s.pairs:
                 t1, t2 = st.pair_tokens(p, "text")
-                texts = [PROT1 if i in t1 else PROT2 if i in t2 else st._unblinded[i]
+                texts = [PROT1 if i in t1 else PROT2 if i in t2 else st.unblinded_texts[i]
                          for i in range(st.n)]
                 assert _words(st, t1, t2) == [w if w in (PROT1, PROT2, PROT) else w.lower()
                                               for w in texts]

@@ -224,8 +224,8 @@ class AllPathsKernel(FeatureMapKernel):
         """Rows of ``G`` over the label-pair columns, and the exact ``k(G, G)``.
 
         ``instances`` may be any iterable (a generator of graphs is consumed once); they are
-        processed :data:`~learners.kernels.all_paths.batches.CHUNK` at a time and each chunk is aggregated to its rows' ``G``
-        entries before the next one, so memory holds the unaggregated terms of one chunk
+        processed :data:`~learners.kernels.all_paths.batches.CHUNK` at a time and each chunk
+        is aggregated to its rows' ``G`` entries before the next one, so memory holds the unaggregated terms of one chunk
         only (about 5000 per PPI pair graph, 2.7 times the aggregated ones).
         """
         return _feature_maps([self], instances, fit)[0]
@@ -273,14 +273,14 @@ class AllPathsKernel(FeatureMapKernel):
         for k in kernels:
             k._check_fitted()
             k._check_feature_map()
-        return [k._rows_of_map(Phi, self_kernel)
+        return [k.rows_of_map(Phi, self_kernel)
                 for k, (Phi, self_kernel) in zip(kernels, _feature_maps(kernels, instances,
                                                                          False))]
 
     def features_from_entries(self, produce):
         """:meth:`features` of instances whose ``G`` entries (``variant="max"``) are
         computed outside this class: the rows of :meth:`map_from_entries`."""
-        return self._rows_of_map(*self.map_from_entries(produce))
+        return self.rows_of_map(*self.map_from_entries(produce))
 
     def fit_features_from_entries(self, produce):
         """:meth:`fit_features` of instances whose ``G`` entries are computed outside this

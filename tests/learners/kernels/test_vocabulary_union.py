@@ -146,6 +146,6 @@ def test_merged_weights_of_a_matrix_are_the_merged_columns(rng):
             merged[:, [j]].toarray().ravel(),
             union.merged_weights([b[:, [j]].toarray().ravel() for b in blocks]), rtol=1e-15)
     Phi, self_kernel = union.union._feature_map(instances, False)
-    got = (union.union._rows_of_map(Phi, self_kernel) @ merged).toarray()
+    got = (union.union.rows_of_map(Phi, self_kernel) @ merged).toarray()
     want = sum((k.features(instances) @ b).toarray() for k, b in zip(kernels, blocks))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -225,8 +225,9 @@ class AllPathsKernel(FeatureMapKernel):
 
         ``instances`` may be any iterable (a generator of graphs is consumed once); they are
         processed :data:`~learners.kernels.all_paths.batches.CHUNK` at a time and each chunk
-        is aggregated to its rows' ``G`` entries before the next one, so memory holds the unaggregated terms of one chunk
-        only (about 5000 per PPI pair graph, 2.7 times the aggregated ones).
+        is aggregated to its rows' ``G`` entries before the next one, so memory holds the
+        unaggregated terms of one chunk only (about 5000 per PPI pair graph, 2.7 times the
+        aggregated ones).
         """
         return _feature_maps([self], instances, fit)[0]
 

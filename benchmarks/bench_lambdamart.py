@@ -32,7 +32,7 @@ from kernelrank.atomic import write_json
 from kernelrank.datadir import require_file
 from letor.lambdamart import fit_lambdamart
 from letor.layouts import open_letor
-from letor.protocol import _evaluate, _validation_map, run_letors
+from letor.protocol import evaluate_test_part, validation_map, run_letors
 
 LEARNERS = ["rankrls", "rls", "ranksvm", "ranksvm_hinge", "cgrankrls", "lightgbm"]
 COLUMNS = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10"]
@@ -57,7 +57,7 @@ def _s_layout(data_dir, folder):
 
 def _lambdamart_by_tree_size(data, threads):
     """Five-fold test MAP of LambdaMART for each tree size (hindsight, not a protocol)."""
-    scorer = _validation_map("letor3")
+    scorer = validation_map("letor3")
     out = {}
     for leaves in (4, 8, 31):
         maps = []
@@ -65,7 +65,7 @@ def _lambdamart_by_tree_size(data, threads):
             train, val, test = data.load(fold)
             model, _, _ = fit_lambdamart(train, val, scorer, threads=threads,
                                          num_leaves=(leaves,))
-            maps.append(_evaluate(test[1], model.predict(test[0]), test[2])["MAP"])
+            maps.append(evaluate_test_part(test[1], model.predict(test[0]), test[2])["MAP"])
         out[leaves] = float(np.mean(maps))
     return out
 

@@ -30,7 +30,7 @@ the other jobs):
     :func:`ppi.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
     sentences with a pair; the others never reach it), per model;
 ``documents``
-    a ``documents`` model's document records (:func:`ppi.extract._with_document_records`:
+    a ``documents`` model's document records (:func:`ppi.extract.with_document_records`:
     the candidate gene pairs of each document, their document features and the document
     stage), per model;
 ``write``
@@ -166,7 +166,7 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, _with_document_records, cyclic_gc_paused,
+    from ppi.extract import (ExtractionResources, with_document_records, cyclic_gc_paused,
                              freeze_resident_objects, score_sentences)
     from ppi.records import format_records, pair_records
     from ppi.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
@@ -221,7 +221,7 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                     c.add("write", time.process_time() - t0)
                     k["pairs"] += len(records)
                     if getattr(model, "stage", False) is not False:
-                        records, _ = c.timed("documents", _with_document_records, records, raw,
+                        records, _ = c.timed("documents", with_document_records, records, raw,
                                              raw, parsed, scores, model)
                     t0 = time.process_time()
                     handles[system].write(format_records(records, "jsonl"))

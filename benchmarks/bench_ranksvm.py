@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from learners.ranksvm import (QueryStructure, _sweep_counts, pairwise_hinge,
+from learners.ranksvm import (QueryStructure, sweep_counts, pairwise_hinge,
                               pairwise_hinge_explicit)
 
 
@@ -58,7 +58,7 @@ def _interpreted(f, structure):
     order = np.lexsort((f, structure.query))
     c = np.zeros(structure.m, dtype=np.int64)
     d = np.zeros(structure.m, dtype=np.int64)
-    _sweep_counts.py_func(f[order], structure.rank[order], structure.starts,
+    sweep_counts.py_func(f[order], structure.rank[order], structure.starts,
                           structure.n_ranks, c, d)
     return c
 

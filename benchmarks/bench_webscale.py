@@ -122,14 +122,14 @@ def run_linear(name, train, val, grid):
 def run_lightgbm(train, val, max_trees, threads):
     import lightgbm
 
-    from letor.lambdamart import _fit_one
+    from letor.lambdamart import fit_ranker
     (X, y, q), (Xv, yv, qv) = train, val
     sizes = np.diff(np.flatnonzero(np.r_[True, q[1:] != q[:-1], True]))
     vsizes = np.diff(np.flatnonzero(np.r_[True, qv[1:] != qv[:-1], True]))
     params = {"objective": "lambdarank", "n_estimators": max_trees, "learning_rate": 0.1,
               "num_leaves": 31, "verbosity": -1, "random_state": 0, "deterministic": True,
               "n_jobs": threads or 0}
-    model = _fit_one(lightgbm, params, X, y.astype(int), sizes, Xv, yv.astype(int), vsizes)
+    model = fit_ranker(lightgbm, params, X, y.astype(int), sizes, Xv, yv.astype(int), vsizes)
     return model, {"n_trees": int(model.best_iteration_ or max_trees)}, []
 
 

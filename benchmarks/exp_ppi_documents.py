@@ -44,7 +44,9 @@ def _measures(fit, X, rc):
     return candidate_measures(rc.candidates.y, s, fit.threshold)
 
 
-def _subset(rc, X, docs):
+def subset_documents(rc, X, docs):
+    """The relation corpus ``rc`` restricted to the documents ``docs`` and the rows of ``X``
+    (its mention pairs) that belong to them."""
     docs = np.sort(np.asarray(docs))
     rows = np.flatnonzero(np.isin(rc.documents_of_pairs(), docs))
     return rc.subset(docs), X[rows]
@@ -134,7 +136,7 @@ def main(argv=None):
     for n in args.sizes:
         for seed in args.seeds if n < n_docs else args.seeds[:1]:
             docs = np.random.default_rng(seed).permutation(n_docs)[:n]
-            sub, Xs = _subset(tr, Xtr, docs)
+            sub, Xs = subset_documents(tr, Xtr, docs)
             for transfer in (False, True):
                 system = DocumentSystem(progress=False, transfer=transfer, seed=seed)
                 try:

@@ -92,7 +92,7 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), _load()
 
-    from benchmarks.exp_ppi_documents import _subset, prepare
+    from benchmarks.exp_ppi_documents import subset_documents, prepare
     from learners.measures import precision_recall_f1
     from ppi.document_system import (DocumentSystem, candidate_auc, fit_documents,
                                      predict_documents, unscored_last)
@@ -103,7 +103,7 @@ def main(argv=None):
     for n in args.sizes:
         for seed in args.seeds:
             docs = np.random.default_rng(seed).permutation(len(tr.corpus.documents))[:n]
-            sub, Xs = _subset(tr, Xtr, docs)
+            sub, Xs = subset_documents(tr, Xtr, docs)
             for name, options in SYSTEMS.items():
                 system = DocumentSystem(progress=False, seed=seed, **options)
                 fit = fit_documents(system, sub, Xs, w_src if system.transfer else None, info)

@@ -92,7 +92,7 @@ from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperpar
 
 
 @numba.njit(cache=True, nogil=True)
-def _sweep_counts(f, rank, starts, n_ranks, c, d):  # pragma: no cover - compiled
+def sweep_counts(f, rank, starts, n_ranks, c, d):  # pragma: no cover - compiled
     """Fill c and d (eqs. 4.10-4.11) for items sorted by (query, score) ascending.
 
     ``rank`` is the dense 0-based label rank inside the query, ``n_ranks`` the number of
@@ -212,7 +212,7 @@ def pairwise_hinge(scores, structure):
     order = np.lexsort((f, structure.query))  # by query, then score ascending
     c = np.zeros(structure.m, dtype=np.int64)
     d = np.zeros(structure.m, dtype=np.int64)
-    _sweep_counts(f[order], structure.rank[order], structure.starts, structure.n_ranks, c, d)
+    sweep_counts(f[order], structure.rank[order], structure.starts, structure.n_ranks, c, d)
     coef = np.empty(structure.m)
     coef[order] = c - d
     loss = float(coef @ f + c.sum())

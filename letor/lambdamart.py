@@ -51,7 +51,10 @@ def _grouped(qids):
     return order, np.diff(np.r_[starts, q.size])
 
 
-def _fit_one(lightgbm, params, X, y, sizes, Xv, yv, vsizes):
+def fit_ranker(lightgbm, params, X, y, sizes, Xv, yv, vsizes):
+    """One ``LGBMRanker(**params)`` fitted on ``X, y`` (query ``sizes``) with the validation
+    part ``Xv, yv`` (``vsizes``) as its early-stopping set, whichever name this LightGBM
+    gives the evaluation set."""
     model = lightgbm.LGBMRanker(**params)
     # LightGBM 4.6 renamed eval_set to eval_X / eval_y (the old name warns)
     if "eval_X" in inspect.signature(model.fit).parameters:
@@ -99,7 +102,7 @@ def fit_lambdamart(train, validation, scorer, *, seed=0, threads=None, params=No
     for leaves in num_leaves:
         kw = {**DEFAULT_PARAMS, **(params or {}), "num_leaves": leaves, "random_state": seed,
               "deterministic": True, "n_jobs": 0 if threads is None else threads}
-        model = _fit_one(lightgbm, kw, Xo, yo, sizes, Xvo, yvo, vsizes)
+        model = fit_ranker(lightgbm, kw, Xo, yo, sizes, Xvo, yvo, vsizes)
         score = scorer(yv, model.predict(Xv), qv)
         if best is None or score > best[0]:
             n_trees = int(model.best_iteration_ or kw["n_estimators"])

@@ -50,7 +50,8 @@ from letor.layouts import LetorData, open_letor, standard_folds
 from letor.names import (CONVENTION_OF_VERSION, CS_TEXT, EXTRA_LEARNERS, LEARNERS,
                          RANKRLS_ALPHAS_TEXT, RLS_ALPHAS_TEXT)
 
-__all__ = ["MEASURES", "load_parts", "run_letor", "run_letors", "standard_folds"]
+__all__ = ["MEASURES", "evaluate_test_part", "load_parts", "run_letor", "run_letors",
+           "standard_folds", "validation_map"]
 
 MEASURES = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10", "P@1", "P@3", "P@5", "P@10",
             "disagreement", "disagreement_2v01"]
@@ -123,7 +124,7 @@ def _learner(name):
     return CGRankRLS(ties="exclude", tol=1e-8), "alpha", None, True
 
 
-def _validation_map(convention):
+def validation_map(convention):
     """Validation MAP with the LETOR tool's conventions: stable order for ties, AP = 0 for
     a query without relevant document, relevance from the convention's threshold."""
     threshold = LETOR_CONVENTIONS[convention]["relevant_threshold"]
@@ -141,7 +142,10 @@ def _disagreement(y, scores, qids):
         return float("nan")
 
 
-def _evaluate(y, scores, qids, convention="letor3"):
+def evaluate_test_part(y, scores, qids, convention="letor3"):
+    """The LETOR measures of one test part (:data:`MEASURES`: MAP, NDCG@k, P@k with the
+    convention's evaluation script, :func:`learners.measures.letor_evaluation`) and the
+    query-averaged disagreement error, also with labels 0 and 1 merged (Paper I)."""
     out = letor_evaluation(y, scores, qids, max_k=10, convention=convention)
     row = {k: float(out[k]) for k in MEASURES if not k.startswith("disagreement")}
     row["disagreement"] = _disagreement(y, scores, qids)
@@ -166,7 +170,7 @@ def _grid(learner, alphas, Cs):
 def _fit_fold(learner, grid, train, validation, test, convention, seed, threads):
     """One learner on one fold: ``(row of results, test scores)``."""
     (Xtr, ytr, qtr), (Xv, yv, qv), (Xt, _, _) = train, validation, test
-    val_map = _validation_map(convention)
+    val_map = validation_map(convention)
     if learner == "lightgbm":
         from letor.lambdamart import fit_lambdamart
         model, chosen, seconds = fit_lambdamart(train, validation, val_map, seed=seed,
@@ -230,7 +234,7 @@ def run_letors(data, learners, *, folds=None, alphas=None, Cs=None, seed=0, prog
                                     seed, threads)
             bar.update(1)
             rows[name].append({"fold": fold.k, **fold.names, **row,
-                               **_evaluate(test[1], scores, test[2], convention)})
+                               **evaluate_test_part(test[1], scores, test[2], convention)})
     bar.close()
     out = {}
     for name in learners:

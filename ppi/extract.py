@@ -306,14 +306,14 @@ def _process_chunk(docs, raw, presplit, nlp, parses, resources, output_format):
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}
     if getattr(resources.model, "stage", False) is not False and raw and not presplit:
-        records, n = _with_document_records(records, docs, raw, parsed, scores,
+        records, n = with_document_records(records, docs, raw, parsed, scores,
                                             resources.model)
         counts.update(candidates=n["candidates"],
                       predicted_candidates=n["predicted_candidates"])
     return format_records(records, output_format), counts
 
 
-def _with_document_records(records, docs, raw, parsed, scores, model):
+def with_document_records(records, docs, raw, parsed, scores, model):
     """``records`` with, after each raw document's mention-pair records, one record per
     candidate concept pair of the document (a :class:`ppi.model.DocumentModel`: every
     unordered pair of two distinct concept ids with mentions, :mod:`ppi.relations`) scored

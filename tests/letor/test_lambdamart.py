@@ -9,7 +9,7 @@ import pytest
 from kernelrank.errors import InvalidParameterError
 from learners.measures import letor_evaluation
 from letor.lambdamart import NUM_LEAVES, _grouped, fit_lambdamart
-from letor.protocol import _validation_map
+from letor.protocol import validation_map
 
 
 def _data(rng, n_queries, size=30, qid0=0):
@@ -30,13 +30,13 @@ def test_missing_lightgbm_is_a_typed_error(monkeypatch, rng):
     monkeypatch.setitem(sys.modules, "lightgbm", None)   # import lightgbm -> ImportError
     train, val = _data(rng, 4), _data(rng, 2, qid0=10)
     with pytest.raises(InvalidParameterError, match="pip install"):
-        fit_lambdamart(train, val, _validation_map("letor3"))
+        fit_lambdamart(train, val, validation_map("letor3"))
 
 
 def test_tree_size_chosen_by_validation_map(rng):
     pytest.importorskip("lightgbm", reason="lightgbm is an optional extra (kernelrank[lightgbm])")
     train, val, test = _data(rng, 20), _data(rng, 8, qid0=100), _data(rng, 8, qid0=200)
-    scorer = _validation_map("letor3")
+    scorer = validation_map("letor3")
     model, chosen, seconds = fit_lambdamart(train, val, scorer, threads=1)
     assert chosen["num_leaves"] in NUM_LEAVES and 1 <= chosen["n_trees"] <= 2000
     assert seconds > 0

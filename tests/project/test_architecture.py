@@ -194,6 +194,14 @@ def test_no_module_uses_another_modules_private_names():
     assert not bad, "private names of other modules:\n" + "\n".join(sorted(bad))
 
 
+
+def test_benchmarks_use_only_public_names():
+    """The benchmarks are the first users of the packages: what they need is public too."""
+    bad = [f"benchmarks/{path.name}:{line}: {text}"
+           for path in sorted((ROOT / "benchmarks").glob("*.py"))
+           for line, text in _private_uses(path, f"benchmarks.{path.stem}")]
+    assert not bad, "private names used by benchmarks:\n" + "\n".join(bad)
+
 def test_the_private_name_check_sees_violations(tmp_path):
     """The check itself: each form of private use is found; public uses are not."""
     src = tmp_path / "m.py"

@@ -234,13 +234,19 @@ class SentenceStructure:
 
     Attributes
     ----------
-    tokens, deps, n : the parse's tokens, the kept dependencies ``(governor, dependent,
-        type)`` as token positions, and the number of tokens
-    dep_governors, dep_dependents : ndarray of int — the kept dependencies' token positions
-    dep_types : list of str — their types
-    pos_tags : list of str — the tokens' part-of-speech tags
-    unblinded_texts : list of str — the tokens' texts with every protein token ``PROT``
-        (the pair's own two are blinded per pair)
+    tokens : list
+        The parse's tokens; ``n`` their number.
+    deps : list of tuple
+        The kept dependencies as ``(governor, dependent, type)`` token positions.
+    dep_governors, dep_dependents : ndarray of int
+        The kept dependencies' token positions.
+    dep_types : list of str
+        Their types.
+    pos_tags : list of str
+        The tokens' part-of-speech tags.
+    unblinded_texts : list of str
+        The tokens' texts with every protein token ``PROT`` (the pair's own two are
+        blinded per pair).
 
     Raises
     ------

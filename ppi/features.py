@@ -26,7 +26,7 @@ from learners.kernels import AllPathsKernel, gaussian_of, gram_matrix, squared_r
 from learners.kernels.all_paths import CHUNK
 from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.graphs import GraphSettings, sentence_graphs
-from ppi.pair_rows import PairArrays, max_entries
+from ppi.pair_rows import PairArrays, max_entries, max_scores
 
 __all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
            "same_analyses", "split_rows", "kernel", "keep_vocabulary_only"]
@@ -206,16 +206,38 @@ class PairFeaturizer:
         vocabulary_union.VocabularyUnion` and its unnormalized map of every pair of
         ``corpora`` (rows in corpus order), by the compiled route (all :attr:`compiled`;
         the conditions of :meth:`transform_shared`)."""
-        first = featurizers[0]
-        batches = _pair_arrays(corpora, first.parse, first.settings, progress)
-        union = vocabulary_union([f.vectorizer for f in featurizers])
-        kernel = union.union
+        union, kernel, batches = PairFeaturizer._union_batches(featurizers, corpora, progress)
         Phi, self_kernel = kernel.map_from_entries(
             lambda label_ids, vocabulary: (
                 max_entries(b, label_ids, vocabulary, kernel) for b in batches))
         for f in featurizers:
             f.vectorizer.n_scaled_ = kernel.n_scaled_
         return union, Phi, self_kernel
+
+    @staticmethod
+    def union_scores(featurizers, corpora, weights, progress=False):
+        """``rows_of_map(*union_map(...)[1:]) @ weights`` without the rows: a linear model's
+        scores of every pair of ``corpora`` (corpus order), ``weights`` one per column of
+        the featurizers' vocabulary union (one featurizer: its own columns); the compiled
+        route's inner products (:func:`ppi.pair_rows.max_scores`), O(entries) with no
+        entry written.  The conditions of :meth:`union_map`, and a vocabulary
+        (``n_features=None``)."""
+        union, kernel, batches = PairFeaturizer._union_batches(featurizers, corpora, progress)
+        scores = kernel.linear_scores_from_entries(
+            lambda label_ids, vocabulary: (
+                max_scores(b, label_ids, vocabulary, kernel, weights) for b in batches),
+            weights)
+        for f in featurizers:
+            f.vectorizer.n_scaled_ = kernel.n_scaled_
+        return scores
+
+    @staticmethod
+    def _union_batches(featurizers, corpora, progress):
+        """``(union, its kernel, the pair arrays of corpora)`` of :meth:`union_map`."""
+        first = featurizers[0]
+        union = vocabulary_union([f.vectorizer for f in featurizers])
+        return union, union.union, _pair_arrays(corpora, first.parse, first.settings,
+                                                progress)
 
     def shares_graphs_with(self, other):
         """Whether ``other`` builds its graphs and rows the same way on the same analysis

@@ -42,11 +42,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from learners.kernels.all_paths import append_entries, dag_walk_sums, update_max
+from learners.kernels.all_paths import append_entries, dag_walk_sums, dot_entries, update_max
 from ppi.graphs import (PROT1, PROT2, bfs_into, sentence_structure, structure_pair_graphs,
                         undirected_csr)
 
-__all__ = ["PairArrays", "max_entries"]
+__all__ = ["PairArrays", "max_entries", "max_scores"]
 
 #: Bits of a label's position within its pair in the first-occurrence keys (row << 24 | position)
 _POSITION_BITS = 24
@@ -137,6 +137,25 @@ class PairArrays:
         return word_ids, tag_ids, type_ids, forms([PROT1, PROT2])
 
 
+def _compiled(arrays, label_ids, vocabulary, kernel, fit, weights):
+    """:func:`_pair_max_entries` of the pairs of ``arrays`` and the first-occurrence array
+    ``seen`` (``fit``; else empty), sized after the batch's labels are numbered."""
+    s = arrays.settings
+    word_ids, tag_ids, type_ids, protein_ids = arrays.label_tables(label_ids)
+    none = np.zeros(0, np.int64)
+    vocab_ptr, vocab_codes = vocabulary if vocabulary is not None else (none, none)
+    seen = np.full(len(kernel.labels_), -1, np.int64) if fit else none
+    if fit and len(arrays) and 4 * int(arrays.n_tok.max()) + int(np.diff(
+            arrays.dep_ptr).max()) >= 1 << _POSITION_BITS:      # pragma: no cover
+        raise ValueError("a sentence too long for the first-occurrence keys")
+    return seen, _pair_max_entries(
+        arrays.n_tok, arrays.tok_ptr, arrays.dep_ptr, arrays.t1, arrays.t2, arrays.pair_ptr,
+        *arrays.p1, *arrays.p2, *arrays.e1, *arrays.e2, word_ids, tag_ids, type_ids,
+        protein_ids, arrays.literal_protein, float(s.path_weight), float(s.other_weight),
+        float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_codes, seen,
+        np.zeros(0) if weights is None else weights)
+
+
 def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
     """One chunk ``(counts, keys, values, norms, seen)`` of ``G`` entries (``variant="max"``)
     of the pairs of ``arrays``, in the layout of :meth:`learners.kernels.AllPathsKernel.
@@ -145,19 +164,8 @@ def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
     ``seen[i]`` = ``row << 24 | position`` of label i's first occurrence (−1: none; else
     ``seen`` None).  Pairs of a sentence with a cyclic dependency graph go through
     ``kernel``'s graph route (:meth:`~learners.kernels.AllPathsKernel.graph_entries`)."""
-    s = arrays.settings
-    word_ids, tag_ids, type_ids, protein_ids = arrays.label_tables(label_ids)
-    none = np.zeros(0, np.int64)
-    vocab_ptr, vocab_second = vocabulary if vocabulary is not None else (none, none)
-    seen = np.full(len(kernel.labels_), -1, np.int64) if fit else none
-    if fit and len(arrays) and 4 * int(arrays.n_tok.max()) + int(np.diff(
-            arrays.dep_ptr).max()) >= 1 << _POSITION_BITS:      # pragma: no cover
-        raise ValueError("a sentence too long for the first-occurrence keys")
-    rows, keys, values, norms, cyclic = _pair_max_entries(
-        arrays.n_tok, arrays.tok_ptr, arrays.dep_ptr, arrays.t1, arrays.t2, arrays.pair_ptr,
-        *arrays.p1, *arrays.p2, *arrays.e1, *arrays.e2, word_ids, tag_ids, type_ids,
-        protein_ids, arrays.literal_protein, float(s.path_weight), float(s.other_weight),
-        float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_second, seen)
+    seen, (rows, keys, values, norms, cyclic, _) = _compiled(arrays, label_ids, vocabulary,
+                                                             kernel, fit, None)
     counts = np.bincount(rows, minlength=len(arrays))
     if cyclic.any():
         rows, keys, values, norms, counts, seen = _with_graph_route(
@@ -165,6 +173,28 @@ def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
             seen if fit else None, label_ids)
     return (counts, keys, values, (norms if vocabulary is not None else None),
             (seen if fit else None))
+
+
+def max_scores(arrays, label_ids, vocabulary, kernel, weights):
+    """One chunk ``(dots, norms)`` of a linear model on the ``G`` entries of the pairs of
+    ``arrays`` (:meth:`learners.kernels.AllPathsKernel.linear_scores_from_entries`):
+    ``dots[r]`` the inner product of pair r's entries in the vocabulary's columns with
+    ``weights`` (one per column), ``norms[r] = ‖G‖²`` — what :func:`max_entries` and a
+    product give, without the entries (:func:`learners.kernels.all_paths.dot_entries`).
+    Pairs of a sentence with a cyclic dependency graph go through ``kernel``'s graph
+    route."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    _, (*_, norms, cyclic, dots) = _compiled(arrays, label_ids, vocabulary, kernel, False,
+                                             weights)
+    if cyclic.any():
+        index = np.flatnonzero(cyclic)
+        graphs = [structure_pair_graphs(*arrays.structures[i], arrays.settings)
+                  for i in index]
+        counts, columns, values, graph_norms = kernel.graph_entries(graphs, True)
+        dots[index] = np.bincount(np.repeat(np.arange(len(index)), counts),
+                                  weights=values * weights[columns], minlength=len(index))
+        norms[index] = graph_norms
+    return dots, norms
 
 
 def _with_graph_route(arrays, kernel, by_column, cyclic, rows, keys, values, norms, counts,
@@ -236,18 +266,22 @@ def _token_order(n, t1, t2):  # pragma: no cover - compiled
 def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_ptr, p2,
                       e1_ptr, e1, e2_ptr, e2, word_ids, tag_ids, type_ids, protein_ids,
                       literal_protein, path_weight, other_weight, linear_weight,
-                      min_weight, vocab_ptr, vocab_second, seen):  # pragma: no cover - compiled
-    """``(rows, keys, values, norms, cyclic)``: the ``G`` maxima of every pair (module
+                      min_weight, vocab_ptr, vocab_codes, seen,
+                      weights):  # pragma: no cover - compiled
+    """``(rows, keys, values, norms, cyclic, dots)``: the ``G`` maxima of every pair (module
     docstring) as :func:`learners.kernels.all_paths.label_pairs.append_entries` gives them
-    (keys: columns of the vocabulary ``(vocab_ptr, vocab_second)``, or label-pair codes when
+    (keys: columns of the vocabulary ``(vocab_ptr, vocab_codes)``, or label-pair codes when
     it is empty), rows sorted, keys ascending within a row; ``norms[r] = ‖G‖²``;
     ``cyclic[r]`` marks the pairs left out (their sentence's dependency graph has a cycle).
     ``seen`` (when not empty): each label's first occurrence ``r << 24 | position`` is
-    recorded where it is still −1 (:func:`max_entries`)."""
+    recorded where it is still −1 (:func:`max_entries`).  ``weights`` (when not empty, one
+    per vocabulary column): no entries, ``dots[r]`` the inner product of pair r's entries
+    with them instead (:func:`learners.kernels.all_paths.dot_entries`)."""
     unreachable = np.int64(1) << 40
     n_pairs = pair_ptr[-1]
     cyclic = np.zeros(n_pairs, np.bool_)
     norms = np.zeros(n_pairs)
+    dots = np.zeros(n_pairs)
     out = (np.empty(1 << 16, np.int64), np.empty(1 << 16, np.int64),
            np.empty(1 << 16, np.float64))
     m_out = 0
@@ -383,7 +417,10 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
             dag_walk_sums(full, out_ptr, out_idx, out_w, W)
             update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
             update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)
-            out, m_out, norms[r] = append_entries(G, u_ids, r, vocab_ptr, vocab_second, out,
-                                                  m_out)
+            if len(weights):
+                dots[r], norms[r] = dot_entries(G, u_ids, vocab_ptr, vocab_codes, weights)
+            else:
+                out, m_out, norms[r] = append_entries(G, u_ids, r, vocab_ptr, vocab_codes,
+                                                      out, m_out)
     return (out[0][:m_out].copy(), out[1][:m_out].copy(), out[2][:m_out].copy(), norms,
-            cyclic)
+            cyclic, dots)

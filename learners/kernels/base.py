@@ -260,6 +260,14 @@ class FeatureMapKernel(Kernel):
         :mod:`ppi.views`)."""
         return self._feature_rows(*self._scaled(Phi, self_kernel))
 
+    def scores_of_products(self, products, self_kernel):
+        """``rows_of_map(Phi, self_kernel) @ w`` from ``products = Phi @ w``: a linear
+        model's scores without the rows (each product times its row's cosine scale when
+        ``normalize``; the feature rows of this class are the scaled map).  O(n)."""
+        s = self._scale(self_kernel)
+        products = np.asarray(products, dtype=np.float64)
+        return products if s is None else products * s
+
     def _scaled(self, Phi, self_kernel):
         Phi = sp.csr_matrix(Phi)
         if self_kernel is None:

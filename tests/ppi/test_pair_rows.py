@@ -4,7 +4,9 @@
 vocabulary, and the same rows up to round-off — the same columns in every row
 and values within 1e-12 relative — on every pair of real corpora under every graph setting,
 and on random sentences whose dependency graphs are trees, DAGs with shared dependents, or
-cyclic (those pairs take the graph route); plus the pieces it is made of."""
+cyclic (those pairs take the graph route); plus the pieces it is made of.  A linear model's
+scores without the rows (:meth:`ppi.features.PairFeaturizer.union_scores`) against the
+graph route's rows times the weights, on the same pairs."""
 
 import dataclasses
 import itertools
@@ -17,7 +19,8 @@ import ppi.features
 from corpora.ppi_xml import Corpus, Dependency, Document, Pair, Parse, read_corpus
 from learners.kernels import AllPathsKernel
 from learners.kernels.all_paths import all_paths_matrix, dag_walk_sums
-from learners.kernels.all_paths.label_pairs import _lower_bound
+from kernelrank.errors import InvalidParameterError
+from learners.kernels.all_paths.label_pairs import _lower_bound, append_entries, dot_entries
 from ppi.features import PairFeaturizer, iter_corpus_graphs
 from ppi.graphs import GraphSettings, _overlaps, entity_tokens
 from ppi.names import corpus_path
@@ -94,6 +97,19 @@ def test_compiled_route_equals_graph_route_on_ppi_pairs(corpora, parse, settings
         assert a.X.nnz > 5_000
         assert np.array_equal(a.pair_ids, b.pair_ids)
     assert f.vectorizer.labels_ == labels          # temporary labels dropped again
+    _assert_scores_equal_rows_times_weights(f, [corpora["HPRD50"], corpora["LLL"]], graphs)
+    assert f.vectorizer.labels_ == labels
+
+
+def _assert_scores_equal_rows_times_weights(featurizer, corpora, graph_sets):
+    """``union_scores`` (no rows) against the graph route's rows times random weights."""
+    w = np.random.default_rng(5).normal(size=featurizer.vectorizer._n_columns())
+    got = PairFeaturizer.union_scores([featurizer], corpora, w)
+    want = np.concatenate([d.X @ w for d in graph_sets])
+    assert got.shape == want.shape and np.abs(want).max() > 0.1
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(InvalidParameterError, match="weights"):
+        PairFeaturizer.union_scores([featurizer], corpora, w[:-1])
 
 
 @pytest.mark.parametrize("n_features", [None, 2 ** 12])
@@ -142,6 +158,8 @@ def test_compiled_route_on_random_sentences(n_features, min_weight):
             b.X.eliminate_zeros()
         assert_close_rows(a.X, b.X)
         assert a.X.nnz > 1_000
+        if n_features is None:              # cyclic sentences' pairs: the graph route
+            _assert_scores_equal_rows_times_weights(f, [test], [b])
 
 
 @pytest.mark.slow
@@ -196,6 +214,38 @@ def test_lower_bound_equals_searchsorted():
         hi = int(rng.integers(lo, len(a) + 1))
         x = int(rng.integers(-1, 52))
         assert _lower_bound(a, lo, hi, x) == lo + np.searchsorted(a[lo:hi], x)
+
+
+def test_dot_entries_equal_appended_entries_times_weights():
+    """:func:`dot_entries` against a brute-force sum over the non-zero entries of ``G`` whose
+    label pair is in the vocabulary, and against :func:`append_entries`' entries times the
+    weights (``‖G‖²`` the same sum in the same order: equal); labels outside the
+    vocabulary (ids past it), first labels without columns; ``G`` is zero again after
+    both."""
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n_labels = int(rng.integers(1, 30))
+        pairs = rng.integers(0, n_labels, size=(int(rng.integers(0, 80)), 2))
+        codes = np.unique((pairs[:, 0] << 32) | pairs[:, 1]).astype(np.int64)
+        ptr = np.searchsorted(codes, np.arange(n_labels + 1, dtype=np.int64) << 32)
+        w = rng.normal(size=len(codes))
+        u_ids = np.sort(rng.choice(n_labels + 10, size=int(rng.integers(1, 12)),
+                                   replace=False)).astype(np.int64)
+        u = len(u_ids)
+        G = np.where(rng.random((u, u)) < 0.4, rng.random((u, u)), 0.0)
+        column = {c: k for k, c in enumerate(codes.tolist())}
+        expect = sum(G[i, j] * w[column[(int(u_ids[i]) << 32) | int(u_ids[j])]]
+                     for i, j in zip(*np.nonzero(G))
+                     if (int(u_ids[i]) << 32) | int(u_ids[j]) in column)
+        squares = float((G ** 2).sum())
+        G2 = G.copy()
+        out = (np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4))
+        (_, cols, vals), m, norm = append_entries(G, u_ids, 0, ptr, codes, out, 0)
+        dot, norm2 = dot_entries(G2, u_ids, ptr, codes, w)
+        assert norm2 == norm == pytest.approx(squares, rel=1e-12)
+        assert not G.any() and not G2.any()
+        assert dot == pytest.approx(float(vals[:m] @ w[cols[:m]]), rel=1e-12, abs=1e-14)
+        assert dot == pytest.approx(expect, rel=1e-12, abs=1e-14)
 
 
 def test_entity_tokens_equal_overlap_rule():

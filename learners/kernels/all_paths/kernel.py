@@ -362,10 +362,10 @@ class AllPathsKernel(FeatureMapKernel):
 
             * ``vocabulary`` None (feature hashing): an entry per non-zero ``G_ij``, keyed
               by its label-pair code ``i << 32 | j``; ``norms`` None;
-            * else ``vocabulary = (ptr, second)``, the fitted label pairs by first label:
+            * else ``vocabulary = (ptr, codes)``, the fitted label pairs by first label:
               the pairs ``(i, ·)`` (``i < len(ptr) - 1``) are the columns
-              ``ptr[i]:ptr[i + 1]``, their second labels ``second[ptr[i]:ptr[i + 1]]``
-              ascending.  An entry per non-zero ``G_ij`` of a fitted pair, keyed by its
+              ``ptr[i]:ptr[i + 1]``, their codes ``codes[ptr[i]:ptr[i + 1]]`` ascending
+              (``codes`` is ``pair_codes_``).  An entry per non-zero ``G_ij`` of a fitted pair, keyed by its
               column; ``norms[r] = ‖G‖²`` of the whole ``G`` of instance ``r``.
 
             ``label_ids(strings)`` gives the ids ``i``, ``j`` of label strings in this
@@ -382,12 +382,8 @@ class AllPathsKernel(FeatureMapKernel):
         self._check_feature_map()
         n_known = self._begin(False)
         try:
-            vocabulary = None
-            if self.n_features is None:
-                codes = self.pair_codes_
-                vocabulary = (np.searchsorted(codes >> np.int64(32),
-                                              np.arange(n_known + 1)).astype(np.int64),
-                              codes & np.int64(0xFFFFFFFF))
+            vocabulary = None if self.n_features is not None else \
+                self._vocabulary_by_first_label(n_known)
             parts = ([], [], [], [])
             for chunk in produce(self._ids_of_labels, vocabulary):
                 for part, array in zip(parts, chunk[:4]):
@@ -405,6 +401,60 @@ class AllPathsKernel(FeatureMapKernel):
         finally:
             self._end(False, n_known)
         return Phi, self_kernel
+
+    def linear_scores_from_entries(self, produce, weights):
+        """``rows_of_map(*map_from_entries(...)) @ weights``: a linear model's scores of
+        instances whose ``G`` entries are computed outside this class, without the rows.
+
+        Parameters
+        ----------
+        produce : callable
+            ``produce(label_ids, vocabulary)`` (as for :meth:`map_from_entries`, always with
+            a vocabulary) returns an iterable of chunks ``(products, norms)``:
+            ``products[r]`` the inner product of instance r's entries in the fitted columns
+            with the caller's weights, ``norms[r] = ‖G‖²`` of its whole ``G``
+            (:func:`ppi.pair_rows.max_scores`).
+        weights : ndarray of shape (n_columns,)
+            Checked against the vocabulary here; ``produce`` uses them.
+
+        Returns
+        -------
+        ndarray of shape (n_instances,)
+            The same scores as the rows' product up to the order of the floating-point
+            operations (the scale applied after the sum instead of to every entry).
+        """
+        self._check_fitted()
+        self._check_feature_map()
+        if self.n_features is not None:
+            raise InvalidParameterError("linear_scores_from_entries needs a vocabulary "
+                                        "(n_features=None); with hashing use "
+                                        "map_from_entries")
+        if np.shape(weights) != (len(self.pair_codes_),):
+            raise InvalidParameterError(f"weights of shape {np.shape(weights)} for "
+                                        f"{len(self.pair_codes_)} columns")
+        n_known = self._begin(False)
+        try:
+            chunks = list(produce(self._ids_of_labels,
+                                  self._vocabulary_by_first_label(n_known)))
+        finally:
+            self._end(False, n_known)
+        products = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0)
+        norms = np.concatenate([c[1] for c in chunks]) if chunks else np.zeros(0)
+        return self.scores_of_products(products, norms)
+
+    def _vocabulary_by_first_label(self, n_known):
+        """``(ptr, codes)`` of :meth:`map_from_entries`: the fitted label pairs ``(i, ·)``
+        are the columns ``ptr[i]:ptr[i + 1]`` of ``codes = pair_codes_``.  ``ptr`` is built
+        once per vocabulary, O(n log V) for V label pairs and n labels (an extraction calls
+        ``map_from_entries`` once per chunk; the model's V is in the millions)."""
+        codes = self.pair_codes_
+        cached = self.__dict__.get("_by_first_label")
+        if cached is None or cached[0] is not codes or len(cached[1]) != n_known + 1:
+            ptr = np.searchsorted(codes, np.arange(n_known + 1, dtype=np.int64)
+                                  << np.int64(32)).astype(np.int64)
+            cached = (codes, ptr)
+            self.__dict__["_by_first_label"] = cached
+        return cached[1], codes
 
     # ------------------------------------------------------------------ vocabulary union
     def _vocabulary_state(self):

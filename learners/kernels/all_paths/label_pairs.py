@@ -8,7 +8,9 @@ published numbers used).
   (:func:`update_max`), whose non-zero entries are then emitted in row-major order
   (:func:`append_entries`, by label-pair code or by a fitted vocabulary's column);
   :func:`max_label_pairs` does it for a batch of instances.  O(n² c² + u²) per instance (n
-  vertices, c labels per vertex, u distinct labels).
+  vertices, c labels per vertex, u distinct labels).  A linear model needs no entries:
+  :func:`dot_entries` gives the inner product of ``G`` with a weight vector over the
+  vocabulary's columns and ``‖G‖²`` straight from the dense matrix.
 * ``sum`` — the terms ``L_ik W_kl L_jl`` expanded (:func:`label_pair_entries`) and summed
   per label pair (:func:`aggregate_label_pairs`), O(N log N) in the number N of terms.
 
@@ -25,7 +27,7 @@ import scipy.sparse as sp
 from kernelrank.errors import InvalidParameterError
 
 __all__ = ["VARIANTS", "label_pair_entries", "aggregate_label_pairs", "update_max",
-           "append_entries", "max_label_pairs"]
+           "append_entries", "dot_entries", "max_label_pairs"]
 
 VARIANTS = ("max", "sum")
 
@@ -128,7 +130,7 @@ def _lower_bound(a, lo, hi, x):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def append_entries(G, label_ids, r, vocab_ptr, vocab_second, out,
+def append_entries(G, label_ids, r, vocab_ptr, vocab_codes, out,
                 m):  # pragma: no cover - compiled
     """Move the non-zero entries of ``G`` (instance ``r``) to ``out = (rows, keys,
     values)`` from position ``m`` in row-major order, growing the arrays by doubling, and
@@ -138,7 +140,7 @@ def append_entries(G, label_ids, r, vocab_ptr, vocab_second, out,
     ``label_ids[i] << 32 | label_ids[j]`` (ascending when ``label_ids`` is).  Otherwise only
     the label pairs of a vocabulary, keyed by their column: the pairs ``(a, ·)`` of first
     label ``a < len(vocab_ptr) - 1`` are the columns ``vocab_ptr[a]:vocab_ptr[a + 1]``, their
-    second labels ``vocab_second[...]`` ascending.  ``‖G‖²`` sums the squares in row-major
+    codes ``vocab_codes[...]`` (the vocabulary's sorted codes) ascending.  ``‖G‖²`` sums the squares in row-major
     order (as a ``bincount`` of the entries would).  O(u² + t log d) for u labels and t
     non-zero entries."""
     u = G.shape[0]
@@ -173,15 +175,49 @@ def append_entries(G, label_ids, r, vocab_ptr, vocab_second, out,
                 vals[m] = g
                 m += 1
             elif lo < hi:
-                b = label_ids[j]
-                lo = _lower_bound(vocab_second, lo, hi, b)
-                if lo < hi and vocab_second[lo] == b:
+                code = (a << 32) | label_ids[j]
+                lo = _lower_bound(vocab_codes, lo, hi, code)
+                if lo < hi and vocab_codes[lo] == code:
                     rows[m] = r
                     keys[m] = lo
                     vals[m] = g
                     m += 1
                     lo += 1
     return (rows, keys, vals), m, norm
+
+
+@numba.njit(cache=True, nogil=True)
+def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights):  # pragma: no cover - compiled
+    """``(Σ G_ij weights[column(i, j)], ‖G‖²)`` over the non-zero entries of ``G``, and zero
+    ``G`` again: what :func:`append_entries` followed by the product of the entries with
+    ``weights`` gives, without writing the entries.  The vocabulary ``(vocab_ptr,
+    vocab_codes)`` and the order of the sums are those of :func:`append_entries` (row-major),
+    so ``‖G‖²`` is the same number.  O(u² + t log d) for u labels and t non-zero entries."""
+    u = G.shape[0]
+    n_first = len(vocab_ptr) - 1     # labels past the fitted ones are this call's own
+    norm = 0.0
+    dot = 0.0
+    for i in range(u):
+        a = label_ids[i]
+        lo = hi = 0
+        if a < n_first:
+            lo, hi = vocab_ptr[a], vocab_ptr[a + 1]
+        for j in range(u):
+            g = G[i, j]
+            if g == 0.0:
+                continue
+            G[i, j] = 0.0
+            norm += g * g
+            if lo < hi:
+                b = label_ids[j]
+                if b >= n_first:             # a label the vocabulary never saw
+                    continue
+                code = (a << 32) | b
+                lo = _lower_bound(vocab_codes, lo, hi, code)
+                if lo < hi and vocab_codes[lo] == code:
+                    dot += g * weights[lo]
+                    lo += 1
+    return dot, norm
 
 
 @numba.njit(cache=True, nogil=True)

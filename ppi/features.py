@@ -224,9 +224,9 @@ class PairFeaturizer:
         (``n_features=None``)."""
         union, kernel, batches = PairFeaturizer._union_batches(featurizers, corpora, progress)
         scores = kernel.linear_scores_from_entries(
-            lambda label_ids, vocabulary: (
-                max_scores(b, label_ids, vocabulary, kernel, weights) for b in batches),
-            weights)
+            lambda label_ids, vocabulary, dense: (
+                max_scores(b, label_ids, vocabulary, kernel, weights, dense)
+                for b in batches), weights)
         for f in featurizers:
             f.vectorizer.n_scaled_ = kernel.n_scaled_
         return scores

@@ -139,7 +139,8 @@ class PairArrays:
 
 def _compiled(arrays, label_ids, vocabulary, kernel, fit, weights):
     """:func:`_pair_max_entries` of the pairs of ``arrays`` and the first-occurrence array
-    ``seen`` (``fit``; else empty), sized after the batch's labels are numbered."""
+    ``seen`` (``fit``; else empty), sized after the batch's labels are numbered;
+    ``weights`` None (entries) or ``(weights, dense_row, dense)`` (inner products)."""
     s = arrays.settings
     word_ids, tag_ids, type_ids, protein_ids = arrays.label_tables(label_ids)
     none = np.zeros(0, np.int64)
@@ -153,7 +154,7 @@ def _compiled(arrays, label_ids, vocabulary, kernel, fit, weights):
         *arrays.p1, *arrays.p2, *arrays.e1, *arrays.e2, word_ids, tag_ids, type_ids,
         protein_ids, arrays.literal_protein, float(s.path_weight), float(s.other_weight),
         float(s.linear_weight), float(kernel.min_weight), vocab_ptr, vocab_codes, seen,
-        np.zeros(0) if weights is None else weights)
+        *((np.zeros(0), none, np.zeros(0)) if weights is None else weights))
 
 
 def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
@@ -175,17 +176,18 @@ def max_entries(arrays, label_ids, vocabulary, kernel, fit=False):
             (seen if fit else None))
 
 
-def max_scores(arrays, label_ids, vocabulary, kernel, weights):
+def max_scores(arrays, label_ids, vocabulary, kernel, weights, dense):
     """One chunk ``(dots, norms)`` of a linear model on the ``G`` entries of the pairs of
     ``arrays`` (:meth:`learners.kernels.AllPathsKernel.linear_scores_from_entries`):
     ``dots[r]`` the inner product of pair r's entries in the vocabulary's columns with
-    ``weights`` (one per column), ``norms[r] = ‖G‖²`` — what :func:`max_entries` and a
-    product give, without the entries (:func:`learners.kernels.all_paths.dot_entries`).
+    ``weights`` (one per column; ``dense`` their dense rows, as that method passes them),
+    ``norms[r] = ‖G‖²`` — what :func:`max_entries` and a product give, without the entries
+    (:func:`learners.kernels.all_paths.dot_entries`).
     Pairs of a sentence with a cyclic dependency graph go through ``kernel``'s graph
     route."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     _, (*_, norms, cyclic, dots) = _compiled(arrays, label_ids, vocabulary, kernel, False,
-                                             weights)
+                                             (weights, *dense))
     if cyclic.any():
         index = np.flatnonzero(cyclic)
         graphs = [structure_pair_graphs(*arrays.structures[i], arrays.settings)
@@ -266,8 +268,8 @@ def _token_order(n, t1, t2):  # pragma: no cover - compiled
 def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_ptr, p2,
                       e1_ptr, e1, e2_ptr, e2, word_ids, tag_ids, type_ids, protein_ids,
                       literal_protein, path_weight, other_weight, linear_weight,
-                      min_weight, vocab_ptr, vocab_codes, seen,
-                      weights):  # pragma: no cover - compiled
+                      min_weight, vocab_ptr, vocab_codes, seen, weights, dense_row,
+                      dense):  # pragma: no cover - compiled
     """``(rows, keys, values, norms, cyclic, dots)``: the ``G`` maxima of every pair (module
     docstring) as :func:`learners.kernels.all_paths.label_pairs.append_entries` gives them
     (keys: columns of the vocabulary ``(vocab_ptr, vocab_codes)``, or label-pair codes when
@@ -275,8 +277,9 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
     ``cyclic[r]`` marks the pairs left out (their sentence's dependency graph has a cycle).
     ``seen`` (when not empty): each label's first occurrence ``r << 24 | position`` is
     recorded where it is still −1 (:func:`max_entries`).  ``weights`` (when not empty, one
-    per vocabulary column): no entries, ``dots[r]`` the inner product of pair r's entries
-    with them instead (:func:`learners.kernels.all_paths.dot_entries`)."""
+    per vocabulary column; ``dense_row``, ``dense`` their dense rows): no entries,
+    ``dots[r]`` the inner product of pair r's entries with them instead
+    (:func:`learners.kernels.all_paths.dot_entries`)."""
     unreachable = np.int64(1) << 40
     n_pairs = pair_ptr[-1]
     cyclic = np.zeros(n_pairs, np.bool_)
@@ -418,7 +421,8 @@ def _pair_max_entries(n_tok, tok_ptr, dep_ptr, t1, t2, pair_ptr, p1_ptr, p1, p2_
             update_max(G, W.ravel(), nv, 0, lab_ptr, lab_loc, min_weight)
             update_max(G, W_lin_flat, n, nv, lab_ptr, lab_loc, min_weight)
             if len(weights):
-                dots[r], norms[r] = dot_entries(G, u_ids, vocab_ptr, vocab_codes, weights)
+                dots[r], norms[r] = dot_entries(G, u_ids, vocab_ptr, vocab_codes, weights,
+                                                dense_row, dense)
             else:
                 out, m_out, norms[r] = append_entries(G, u_ids, r, vocab_ptr, vocab_codes,
                                                       out, m_out)

@@ -425,13 +425,14 @@ class MultiViewFeaturizer:
         sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
         blocks = self._weight_blocks(weights)
         total = np.zeros((sum(sizes),) + np.shape(weights)[1:])
+        linear = np.ndim(weights) == 1 and not sp.issparse(weights)
         done = set()
         for group in self._shared_groups(corpora):
             if parse_view(group[0])[0] == "apg" and \
                     not all(self._parts[v].compiled for v in group):
                 continue                          # the graph route: view by view below
             key = tuple(group)
-            if self._scored_without_rows(group, weights):
+            if linear and self._compiled_with_vocabulary(group):
                 if key not in blocks:
                     blocks[key] = vocabulary_union(
                         [self._parts[v].vectorizer for v in group]).merged_weights(
@@ -442,29 +443,32 @@ class MultiViewFeaturizer:
                 union, Phi, self_kernel = self._group_map(group, corpora, progress)
                 if key not in blocks:             # once per model and group
                     blocks[key] = union.merged_weights([blocks[v] for v in group])
-                total += _product(union.union.rows_of_map(Phi, self_kernel), blocks[key],
-                                  total.shape)
+                total += (union.union.scores_of_map(Phi, self_kernel, blocks[key]) if linear
+                          else _product(union.union.rows_of_map(Phi, self_kernel),
+                                        blocks[key], total.shape))
             done.update(group)
         for view, (kind, parse) in zip(self.views, self.kinds):
             if view in done:
                 continue
-            if self._scored_without_rows([view], weights):
+            if linear and self._compiled_with_vocabulary([view]):
                 total += PairFeaturizer.union_scores([self._parts[view]], corpora,
                                                      blocks[view], progress)
+            elif linear and kind != "apg":
+                bags = [b for c in corpora for b in _corpus_bags(
+                    c, kind, parse or self.bow_parse, self.settings, progress)]
+                total += self._parts[view].linear_scores(bags, blocks[view])
             else:
                 rows = self._view_rows(view, kind, parse, corpora, False, progress)
                 total += _product(sp.vstack(rows, format="csr"), blocks[view], total.shape)
         return split_rows(total, sizes)
 
-    def _scored_without_rows(self, views, weights):
-        """Whether a linear model (one weight vector) scores ``views`` — all-paths views of
-        the compiled route with a vocabulary — by the inner products of
+    def _compiled_with_vocabulary(self, views):
+        """Whether ``views`` are all-paths views of the compiled route with a vocabulary,
+        which a linear model (one weight vector) scores by the inner products of
         :meth:`ppi.features.PairFeaturizer.union_scores`, no rows built (the largest share
         of an extraction's featurizing: about 1,600 entries per pair)."""
-        return (np.ndim(weights) == 1 and not sp.issparse(weights)
-                and all(isinstance(self._parts[v], PairFeaturizer)
-                        and self._parts[v].compiled
-                        and self._parts[v].vectorizer.n_features is None for v in views))
+        return all(isinstance(self._parts[v], PairFeaturizer) and self._parts[v].compiled
+                   and self._parts[v].vectorizer.n_features is None for v in views)
 
     def _weight_blocks(self, weights):
         """``{view: its block of weights × √(view weight)}`` of the weights over the

@@ -18,6 +18,8 @@ Cost: O(N log N) for N features in all bags (one sort), the Gram matrix as
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
@@ -79,9 +81,12 @@ class BagOfFeaturesKernel(FeatureMapKernel):
         # feature strings
         index = self._vocabulary_index()
         n_known = len(self.vocabulary_)
+        col = np.fromiter(map(index.get, feats, repeat(-1)), dtype=np.int64, count=len(feats))
+        missing = np.flatnonzero(col < 0)
         unseen = {}
-        col = np.fromiter((index[f] if f in index else unseen.setdefault(f, n_known + len(unseen))
-                           for f in feats), dtype=np.int64, count=len(feats))
+        col[missing] = np.fromiter((unseen.setdefault(feats[i], n_known + len(unseen))
+                                    for i in missing.tolist()), dtype=np.int64,
+                                   count=len(missing))
         X = self._counts(row, col, n, n_known + len(unseen))
         self_kernel = np.asarray(X.multiply(X).sum(axis=1)).ravel()
         out = X[:, :max(n_known, 1)] if n_known else sp.csr_matrix((n, 1))

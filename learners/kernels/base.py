@@ -260,6 +260,23 @@ class FeatureMapKernel(Kernel):
         :mod:`ppi.views`)."""
         return self._feature_rows(*self._scaled(Phi, self_kernel))
 
+    def linear_scores(self, X, weights):
+        """``features(X) @ weights`` for one weight vector over the fitted columns, without
+        the scaled rows: the unnormalized map's products, each scaled afterwards
+        (:meth:`scores_of_products`; the same scores up to the order of the floating-point
+        operations).  O(nnz of the map)."""
+        self._check_fitted()
+        self._check_feature_map()
+        return self.scores_of_map(*self._feature_map(X, False), weights)
+
+    def scores_of_map(self, Phi, self_kernel, weights):
+        """``rows_of_map(Phi, self_kernel) @ weights`` (one weight vector) without the
+        rows, as :meth:`linear_scores` from a map computed elsewhere
+        (:mod:`learners.kernels.vocabulary_union`, :mod:`ppi.views`)."""
+        return self.scores_of_products(np.asarray(Phi @ weights).ravel(),
+                                       squared_row_norms(Phi) if self_kernel is None
+                                       else self_kernel)
+
     def scores_of_products(self, products, self_kernel):
         """``rows_of_map(Phi, self_kernel) @ w`` from ``products = Phi @ w``: a linear
         model's scores without the rows (each product times its row's cosine scale when

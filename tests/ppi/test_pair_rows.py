@@ -18,9 +18,11 @@ from sklearn.base import clone
 import ppi.features
 from corpora.ppi_xml import Corpus, Dependency, Document, Pair, Parse, read_corpus
 from learners.kernels import AllPathsKernel
+from learners.kernels.all_paths import kernel as all_paths_kernel
 from learners.kernels.all_paths import all_paths_matrix, dag_walk_sums
 from kernelrank.errors import InvalidParameterError
-from learners.kernels.all_paths.label_pairs import _lower_bound, append_entries, dot_entries
+from learners.kernels.all_paths.label_pairs import (_lower_bound, append_entries,
+                                                    dense_weight_rows, dot_entries)
 from ppi.features import PairFeaturizer, iter_corpus_graphs
 from ppi.graphs import GraphSettings, _overlaps, entity_tokens
 from ppi.names import corpus_path
@@ -104,10 +106,14 @@ def test_compiled_route_equals_graph_route_on_ppi_pairs(corpora, parse, settings
 def _assert_scores_equal_rows_times_weights(featurizer, corpora, graph_sets):
     """``union_scores`` (no rows) against the graph route's rows times random weights."""
     w = np.random.default_rng(5).normal(size=featurizer.vectorizer._n_columns())
-    got = PairFeaturizer.union_scores([featurizer], corpora, w)
     want = np.concatenate([d.X @ w for d in graph_sets])
-    assert got.shape == want.shape and np.abs(want).max() > 0.1
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert np.abs(want).max() > 0.1
+    for budget in (0, 1 << 14, 1 << 24):            # no, some, every first label dense
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(all_paths_kernel, "DENSE_WEIGHT_BYTES", budget)
+            got = PairFeaturizer.union_scores([featurizer], corpora, w)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     with pytest.raises(InvalidParameterError, match="weights"):
         PairFeaturizer.union_scores([featurizer], corpora, w[:-1])
 
@@ -221,7 +227,7 @@ def test_dot_entries_equal_appended_entries_times_weights():
     label pair is in the vocabulary, and against :func:`append_entries`' entries times the
     weights (``‖G‖²`` the same sum in the same order: equal); labels outside the
     vocabulary (ids past it), first labels without columns; ``G`` is zero again after
-    both."""
+    both.  With dense weight rows (:func:`dense_weight_rows`) the very same numbers."""
     rng = np.random.default_rng(8)
     for _ in range(200):
         n_labels = int(rng.integers(1, 30))
@@ -241,11 +247,16 @@ def test_dot_entries_equal_appended_entries_times_weights():
         G2 = G.copy()
         out = (np.empty(4, np.int64), np.empty(4, np.int64), np.empty(4))
         (_, cols, vals), m, norm = append_entries(G, u_ids, 0, ptr, codes, out, 0)
-        dot, norm2 = dot_entries(G2, u_ids, ptr, codes, w)
+        G3 = G2.copy()
+        dot, norm2 = dot_entries(G2, u_ids, ptr, codes, w, np.full(n_labels, -1), np.zeros(0))
         assert norm2 == norm == pytest.approx(squares, rel=1e-12)
         assert not G.any() and not G2.any()
         assert dot == pytest.approx(float(vals[:m] @ w[cols[:m]]), rel=1e-12, abs=1e-14)
         assert dot == pytest.approx(expect, rel=1e-12, abs=1e-14)
+        # the first labels of most columns as dense rows: the same terms, the same sums
+        dense_row, dense = dense_weight_rows(ptr, codes, w, 8 * n_labels * 3)
+        assert (dense_row >= 0).sum() == min(3, np.count_nonzero(np.diff(ptr)))
+        assert dot_entries(G3, u_ids, ptr, codes, w, dense_row, dense) == (dot, norm)
 
 
 def test_entity_tokens_equal_overlap_rule():

@@ -58,12 +58,12 @@ from learners.kernels.all_paths.graphs import (LabelledGraph, all_paths_matrices
 from learners.kernels.all_paths.hashing import mix64, stable_hash64
 from learners.kernels.all_paths.kernel import AllPathsKernel
 from learners.kernels.all_paths.label_pairs import (VARIANTS, aggregate_label_pairs,
-                                                    append_entries, dot_entries,
-                                                    label_pair_entries, max_label_pairs,
-                                                    update_max)
+                                                    append_entries, dense_weight_rows,
+                                                    dot_entries, label_pair_entries,
+                                                    max_label_pairs, update_max)
 
 __all__ = ["LabelledGraph", "all_paths_matrix", "all_paths_matrices", "spectral_radius",
            "topological_order", "label_pair_entries", "aggregate_label_pairs",
            "dag_walk_sums", "AllPathsKernel", "VARIANTS", "CHUNK", "INVERSE_BUDGET",
            "SubBatch", "prepare_chunk", "one_blas_thread", "update_max", "append_entries",
-           "dot_entries", "max_label_pairs", "stable_hash64", "mix64"]
+           "dot_entries", "dense_weight_rows", "max_label_pairs", "stable_hash64", "mix64"]

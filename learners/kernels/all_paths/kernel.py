@@ -27,11 +27,17 @@ from learners.kernels.all_paths.batches import one_blas_thread, prepare_chunk
 from learners.kernels.all_paths.graphs import all_paths_matrices
 from learners.kernels.all_paths.hashing import mix64, stable_hash64
 from learners.kernels.all_paths.label_pairs import (VARIANTS, aggregate_label_pairs,
-                                                    label_pair_entries, max_label_pairs)
+                                                    dense_weight_rows, label_pair_entries,
+                                                    max_label_pairs)
 from learners.kernels.base import FeatureMapKernel, KernelNotFittedError
 from learners.kernels.vocabulary_union import merged_columns
 
-__all__ = ["AllPathsKernel"]
+__all__ = ["AllPathsKernel", "DENSE_WEIGHT_BYTES"]
+
+#: Memory for the dense weight rows of :meth:`AllPathsKernel.linear_scores_from_entries`
+#: (per model and weight vector): with about 22,000 labels, the 90-odd first labels of most
+#: columns, which hold about half of an extraction's look-ups.
+DENSE_WEIGHT_BYTES = 16 << 20
 
 
 def _feature_maps(kernels, instances, fit):
@@ -409,13 +415,15 @@ class AllPathsKernel(FeatureMapKernel):
         Parameters
         ----------
         produce : callable
-            ``produce(label_ids, vocabulary)`` (as for :meth:`map_from_entries`, always with
-            a vocabulary) returns an iterable of chunks ``(products, norms)``:
-            ``products[r]`` the inner product of instance r's entries in the fitted columns
-            with the caller's weights, ``norms[r] = ‖G‖²`` of its whole ``G``
-            (:func:`ppi.pair_rows.max_scores`).
+            ``produce(label_ids, vocabulary, dense)`` (``label_ids`` and ``vocabulary`` as
+            for :meth:`map_from_entries`, always with a vocabulary; ``dense`` the weights of
+            the first labels with the most columns as dense rows,
+            :func:`~learners.kernels.all_paths.label_pairs.dense_weight_rows`, built once
+            per weight vector within :data:`DENSE_WEIGHT_BYTES`) returns an iterable of
+            chunks ``(products, norms)``: ``products[r]`` the inner product of instance r's
+            entries in the fitted columns with ``weights``, ``norms[r] = ‖G‖²`` of its
+            whole ``G`` (:func:`ppi.pair_rows.max_scores`).
         weights : ndarray of shape (n_columns,)
-            Checked against the vocabulary here; ``produce`` uses them.
 
         Returns
         -------
@@ -434,8 +442,15 @@ class AllPathsKernel(FeatureMapKernel):
                                         f"{len(self.pair_codes_)} columns")
         n_known = self._begin(False)
         try:
-            chunks = list(produce(self._ids_of_labels,
-                                  self._vocabulary_by_first_label(n_known)))
+            vocabulary = self._vocabulary_by_first_label(n_known)
+            cached = self.__dict__.get("_dense_weights")    # once per weight vector
+            if cached is None or cached[0] is not weights or cached[1] is not vocabulary[0] \
+                    or cached[2] != DENSE_WEIGHT_BYTES:
+                cached = (weights, vocabulary[0], DENSE_WEIGHT_BYTES,
+                          dense_weight_rows(*vocabulary, np.asarray(weights, np.float64),
+                                            DENSE_WEIGHT_BYTES))
+                self.__dict__["_dense_weights"] = cached
+            chunks = list(produce(self._ids_of_labels, vocabulary, cached[3]))
         finally:
             self._end(False, n_known)
         products = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros(0)

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from kernelrank.errors import InvalidParameterError
 
 __all__ = ["VARIANTS", "label_pair_entries", "aggregate_label_pairs", "update_max",
-           "append_entries", "dot_entries", "max_label_pairs"]
+           "append_entries", "dot_entries", "dense_weight_rows", "max_label_pairs"]
 
 VARIANTS = ("max", "sum")
 
@@ -187,12 +187,19 @@ def append_entries(G, label_ids, r, vocab_ptr, vocab_codes, out,
 
 
 @numba.njit(cache=True, nogil=True)
-def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights):  # pragma: no cover - compiled
+def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights, dense_row,
+                dense):  # pragma: no cover - compiled
     """``(Σ G_ij weights[column(i, j)], ‖G‖²)`` over the non-zero entries of ``G``, and zero
     ``G`` again: what :func:`append_entries` followed by the product of the entries with
     ``weights`` gives, without writing the entries.  The vocabulary ``(vocab_ptr,
     vocab_codes)`` and the order of the sums are those of :func:`append_entries` (row-major),
-    so ``‖G‖²`` is the same number.  O(u² + t log d) for u labels and t non-zero entries."""
+    so ``‖G‖²`` is the same number.
+
+    ``dense_row[a] ≥ 0`` (for first labels with many columns, :func:`dense_weight_rows`):
+    the weights of first label ``a`` by second label are ``dense[dense_row[a] * L:][:L]``
+    (0 for a pair outside the vocabulary; ``L = len(vocab_ptr) - 1``), read directly
+    instead of searched — the same terms, the same sum.  O(u² + t log d) for u labels and
+    t non-zero entries (O(u² + t) for the dense rows)."""
     u = G.shape[0]
     n_first = len(vocab_ptr) - 1     # labels past the fitted ones are this call's own
     norm = 0.0
@@ -200,8 +207,11 @@ def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights):  # pragma: no co
     for i in range(u):
         a = label_ids[i]
         lo = hi = 0
+        base = -1
         if a < n_first:
             lo, hi = vocab_ptr[a], vocab_ptr[a + 1]
+            if dense_row[a] >= 0:
+                base = dense_row[a] * n_first
         for j in range(u):
             g = G[i, j]
             if g == 0.0:
@@ -212,12 +222,35 @@ def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights):  # pragma: no co
                 b = label_ids[j]
                 if b >= n_first:             # a label the vocabulary never saw
                     continue
+                if base >= 0:
+                    dot += g * dense[base + b]
+                    continue
                 code = (a << 32) | b
                 lo = _lower_bound(vocab_codes, lo, hi, code)
                 if lo < hi and vocab_codes[lo] == code:
                     dot += g * weights[lo]
                     lo += 1
     return dot, norm
+
+
+def dense_weight_rows(vocab_ptr, vocab_codes, weights, budget):
+    """``(dense_row, dense)`` of :func:`dot_entries`: the first labels with the most
+    columns, as many as ``budget`` bytes hold, get a dense row of weights over every second
+    label (the rows where a search costs most: a few hundred labels hold most of the
+    look-ups of a model of millions of label pairs).  ``dense_row[a]`` −1: searched."""
+    n_first = len(vocab_ptr) - 1
+    lengths = np.diff(vocab_ptr)
+    n_rows = int(min(budget // max(8 * n_first, 1), np.count_nonzero(lengths)))
+    dense_row = np.full(n_first, -1, np.int64)
+    dense = np.zeros(n_rows * n_first)
+    if n_rows:
+        chosen = np.argsort(-lengths, kind="stable")[:n_rows]
+        dense_row[chosen] = np.arange(n_rows)
+        first = np.repeat(np.arange(n_first), lengths)
+        take = np.flatnonzero(dense_row[first] >= 0)
+        dense[dense_row[first[take]] * n_first + (vocab_codes[take] & 0xFFFFFFFF)] = \
+            weights[take]
+    return dense_row, dense
 
 
 @numba.njit(cache=True, nogil=True)

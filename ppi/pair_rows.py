@@ -63,6 +63,14 @@ def _csr(lists):
     return ptr, flat
 
 
+def _distinct(strings):
+    """``(distinct strings in order of first occurrence, the index of each string in
+    them)``, by C-level dictionary passes: O(N)."""
+    distinct = list(dict.fromkeys(strings))
+    index = {x: i for i, x in enumerate(distinct)}
+    return distinct, np.fromiter(map(index.__getitem__, strings), np.int64, count=len(strings))
+
+
 class PairArrays:
     """The kernel-independent arrays of a batch of sentences' candidate pairs.
 
@@ -79,8 +87,7 @@ class PairArrays:
 
     def __init__(self, sentences, parse, settings):
         self.settings = settings
-        words, tags, types = {}, {}, {}
-        word_of, tag_of, type_of = [], [], []
+        texts, pos_tags, dep_types = [], [], []   # of every token / dependency, in order
         n_tok, t1, t2, dep_n, pair_n = [], [], [], [], []
         p1, p2, e1, e2 = [], [], [], []
         self.structures = []                    # (structure, pair) of each instance
@@ -92,18 +99,16 @@ class PairArrays:
             dep_n.append(len(st.deps))
             pair_n.append(len(s.pairs))
             t1.append(st.dep_governors), t2.append(st.dep_dependents)
-            word_of += [words.setdefault(w, len(words)) for w in st.unblinded_texts]
-            tag_of += [tags.setdefault(p, len(tags)) for p in st.pos_tags]
-            type_of += [types.setdefault(t, len(types)) for t in st.dep_types]
+            texts += st.unblinded_texts
+            pos_tags += st.pos_tags
+            dep_types += st.dep_types
             for pair in s.pairs:
                 toks1, toks2 = st.pair_tokens(pair, settings.order)
                 ends1, ends2 = st.endpoints(toks1, toks2, settings.endpoints)
                 p1.append(toks1), p2.append(toks2), e1.append(ends1), e2.append(ends2)
                 self.structures.append((st, pair))
-        self.words, self.tags, self.types = list(words), list(tags), list(types)
-        self.word_of = np.array(word_of, np.int64)
-        self.tag_of = np.array(tag_of, np.int64)
-        self.type_of = np.array(type_of, np.int64)
+        (self.words, self.word_of), (self.tags, self.tag_of), (self.types, self.type_of) = (
+            _distinct(x) for x in (texts, pos_tags, dep_types))
         self.n_tok = np.array(n_tok, np.int64)
         self.tok_ptr = np.concatenate([[0], np.cumsum(n_tok)]).astype(np.int64)
         self.dep_ptr = np.concatenate([[0], np.cumsum(dep_n)]).astype(np.int64)

@@ -13,7 +13,7 @@ computed elsewhere (:meth:`AllPathsKernel.fit_features_from_entries`,
 
 from __future__ import annotations
 
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from numbers import Integral, Real
 
 import numpy as np
@@ -137,8 +137,8 @@ class AllPathsKernel(FeatureMapKernel):
     def _ids_of_labels(self, labels):
         """Ids (int64 array) of the label strings ``labels``; labels not yet known get new
         ids in order of first appearance (temporary ones outside ``fit``: :meth:`_end`)."""
-        get = self._index.get
-        ids = np.array([get(x, -1) for x in labels], dtype=np.int64)
+        ids = np.fromiter(map(self._index.get, labels, repeat(-1)), dtype=np.int64,
+                          count=len(labels))
         for p in np.flatnonzero(ids < 0).tolist():
             x = labels[p]
             i = self._index.get(x)

@@ -157,7 +157,14 @@ class PairFeaturizer:
 
     def scores(self, corpora, weights, progress=False):
         """``[data.X @ weights for data in self.transform(corpora)]``, each raveled: a
-        linear model's scores (as :meth:`ppi.views.MultiViewFeaturizer.scores`)."""
+        linear model's scores (as :meth:`ppi.views.MultiViewFeaturizer.scores`) — one
+        weight vector on the compiled route with a vocabulary by :meth:`union_scores`,
+        without the rows."""
+        corpora = list(corpora)
+        if np.ndim(weights) == 1 and not sp.issparse(weights) and self.compiled and \
+                self.vectorizer.n_features is None:
+            sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
+            return split_rows(self.union_scores([self], corpora, weights, progress), sizes)
         return [np.asarray(d.X @ weights).ravel() for d in self.transform(corpora, progress)]
 
     @property

@@ -114,6 +114,9 @@ def _assert_scores_equal_rows_times_weights(featurizer, corpora, graph_sets):
             got = PairFeaturizer.union_scores([featurizer], corpora, w)
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    per_corpus = featurizer.scores(corpora, w)          # a linear model's scores: this route
+    assert [len(x) for x in per_corpus] == [d.X.shape[0] for d in graph_sets]
+    np.testing.assert_allclose(np.concatenate(per_corpus), want, rtol=1e-10, atol=1e-12)
     with pytest.raises(InvalidParameterError, match="weights"):
         PairFeaturizer.union_scores([featurizer], corpora, w[:-1])
 

@@ -130,6 +130,16 @@ def _lower_bound(a, lo, hi, x):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _find_column(codes, lo, hi, code):  # pragma: no cover - compiled
+    """``(where the next search of ``codes[·:hi]`` starts, the column of ``code`` or −1)``:
+    the codes of a row are searched in ascending order, each from past the last one."""
+    lo = _lower_bound(codes, lo, hi, code)
+    if lo < hi and codes[lo] == code:
+        return lo + 1, lo
+    return lo, -1
+
+
+@numba.njit(cache=True, nogil=True)
 def append_entries(G, label_ids, r, vocab_ptr, vocab_codes, out,
                 m):  # pragma: no cover - compiled
     """Move the non-zero entries of ``G`` (instance ``r``) to ``out = (rows, keys,
@@ -175,14 +185,12 @@ def append_entries(G, label_ids, r, vocab_ptr, vocab_codes, out,
                 vals[m] = g
                 m += 1
             elif lo < hi:
-                code = (a << 32) | label_ids[j]
-                lo = _lower_bound(vocab_codes, lo, hi, code)
-                if lo < hi and vocab_codes[lo] == code:
+                lo, column = _find_column(vocab_codes, lo, hi, (a << 32) | label_ids[j])
+                if column >= 0:
                     rows[m] = r
-                    keys[m] = lo
+                    keys[m] = column
                     vals[m] = g
                     m += 1
-                    lo += 1
     return (rows, keys, vals), m, norm
 
 
@@ -225,11 +233,9 @@ def dot_entries(G, label_ids, vocab_ptr, vocab_codes, weights, dense_row,
                 if base >= 0:
                     dot += g * dense[base + b]
                     continue
-                code = (a << 32) | b
-                lo = _lower_bound(vocab_codes, lo, hi, code)
-                if lo < hi and vocab_codes[lo] == code:
-                    dot += g * weights[lo]
-                    lo += 1
+                lo, column = _find_column(vocab_codes, lo, hi, (a << 32) | b)
+                if column >= 0:
+                    dot += g * weights[column]
     return dot, norm
 
 

@@ -481,7 +481,7 @@ class MultiViewFeaturizer:
         blocks, start = {}, 0
         for view, w in zip(self.views, self.weights):
             part = self._parts[view]
-            width = (part.vectorizer if isinstance(part, PairFeaturizer) else part)._n_columns()
+            width = (part.vectorizer if isinstance(part, PairFeaturizer) else part).n_columns()
             blocks[view] = w_all[start:start + width] * np.sqrt(w)
             start += width
         if start != w_all.shape[0]:

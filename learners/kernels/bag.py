@@ -97,8 +97,10 @@ class BagOfFeaturesKernel(FeatureMapKernel):
     def _vocabulary_state(self):
         return (self.vocabulary_,)
 
-    def _n_columns(self):
-        return max(len(self.vocabulary_), 1)       # an empty vocabulary: one zero column
+    def n_columns(self):
+        """The width of the fitted feature rows: the vocabulary's size (an empty vocabulary:
+        one zero column)."""
+        return max(len(self.vocabulary_), 1)
 
     @classmethod
     def _vocabulary_union(cls, kernels):

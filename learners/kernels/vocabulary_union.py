@@ -19,8 +19,9 @@ each kernel: ≤ 1e-14 relative; tested in ``tests/learners/kernels/test_vocabul
 
 A kernel class takes part by implementing ``_vocabulary_union(kernels) -> (union kernel,
 column maps)`` (a column map gives, per union column, the kernel's column or −1, or is None
-for the identity) and ``_vocabulary_state()`` (the objects that hold its vocabulary, to tell
-a cached union from a stale one); :class:`learners.kernels.AllPathsKernel` and
+for the identity), ``n_columns()`` (the width of its rows) and ``_vocabulary_state()`` (the
+objects that hold its vocabulary, to tell a cached union from a stale one);
+:class:`learners.kernels.AllPathsKernel` and
 :class:`learners.kernels.bag.BagOfFeaturesKernel` do.
 
 Cost: building the union once, O(V log V) for V vocabulary entries in all; per call one
@@ -97,7 +98,7 @@ class VocabularyUnion:
             self_kernel = squared_row_norms(Phi)
         if len(self.kernels) == 1:
             return [self.union.rows_of_map(Phi, self_kernel)]
-        return [k.rows_of_map(_columns_of(Phi, cmap, k._n_columns(), ordered), self_kernel)
+        return [k.rows_of_map(_columns_of(Phi, cmap, k.n_columns(), ordered), self_kernel)
                 for k, cmap, ordered in zip(self.kernels, self.column_maps, self.ordered)]
 
     def merged_weights(self, blocks):
@@ -112,7 +113,7 @@ class VocabularyUnion:
         Gaussian model, whose inner products with new rows are then ``Φ_union(x) @ w``.
         Returns a vector, or a matrix (CSR when a block is sparse) of the union's columns ×
         r.  O(union columns + the blocks' non-zeros)."""
-        n = self.union._n_columns()
+        n = self.union.n_columns()
         total = None
         for cmap, block in zip(self.column_maps, blocks):
             if not sp.issparse(block):

@@ -105,7 +105,7 @@ def test_compiled_route_equals_graph_route_on_ppi_pairs(corpora, parse, settings
 
 def _assert_scores_equal_rows_times_weights(featurizer, corpora, graph_sets):
     """``union_scores`` (no rows) against the graph route's rows times random weights."""
-    w = np.random.default_rng(5).normal(size=featurizer.vectorizer._n_columns())
+    w = np.random.default_rng(5).normal(size=featurizer.vectorizer.n_columns())
     want = np.concatenate([d.X @ w for d in graph_sets])
     assert np.abs(want).max() > 0.1
     for budget in (0, 1 << 14, 1 << 24):            # no, some, every first label dense

@@ -475,7 +475,9 @@ class AllPathsKernel(FeatureMapKernel):
     def _vocabulary_state(self):
         return (self.labels_, getattr(self, "pair_codes_", None))
 
-    def _n_columns(self):
+    def n_columns(self):
+        """The width of the fitted feature rows: ``n_features`` with hashing, else the number
+        of fitted label pairs (the length of a linear model's weights over this view)."""
         return int(self.n_features) if self.n_features is not None else len(self.pair_codes_)
 
     @classmethod

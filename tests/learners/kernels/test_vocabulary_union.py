@@ -135,10 +135,10 @@ def test_merged_weights_of_a_matrix_are_the_merged_columns(rng):
                for a, b in ((0, 15), (10, 30))]
     instances = _bags(rng, 40, words + ["new"])
     union = VocabularyUnion(kernels)
-    blocks = [sp.random(k._n_columns(), 5, density=0.3, random_state=1, format="csr")
+    blocks = [sp.random(k.n_columns(), 5, density=0.3, random_state=1, format="csr")
               for k in kernels]
     merged = union.merged_weights(blocks)
-    assert sp.issparse(merged) and merged.shape == (union.union._n_columns(), 5)
+    assert sp.issparse(merged) and merged.shape == (union.union.n_columns(), 5)
     dense = union.merged_weights([b.toarray() for b in blocks])
     np.testing.assert_allclose(dense, merged.toarray(), rtol=1e-15)
     for j in range(5):

@@ -33,8 +33,8 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import (CORPORA, DEFAULT_SYSTEM, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES,
-                       SELECT_BY, TRAIN_DEFAULT_SYSTEM, VARIANTS)
+from ppi.names import (CORPORA, DEFAULT_SYSTEM, DOCUMENTS_SUMMARY, ENDPOINTS, LEARNERS,
+                       N_BASIS, ORDERS, PARSES, SELECT_BY, TRAIN_DEFAULT_SYSTEM, VARIANTS)
 from ppi.systems import SYSTEMS
 
 
@@ -49,7 +49,7 @@ def _model_options(p):
                    help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
                         f"{TRAIN_DEFAULT_SYSTEM}): "
                         + "; ".join(f"{name} — {cls.summary}" for name, cls in SYSTEMS.items())
-                        + ". The options below override it")
+                        + f". The options below override it. (documents — {DOCUMENTS_SUMMARY})")
     g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
                    help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
                         "graph), bow (words before/between/after), path:PARSE (shortest-path "

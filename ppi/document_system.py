@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import BETAS, CORPORA, N_BASIS
+from ppi.names import BETAS, CORPORA, DOCUMENTS_SUMMARY, N_BASIS
 from ppi.relations import DEFAULT_ENTITY_TYPES, bag_max
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
@@ -67,6 +67,11 @@ ALPHAS = 2.0 ** np.arange(-10, 11)
 @dataclass(frozen=True)
 class DocumentSystem:
     """The choices of the ``documents`` system (module docstring)."""
+
+    #: the system's name in reports and help (chosen by ``--relations-from``)
+    name = "documents"
+    #: one line on what the system is (the ``--system`` help shows it)
+    summary = DOCUMENTS_SUMMARY
 
     views: tuple = DOCUMENT_VIEWS
     entity_types: tuple = DEFAULT_ENTITY_TYPES

@@ -48,6 +48,12 @@ DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 #: The system of the evaluation commands when ``--system`` is not given.
 DEFAULT_SYSTEM = "multicorpus"
+#: What the ``documents`` system is (:class:`ppi.document_system.DocumentSystem`), for the
+#: ``--system`` help: it is chosen by ``--relations-from``, not by ``--system``.
+DOCUMENTS_SUMMARY = ("relations learned from document-level annotations (PubTator / BioC: "
+                     "'genes A and B are related in this document') on spaCy's parse, "
+                     "linear, with transfer and a document stage; chosen by "
+                     "--relations-from, its options under 'documents system'")
 
 
 #: Document-level relation sets of the data directory that ``--relations-from`` and ``ppi

@@ -31,6 +31,8 @@ def test_the_system_help_is_written_from_the_registry(capsys, monkeypatch):
     for name, cls in SYSTEMS.items():
         assert cls.summary
         assert " ".join(f"{name} — {cls.summary}".split()) in text
+    from ppi.document_system import DocumentSystem   # chosen by --relations-from
+    assert " ".join(f"{DocumentSystem.name} — {DocumentSystem.summary}".split()) in text
 
 @pytest.mark.parametrize("name, parts", [
     ("paper-v", (AllPaths, Linear, NoTransfer)),

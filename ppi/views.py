@@ -163,7 +163,7 @@ def path_features(st, pair, order="text"):
     toks1, toks2 = st.pair_tokens(pair, order)
     a, b = st.head_token(toks1), st.head_token(toks2)
     texts = _words(st, toks1, toks2)
-    pos = [t.pos for t in st.tokens]
+    pos = st.pos_tags
     if a == b:
         return ["samehead"]
     paths = st.shortest_paths(a, b)

@@ -35,8 +35,8 @@ from learners.kernels.vocabulary_union import merged_columns
 __all__ = ["AllPathsKernel", "DENSE_WEIGHT_BYTES"]
 
 #: Memory for the dense weight rows of :meth:`AllPathsKernel.linear_scores_from_entries`
-#: (per model and weight vector): with about 22,000 labels, the 90-odd first labels of most
-#: columns, which hold about half of an extraction's look-ups.
+#: (per model and weight vector): with 22,000 (30,000) labels, the 96 (69) first labels of
+#: most columns, which hold about half of an extraction's look-ups.
 DENSE_WEIGHT_BYTES = 16 << 20
 
 
@@ -371,8 +371,9 @@ class AllPathsKernel(FeatureMapKernel):
             * else ``vocabulary = (ptr, codes)``, the fitted label pairs by first label:
               the pairs ``(i, ·)`` (``i < len(ptr) - 1``) are the columns
               ``ptr[i]:ptr[i + 1]``, their codes ``codes[ptr[i]:ptr[i + 1]]`` ascending
-              (``codes`` is ``pair_codes_``).  An entry per non-zero ``G_ij`` of a fitted pair, keyed by its
-              column; ``norms[r] = ‖G‖²`` of the whole ``G`` of instance ``r``.
+              (``codes`` is ``pair_codes_``).  An entry per non-zero ``G_ij`` of a fitted
+              pair, keyed by its column; ``norms[r] = ‖G‖²`` of the whole ``G`` of
+              instance ``r``.
 
             ``label_ids(strings)`` gives the ids ``i``, ``j`` of label strings in this
             kernel's label table; labels it does not know get temporary ids valid for this

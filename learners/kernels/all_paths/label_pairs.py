@@ -150,9 +150,9 @@ def append_entries(G, label_ids, r, vocab_ptr, vocab_codes, out,
     ``label_ids[i] << 32 | label_ids[j]`` (ascending when ``label_ids`` is).  Otherwise only
     the label pairs of a vocabulary, keyed by their column: the pairs ``(a, ·)`` of first
     label ``a < len(vocab_ptr) - 1`` are the columns ``vocab_ptr[a]:vocab_ptr[a + 1]``, their
-    codes ``vocab_codes[...]`` (the vocabulary's sorted codes) ascending.  ``‖G‖²`` sums the squares in row-major
-    order (as a ``bincount`` of the entries would).  O(u² + t log d) for u labels and t
-    non-zero entries."""
+    codes ``vocab_codes[...]`` (the vocabulary's sorted codes) ascending.  ``‖G‖²`` sums
+    the squares in row-major order (as a ``bincount`` of the entries would).
+    O(u² + t log d) for u labels and t non-zero entries."""
     u = G.shape[0]
     rows, keys, vals = out
     if m + u * u > len(rows):

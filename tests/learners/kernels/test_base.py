@@ -14,9 +14,19 @@ from sklearn.utils.estimator_checks import check_estimator
 from homology.features import ALPHABET, ProteinFeatures
 from kernelrank.errors import InvalidParameterError
 from learners import RLS
-from learners.kernels import (AllPathsKernel, Kernel, LabelledGraph, LocalAlignmentKernel,
-                              LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel,
-                              VectorKernel, kernel_matrix)
+from learners.kernels import (
+    AllPathsKernel,
+    Kernel,
+    LabelledGraph,
+    LocalAlignmentKernel,
+    LocalityKernel,
+    MismatchKernel,
+    SpectrumKernel,
+    SumKernel,
+    VectorKernel,
+    kernel_matrix,
+)
+from learners.kernels.bag import BagOfFeaturesKernel
 
 
 class SetKernel(Kernel):
@@ -180,3 +190,22 @@ def test_bad_parameters_name_the_parameter(rng):
         with pytest.raises(InvalidParameterError, match=name):
             kern.fit(X if not isinstance(kern, (VectorKernel,)) or
                      isinstance(kern, ProteinFeatures) else np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_linear_scores_equal_feature_rows_times_weights(rng, normalize):
+    """``FeatureMapKernel.linear_scores`` (the map's products, scaled afterwards) against
+    ``features(X) @ w``, with features outside the vocabulary and an empty bag; and
+    ``scores_of_map`` of a map without ``k(x, x)`` (the squared row norms)."""
+    words = [f"w{i}" for i in range(40)]
+    kernel = BagOfFeaturesKernel(normalize=normalize).fit(
+        [list(rng.choice(words[:25], 6)) for _ in range(30)])
+    bags = [list(rng.choice(words, 6)) for _ in range(20)] + [[]]
+    w = rng.normal(size=kernel.n_columns())
+    want = np.asarray(kernel.features(bags) @ w).ravel()
+    np.testing.assert_allclose(kernel.linear_scores(bags, w), want, rtol=1e-12, atol=1e-14)
+    assert np.abs(want).max() > 0.1 and want[-1] == 0
+    Phi, _ = kernel._feature_map(bags, False)
+    np.testing.assert_allclose(kernel.scores_of_map(Phi, None, w),
+                               np.asarray(kernel.rows_of_map(Phi, None) @ w).ravel(),
+                               rtol=1e-12, atol=1e-14)

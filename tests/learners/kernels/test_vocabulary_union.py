@@ -149,3 +149,4 @@ def test_merged_weights_of_a_matrix_are_the_merged_columns(rng):
     got = (union.union.rows_of_map(Phi, self_kernel) @ merged).toarray()
     want = sum((k.features(instances) @ b).toarray() for k, b in zip(kernels, blocks))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+

@@ -14,18 +14,9 @@ from sklearn.utils.estimator_checks import check_estimator
 from homology.features import ALPHABET, ProteinFeatures
 from kernelrank.errors import InvalidParameterError
 from learners import RLS
-from learners.kernels import (
-    AllPathsKernel,
-    Kernel,
-    LabelledGraph,
-    LocalAlignmentKernel,
-    LocalityKernel,
-    MismatchKernel,
-    SpectrumKernel,
-    SumKernel,
-    VectorKernel,
-    kernel_matrix,
-)
+from learners.kernels import (AllPathsKernel, Kernel, LabelledGraph, LocalAlignmentKernel,
+                              LocalityKernel, MismatchKernel, SpectrumKernel, SumKernel,
+                              VectorKernel, kernel_matrix)
 from learners.kernels.bag import BagOfFeaturesKernel
 
 

@@ -35,9 +35,9 @@ from learners.kernels.vocabulary_union import merged_columns
 __all__ = ["AllPathsKernel", "DENSE_WEIGHT_BYTES"]
 
 #: Memory for the dense weight rows of :meth:`AllPathsKernel.linear_scores_from_entries`
-#: (per model and weight vector): with 22,000 (30,000) labels, the 96 (69) first labels of
-#: most columns, which hold about half of an extraction's look-ups.
-DENSE_WEIGHT_BYTES = 16 << 20
+#: (per model and weight vector): with 22,000 (30,000) labels, the 192 (139) first labels of
+#: most columns, which hold more than half of an extraction's look-ups.
+DENSE_WEIGHT_BYTES = 32 << 20
 
 
 def _feature_maps(kernels, instances, fit):

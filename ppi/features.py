@@ -161,8 +161,7 @@ class PairFeaturizer:
         weight vector on the compiled route with a vocabulary by :meth:`union_scores`,
         without the rows."""
         corpora = list(corpora)
-        if np.ndim(weights) == 1 and not sp.issparse(weights) and self.compiled and \
-                self.vectorizer.n_features is None:
+        if np.ndim(weights) == 1 and not sp.issparse(weights) and self.scores_without_rows:
             sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
             return split_rows(self.union_scores([self], corpora, weights, progress), sizes)
         return [np.asarray(d.X @ weights).ravel() for d in self.transform(corpora, progress)]
@@ -173,6 +172,13 @@ class PairFeaturizer:
         ``fit_transform`` and ``transform`` alike: the ``max`` variant (``sum``: the pair
         graphs through :class:`learners.kernels.AllPathsKernel`, in both as well)."""
         return self.variant == "max"
+
+    @property
+    def scores_without_rows(self):
+        """Whether a linear model (one weight vector) scores this view by the inner
+        products of :meth:`union_scores`, no rows built: the compiled route with a
+        vocabulary (not feature hashing)."""
+        return self.compiled and self.vectorizer.n_features is None
 
     @staticmethod
     def transform_shared(featurizers, corpora, progress=False):

@@ -463,12 +463,11 @@ class MultiViewFeaturizer:
         return split_rows(total, sizes)
 
     def _compiled_with_vocabulary(self, views):
-        """Whether ``views`` are all-paths views of the compiled route with a vocabulary,
-        which a linear model (one weight vector) scores by the inner products of
-        :meth:`ppi.features.PairFeaturizer.union_scores`, no rows built (the largest share
-        of an extraction's featurizing: about 1,600 entries per pair)."""
-        return all(isinstance(self._parts[v], PairFeaturizer) and self._parts[v].compiled
-                   and self._parts[v].vectorizer.n_features is None for v in views)
+        """Whether ``views`` are all-paths views a linear model scores without rows
+        (:attr:`ppi.features.PairFeaturizer.scores_without_rows`; the largest share of an
+        extraction's featurizing: about 1,600 entries per pair)."""
+        return all(isinstance(self._parts[v], PairFeaturizer)
+                   and self._parts[v].scores_without_rows for v in views)
 
     def _weight_blocks(self, weights):
         """``{view: its block of weights × √(view weight)}`` of the weights over the

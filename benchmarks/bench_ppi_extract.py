@@ -183,7 +183,7 @@ def memory(args, data_dir, workdir):
 def shift(args, data_dir, workdir):
     from corpora.ppi_xml import read_corpus, write_corpus
     from ppi.spacy_parse import load_spacy, reparse_corpus
-    nlp = load_spacy(args.spacy_model)
+    nlp = load_spacy(args.spacy_model or "en_core_web_sm")
     collapse = not args.no_collapse
     reparsed = workdir / ("spacy-data" if collapse else "spacy-data-nocollapse")
     rows = []
@@ -229,7 +229,9 @@ def model_shift(args, data_dir, workdir):
                 subprocess.run([sys.executable, "-m", "ppi", "extract", "--model", str(model),
                                 "--input", str(corpus_file(data_dir, name)), "--format",
                                 "learning-xml", "--output", str(out), "--jobs", "0",
-                                "--overwrite", "--quiet", "--spacy-model", args.spacy_model,
+                                "--overwrite", "--quiet",
+                                *(("--spacy-model", args.spacy_model) if args.spacy_model
+                                  else ()),
                                 *extra, *(("--no-collapse",) if args.no_collapse else ())],
                                check=True)
                 recs = [json.loads(x) for x in out.read_text().splitlines()]
@@ -267,7 +269,9 @@ def main(argv=None):
     p.add_argument("--jobs", nargs="+", type=int, default=[1, 2],
                    help="throughput: the local Dask cluster sizes to measure")
     p.add_argument("--chunk-size", type=int, default=50)
-    p.add_argument("--spacy-model", default="en_core_web_sm")
+    p.add_argument("--spacy-model", default=None,
+                   help="spaCy pipeline that parses (default: each model's own, as `ppi "
+                        "extract`; en_core_web_sm for the reparse of `shift`)")
     p.add_argument("--order", choices=("text", "pair"), default="text",
                    help="shift: pair orientation passed to `ppi cv` (same for both parses)")
     p.add_argument("--no-collapse", action="store_true",

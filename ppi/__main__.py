@@ -33,8 +33,9 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import (CORPORA, DEFAULT_SYSTEM, DOCUMENTS_SUMMARY, ENDPOINTS, LEARNERS,
-                       N_BASIS, ORDERS, PARSES, SELECT_BY, TRAIN_DEFAULT_SYSTEM, VARIANTS)
+from ppi.names import (CORPORA, DEFAULT_SPACY_MODEL, DEFAULT_SYSTEM, DOCUMENTS_SUMMARY,
+                       ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
+                       TRAIN_DEFAULT_SYSTEM, VARIANTS)
 from ppi.systems import SYSTEMS
 
 
@@ -85,6 +86,11 @@ def _model_options(p):
                    help="the grid of the regularization parameter lambda the nested "
                         "leave-one-document-out selection chooses from (default: 2^-10 … "
                         "2^10, powers of 2)")
+    g.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL, metavar="NAME_OR_DIR",
+                   help="spaCy pipeline (installed name or folder) whose parse of the corpus "
+                        "sentences the spacy views read (text system; --relations-from: of "
+                        f"the abstracts too); default {DEFAULT_SPACY_MODEL}. Recorded in the "
+                        "model: `ppi extract` parses raw text with the same pipeline")
     g.add_argument("--hash-features", type=int, default=None, metavar="N",
                    help="feature hashing into N columns instead of a fitted vocabulary")
     g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
@@ -212,7 +218,10 @@ def build_parser():
                    help="PubTator/BioC input: pair only the mentions of these types, e.g. "
                         "Gene (PubTator Central also annotates chemicals, diseases, species, "
                         "...); default: every annotated mention")
-    p.add_argument("--spacy-model", default="en_core_web_sm", help="spaCy model name or path")
+    p.add_argument("--spacy-model", default=None,
+                   help="spaCy pipeline (installed name or folder) that parses the input; "
+                        "default: the one the model was trained on (its parse; "
+                        f"{DEFAULT_SPACY_MODEL} for models that read the corpus files' parses)")
     p.add_argument("--reparse", action="store_true",
                    help="--format learning-xml: parse the sentences with spaCy instead of "
                         "scoring the parses the file carries (those the model reads)")
@@ -323,7 +332,7 @@ def _settings(args, system=None):
         learner=args.learner, n_basis=args.n_basis, seed=args.seed,
         hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
         alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet,
-        transfer=getattr(args, "transfer", None))
+        transfer=getattr(args, "transfer", None), spacy_model=args.spacy_model)
 
 
 def _document_system(args):
@@ -336,7 +345,7 @@ def _document_system(args):
         instances=args.instances, document_stage=not args.no_document_stage,
         transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
         alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
-        progress=not args.quiet)
+        progress=not args.quiet, spacy_model=args.spacy_model)
 
 
 def _cv(args):

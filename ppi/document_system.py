@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import BETAS, CORPORA, DOCUMENTS_SUMMARY, N_BASIS
+from ppi.names import BETAS, CORPORA, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY, N_BASIS
 from ppi.relations import DEFAULT_ENTITY_TYPES, bag_max
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
@@ -86,7 +86,7 @@ class DocumentSystem:
     n_basis: int = N_BASIS
     seed: int = 0
     progress: bool = True
-    spacy_model: str = "en_core_web_sm"
+    spacy_model: str = DEFAULT_SPACY_MODEL
 
     def __post_init__(self):
         if self.instances not in INSTANCE_LABELS:

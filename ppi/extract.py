@@ -116,6 +116,7 @@ import contextlib
 import dataclasses
 import gc
 import json
+import logging
 import os
 import shutil
 import sys
@@ -128,6 +129,7 @@ from corpora.text_input import FORMATS, ReadStats, detect_format, read_documents
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
 from corpora.standoff import split_concept_ids
+from ppi.names import DEFAULT_SPACY_MODEL
 from ppi.records import (RECORD_VERSION, TSV_COLUMNS, document_record, format_records,
                          pair_records)
 
@@ -135,6 +137,7 @@ __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report"
            "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
 
 OUTPUT_FORMATS = ("jsonl", "tsv")
+log = logging.getLogger(__name__)
 
 
 class ExtractionResources:
@@ -145,7 +148,7 @@ class ExtractionResources:
     (compared case-insensitively; None keeps all).
     """
 
-    def __init__(self, model, tagger=None, spacy_model="en_core_web_sm", collapse=True,
+    def __init__(self, model, tagger=None, spacy_model=DEFAULT_SPACY_MODEL, collapse=True,
                  reparse=False, mention_types=None):
         self.model = model
         self.tagger = tagger
@@ -510,13 +513,16 @@ def _output_format(output, output_format):
     return output_format
 
 
-def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_web_sm",
+def extract(input, model, output, format, *, lexicon=None, spacy_model=None,
             collapse=True, chunk_size=100, output_format=None, skip_bad=False,
             one_document=False, workers=None, scheduler=None, overwrite=False, progress=True,
             max_chunks=None, reparse=False, connect_timeout=None, command=None,
             mention_types=None):
     """Run the extraction (module docstring); returns the summary dict.
 
+    ``spacy_model``: the spaCy pipeline that parses (name or folder); None: the one the
+    model was trained on (:attr:`ppi.model.PPIModel.spacy_model`) — another one is a
+    parser shift, said in a warning.
     ``reparse`` (learning-xml input only): parse the file's sentences with spaCy instead of
     using their own analysis.  ``max_chunks`` stops after that many newly computed chunks
     without assembling the output (to test and demonstrate resuming).
@@ -550,6 +556,18 @@ def extract(input, model, output, format, *, lexicon=None, spacy_model="en_core_
                         mention_types=mention_types)
 
 
+def _parser_of(m, model_dir, spacy_model, uses_spacy):
+    """The spaCy pipeline of the run: ``spacy_model``, else the model's own; a warning
+    when a model trained on spaCy's analyses is given another pipeline's."""
+    if spacy_model is None:
+        return m.spacy_model
+    if uses_spacy and "spacy_model" in m.training and spacy_model != m.spacy_model:
+        log.warning("the model %s was trained on the parse of the spaCy pipeline %s; "
+                    "parsing with %s is a parser shift (leave --spacy-model out to parse "
+                    "with the model's own)", model_dir, m.spacy_model, spacy_model)
+    return spacy_model
+
+
 def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, chunk_size,
              output_format, skip_bad, one_document, workers, scheduler, overwrite, progress,
              max_chunks, reparse, connect_timeout, mention_types=None):
@@ -575,6 +593,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     m = PPIModel.load(model)
     tagger = DictionaryTagger(lexicon=lexicon) if lexicon is not None else None
     uses_spacy = format != "learning-xml" or reparse
+    spacy_model = _parser_of(m, model, spacy_model, uses_spacy)
     if uses_spacy:
         load_spacy(spacy_model)                  # fail early, here, if it is not installed
     if mention_types is not None and format in ("text", "pubmed-xml", "learning-xml"):

@@ -11,7 +11,8 @@ disk leaves the old model whole, never the JSON of one model beside the weights 
                     "min_weight": 1e-05, "n_features": null|int,
                     "graph": {GraphSettings fields}},
      "alpha": λ, "threshold": t, "learner": "rls"|"reduced_set",
-     "training": {"corpus": ..., "n_pairs": ..., "inner_f1": ...},
+     "training": {"corpus": ..., "n_pairs": ..., "inner_f1": ..., "spacy_model": the spaCy
+                  pipeline of its spaCy analyses (models that read them)},
      "labels": [label strings; a label's id is its position],
      "n_labels": len(labels), "weights_sha256": sha256 of weights.npz,
      "meta_sha256": sha256 of this object without the key itself, as canonical JSON}
@@ -115,7 +116,7 @@ from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.features import PairFeaturizer
 from ppi.graphs import GraphSettings
-from ppi.names import MAX_HASH_FEATURES, VARIANTS
+from ppi.names import DEFAULT_SPACY_MODEL, MAX_HASH_FEATURES, VARIANTS
 
 FORMAT, VERSION = "kernelrank-ppi-model", 3
 #: the version of multi-view models (single-view ones are written as :data:`VERSION`)
@@ -182,6 +183,17 @@ class PPIModel:
         learning-format file must carry each of them; on raw text ``ppi extract`` and the
         spaCy component store spaCy's analysis under every one."""
         return featurizer_parses(self.featurizer)
+
+    @property
+    def spacy_model(self):
+        """The spaCy pipeline (installed name or folder) the model was trained on: the one
+        ``ppi extract`` parses raw text with unless told otherwise (parser-matched).
+        Recorded as ``training.spacy_model`` by the models that read spaCy's analyses; a
+        model that reads the corpus files' parses (or was saved before it was recorded)
+        gets :data:`ppi.names.DEFAULT_SPACY_MODEL`, the pipeline that parsed raw text for
+        it before."""
+        name = self.training.get("spacy_model")
+        return name if isinstance(name, str) and name else DEFAULT_SPACY_MODEL
 
     def decision_function(self, corpus):
         """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
@@ -703,6 +715,11 @@ def _read_meta(path):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
                                 f"{version!r} (expected {FORMAT} version 1 to "
                                 f"{DOCUMENT_VERSION})", path=path)
+    training = meta.get("training")
+    if isinstance(training, dict) and "spacy_model" in training and \
+            not (isinstance(training["spacy_model"], str) and training["spacy_model"]):
+        raise _bad(path, f"field 'training.spacy_model' is {training['spacy_model']!r}, not "
+                         "the name or folder of a spaCy pipeline")
     if version >= MULTIVIEW_VERSION:
         return _read_multiview_meta(path, meta)
     types = dict(_FIELDS)

@@ -46,6 +46,9 @@ DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 #: The weights β of the source hypothesis the transfer CV chooses from (0: none;
 #: :mod:`ppi.transfer`).
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
+#: The spaCy pipeline that parses raw text and gives the ``spacy`` analyses unless a run
+#: names another (``--spacy-model``; :mod:`ppi.spacy_parse`).
+DEFAULT_SPACY_MODEL = "en_core_web_sm"
 #: The system of the evaluation commands when ``--system`` is not given.
 DEFAULT_SYSTEM = "multicorpus"
 #: What the ``documents`` system is (:class:`ppi.document_system.DocumentSystem`), for the

@@ -33,6 +33,7 @@ from pathlib import Path
 from corpora.ppi_xml import Dependency, Parse, Token, Tokenization
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import InvalidParameterError
+from ppi.names import DEFAULT_SPACY_MODEL
 
 __all__ = ["SPACY_PARSE", "CACHE_ENV_VAR", "corpus_checksum", "spacy_identity",
            "default_cache_dir", "add_spacy_analyses", "encode_analysis", "decode_analysis",
@@ -179,7 +180,7 @@ def write_cache(path, key, records):
         gz.write(json.dumps({"key": key, "records": records}).encode("utf-8"))
 
 
-def add_spacy_analyses(corpus, model="en_core_web_sm", *, collapse=True, cache=True,
+def add_spacy_analyses(corpus, model=DEFAULT_SPACY_MODEL, *, collapse=True, cache=True,
                        cache_dir=None, batch_size=64):
     """Add spaCy's analysis of every sentence of ``corpus`` under the parse name
     :data:`SPACY_PARSE`, next to the analyses it has (changed in place).

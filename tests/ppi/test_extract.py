@@ -109,6 +109,34 @@ def test_missing_model_error_names_it():
         load_spacy("no_such_model_xyz")
 
 
+def test_extraction_parses_with_the_models_own_spacy_pipeline(caplog):
+    """No --spacy-model: the model's own pipeline (parser-matched); another one is used as
+    asked, with a warning naming the shift — for a model that recorded its pipeline."""
+    import logging
+    from types import SimpleNamespace
+
+    from ppi.extract import _parser_of
+    trained = SimpleNamespace(training={"spacy_model": "/p/bio"}, spacy_model="/p/bio")
+    legacy = SimpleNamespace(training={}, spacy_model="en_core_web_sm")
+    with caplog.at_level(logging.WARNING, logger="ppi.extract"):
+        assert _parser_of(trained, "M", None, True) == "/p/bio"
+        assert _parser_of(legacy, "M", None, True) == "en_core_web_sm"
+        assert _parser_of(trained, "M", "/p/bio", True) == "/p/bio"
+        assert _parser_of(legacy, "M", "other", True) == "other"
+        assert not caplog.records
+        assert _parser_of(trained, "M", "en_core_web_sm", True) == "en_core_web_sm"
+    (rec,) = caplog.records
+    assert "/p/bio" in rec.getMessage() and "parser shift" in rec.getMessage()
+
+
+def test_a_pipeline_folder_is_recorded_by_its_absolute_path(tmp_path, monkeypatch):
+    from ppi.spacy_parse import pipeline_reference
+    (tmp_path / "bio").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert pipeline_reference("bio") == str((tmp_path / "bio").resolve())
+    assert pipeline_reference("en_core_web_sm") == "en_core_web_sm"
+
+
 @pytest.mark.slow
 def test_spacy_analysis_is_stored_under_every_parse_a_model_reads(nlp):
     """A multiview model reads split_parse and Charniak-Lease: raw text and --reparse store

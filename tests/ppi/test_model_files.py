@@ -204,6 +204,8 @@ def test_reformatted_model_json_still_loads(lll, tmp_path):
     (lambda m: {**m, "featurizer": {**m["featurizer"], "graph": {
         **m["featurizer"]["graph"], "remove_types": "punct"}}}, "remove_types"),
     (lambda m: {**m, "labels": m["labels"][:1] * len(m["labels"])}, "twice"),
+    (lambda m: {**m, "training": {**m["training"], "spacy_model": 3}}, "spacy_model"),
+    (lambda m: {**m, "training": {**m["training"], "spacy_model": ""}}, "spacy_model"),
 ])
 @pytest.mark.slow
 def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, message):
@@ -227,6 +229,20 @@ def test_bad_arrays_behind_the_checksum_are_refused(lll, tmp_path, arrays, messa
     array checks still refuse it; an object array is a format error, not a ValueError."""
     _model(lll, 0).save(tmp_path / "M")
     _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
+
+
+@pytest.mark.slow
+def test_the_spacy_pipeline_a_model_was_trained_on_is_read_back(lll, tmp_path):
+    """``training.spacy_model`` is what ``ppi extract`` parses with; a model without it (one
+    that reads the files' parses, or saved before it was recorded) gets the default."""
+    from ppi.model import PPIModel
+    from ppi.names import DEFAULT_SPACY_MODEL
+    m = _model(lll, 0)
+    m.save(tmp_path / "A")
+    assert PPIModel.load(tmp_path / "A").spacy_model == DEFAULT_SPACY_MODEL
+    m.training = {**m.training, "spacy_model": "/pipelines/bio-parser"}
+    m.save(tmp_path / "B")
+    assert PPIModel.load(tmp_path / "B").spacy_model == "/pipelines/bio-parser"
 
 
 @pytest.mark.slow

@@ -35,8 +35,40 @@ def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
     assert [v["name"] for v in meta["featurizer"]["views"]] == [
         "apg:spacy", "path:spacy", "bow", "pair", "local"]
     assert meta["training"]["transfer"]["sources"] == ["IEPA"]
+    assert meta["training"]["spacy_model"] == "en_core_web_sm"
     m = PPIModel.load(text_model)
     assert m.gamma is None and m.weights.ndim == 1
+
+
+def test_the_model_records_its_spacy_pipeline_and_extraction_uses_it(data_dir, nlp,
+                                                                    tmp_path):
+    """`ppi train --spacy-model FOLDER`: the corpus is analysed by that pipeline (its own
+    cache entry), the model records the folder, and `ppi extract` without --spacy-model
+    parses with it — the scores are the training path's with that pipeline's analyses."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    from ppi.names import corpus_path
+    from ppi.spacy_analyses import add_spacy_analyses
+
+    src = corpus_path(data_dir, "LLL")
+    pipeline = tmp_path / "pipeline"
+    nlp.to_disk(pipeline)
+    assert main(["train", "--corpus", "LLL", "--no-transfer", "--spacy-model", str(pipeline),
+                 "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
+                 "--output-dir", str(tmp_path / "r"), "--quiet"]) == 0
+    m = PPIModel.load(tmp_path / "m")
+    assert m.spacy_model == str(pipeline.resolve())
+    out = tmp_path / "o.jsonl"
+    assert main(["extract", "--quiet", "--model", str(tmp_path / "m"), "--input", str(src),
+                 "--format", "learning-xml", "--reparse", "--output", str(out),
+                 "--jobs", "0"]) == 0
+    summary = json.loads(out.with_name(out.name + ".summary.json").read_text())
+    assert summary["spacy_model"] == str(pipeline.resolve())
+    corpus = add_spacy_analyses(read_corpus(src), str(pipeline), cache=False)
+    _, s = m.decision_function(corpus)
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    np.testing.assert_allclose([r["score"] for r in recs], s, rtol=1e-9, atol=1e-12)
 
 
 def test_raw_text_scores_are_the_training_paths(text_model, data_dir, tmp_path):

@@ -42,7 +42,8 @@ def _relations(spec, args, option, value):
 
 def _experiment(*names):
     def paths(args):
-        spec = _data_dir(args, PathSpec())
+        spec = _data_dir(args, PathSpec()).input("--spacy-model",
+                                                 _spacy_path(args.spacy_model))
         if hasattr(args, "relations_from"):
             _relations(spec, args, "--relations-from", args.relations_from)
         return spec.folder("--output-dir", args.output_dir, *_REPORT, *names)
@@ -51,9 +52,23 @@ def _experiment(*names):
 
 def _train(args):
     spec = _data_dir(args, PathSpec().input("--input", args.input))
+    spec.input("--spacy-model", _spacy_path(args.spacy_model))
     _relations(spec, args, "--relations-from", args.relations_from)
     return spec.output("--model", args.model, "tree").folder("--output-dir", args.output_dir,
                                                              *_REPORT)
+
+
+def _tune_parser(args):
+    spec = PathSpec().input("--craft-dir", craft_dir(args))
+    spec.input("--base-model", _spacy_path(args.base_model))
+    return spec.folder("--output-dir", args.output_dir, "pipeline", *_REPORT)
+
+
+def craft_dir(args):
+    """``--craft-dir``, else the data folder's ``craft/conllu``."""
+    if args.craft_dir is not None:
+        return Path(args.craft_dir)
+    return resolve_data_dir(getattr(args, "data_dir", None)) / "craft" / "conllu"
 
 
 def _predict(args):
@@ -116,4 +131,6 @@ CHECKS = {
     "network": Checks(_network, {"top_edges": (0, 10 ** 7)}),
     "evaluate-documents": Checks(_evaluate_documents),
     "mentions": Checks(_mentions, {"min_length": (1, 10_000)}),
+    "tune-parser": Checks(_tune_parser, {"max_steps": (1, 10 ** 7),
+                                         "eval_every": (1, 10 ** 7)}),
 }

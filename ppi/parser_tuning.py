@@ -17,12 +17,14 @@ language processing", BioNLP §3), with CRAFT because it is in the data director
 same architecture (so the same parse speed), that every command takes as ``--spacy-model
 FOLDER``; a model trained with it records it and ``ppi extract`` parses with it.
 
-Protocol: every 10th article in PMID order is held out (8 of 81, 3,092 sentences) and the
-others train (73, 22,399 sentences); spaCy's training loop (Adam, batches of 100 → 1,000
+Protocol: every 10th article in PMID order is held out (9 of 81, 3,092 sentences) and the
+others train (72, 22,399 sentences); spaCy's training loop (Adam, batches of 100 → 1,000
 words, dropout 0.1) runs ``max_steps`` updates and keeps the checkpoint with the best
 held-out score (0.2 tag accuracy + 0.4 UAS + 0.4 LAS, on gold tokens and sentences, as
 spaCy's ``nlp.evaluate``), which is measured against the base pipeline on the same sentences.
-Cost: about 1 s per update step on one core at the later batch sizes (2,000 steps ≈ 9 min).
+Cost: 2,000 steps (the default; a little over one pass) took 5 min 23 s and 0.84 GB peak
+RSS on the 2-core development machine at load ≈ 2 (``/usr/bin/time -v python -m ppi
+tune-parser``, 2026-11-28).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ HELD_OUT_EVERY = 10
 #: what the training keeps of the base pipeline: the shared token vectors and the two
 #: components ppi reads (:mod:`ppi.spacy_parse` excludes the others)
 COMPONENTS = ("tok2vec", "tagger", "parser")
+#: consecutive sentences per training document (as ``spacy convert -n 10``)
+SENTENCES_PER_DOC = 10
 
 
 def craft_split(craft_dir):
@@ -67,35 +71,57 @@ def craft_split(craft_dir):
     return [f for f in files if f not in held], held
 
 
-def craft_docs(files, vocab):
-    """One spaCy ``Doc`` per sentence of the CoNLL-U ``files`` with its gold words,
-    whitespace (``SpaceAfter=No``), Penn tags, heads and labels (the root's ``ROOT``, as
-    spaCy names it; CRAFT writes ``root``).  Read by :func:`corpora.conllu.iter_conllu`,
+def craft_docs(files, vocab, sentences_per_doc=SENTENCES_PER_DOC):
+    """spaCy ``Doc`` objects of the CoNLL-U ``files``: up to ``sentences_per_doc``
+    consecutive sentences of one article each, with their gold words, whitespace
+    (``SpaceAfter=No``; one space between sentences), Penn tags, heads, labels (the root's
+    ``ROOT``, as spaCy names it; CRAFT writes ``root``) and sentence starts — several
+    sentences per document so that the parser, which also splits raw text into sentences,
+    learns where they end (trained on one sentence per document it learns never to split,
+    and an abstract becomes one sentence).  Read by :func:`corpora.conllu.iter_conllu`,
     whose checks name the file and line of a malformed tree."""
-    from spacy.tokens import Doc
-
     from corpora.conllu import iter_conllu
 
     for path in files:
+        group = []
         for s in iter_conllu(path):
-            toks = s.tokens
-            yield Doc(vocab, words=[t.form for t in toks],
-                      spaces=["SpaceAfter=No" not in t.misc for t in toks],
-                      tags=[t.xpos for t in toks],
-                      heads=[t.head - 1 if t.head else i for i, t in enumerate(toks)],
-                      deps=["ROOT" if t.head == 0 else t.deprel for t in toks],
-                      sent_starts=[True] + [False] * (len(toks) - 1))
+            group.append(s)
+            if len(group) == sentences_per_doc:
+                yield _gold_doc(vocab, group)
+                group = []
+        if group:
+            yield _gold_doc(vocab, group)
+
+
+def _gold_doc(vocab, sentences):
+    from spacy.tokens import Doc
+
+    words, spaces, tags, heads, deps, starts = [], [], [], [], [], []
+    for k, s in enumerate(sentences):
+        base = len(words)
+        toks = s.tokens
+        words += [t.form for t in toks]
+        spaces += ["SpaceAfter=No" not in t.misc for t in toks]
+        if k + 1 < len(sentences):
+            spaces[-1] = True
+        tags += [t.xpos for t in toks]
+        heads += [base + (t.head - 1 if t.head else i) for i, t in enumerate(toks)]
+        deps += ["ROOT" if t.head == 0 else t.deprel for t in toks]
+        starts += [True] + [False] * (len(toks) - 1)
+    return Doc(vocab, words=words, spaces=spaces, tags=tags, heads=heads, deps=deps,
+               sent_starts=starts)
 
 
 def write_docbin(docs, path):
-    """Write the gold ``docs`` to the spaCy training file ``path``; returns their number."""
+    """Write the gold ``docs`` to the spaCy training file ``path``; returns the number of
+    sentences they hold."""
     from spacy.tokens import DocBin
 
     db = DocBin(attrs=["ORTH", "TAG", "HEAD", "DEP", "SENT_START"])
     n = 0
     for d in docs:
         db.add(d)
-        n += 1
+        n += sum(1 for _ in d.sents)
     db.to_disk(path)
     return n
 

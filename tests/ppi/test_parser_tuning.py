@@ -29,8 +29,9 @@ def test_every_tenth_article_is_held_out(tmp_path):
 
 
 def test_gold_documents_are_the_trees_of_the_file(data_dir, tmp_path):
-    """Each Doc holds its sentence's words, text, tags and tree: the root heads itself with
-    spaCy's label ROOT, every other word its CoNLL-U head and label."""
+    """Each Doc holds consecutive sentences of the file — their words, tags, trees and
+    sentence starts: a root heads itself with spaCy's label ROOT, every other word its
+    CoNLL-U head (within its sentence) and label."""
     spacy = pytest.importorskip("spacy")
     from corpora.conllu import iter_conllu
     from ppi.parser_tuning import craft_docs
@@ -38,17 +39,18 @@ def test_gold_documents_are_the_trees_of_the_file(data_dir, tmp_path):
     (art,) = _articles(data_dir, 1)
     path = write_craft_slice(data_dir, tmp_path, [art], 40, 15) / f"{art}.conllu.gz"
     sents = list(iter_conllu(path))
-    docs = list(craft_docs([path], spacy.blank("en").vocab))
-    assert len(docs) == len(sents) == 15
-    for doc, s in zip(docs, sents):
-        assert [t.text for t in doc] == [t.form for t in s.tokens]
-        assert [t.tag_ for t in doc] == [t.xpos for t in s.tokens]
-        for tok, gold in zip(doc, s.tokens):
+    docs = list(craft_docs([path], spacy.blank("en").vocab, sentences_per_doc=4))
+    assert [len(list(d.sents)) for d in docs] == [4, 4, 4, 3]
+    for doc_sent, s in zip((x for d in docs for x in d.sents), sents):
+        assert [t.text for t in doc_sent] == [t.form for t in s.tokens]
+        assert [t.tag_ for t in doc_sent] == [t.xpos for t in s.tokens]
+        for tok, gold in zip(doc_sent, s.tokens):
             if gold.head == 0:
                 assert tok.head.i == tok.i and tok.dep_ == "ROOT"
             else:
-                assert tok.head.i == gold.head - 1 and tok.dep_ == gold.deprel
-        assert doc.text.split() == s.text.split()
+                assert tok.head.i == doc_sent.start + gold.head - 1
+                assert tok.dep_ == gold.deprel
+        assert doc_sent.text.split() == s.text.split()
 
 
 def test_tune_parser_end_to_end_on_a_craft_slice(data_dir, nlp, tmp_path):
@@ -71,6 +73,9 @@ def test_tune_parser_end_to_end_on_a_craft_slice(data_dir, nlp, tmp_path):
     assert (tmp_path / "o" / "results.md").read_text().startswith("# spaCy's parser")
     assert res["train"] == {"articles": 2, "sentences": 24}
     assert res["held_out"]["sentences"] == 12
+    # raw text of several sentences is split into them (trained on multi-sentence documents)
+    assert len(list(load_spacy(res["pipeline"], cached=False)(
+        "The protein binds DNA. It was purified from yeast cells.").sents)) == 2
     tuned = load_spacy(res["pipeline"], cached=False)
     assert {"tok2vec", "tagger", "parser"} <= set(tuned.pipe_names)
     _, held = craft_split(craft)

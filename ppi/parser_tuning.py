@@ -20,11 +20,14 @@ FOLDER``; a model trained with it records it and ``ppi extract`` parses with it.
 Protocol: every 10th article in PMID order is held out (9 of 81, 3,092 sentences) and the
 others train (72, 22,399 sentences); spaCy's training loop (Adam, batches of 100 → 1,000
 words, dropout 0.1) runs ``max_steps`` updates and keeps the checkpoint with the best
-held-out score (0.2 tag accuracy + 0.4 UAS + 0.4 LAS, on gold tokens and sentences, as
-spaCy's ``nlp.evaluate``), which is measured against the base pipeline on the same sentences.
-Cost: 2,000 steps (the default; a little over one pass) took 5 min 23 s and 0.84 GB peak
-RSS on the 2-core development machine at load ≈ 2 (``/usr/bin/time -v python -m ppi
-tune-parser``, 2026-11-28).
+held-out score (0.2 tag accuracy + 0.4 UAS + 0.4 LAS, on gold tokens, the sentence boundaries
+the parser's own; spaCy's ``nlp.evaluate``), which is measured against the base pipeline on the
+same documents.
+Training documents are 10 consecutive sentences of an article: the parser also splits raw
+text into sentences, and trained on one sentence per document it learns never to split (a
+whole abstract then became one sentence).  Cost: 2,000 steps (the default) took 5 min 29 s
+and 1.5 GB peak RSS on the 2-core development machine at load ≈ 2 (``/usr/bin/time -v
+python -m ppi tune-parser``, 2026-11-28).
 """
 
 from __future__ import annotations
@@ -127,13 +130,14 @@ def write_docbin(docs, path):
 
 
 def evaluate_pipeline(nlp, docbin_path):
-    """Tag accuracy, unlabelled and labelled attachment score (%) of ``nlp`` on the gold
-    sentences of ``docbin_path`` (gold tokens; spaCy's ``Language.evaluate``)."""
+    """Tag accuracy, unlabelled and labelled attachment score and the F of the sentence
+    boundaries (%) of ``nlp`` on the gold documents of ``docbin_path`` (gold tokens; spaCy's
+    ``Language.evaluate``)."""
     from spacy.training import Corpus
 
     scores = nlp.evaluate(list(Corpus(str(docbin_path))(nlp)))
     return {"tag_acc": 100 * scores["tag_acc"], "uas": 100 * scores["dep_uas"],
-            "las": 100 * scores["dep_las"]}
+            "las": 100 * scores["dep_las"], "sents_f": 100 * (scores.get("sents_f") or 0.0)}
 
 
 _CONFIG = """
@@ -312,7 +316,8 @@ def tuning_markdown(res):
     """The Markdown report of :func:`tune_parser`'s results."""
     b, a = res["before"], res["after"]
     rows = "\n".join(f"| {name} | {b[k]:.2f} | {a[k]:.2f} |" for name, k in
-                     (("tag accuracy", "tag_acc"), ("UAS", "uas"), ("LAS", "las")))
+                     (("tag accuracy", "tag_acc"), ("UAS", "uas"), ("LAS", "las"),
+                      ("sentence boundaries F", "sents_f")))
     return (f"# spaCy's parser fine-tuned on CRAFT\n\n"
             f"Base pipeline `{res['base']}`; {res['train']['articles']} CRAFT articles "
             f"({res['train']['sentences']} sentences) trained, {res['max_steps']} steps "

@@ -83,7 +83,7 @@ def test_tune_parser_end_to_end_on_a_craft_slice(data_dir, nlp, tmp_path):
     for key, pipe in (("after", tuned), ("before", load_spacy("en_core_web_sm",
                                                               cached=False))):
         got = evaluate_pipeline(pipe, tmp_path / "held.spacy")
-        for k in ("tag_acc", "uas", "las"):
+        for k in ("tag_acc", "uas", "las", "sents_f"):
             assert got[k] == pytest.approx(res[key][k], abs=1e-9)
     again = tune_parser(craft, tmp_path / "o2", max_steps=3, eval_every=1, progress=False)
     assert again["after"] == pytest.approx(res["after"], abs=1e-9)

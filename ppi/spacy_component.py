@@ -62,6 +62,7 @@ parser placed after it, or disabled), or when ``doc.spans`` has no group ``spans
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -70,7 +71,9 @@ from spacy.tokens import Doc
 
 from kernelrank.errors import DataNotFoundError, InvalidParameterError, PipelineError
 
-__all__ = ["PPIComponent", "make_ppi_component", "register_extension", "FACTORY",
+log = logging.getLogger(__name__)
+
+__all__ = ["PPIComponent", "make_ppi_component", "register_extension", "pipeline_names", "FACTORY",
            "EXTENSION"]
 
 FACTORY = "kernelrank_ppi"
@@ -129,6 +132,10 @@ class PPIComponent:
         The loaded model (its ``threshold`` decides ``interaction``).
     """
 
+    #: ``labels`` is the mention-label filter, not labels the component predicts: spaCy's
+    #: ``Language.meta`` (``pipe_labels``) must not list it (it failed on ``None``)
+    hide_labels = True
+
     def __init__(self, nlp, name=FACTORY, *, model=None, spans_key=None, labels=None,
                  collapse=True):
         self.name = name
@@ -140,6 +147,7 @@ class PPIComponent:
         self.collapse = collapse
         _check_pipeline(nlp, name)
         self.model_ = _load_model(name, model)
+        _warn_parser_shift(nlp, name, self.model_, model)
         register_extension()
 
     def __call__(self, doc):
@@ -246,6 +254,29 @@ def _load_model(name, model):
                                 f"not exist; train one with `python -m ppi train --corpus "
                                 f"AIMed --model {path}`")
     return PPIModel.load(path)
+
+
+def pipeline_names(nlp):
+    """The names a model may have recorded for the pipeline ``nlp``
+    (:attr:`ppi.model.PPIModel.spacy_model`): its package name, the name it was loaded
+    under and the names it stands in for (:data:`ppi.spacy_parse.MODEL_ALIASES`), and its
+    folder."""
+    from ppi.spacy_parse import MODEL_ALIASES
+
+    names = {f"{nlp.lang}_{nlp.meta.get('name', '')}", nlp.meta.get("kernelrank_loaded_as")}
+    names |= {alias for alias, stand_ins in MODEL_ALIASES.items() if names & set(stand_ins)}
+    if nlp.path is not None:
+        names.add(str(Path(nlp.path).resolve()))
+    return names - {None}
+
+
+def _warn_parser_shift(nlp, name, m, model):
+    """A warning when the model was trained on another spaCy pipeline's parse than
+    ``nlp``'s (its scores are then those of a parser shift)."""
+    if "spacy_model" in m.training and m.spacy_model not in pipeline_names(nlp):
+        log.warning("%s: the model %s was trained on the parse of the spaCy pipeline %s, "
+                    "not this pipeline's (%s): a parser shift; load that pipeline instead",
+                    name, model, m.spacy_model, f"{nlp.lang}_{nlp.meta.get('name', '')}")
 
 
 def _check_pipeline(nlp, name):

@@ -290,3 +290,26 @@ def test_installed_entry_point_is_discoverable():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.needs_spacy
+def test_a_model_of_another_pipelines_parse_is_warned_about(lll_model, tmp_path, caplog):
+    """The component scores the parse of the pipeline it is in: a model that recorded
+    another pipeline (``training.spacy_model``) is a parser shift, said in a warning; the
+    pipeline the model names (under any of its names) is not."""
+    import logging
+
+    from ppi.model import PPIModel
+    from ppi.spacy_component import pipeline_names
+    m = PPIModel.load(lll_model)
+    for recorded, warned in (("/pipelines/bio-parser", True), ("en_core_web_sm", False)):
+        m.training = {**m.training, "spacy_model": recorded}
+        m.save(tmp_path / "m")
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="ppi.spacy_component"):
+            nlp = _pipeline(tmp_path / "m", [])
+        assert ("parser shift" in caplog.text) is warned
+    # (nlp.meta, read by pipeline_names, works with the component in the pipeline)
+    assert "en_core_web_sm" in pipeline_names(nlp)
+    assert str(Path(nlp.path).resolve()) in pipeline_names(nlp)

@@ -1,4 +1,5 @@
-"""Memory release: hand the heap pages a computation has freed back to the operating system.
+"""Memory release: hand the heap pages a computation has freed back to the operating system;
+and the machine's physical memory, for checks that refuse a computation that cannot fit.
 
 glibc serves allocations below its adaptive mmap threshold (up to 32 MB) from the heap and
 keeps them resident after they are freed; a long run that allocates many such blocks — the
@@ -8,7 +9,17 @@ longer uses. :func:`release_freed_memory` asks glibc to return them (``malloc_tr
 
 import ctypes
 
-__all__ = ["release_freed_memory"]
+__all__ = ["release_freed_memory", "physical_memory_bytes"]
+
+
+def physical_memory_bytes():
+    """The machine's physical memory in bytes (``sysconf``), or None where it is not known."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def release_freed_memory():

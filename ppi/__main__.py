@@ -362,7 +362,8 @@ def _document_system(args):
         instances=args.instances, document_stage=not args.no_document_stage,
         transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
         alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
-        progress=not args.quiet, spacy_model=args.spacy_model)
+        progress=not args.quiet, spacy_model=args.spacy_model,
+        n_basis=args.n_basis, **({"learner": args.learner} if args.learner else {}))
 
 
 def _cv(args):

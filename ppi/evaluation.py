@@ -89,6 +89,37 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precompu
 #: Largest dense Gram matrix :func:`learner_input` computes (2 GiB: 16,384 pairs; the
 #: five benchmark corpora have at most 9,666).
 MAX_GRAM_BYTES = 2 ** 31
+#: m × m matrices of doubles full RLS holds at its peak (the kernel, its eigenvectors and the
+#: eigensolver's work): measured, 28,575 training pairs of the documents system peaked at
+#: 19.4 GB (2.97 m² doubles) and then died of SIGSEGV on a 24 GB machine
+FULL_RLS_MATRICES = 3
+#: the part of the machine's memory full RLS may plan to use
+FULL_RLS_MEMORY_SHARE = 0.75
+
+
+def check_full_rls_memory(m, total=None):
+    """Refuse full RLS on ``m`` training pairs when its m × m matrices
+    (:data:`FULL_RLS_MATRICES` of them) would not fit in :data:`FULL_RLS_MEMORY_SHARE` of the
+    machine's memory (``total`` bytes; default :func:`kernelrank.memory.
+    physical_memory_bytes`) — a clear error before the work, instead of swapping for hours
+    or a crash in the eigensolver.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the pairs, the memory needed and the learner that fits (reduced set: O(m r)).
+    """
+    from kernelrank.memory import physical_memory_bytes
+
+    total = physical_memory_bytes() if total is None else total
+    need = FULL_RLS_MATRICES * 8 * float(m) ** 2
+    if total and need > FULL_RLS_MEMORY_SHARE * total:
+        raise InvalidParameterError(
+            f"full RLS on {m:,} training pairs needs about {need / 2 ** 30:.1f} GiB "
+            f"({FULL_RLS_MATRICES} matrices of {m:,} × {m:,}), more than "
+            f"{FULL_RLS_MEMORY_SHARE:.0%} of this machine's {total / 2 ** 30:.1f} GiB; use "
+            f"--learner reduced_set (Paper V's sparse RLS on --n-basis basis pairs: memory "
+            f"O(pairs × basis)) or train on fewer documents")
 
 
 def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_BYTES):
@@ -105,6 +136,8 @@ def learner_input(data, learner="rls", n_basis=N_BASIS, max_gram_bytes=MAX_GRAM_
 
     if uses_feature_rows(data, learner, n_basis, max_gram_bytes):
         return data.X
+    if resolve_learner(learner, len(data)) == "rls":
+        check_full_rls_memory(len(data))
     return kernel(data)
 
 

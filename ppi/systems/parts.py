@@ -153,7 +153,8 @@ class Gaussian:
         exceed ``max_gram_bytes`` (default :data:`ppi.evaluation.MAX_GRAM_BYTES`) with the
         reduced-set learner is refused."""
         from kernelrank.errors import InvalidParameterError
-        from ppi.evaluation import MAX_GRAM_BYTES, uses_feature_rows
+        from ppi.evaluation import (MAX_GRAM_BYTES, check_full_rls_memory, resolve_learner,
+                                    uses_feature_rows)
         from ppi.features import gaussian_kernel
 
         limit = MAX_GRAM_BYTES if max_gram_bytes is None else max_gram_bytes
@@ -162,6 +163,8 @@ class Gaussian:
                 f"the Gaussian top kernel (gamma={self.gamma}) needs the dense {len(data)} x "
                 f"{len(data)} kernel matrix, larger than {limit / 2 ** 30:.0f} GiB; "
                 "run without --gamma (the linear sum of the views) on a corpus this large")
+        if resolve_learner(settings.learner, len(data)) == "rls":
+            check_full_rls_memory(len(data))
         return gaussian_kernel(data, gamma=self.gamma)
 
     def kernel(self, a, b):

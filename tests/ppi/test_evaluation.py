@@ -194,3 +194,26 @@ def test_auto_learner_is_full_rls_up_to_its_limit(monkeypatch):
 
     assert SYSTEMS["multiview"].defaults["learner"] == "auto"
     assert SYSTEMS["paper-v"].defaults["learner"] == "reduced_set"
+
+
+def test_full_rls_that_cannot_fit_is_refused_before_any_work(monkeypatch):
+    """Full RLS holds three m × m matrices: a machine that cannot hold them gets a clear
+    error naming the pairs and the learner that fits — before the kernel is computed."""
+    import scipy.sparse as sp
+
+    import kernelrank.memory
+    from ppi.evaluation import check_full_rls_memory, learner_input
+    from ppi.features import PairSet
+
+    check_full_rls_memory(6_221, total=24 * 2 ** 30)                  # BioRED's: 0.9 GiB
+    with pytest.raises(InvalidParameterError, match=r"28,575 training pairs.*18\.\d GiB"
+                                                    r".*--learner reduced_set"):
+        check_full_rls_memory(28_575, total=24 * 2 ** 30)
+    data = PairSet("", sp.random(300, 50, density=0.1, format="csr", random_state=0),
+                   np.ones(300), None, None, None)
+    monkeypatch.setattr(kernelrank.memory, "physical_memory_bytes", lambda: 1_000_000)
+    with pytest.raises(InvalidParameterError, match="300 training pairs"):
+        learner_input(data, "rls")
+    assert learner_input(data, "reduced_set", n_basis=20, max_gram_bytes=0) is data.X
+    monkeypatch.setattr(kernelrank.memory, "physical_memory_bytes", lambda: 2 ** 34)
+    assert learner_input(data, "rls").shape == (300, 300)

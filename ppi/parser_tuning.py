@@ -164,21 +164,7 @@ source = "{base}"
 [components.parser]
 source = "{base}"
 [corpora]
-[corpora.train]
-@readers = "spacy.Corpus.v1"
-path = ${{paths.train}}
-max_length = 0
-gold_preproc = false
-limit = 0
-augmenter = null
-[corpora.dev]
-@readers = "spacy.Corpus.v1"
-path = ${{paths.dev}}
-max_length = 0
-gold_preproc = false
-limit = 0
-augmenter = null
-[training]
+{corpora}[training]
 dev_corpus = "corpora.dev"
 train_corpus = "corpora.train"
 seed = ${{system.seed}}
@@ -232,6 +218,17 @@ before_init = null
 after_init = null
 [initialize.components]
 [initialize.tokenizer]
+"""
+
+
+#: one corpus section of :data:`_CONFIG` (``train`` and ``dev``: the files spaCy reads)
+_CORPUS = """[corpora.{part}]
+@readers = "spacy.Corpus.v1"
+path = ${{paths.{part}}}
+max_length = 0
+gold_preproc = false
+limit = 0
+augmenter = null
 """
 
 
@@ -292,6 +289,8 @@ def tune_parser(craft_dir, output_dir, *, base=DEFAULT_SPACY_MODEL, max_steps=20
         before = evaluate_pipeline(base_nlp, tmp / "dev.spacy")
         config = tmp / "config.cfg"
         config.write_text(_CONFIG.format(base=str(base_nlp.path), max_steps=int(max_steps),
+                                         corpora="".join(_CORPUS.format(part=p)
+                                                         for p in ("train", "dev")),
                                          eval_every=int(eval_every),
                                          progress="true" if progress else "false"))
         spacy_train(config, tmp / "trained", use_gpu=-1,

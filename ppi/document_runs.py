@@ -41,6 +41,17 @@ def read_relation_corpus(path, system, *, format=None, skip_bad=False, source=No
     return rc
 
 
+def _check_learner_fits(system, rc):
+    """Refuse the exact learner on the corpus' mention pairs now, when they could not fit
+    (:func:`ppi.evaluation.check_full_rls_memory`; the fit would refuse them too, after
+    their featurization: minutes) — a CV's training parts are a little smaller, so this is
+    conservative there."""
+    from ppi.evaluation import check_full_rls_memory, resolve_learner
+
+    if system.instances == "sil" and resolve_learner(system.learner, rc.n_pairs) == "rls":
+        check_full_rls_memory(rc.n_pairs)
+
+
 def _data_summary(rc):
     c = rc.candidates
     related = c.y > 0
@@ -62,6 +73,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
+    _check_learner_fits(system, rc)
     feats = featurize_documents(system, [rc], data_dir)
     w_src, info = source_model(system, feats, data_dir)
     fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
@@ -113,6 +125,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
+    _check_learner_fits(system, rc)
     feats = featurize_documents(system, [rc], data_dir)
     w_src, info = source_model(system, feats, data_dir)
     cv = cross_validate_documents(system, rc, feats.rows[0].X, folds=folds, w_source=w_src,

@@ -144,3 +144,27 @@ def test_document_cv_on_biored(biored, data_dir, tmp_path):
     assert sum(f["n"] for f in res["folds"]) == res["data"]["candidates"]
     assert 0.5 < res["pooled_auc"] <= 1.0
     assert (tmp_path / "cv" / "roc.png").is_file()
+
+
+def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, data_dir,
+                                                                     tmp_path, monkeypatch,
+                                                                     capsys):
+    """`ppi train --relations-from` on a machine too small for full RLS on the file's mention
+    pairs stops after reading them — naming them and --learner reduced_set — before any
+    featurization; nothing is written."""
+    import kernelrank.memory
+    import ppi.document_system
+    from ppi.__main__ import main
+
+    monkeypatch.setattr(kernelrank.memory, "physical_memory_bytes", lambda: 10_000)
+
+    def featurized(*args, **kwargs):
+        raise AssertionError("featurized before the memory check")
+
+    monkeypatch.setattr(ppi.document_system, "featurize_documents", featurized)
+    assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
+                 "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
+                 "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "training pairs needs about" in err and "--learner reduced_set" in err
+    assert not (tmp_path / "m").exists()

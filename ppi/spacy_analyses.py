@@ -69,13 +69,13 @@ def corpus_checksum(corpus):
 
 
 def _folder_sha256(folder):
-    """SHA-256 of every file of ``folder`` (relative paths and contents, in path order)."""
+    """SHA-256 of every file of ``folder`` and its sub-folders (relative paths and the files'
+    SHA-256, in path order)."""
+    from kernelrank.checksum import file_sha256
+
     h = hashlib.sha256()
     for p in sorted(x for x in folder.rglob("*") if x.is_file()):
-        h.update(str(p.relative_to(folder)).encode("utf-8") + b"\0")
-        with open(p, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        h.update(f"{p.relative_to(folder)}\0{file_sha256(p)}\n".encode("utf-8"))
     return h.hexdigest()
 
 

@@ -143,15 +143,19 @@ log = logging.getLogger(__name__)
 class ExtractionResources:
     """What every worker needs, broadcast once: the model, the tagger, the parser settings.
 
-    ``reparse``: re-analyse pre-split (learning-format) sentences with spaCy instead of
-    scoring the parse they carry.  ``mention_types``: keep only given mentions of these types
-    (compared case-insensitively; None keeps all).
+    ``spacy_model``: the pipeline that parses (None: the model's own,
+    :attr:`ppi.model.PPIModel.spacy_model`; without a model the default).  ``reparse``: re-analyse pre-split
+    (learning-format) sentences with spaCy instead of scoring the parse they carry.
+    ``mention_types``: keep only given mentions of these types (compared case-insensitively;
+    None keeps all).
     """
 
-    def __init__(self, model, tagger=None, spacy_model=DEFAULT_SPACY_MODEL, collapse=True,
+    def __init__(self, model, tagger=None, spacy_model=None, collapse=True,
                  reparse=False, mention_types=None):
         self.model = model
         self.tagger = tagger
+        if spacy_model is None:
+            spacy_model = getattr(model, "spacy_model", DEFAULT_SPACY_MODEL)
         self.spacy_model = spacy_model
         self.collapse = collapse
         self.reparse = reparse

@@ -144,10 +144,10 @@ class ExtractionResources:
     """What every worker needs, broadcast once: the model, the tagger, the parser settings.
 
     ``spacy_model``: the pipeline that parses (None: the model's own,
-    :attr:`ppi.model.PPIModel.spacy_model`; without a model the default).  ``reparse``: re-analyse pre-split
-    (learning-format) sentences with spaCy instead of scoring the parse they carry.
-    ``mention_types``: keep only given mentions of these types (compared case-insensitively;
-    None keeps all).
+    :attr:`ppi.model.PPIModel.spacy_model`; without a model the default).  ``reparse``:
+    re-analyse pre-split (learning-format) sentences with spaCy instead of scoring the parse
+    they carry.  ``mention_types``: keep only given mentions of these types (compared
+    case-insensitively; None keeps all).
     """
 
     def __init__(self, model, tagger=None, spacy_model=None, collapse=True,

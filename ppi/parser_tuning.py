@@ -37,6 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kernelrank.atomic import atomic_directory
 from kernelrank.errors import DataNotFoundError, InvalidParameterError
 from ppi.names import DEFAULT_SPACY_MODEL
 
@@ -301,7 +302,8 @@ def tune_parser(craft_dir, output_dir, *, base=DEFAULT_SPACY_MODEL, max_steps=20
         tuned.meta.update(name="craft_tuned", version="1.0.0",
                           description=f"{base} (tok2vec, tagger, parser) fine-tuned on "
                                       f"CRAFT ({len(train_files)} articles) by kernelrank")
-        _replace_folder(out / "pipeline", lambda p: tuned.to_disk(p))
+        with atomic_directory(out / "pipeline") as folder:   # replaced as a unit
+            tuned.to_disk(folder)
     return {"base": base, "pipeline": str((out / "pipeline").resolve()),
             "train": {"articles": len(train_files), "sentences": n_train},
             "held_out": {"articles": [f.name.split(".")[0] for f in held_files],
@@ -326,12 +328,3 @@ def tuning_markdown(res):
             f"The pipeline: `{res['pipeline']}` — pass it as `--spacy-model` to `ppi train` "
             f"(the model records it; `ppi extract` then parses with it). "
             f"{res['seconds']:.0f} s.\n")
-
-
-def _replace_folder(target, write):
-    """Write a folder with ``write(path)`` beside ``target``, then put it in its place as a
-    unit (:func:`kernelrank.atomic.atomic_directory`)."""
-    from kernelrank.atomic import atomic_directory
-
-    with atomic_directory(target) as tmp:
-        write(tmp)

@@ -69,7 +69,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     ``model_dir``; a report to ``output_dir``."""
     from kernelrank.report import write_report
     from ppi.document_system import featurize_documents, fit_documents, source_model
-    from ppi.spacy_parse import pipeline_reference
+    from ppi.spacy_parse import CONVERSION_VERSION, pipeline_reference
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
@@ -79,6 +79,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
     training = {"file": str(relations_from), "system": system.config(),
                 "spacy_model": pipeline_reference(system.spacy_model),
+                "spacy_conversion": CONVERSION_VERSION,
                 "data": _data_summary(rc), "selection": _jsonable(fit.info)}
     model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
                                fit.threshold, system.learner, training,

@@ -12,7 +12,8 @@ disk leaves the old model whole, never the JSON of one model beside the weights 
                     "graph": {GraphSettings fields}},
      "alpha": λ, "threshold": t, "learner": "rls"|"reduced_set",
      "training": {"corpus": ..., "n_pairs": ..., "inner_f1": ..., "spacy_model": the spaCy
-                  pipeline of its spaCy analyses (models that read them)},
+                  pipeline of its spaCy analyses, "spacy_conversion": the version of
+                  their conversion (models that read them)},
      "labels": [label strings; a label's id is its position],
      "n_labels": len(labels), "weights_sha256": sha256 of weights.npz,
      "meta_sha256": sha256 of this object without the key itself, as canonical JSON}
@@ -194,6 +195,21 @@ class PPIModel:
         it before."""
         name = self.training.get("spacy_model")
         return name if isinstance(name, str) and name else DEFAULT_SPACY_MODEL
+
+    @property
+    def spacy_conversion(self):
+        """The version of the conversion of spaCy's analysis the model was trained on
+        (:data:`ppi.spacy_parse.CONVERSIONS`): ``ppi extract`` converts raw text's parse with
+        it.  Recorded as ``training.spacy_conversion``; a model that reads spaCy's analyses
+        but was saved before it was recorded gets 1, the conversion of its training; a
+        model that reads the corpus files' parses gets the current
+        :data:`ppi.spacy_parse.CONVERSION_VERSION`, the closest to their collapsed Stanford
+        dependencies."""
+        from ppi.spacy_parse import CONVERSION_VERSION
+
+        if "spacy_conversion" in self.training:
+            return self.training["spacy_conversion"]
+        return 1 if "spacy_model" in self.training else CONVERSION_VERSION
 
     def decision_function(self, corpus):
         """``(PairSet, scores)`` for every candidate pair of ``corpus``."""
@@ -720,6 +736,13 @@ def _read_meta(path):
             not (isinstance(training["spacy_model"], str) and training["spacy_model"]):
         raise _bad(path, f"field 'training.spacy_model' is {training['spacy_model']!r}, not "
                          "the name or folder of a spaCy pipeline")
+    if isinstance(training, dict) and "spacy_conversion" in training:
+        from ppi.spacy_parse import CONVERSIONS
+
+        v = training["spacy_conversion"]
+        if isinstance(v, bool) or v not in CONVERSIONS:
+            raise _bad(path, f"field 'training.spacy_conversion' is {v!r}, not one of the "
+                             f"conversions {list(CONVERSIONS)} of spaCy's analysis")
     if version >= MULTIVIEW_VERSION:
         return _read_multiview_meta(path, meta)
     types = dict(_FIELDS)

@@ -306,14 +306,15 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
     list of list of ParsedSentence
     """
     from ppi.spacy_analyses import default_cache_dir, read_cache, spacy_identity, write_cache
-    from ppi.spacy_parse import load_spacy, parse_documents
+    from ppi.spacy_parse import conversion_version, load_spacy, parse_documents
 
     parses = tuple(parses)
     mentions = [candidate_mentions(d, entity_types) for d in docs]
     path = key = None
     if cache:
         key = {"format": _CACHE_FORMAT, "documents": _documents_key(docs, mentions),
-               "parses": list(parses), "collapse": bool(collapse), **spacy_identity(spacy_model)}
+               "parses": list(parses), "collapse": conversion_version(collapse),
+               **spacy_identity(spacy_model)}
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
         path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / \
             f"documents-{digest}.json.gz"

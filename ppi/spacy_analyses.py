@@ -238,10 +238,12 @@ def add_spacy_analyses(corpus, model=DEFAULT_SPACY_MODEL, *, collapse=True, cach
             raise InvalidParameterError(
                 f"sentence {s.id} of {corpus.source} already has an analysis named "
                 f"{SPACY_PARSE!r} that is not spaCy's; rename it in the file")
+    from ppi.spacy_parse import conversion_version
+
     records = None
     if cache:
         ident = spacy_identity(model)
-        key = {"format": _FORMAT, "corpus": corpus_checksum(corpus), "collapse": bool(collapse),
+        key = {"format": _FORMAT, "corpus": corpus_checksum(corpus), "collapse": conversion_version(collapse),
                **ident}
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
         path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / \

@@ -144,9 +144,10 @@ class PPIComponent:
         if not isinstance(collapse, bool):
             raise InvalidParameterError(f"{name}: config 'collapse' must be true or false, "
                                         f"got {collapse!r}")
-        self.collapse = collapse
         _check_pipeline(nlp, name)
         self.model_ = _load_model(name, model)
+        #: the conversion of spaCy's analysis: the model's own (ppi.spacy_parse.CONVERSIONS)
+        self.collapse = self.model_.spacy_conversion if collapse else False
         _warn_parser_shift(nlp, name, self.model_, model)
         register_extension()
 

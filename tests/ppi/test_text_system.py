@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kernelrank.errors import CorpusFormatError
+from ppi.spacy_parse import CONVERSION_VERSION
 
 pytestmark = pytest.mark.slow
 
@@ -36,6 +37,7 @@ def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
         "apg:spacy", "path:spacy", "bow", "pair", "local"]
     assert meta["training"]["transfer"]["sources"] == ["IEPA"]
     assert meta["training"]["spacy_model"] == "en_core_web_sm"
+    assert meta["training"]["spacy_conversion"] == CONVERSION_VERSION
     m = PPIModel.load(text_model)
     assert m.gamma is None and m.weights.ndim == 1
 
@@ -101,3 +103,32 @@ def test_raw_text_scores_are_the_training_paths(text_model, data_dir, tmp_path):
         from ppi.extract import ExtractionResources, process_chunk
         from corpora.text_input import read_learning_xml
         process_chunk(list(read_learning_xml(src))[:3], ExtractionResources(m))
+
+
+def test_a_model_of_an_earlier_conversion_is_scored_with_it(text_model, data_dir, tmp_path):
+    """A model trained on conversion 1 of spaCy's analysis (before the propagation of
+    conjunct dependencies; ``training.spacy_conversion`` 1, or absent in a model saved
+    before it was recorded) gets raw text converted the same way by `ppi extract`: its
+    scores are those of the corpus analysed with ``collapse=1``, and they differ from the
+    current conversion's on LLL's coordinations."""
+    from corpora.ppi_xml import read_corpus
+    from ppi.__main__ import main
+    from ppi.model import PPIModel
+    from ppi.names import corpus_path
+    from ppi.spacy_analyses import add_spacy_analyses
+
+    m = PPIModel.load(text_model)
+    m.training = {k: v for k, v in m.training.items() if k != "spacy_conversion"}
+    m.save(tmp_path / "old")
+    src = corpus_path(data_dir, "LLL")
+    out = tmp_path / "o.jsonl"
+    assert main(["extract", "--quiet", "--model", str(tmp_path / "old"), "--input", str(src),
+                 "--format", "learning-xml", "--reparse", "--output", str(out),
+                 "--jobs", "0"]) == 0
+    got = [json.loads(x)["score"] for x in out.read_text().splitlines()]
+    summary = json.loads(out.with_name(out.name + ".summary.json").read_text())
+    assert summary["collapse"] == 1
+    _, old = m.decision_function(add_spacy_analyses(read_corpus(src), collapse=1, cache=False))
+    np.testing.assert_allclose(got, old, rtol=1e-9, atol=1e-12)
+    _, new = m.decision_function(add_spacy_analyses(read_corpus(src), cache=False))
+    assert np.abs(np.asarray(new) - np.asarray(old)).max() > 1e-3

@@ -226,7 +226,8 @@ def build_parser():
                    help="--format learning-xml: parse the sentences with spaCy instead of "
                         "scoring the parses the file carries (those the model reads)")
     p.add_argument("--no-collapse", action="store_true",
-                   help="keep spaCy's dependency labels (no collapsed-Stanford rewriting)")
+                   help="keep spaCy's dependencies as they are (no collapsed-Stanford rewriting; "
+                        "by default raw text is converted as the model's training data was)")
     p.add_argument("--chunk-size", type=int, default=100, help="documents per chunk")
     p.add_argument("--one-document", action="store_true",
                    help="--format text: the whole file is one document")

@@ -109,8 +109,9 @@ def make_ppi_component(nlp, name, model, spans_key, labels, collapse):
     labels : list of str or None
         Keep only mentions with these labels (``span.label_``); None keeps all.
     collapse : bool
-        Rewrite spaCy's dependency labels towards collapsed Stanford dependencies, as
-        ``ppi extract`` does by default (:mod:`ppi.spacy_parse`, step 3).
+        Rewrite spaCy's dependencies towards collapsed Stanford dependencies, with the
+        conversion the model was trained on (:attr:`ppi.model.PPIModel.spacy_conversion`),
+        as ``ppi extract`` does by default (:mod:`ppi.spacy_parse`, step 3).
 
     Returns
     -------

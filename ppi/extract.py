@@ -622,7 +622,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
             client = connect(scheduler, connect_timeout)
         # the spaCy model is part of the run's identity only when it parses something
         done = parts.start(_fingerprint(input, format, model, lexicon, chunk_size,
-                                        spacy_model if uses_spacy else None, resources.collapse,
+                                        spacy_model if uses_spacy else None,
+                                        resources.collapse,
                                         output_format, skip_bad, one_document, reparse,
                                         mention_types),
                            overwrite)
@@ -717,7 +718,8 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                           else "the input's own parse"
                           f"{'s' if len(m.parses) > 1 else ''} "
                           f"{', '.join(repr(p) for p in m.parses)}"),
-               "spacy_model": spacy_model if uses_spacy else None, "collapse": resources.collapse,
+               "spacy_model": spacy_model if uses_spacy else None,
+               "collapse": resources.collapse,
                "mention_types": None if mention_types is None else sorted(mention_types),
                "scheduler": scheduler or ("in-process" if workers == 0 else
                                           f"local cluster, {workers or os.cpu_count()} workers"),

@@ -243,8 +243,8 @@ def add_spacy_analyses(corpus, model=DEFAULT_SPACY_MODEL, *, collapse=True, cach
     records = None
     if cache:
         ident = spacy_identity(model)
-        key = {"format": _FORMAT, "corpus": corpus_checksum(corpus), "collapse": conversion_version(collapse),
-               **ident}
+        key = {"format": _FORMAT, "corpus": corpus_checksum(corpus),
+               "collapse": conversion_version(collapse), **ident}
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
         path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / \
             f"{corpus.source or 'corpus'}-{digest}.json.gz"

@@ -313,8 +313,8 @@ def conversion_version(collapse):
         return 0
     if isinstance(collapse, (int, np.integer)) and int(collapse) in CONVERSIONS:
         return int(collapse)
-    raise InvalidParameterError(f"collapse={collapse!r}: give True, False or a conversion version "
-                     f"{CONVERSIONS}")
+    raise InvalidParameterError(f"collapse={collapse!r}: give True, False or a conversion "
+                                f"version {CONVERSIONS}")
 
 
 def _collapse(edges, lower, tag, version=CONVERSION_VERSION):

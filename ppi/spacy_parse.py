@@ -333,7 +333,7 @@ def _collapse(edges, lower, tag, version=CONVERSION_VERSION):
         return x
 
     chain_cc = {}                                  # first conjunct → [(cc token, its head)]
-    for g, d, typ in edges:
+    for g, d, typ in edges if conj_head else ():
         if typ == "cc" and (g in conj_head or any(t == "conj" for _, t in children.get(g, ()))):
             chain_cc.setdefault(first_conjunct(g), []).append((d, g))
     drop, added = set(), []

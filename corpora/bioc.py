@@ -26,8 +26,18 @@ leave a gap of more than :data:`MAX_GAP` characters, are an error.  ``title_end`
 Annotations of the document, its passages and sentences are the mentions (:class:`Mention`
 with ``type`` = the ``type`` infon and ``id`` = the first of :data:`ID_INFONS` present),
 aligned, repaired and merged by :func:`corpora.standoff.align_mentions` exactly as PubTator
-mentions are.  An annotation with several locations (discontinuous) or none cannot be one
-span: an error, or with ``skip_bad`` left out and counted as ``mentions_dropped``.
+mentions are.  An annotation with several locations is a *discontinuous* mention, e.g. BioCreative
+VI PPIm's "glutamate receptors type 5a, and 5b" (locations "glutamate receptors type" and
+"5b"): a :class:`Mention` is one span, so each location becomes a mention of the
+annotation's type and concept id, its text the document's text there (the BioC sense of a
+location: a stretch of text of the annotation; at document level, where relations name
+concept ids and not mentions, nothing is invented — the concept is mentioned at each
+fragment; a shared head like "glutamate receptors type" then merges with the other
+annotations of that span into one mention of several ids, as PubTator writes a mention of
+two genes).  Counted as ``mentions_fragmented`` (annotations read so); BC6 PPIm's BioC file
+has 21 of 8,833.  PubTator cannot express fragments: its export of the same corpus keeps the
+first location only.  An annotation without a location is an error, or with ``skip_bad``
+left out and counted as ``mentions_dropped``.
 
 Bad input
 ---------
@@ -372,11 +382,8 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
     located = []
     for a in _annotations(bdoc):
         loc = {"record": f"{bdoc.id}/annotation {a.id}"}
-        if len(a.locations) != 1:
-            problem = ("has no location" if not a.locations else
-                       f"is discontinuous ({len(a.locations)} locations); a mention is one "
-                       "span")
-            exc = CorpusFormatError(f"annotation {a.id} {a.text!r} {problem}" + (
+        if not a.locations:
+            exc = CorpusFormatError(f"annotation {a.id} {a.text!r} has no location" + (
                 "; left out (--skip-bad)" if skip_bad else
                 "; pass --skip-bad to leave it out (counted)"), path=path, **loc)
             if not skip_bad:
@@ -385,11 +392,18 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
             if len(stats.mention_errors) < 100:
                 stats.mention_errors.append(str(exc))
             continue
-        start = a.locations[0].offset
         kind = a.infons.get("type")
-        m = Mention(start, start + a.locations[0].length, a.text or "",
-                    str(kind) if kind else None, _concept_id(a.infons))
-        located.append((loc, m))
+        kind, concept = (str(kind) if kind else None), _concept_id(a.infons)
+        if len(a.locations) == 1:
+            start = a.locations[0].offset
+            located.append((loc, Mention(start, start + a.locations[0].length, a.text or "",
+                                         kind, concept)))
+            continue
+        stats.mentions_fragmented += 1          # one mention per location (module docstring)
+        for k, place in enumerate(a.locations, 1):
+            start, end = place.offset, place.offset + place.length
+            located.append(({"record": f"{bdoc.id}/annotation {a.id} location {k}"},
+                            Mention(start, end, text[start:end], kind, concept)))
     mentions = align_mentions(text, located, stats, path=path, record=bdoc.id,
                               skip_bad=skip_bad)
     return TextDocument(bdoc.id, text, mentions, position=f"{path}:{where}",

@@ -18,7 +18,9 @@ __all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats", 
 @dataclass
 class MentionCounts:
     """What :func:`corpora.standoff.align_mentions` did to the mentions of a read (see
-    :mod:`corpora.standoff`): kept, repaired, dropped, identical, merged, overlapping."""
+    :mod:`corpora.standoff`): kept, repaired, dropped, identical, merged, overlapping; and
+    the discontinuous BioC annotations read as one mention per location
+    (:mod:`corpora.bioc`)."""
 
     mentions: int = 0                  # mentions kept
     mentions_repaired: int = 0
@@ -27,13 +29,15 @@ class MentionCounts:
     mentions_merged: int = 0
     mentions_overlapping: int = 0
     mentions_without_id: int = 0       # kept mentions that carry no concept id
+    mentions_fragmented: int = 0       # discontinuous annotations read as one mention a span
     repair_examples: list = field(default_factory=list)    # first 20 repairs
     mention_errors: list = field(default_factory=list)     # first 100 dropped mentions
 
     def mention_counts(self):
         return {k: getattr(self, k) for k in (
             "mentions", "mentions_repaired", "mentions_dropped", "mentions_identical",
-            "mentions_merged", "mentions_overlapping", "mentions_without_id")}
+            "mentions_merged", "mentions_overlapping", "mentions_without_id",
+            "mentions_fragmented")}
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ def _data_summary(rc):
             "related_in_one_sentence": int((related & (c.bag_sizes > 0)).sum()),
             "mentions_repaired": rc.read_stats.mentions_repaired,
             "mentions_dropped": rc.read_stats.mentions_dropped,
+            "mentions_fragmented": rc.read_stats.mentions_fragmented,
             "records_skipped": rc.read_stats.skipped}
 
 

@@ -765,7 +765,9 @@ def write_summary_report(summary, report_dir=None):
           f"{summary['mentions_dropped']} that could not be placed dropped (--skip-bad), "
           f"{summary['mentions_identical']} identical and {summary['mentions_merged']} "
           f"same-span ones merged, {summary['mentions_overlapping']} overlapping another, "
-          f"{summary['mentions_without_id']} without a concept id",
+          f"{summary['mentions_without_id']} without a concept id, "
+          f"{summary['mentions_fragmented']} discontinuous (BioC) read as one mention "
+          "per location",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
           *([f"- candidate gene pairs (documents model): {summary['candidate_pairs']}, "

@@ -89,11 +89,12 @@ def test_bioc_xml_document_text_mentions_and_counts(tmp_path):
         (7, 1, 1, 1, 2, 0)
 
 
-def test_bioc_unplaceable_and_discontinuous_mentions(tmp_path):
+def test_bioc_unplaceable_mentions_and_annotations_without_a_location(tmp_path):
     bad = (_ann("B0", "777", SPOIIE, 6, "Spo0A")                   # nowhere near: fails
-           + _ann("B1", "888", 0, 0, "KinC sigmaF", [(0, 4), (SIGMAF, 6)]))
+           + '<annotation id="B1"><infon key="NCBI GENE">888</infon><infon key="type">Gene'
+             "</infon><text>KinC</text></annotation>")             # no location: fails
     path = _write(tmp_path / "b.xml", _collection(_document("100", GOOD + bad)))
-    with pytest.raises(CorpusFormatError, match="discontinuous") as info:
+    with pytest.raises(CorpusFormatError, match="has no location") as info:
         list(read_documents(path, "bioc-xml"))
     assert info.value.record == "100/annotation B1"
     one = _write(tmp_path / "b1.xml", _collection(_document("100", GOOD + bad[:bad.index(
@@ -105,7 +106,40 @@ def test_bioc_unplaceable_and_discontinuous_mentions(tmp_path):
     [doc] = read_documents(path, "bioc-xml", skip_bad=True, stats=stats)
     assert [(m.start, m.end, m.text, m.id) for m in doc.mentions] == _expected_mentions()
     assert stats.mentions_dropped == 2 and stats.skipped == 0 and stats.documents == 1
-    assert any("discontinuous" in e for e in stats.mention_errors)
+    assert any("no location" in e for e in stats.mention_errors)
+
+
+def test_a_discontinuous_annotation_is_one_mention_per_location(tmp_path):
+    """Coordination ellipsis as BioCreative VI PPIm annotates it: "receptor types 1a and 5a"
+    has the contiguous 1a and the discontinuous 5a ("receptor types" + "5a")."""
+    title = "PP1 binds receptor types 1a and 5a."
+    head, one_a, five_a = title.index("receptor types"), title.index("1a"), title.index("5a")
+    doc_xml = (f"<document><id>7</id><passage><infon key=\"type\">title</infon><offset>0"
+               f"</offset><text>{title}</text>"
+               + _ann("P", "10", 0, 3, "PP1")
+               + _ann("A", "11", head, five_a - head - 4, "receptor types 1a")   # wrong: 1a
+               + _ann("B", "22", 0, 0, "receptor types 5a",
+                      [(head, len("receptor types")), (five_a, 2)])
+               + "</passage></document>")
+    # "receptor types 1a" is written over a span that ends before "1a": repaired by its text
+    path = _write(tmp_path / "e.xml", _collection(doc_xml))
+    stats = ReadStats()
+    [doc] = read_documents(path, "bioc-xml", stats=stats)
+    got = {(m.start, m.end, m.text, m.id) for m in doc.mentions}
+    assert got == {(0, 3, "PP1", "10"), (head, one_a + 2, "receptor types 1a", "11"),
+                   (head, head + len("receptor types"), "receptor types", "22"),
+                   (five_a, five_a + 2, "5a", "22")}
+    assert stats.mentions_fragmented == 1 and stats.mentions_dropped == 0
+    assert all(doc.text[m.start:m.end] == m.text for m in doc.mentions)
+    # the same fragment span named by two annotations is one mention with both ids
+    two = doc_xml.replace(_ann("P", "10", 0, 3, "PP1"), _ann("P", "10", 0, 3, "PP1") + _ann(
+        "C", "33", 0, 0, "receptor types 7b", [(head, len("receptor types")), (one_a, 2)]))
+    stats = ReadStats()
+    [doc] = read_documents(_write(tmp_path / "f.xml", _collection(two)), "bioc-xml",
+                           stats=stats)
+    ids = {(m.start, m.end): m.id for m in doc.mentions}
+    assert ids[(head, head + len("receptor types"))] == "33,22"
+    assert ids[(one_a, one_a + 2)] == "33" and stats.mentions_fragmented == 2
 
 
 def test_bioc_json_lines_and_collection_equal_xml(tmp_path):
@@ -245,12 +279,13 @@ def _raw_pubtator(path):
 def _raw_bioc(path):
     """The documents, annotations and relations of a BioC XML file read with ElementTree
     (not :mod:`corpora`): document count, ``[(located as written?, ...)]`` per annotation —
-    True when it has one location whose passage text is the annotation's text — and the set
-    of ``(document, unordered gene pair)`` of its relations."""
+    True when it has one location whose passage text is the annotation's text —, its
+    number of locations per annotation, and the set of ``(document, unordered gene pair)``
+    of its relations."""
     import xml.etree.ElementTree as ET
     with gzip.open(path) as handle:
         root = ET.parse(handle).getroot()
-    placed, pairs = [], set()
+    placed, locations, pairs = [], [], set()
     for doc in root.iter("document"):
         for passage in doc.iter("passage"):
             offset, text = int(passage.findtext("offset")), passage.findtext("text") or ""
@@ -259,10 +294,11 @@ def _raw_bioc(path):
                 start = int(locs[0].get("offset")) - offset
                 placed.append(len(locs) == 1 and text[start:start + int(locs[0].get(
                     "length"))] == ann.findtext("text"))
+                locations.append(len(locs))
         for rel in doc.iter("relation"):
             genes = {i.get("key"): i.text for i in rel.iter("infon")}
             pairs.add((doc.findtext("id"), frozenset((genes["Gene1"], genes["Gene2"]))))
-    return len(root.findall("document")), placed, pairs
+    return len(root.findall("document")), placed, locations, pairs
 
 
 def test_real_bc6_bioc_and_pubtator_agree(data_dir, tmp_path):
@@ -272,7 +308,7 @@ def test_real_bc6_bioc_and_pubtator_agree(data_dir, tmp_path):
     from corpora.text_input import write_pubtator
     pub_path, xml_path = _bc6(data_dir, "pubtator"), _bc6(data_dir, "bioc.xml")
     texts, raw_pub = _raw_pubtator(pub_path)
-    n_xml, placed, raw_pairs = _raw_bioc(xml_path)
+    n_xml, placed, locations, raw_pairs = _raw_bioc(xml_path)
     pub_stats, bioc_stats = ReadStats(), ReadStats()
     pub = {d.id: d for d in read_pubtator(pub_path, skip_bad=True, stats=pub_stats)}
     xml = {d.id: d for d in read_documents(xml_path, "bioc-xml", skip_bad=True,
@@ -280,15 +316,20 @@ def test_real_bc6_bioc_and_pubtator_agree(data_dir, tmp_path):
     assert len(pub) == len(texts) == n_xml and pub.keys() == xml.keys() == texts.keys()
     assert pub_stats.skipped == bioc_stats.skipped == 0
     assert all(pub[k].text == texts[k] for k in pub)
-    # every annotation of the file is kept, merged or counted as dropped
+    # every annotation of the file is kept, merged or counted as dropped; in BioC a
+    # discontinuous annotation is one mention per location
     assert len(raw_pub) == len(placed)
-    for s in (pub_stats, bioc_stats):
+    fragments = sum(n for n in locations if n > 1)
+    assert bioc_stats.mentions_fragmented == sum(n > 1 for n in locations) > 0
+    assert pub_stats.mentions_fragmented == 0
+    for s, extra in ((pub_stats, 0), (bioc_stats, fragments - bioc_stats.mentions_fragmented)):
         assert (s.mentions + s.mentions_dropped + s.mentions_identical + s.mentions_merged
-                == len(raw_pub))
+                == len(raw_pub) + extra)
     # exactly the annotations whose text is not at their offsets are repaired or dropped
     misplaced_pub = sum(texts[d][s:e] != name for d, s, e, name in raw_pub)
     assert 0 < pub_stats.mentions_repaired + pub_stats.mentions_dropped == misplaced_pub
-    assert 0 < bioc_stats.mentions_repaired + bioc_stats.mentions_dropped == placed.count(False)
+    misplaced_bioc = sum(not ok for ok, n in zip(placed, locations) if n == 1)
+    assert 0 < bioc_stats.mentions_repaired + bioc_stats.mentions_dropped == misplaced_bioc
     # and afterwards every mention's offsets point at its text
     for docs in (pub, xml):
         assert all(d.text[m.start:m.end] == m.text for d in docs.values() for m in d.mentions)

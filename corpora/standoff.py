@@ -1,7 +1,8 @@
 """Standoff mention annotations of a document (PubTator, BioC): alignment repair and merging.
 
 Real exports do not always line up: in the BioCreative VI PPIm training set 164 of the
-8,833 PubTator mentions (22 in its BioC XML) name a text that is not at their offsets —
+8,833 PubTator mentions (in its BioC XML one; its 21 discontinuous annotations are read
+one mention per location, :mod:`corpora.bioc`) name a text that is not at their offsets —
 mostly shifted by 3 or 6 characters, a few are coordination ellipses ("glutamate receptors
 type 5a" written over "glutamate receptors type 1a, 5a") that occur nowhere in the text.
 Both readers (:func:`corpora.pubtator.read_pubtator`, :mod:`corpora.bioc`) pass their

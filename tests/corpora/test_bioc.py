@@ -322,6 +322,9 @@ def test_real_bc6_bioc_and_pubtator_agree(data_dir, tmp_path):
     fragments = sum(n for n in locations if n > 1)
     assert bioc_stats.mentions_fragmented == sum(n > 1 for n in locations) > 0
     assert pub_stats.mentions_fragmented == 0
+    # nothing in the BioC file needs --skip-bad any more: read strictly, the same mentions
+    strict = {d.id: d for d in read_documents(xml_path, "bioc-xml")}
+    assert all(strict[k].mentions == xml[k].mentions for k in xml)
     for s, extra in ((pub_stats, 0), (bioc_stats, fragments - bioc_stats.mentions_fragmented)):
         assert (s.mentions + s.mentions_dropped + s.mentions_identical + s.mentions_merged
                 == len(raw_pub) + extra)

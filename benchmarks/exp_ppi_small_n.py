@@ -34,6 +34,17 @@ Each fit is then measured on dev at four decision thresholds of its document-sta
     the best-F threshold of the dev scores themselves — not a method, the ceiling any
     threshold rule can reach with that ranking.
 
+With ``--stages``, two diagnostics (not methods: each uses the labels of the training
+abstracts *not* drawn) tell which of the two learned stages is short of data; the default
+system's two stages are fitted on different abstracts, the draw's n and the other 400 − n:
+
+``mention stage from the rest``
+    the mention-pair model trained on the other abstracts (so its scores of the n drawn ones
+    are held out), the document stage trained on the n;
+``document stage from the rest``
+    the mention-pair model trained on the n, the document stage trained on the other
+    abstracts' candidates as that model scores them (held out: it never saw them).
+
 Writes ``results.json`` and ``results.md`` (mean ± sd over seeds per size, system and
 threshold); prints wall time and peak RSS.
 """
@@ -88,6 +99,8 @@ def main(argv=None):
     p.add_argument("--output-dir", default="results/exp_ppi_small_n")
     p.add_argument("--sizes", type=int, nargs="+", default=[50])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--stages", action="store_true",
+                   help="also fit the two stage diagnostics (module docstring)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), _load()
@@ -104,13 +117,20 @@ def main(argv=None):
         for seed in args.seeds:
             docs = np.random.default_rng(seed).permutation(len(tr.corpus.documents))[:n]
             sub, Xs = subset_documents(tr, Xtr, docs)
+            fits = {}
             for name, options in SYSTEMS.items():
                 system = DocumentSystem(progress=False, seed=seed, **options)
-                fit = fit_documents(system, sub, Xs, w_src if system.transfer else None, info)
+                fits[name] = (fit_documents(system, sub, Xs, w_src if system.transfer else None,
+                                            info), sub.candidates.y)
+            if args.stages:
+                rest = subset_documents(tr, Xtr, np.setdiff1d(np.arange(len(tr.corpus.documents)),
+                                                              docs))
+                fits.update(stage_swaps(seed, (sub, Xs), rest, fits["default"][0], w_src, info))
+            for name, (fit, training_y) in fits.items():
                 s = unscored_last(predict_documents(fit, Xdv, dv.candidates)[0])
                 row = {"abstracts": n, "seed": seed, "system": name,
-                       "auc": candidate_auc(y_dev, s), "beta": fit.info["beta"]}
-                for rule, t in thresholds_of(fit, sub.candidates.y, y_dev, s).items():
+                       "auc": candidate_auc(y_dev, s), "beta": fit.info.get("beta")}
+                for rule, t in thresholds_of(fit, training_y, y_dev, s).items():
                     row[f"f1 {rule}"] = float(precision_recall_f1(y_dev, s, t).f1)
                 runs.append(row)
                 logging.info("n=%d seed=%d %s: %s", n, seed, name,
@@ -122,6 +142,29 @@ def main(argv=None):
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
           f"{load0:.1f} → {_load():.1f}")
     return 0
+
+
+def stage_swaps(seed, drawn, rest, fit, w_src, info):
+    """The two ``--stages`` diagnostics (module docstring) for one draw: ``drawn`` and
+    ``rest`` are ``(relation corpus, mention-pair rows)`` of the drawn and the other
+    training abstracts, ``fit`` the default system fitted on the drawn ones.  Returns name →
+    ``(fit, the labels its document stage was trained on)``."""
+    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_system import DocumentFit, DocumentSystem, fit_documents
+
+    out = {}
+    mentions_only = DocumentSystem(progress=False, seed=seed, document_stage=False)
+    for name, (mention_fit, stage_data) in {
+            "mention stage from the rest": (fit_documents(mentions_only, *rest, w_src, info),
+                                            drawn),
+            "document stage from the rest": (fit, rest)}.items():
+        rc, X = stage_data
+        scores = np.asarray(X @ mention_fit.weights).ravel()
+        stage = DocumentStage(seed=seed).fit(document_features(scores, rc.candidates),
+                                             rc.candidates.y, rc.candidates.doc)
+        out[name] = (DocumentFit(None, mention_fit.weights, None, stage, {}),
+                     rc.candidates.y)
+    return out
 
 
 def _summary(runs):

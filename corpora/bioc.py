@@ -393,7 +393,8 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
                 stats.mention_errors.append(str(exc))
             continue
         kind = a.infons.get("type")
-        kind, concept = (str(kind) if kind else None), _concept_id(a.infons)
+        kind = str(kind) if kind else None
+        concept = _concept_id(a.infons)
         if len(a.locations) == 1:
             start = a.locations[0].offset
             located.append((loc, Mention(start, start + a.locations[0].length, a.text or "",

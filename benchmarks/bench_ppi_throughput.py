@@ -305,7 +305,7 @@ def main(argv=None):
         print(f"model {s}: loaded in {time.perf_counter() - t0:.2f} s, RSS +"
               f"{_rss_mib() - rss0:.0f} MiB")
     tagger = DictionaryTagger(build_lexicon([corpus_path(data_dir, c)
-                                             for c in ("AIMed", "BioInfer")]))
+                                             for c in ("AIMed", "BioInfer")]).entries)
     profiler = cProfile.Profile() if args.profile else None
     results = {}
     t0 = time.perf_counter()

@@ -43,7 +43,7 @@ from corpora.documents import Mention, MentionCounts
 from kernelrank.errors import CorpusFormatError
 
 __all__ = ["REPAIR_WINDOW", "MentionCounts", "align_mentions", "locate_mention",
-           "split_concept_ids", "NO_ID"]
+           "split_concept_ids", "concept_order", "concept_pair", "NO_ID"]
 
 #: id values that mean "no concept id"
 NO_ID = ("-", "None", "null")
@@ -61,6 +61,19 @@ def split_concept_ids(value):
         return []
     return [x.strip() for x in value.replace(";", ",").split(",")
             if x.strip() and x.strip() not in NO_ID]
+
+
+def concept_order(concept_id):
+    """Sort key of concept ids: numeric ids (NCBI Gene) as numbers first, then the others as
+    strings."""
+    return ((0, int(concept_id), concept_id) if concept_id.isdigit()
+            else (1, 0, concept_id))
+
+
+def concept_pair(a, b):
+    """The unordered pair of concept ids ``a``, ``b`` in canonical order
+    (:func:`concept_order`)."""
+    return (a, b) if concept_order(a) <= concept_order(b) else (b, a)
 
 
 def locate_mention(text, start, end, name, window=REPAIR_WINDOW):

@@ -19,8 +19,9 @@ graph kernel (Airola et al. 2008, Paper V).
                                              corpus-level network (TSV, GraphML, PNG, report)
   python -m ppi evaluate-documents --input DOCS.jsonl --gold GOLD.bioc.xml
                                              document-level P/R/F/AUC vs BioC gold relations
-  python -m ppi mentions --corpora LLL --output lexicon.txt
-                                             protein-name lexicon of training corpora
+  python -m ppi mentions --input biored --output lexicon.txt
+                                             gene-name lexicon (with NCBI Gene ids) for text
+                                             without annotations (extract --lexicon)
 
 Corpora are read from <data-dir>/ppi/<NAME>-learning-format.xml.gz (--data-dir, else
 $KERNELRANK_DATA). Evaluations write results.json + results.md (embedding its PNG plots)
@@ -311,15 +312,26 @@ def build_parser():
     add_common(p, data_dir="the gold files named biored-dev, bc6ppim", output_dir=True,
                seed=False)
 
-    p = sub.add_parser("mentions", help="build a protein-name lexicon (one name per line) "
-                                        "from the entities of learning-format corpora")
+    p = sub.add_parser("mentions", help="build a protein-name lexicon for `ppi extract "
+                                        "--lexicon` from annotated files: names (learning-"
+                                        "format corpora), or names with their concept ids "
+                                        "(PubTator / BioC)")
     p.add_argument("--corpora", nargs="*", choices=CORPORA, default=[],
                    help="benchmark corpora (<data-dir>/ppi/<NAME>-learning-format.xml.gz)")
-    p.add_argument("--input", nargs="*", default=[], help="other learning-format XML files")
+    p.add_argument("--input", nargs="*", default=[],
+                   help="other annotated files: learning-format XML (names), PubTator or BioC "
+                        "(names with the concept ids their mentions carry, e.g. NCBI Gene "
+                        "ids; each name takes the id most of its documents give it), or "
+                        "biored / biored-dev / bc6ppim in the data directory")
+    p.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
+                   help="PubTator / BioC mention types whose names are taken (default: "
+                        "Gene GeneOrGeneProduct)")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip malformed PubTator / BioC records (counted) instead of stopping")
     p.add_argument("--min-length", type=int, default=2,
                    help="shortest name kept (after case and hyphen normalization)")
     p.add_argument("--output", required=True, help="lexicon file to write")
-    add_common(p, data_dir="the PPI corpora", seed=False, quiet=False)
+    add_common(p, data_dir="the PPI corpora and the relation sets", seed=False, quiet=False)
 
     p = sub.add_parser("tune-parser",
                        help="fine-tune spaCy's tagger and parser on the CRAFT gold trees: a "
@@ -488,6 +500,11 @@ def _extract(args):
     if "candidate_pairs" in s:
         lines.append(f"{s['candidate_pairs']} candidate gene pairs (documents model), "
                      f"{s['predicted_candidate_pairs']} predicted related")
+        if not s["candidate_pairs"] and s["pairs"] and args.lexicon:
+            lines.append("no document had two tagged names of distinct concept ids, so no "
+                         "gene pair was formed; a lexicon without ids gives none: build one "
+                         "with ids (`ppi mentions --input annotated.pubtator --output L`, "
+                         "name<TAB>id lines)")
     return Summary(written, lines)
 
 
@@ -540,9 +557,13 @@ def _evaluate_documents(args):
 def _mentions(args):
     from ppi.mentions import write_lexicon
 
-    names = write_lexicon(args.output, corpora=args.corpora, inputs=args.input,
-                          data_dir=args.data_dir, min_length=args.min_length)
-    return Summary([args.output], [f"{len(names)} names"])
+    lexicon = write_lexicon(args.output, corpora=args.corpora, inputs=args.input,
+                            data_dir=args.data_dir, min_length=args.min_length,
+                            entity_types=args.entity_types, skip_bad=args.skip_bad)
+    with_id = sum(i is not None for _, i in lexicon.entries)
+    return Summary([args.output], [f"{len(lexicon.entries)} names, {with_id} with a concept "
+                                   f"id ({lexicon.ambiguous} names given several ids by "
+                                   "their documents: the most frequent kept)"])
 
 
 def _tune_parser(args):

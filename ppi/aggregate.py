@@ -75,7 +75,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from corpora.standoff import split_concept_ids
+from corpora.standoff import concept_order, concept_pair, split_concept_ids
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
@@ -92,13 +92,8 @@ TSV_COLUMNS = ("doc_id", "gene1", "gene2", "gene1_text", "gene2_text", "self_pai
                "best_sentence_id", "best_sentence")
 
 
-def _gene_key(g):
-    return (0, int(g), g) if g.isdigit() else (1, 0, g)
-
-
-def gene_pair(a, b):
-    """The unordered pair ``(a, b)`` in canonical order (numeric ids as numbers)."""
-    return (a, b) if _gene_key(a) <= _gene_key(b) else (b, a)
+#: the unordered pair ``(a, b)`` in canonical order (numeric ids as numbers)
+gene_pair = concept_pair
 
 
 # ----------------------------------------------------------------------------- reading
@@ -204,7 +199,8 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
         elif document:
             continue        # a documents model scores every candidate: this pair is none
         out.append(x)
-    out.sort(key=lambda x: (-x["score"], _gene_key(x["gene1"]), _gene_key(x["gene2"])))
+    out.sort(key=lambda x: (-x["score"], concept_order(x["gene1"]),
+                            concept_order(x["gene2"])))
     return out
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpora.standoff import split_concept_ids
+from corpora.standoff import concept_order, concept_pair, split_concept_ids
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from ppi.names import DEFAULT_ENTITY_TYPES
 
@@ -158,10 +158,6 @@ def bag_max(scores, candidates, empty=-np.inf):
     return out
 
 
-def _gene_key(g):
-    return (0, int(g), g) if g.isdigit() else (1, 0, g)
-
-
 def _ids(mention):
     return split_concept_ids(mention.id)
 
@@ -182,7 +178,7 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
             sentence_of.append(k)
             ids_of.append(_ids(m))
             starts.append(m.start)
-    ids = sorted({i for x in ids_of for i in x}, key=_gene_key)
+    ids = sorted({i for x in ids_of for i in x}, key=concept_order)
     keys = [(a, b) for a, b in itertools.combinations(ids, 2)]
     index = {k: n for n, k in enumerate(keys)}
     bags = [[] for _ in keys]
@@ -197,7 +193,7 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
                 for b in i2:
                     if a == b:
                         continue
-                    key = (a, b) if _gene_key(a) <= _gene_key(b) else (b, a)
+                    key = concept_pair(a, b)
                     if key not in seen:
                         seen.add(key)
                         bags[index[key]].append(row)
@@ -208,7 +204,7 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
         for r in relations:
             for a in split_concept_ids(r.id1):
                 for b in split_concept_ids(r.id2):
-                    key = (a, b) if _gene_key(a) <= _gene_key(b) else (b, a)
+                    key = concept_pair(a, b)
                     related.setdefault(key, set()).add(r.type)
         labels = np.array([1.0 if k in related else -1.0 for k in keys])
         types = [frozenset(related.get(k, ())) for k in keys]

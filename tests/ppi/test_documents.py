@@ -111,6 +111,51 @@ def test_extraction_scores_equal_the_training_paths(biored, documents_model):
     np.testing.assert_allclose(want, cand, rtol=1e-9, atol=1e-12)
 
 
+def test_raw_text_tagged_with_a_lexicon_of_ids_scores_as_the_annotated_text(
+        biored, documents_model, tmp_path):
+    """Text without annotations, tagged with a lexicon built from annotated files (names
+    with their NCBI Gene ids, ``ppi mentions --input``), gets gene pairs from a documents
+    model; where the tagger finds exactly the curators' gene mentions, every gene pair's
+    score is the one the annotated document gets."""
+    import dataclasses
+
+    from ppi.__main__ import main
+    from ppi.extract import ExtractionResources, process_chunk
+    from ppi.mentions import DictionaryTagger, read_lexicon_entries
+    from ppi.model import PPIModel
+    from ppi.relations import candidate_mentions
+
+    lexicon = tmp_path / "genes.txt"
+    assert main(["mentions", "--quiet", "--input", str(biored["dev"]), "--output",
+                 str(lexicon)]) == 0
+    entries = read_lexicon_entries(lexicon)
+    assert entries and all(i is not None for _, i in entries)
+    model = PPIModel.load(documents_model)
+    docs = list(read_pubtator(biored["dev"]))
+    raw = [dataclasses.replace(d, mentions=None, relations=None) for d in docs]
+    tagger = DictionaryTagger(lexicon=lexicon)
+
+    def gene_pairs(documents, resources):
+        text, _ = process_chunk(documents, resources)
+        return {(r["doc_id"], tuple(sorted((r["e1"]["concept_id"], r["e2"]["concept_id"])))):
+                r["score"] for r in map(json.loads, text.splitlines())
+                if r.get("level") == "document"}
+
+    tagged = gene_pairs(raw, ExtractionResources(model, tagger))
+    annotated = gene_pairs(docs, ExtractionResources(model))
+    ids = {i for _, x in entries for i in x.split(",")}
+    assert tagged and all(set(k) <= ids for _, k in tagged)
+    same = [d.id for d in docs if {(m.start, m.end, m.id) for m in candidate_mentions(d)}
+            == {(m.start, m.end, m.id) for m in tagger.tag(d.text)}]
+    assert len(same) >= len(docs) // 2, "the lexicon should find most documents' genes"
+    for doc_id in same:
+        want = {k: v for k, v in annotated.items() if k[0] == doc_id}
+        got = {k: v for k, v in tagged.items() if k[0] == doc_id}
+        assert got.keys() == want.keys()
+        np.testing.assert_allclose([got[k] for k in want], list(want.values()), rtol=1e-9,
+                                   atol=1e-12)
+
+
 def test_saved_document_model_round_trip_and_damage(documents_model, tmp_path):
     import shutil
 

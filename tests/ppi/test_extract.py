@@ -76,10 +76,75 @@ def test_tagger_errors_and_given_annotations(tmp_path):
     assert [m.text for m in DictionaryTagger(lexicon=lex).tag("a KinC b")] == ["KinC"]
 
 
+def test_tagger_gives_each_name_its_lexicon_id():
+    tagger = DictionaryTagger([("IL-2", "3558"), ("p53", None), ("P-53", "7157"),
+                               ("TNF", "7124"), ("tnf", "21926"), "KinA"])
+    got = [(m.text, m.id) for m in tagger.tag("IL2 binds p53, TNF and kinA; il 2 too")]
+    # a name-only entry takes a later entry's id; otherwise the first entry of a name wins
+    assert got == [("IL2", "3558"), ("p53", "7157"), ("TNF", "7124"), ("kinA", None),
+                   ("il 2", "3558")]
+
+
+@pytest.mark.parametrize("line, fields", [("a\tb\tc", "3 tab-separated fields"),
+                                          ("\t123", "and no name")])
+def test_lexicon_line_errors_name_the_line(tmp_path, line, fields):
+    from ppi.mentions import read_lexicon_entries
+    lex = tmp_path / "lex.txt"
+    lex.write_text(f"# comment\nKinA\t1\n\n{line}\n", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=f"lex.txt, line 4: .*{fields}"):
+        read_lexicon_entries(lex)
+    lex.write_text("KinA\t 1 \nSpo0A\t\n", encoding="utf-8")
+    assert read_lexicon_entries(lex) == [("KinA", "1"), ("Spo0A", None)]
+
+
+def _annotated(doc_id, names):
+    """A document naming ``names`` (``(text, type, id)``), one sentence each."""
+    text, mentions = "", []
+    for name, kind, concept_id in names:
+        start = len(text) + 4
+        text += f"The {name} acts. "
+        mentions.append(Mention(start, start + len(name), name, kind, concept_id))
+    return TextDocument(doc_id, text, mentions)
+
+
+def test_lexicon_from_pubtator_keeps_each_names_majority_id(tmp_path):
+    from ppi.mentions import read_lexicon_entries
+    docs = [
+        # "p53" is 7157 in two documents, 22059 in one (named twice there: still one)
+        _annotated("1", [("p53", "Gene", "7157"), ("MDM2", "Gene", "4193")]),
+        _annotated("2", [("p53", "GeneOrGeneProduct", "7157"), ("P-53", "Gene", "7157")]),
+        _annotated("3", [("p53", "Gene", "22059"), ("p53", "Gene", "22059")]),
+        # a tie between 10 and 9: the smaller id as a number
+        _annotated("4", [("Akt", "Gene", "10"), ("aspirin", "Chemical", "D001241")]),
+        _annotated("5", [("AKT", "Gene", "9"), ("ERK", "Gene", "-")]),
+    ]
+    src = _write_pubtator(docs, tmp_path / "in.pubtator")
+    lexicon = build_lexicon([src, _lll_like_xml(tmp_path)], tmp_path / "lex.txt")
+    entries = dict(lexicon.entries)
+    assert entries == {"p53": "7157", "P-53": "7157", "MDM2": "4193", "Akt": "9",
+                       "AKT": "9", "ERK": None, "KinA": None}      # no Chemical
+    assert lexicon.ambiguous == 2
+    assert dict(read_lexicon_entries(tmp_path / "lex.txt")) == entries
+    from ppi.__main__ import main
+    assert main(["mentions", "--input", str(src), "--entity-types", "Chemical",
+                 "--output", str(tmp_path / "chem.txt")]) == 0
+    assert (tmp_path / "chem.txt").read_text(encoding="utf-8") == "aspirin\tD001241\n"
+
+
+def _lll_like_xml(tmp_path):
+    """A learning-format corpus naming KinA (no ids)."""
+    path = tmp_path / "tiny.xml"
+    path.write_text('<corpus source="t"><document id="d0"><sentence id="d0.s0" '
+                    'text="KinA binds."><entity id="d0.s0.e0" charOffset="0-3" '
+                    'type="protein" text="KinA"/></sentence></document></corpus>',
+                    encoding="utf-8")
+    return path
+
+
 def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
     from corpora.ppi_xml import read_corpus
     path = _lll(data_dir)
-    names = build_lexicon([path], tmp_path / "lexicon.txt")
+    names = build_lexicon([path], tmp_path / "lexicon.txt").names
     assert (tmp_path / "lexicon.txt").read_text(encoding="utf-8").split("\n")[:-1] == names
     from ppi.__main__ import main
     assert main(["mentions", "--data-dir", str(data_dir), "--corpora", "LLL", "--output",

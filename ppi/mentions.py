@@ -3,8 +3,8 @@
 The tagger (:class:`DictionaryTagger`) reads a lexicon file — one protein name per line,
 optionally followed by a tab and the name's concept id (``IL-2<TAB>3558``; several ids as
 PubTator writes them, ``3558,16183``), UTF-8, ``#`` comment lines and blank lines ignored —
-and finds every occurrence of a name in
-a text with **case and hyphen normalization**: letters are compared lower-cased, hyphen-like
+and finds every occurrence of a name in a text with **case and hyphen normalization**:
+letters are compared lower-cased, hyphen-like
 characters (``-‐‑‒–—``) and whitespace are ignored, so ``IL-2``, ``IL2``, ``il 2`` and
 ``Il‑2`` all match the entry ``IL-2``.  A match must start and end on a word boundary (no
 letter or digit just outside it).  Overlapping matches are resolved left to right by
@@ -100,6 +100,10 @@ class DictionaryTagger:
     lexicon : path, optional       a lexicon file (one name, or name<TAB>id, per line)
     min_length : int               shortest normalized name used (default 2)
     type : str                     type given to the mentions found
+
+    Of entries with the same normalized name the first one's id is the mention's (a
+    name-only entry takes the id of a later one).  Building the trie is O(total name
+    length).
     """
 
     _END = "\0"

@@ -429,11 +429,17 @@ def _document_relations(bdoc):
         if genes is None:
             continue
         lower = {str(k).lower(): str(v) for k, v in rel.infons.items()}
-        kind = lower.get("type") or lower.get("relation") or "relation"
         attrs = tuple(sorted((k, v) for k, v in lower.items() if k not in (
             "type", "relation", *(x for pair in _ID_PAIR_INFONS for x in pair))))
-        out.append(Relation(kind, genes[0], genes[1], attrs))
+        out.append(Relation(_relation_type(rel), genes[0], genes[1], attrs))
     return out
+
+
+def _relation_type(rel):
+    """A BioC relation's type: its infon ``type`` or ``relation`` (any case), else
+    ``relation``."""
+    lower = {str(k).lower(): str(v) for k, v in rel.infons.items()}
+    return lower.get("type") or lower.get("relation") or "relation"
 
 
 def _document_line(path, number):
@@ -516,17 +522,23 @@ def _relation_genes(rel, annotations):
     return None
 
 
-def read_bioc_relations(path, format="bioc-xml", *, skip_bad=False, stats=None):
-    """``(doc_id, set of gene-id pairs)`` of each document: its gold relations as unordered
-    pairs ``tuple(sorted((g1, g2)))`` (a gene with itself is ``(g, g)``).  A relation whose
-    genes cannot be told (no ``Gene1``/``Gene2`` infons, no two nodes with concept ids) is
-    counted in ``stats.errors`` with ``skip_bad``, else a CorpusFormatError naming it.
-    Mentions are not read (a discontinuous annotation does not matter here)."""
+def read_bioc_relations(path, format="bioc-xml", *, skip_bad=False, stats=None,
+                        relation_types=None):
+    """``(doc_id, set of gene-id pairs)`` of each document: its gold relations (those of the
+    document and of its passages, as :func:`read_bioc_xml` reads them) as unordered pairs
+    ``tuple(sorted((g1, g2)))`` (a gene with itself is ``(g, g)``); with ``relation_types``,
+    only the relations of those types (compared ignoring case).  A relation whose genes
+    cannot be told (no ``Gene1``/``Gene2`` infons, no two nodes with concept ids) is counted
+    in ``stats.errors`` with ``skip_bad``, else a CorpusFormatError naming it.  Mentions are
+    not read (a discontinuous annotation does not matter here)."""
     stats = stats if stats is not None else ReadStats()
+    types = None if relation_types is None else {t.lower() for t in relation_types}
     for doc, bdoc in iter_bioc(path, format, skip_bad=skip_bad, stats=stats, mentions=False):
         ids = {a.id: _concept_id(a.infons) for a in _annotations(bdoc)}
         pairs = set()
-        for rel in bdoc.relations:
+        for rel in _all_relations(bdoc):
+            if types is not None and _relation_type(rel).lower() not in types:
+                continue
             genes = _relation_genes(rel, ids)
             if genes is None:
                 exc = CorpusFormatError(f"relation {rel.id} names no two genes (infons Gene1 "

@@ -120,6 +120,9 @@ def _documents_options(p):
     g.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
                    help="mention types whose concepts are paired (default: "
                         f"{' '.join(DEFAULT_ENTITY_TYPES)} — genes and gene products)")
+    g.add_argument("--relation-types", nargs="+", default=None, metavar="TYPE",
+                   help="relation types that make a pair related, e.g. Bind (default: any "
+                        "type of the file; ignoring case)")
     g.add_argument("--instances", choices=("sil", "mi"), default="sil",
                    help="labels of a related pair's mention pairs: sil — all positive "
                         "(single-instance learning, default); mi — re-assigned by the model "
@@ -304,6 +307,9 @@ def build_parser():
     p.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
                    help="mention types whose concepts make the gold file's candidate pairs "
                         "(default: Gene GeneOrGeneProduct)")
+    p.add_argument("--relation-types", nargs="+", default=None, metavar="TYPE",
+                   help="gold relation types that count, e.g. Bind for a model trained with "
+                        "--relation-types Bind (default: any type; ignoring case)")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")
@@ -372,6 +378,7 @@ def _document_system(args):
     transfer = True if args.transfer is None else args.transfer
     return DocumentSystem(
         entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
+        relation_types=None if args.relation_types is None else tuple(args.relation_types),
         instances=args.instances, document_stage=not args.no_document_stage,
         transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
         alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
@@ -539,7 +546,8 @@ def _evaluate_documents(args):
     r, written = run_evaluate_documents(args.input, relations_path(args.data_dir, args.gold),
                                         args.output_dir,
                                         gold_format=args.gold_format, skip_bad=args.skip_bad,
-                                        model_note=args.note, entity_types=args.entity_types)
+                                        model_note=args.note, entity_types=args.entity_types,
+                                        relation_types=args.relation_types)
     m, c = r["model"], r["cooccurrence"]
     k = r["candidates"]
     return Summary(written, ([] if k is None else [

@@ -118,27 +118,30 @@ def gold_candidates(docs, entity_types=None):
 
 
 def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
-                       entity_types=None):
+                       entity_types=None, relation_types=None):
     """Measures of an aggregate output against a gold file (module docstring): BioC
     (relations with ``Gene1``/``Gene2`` infons or two annotated nodes) or PubTator (relation
-    lines); over the gold file's candidate pairs (``candidates``) besides the predicted
-    pairs.
+    lines), of ``relation_types`` only when given (ignoring case); over the gold file's
+    candidate pairs (``candidates``) besides the predicted pairs.
 
     Returns the results dict (also holding the arrays under ``_curves`` for the plot).
     """
     from corpora.bioc import read_bioc_relations
     from corpora.text_input import read_documents
+    from ppi.relations import keep_relation_types
 
     gold_format = _gold_format(gold, gold_format)
     stats = ReadStats()
     if gold_format == "pubtator":
-        docs = list(read_documents(gold, "pubtator", skip_bad=skip_bad, stats=stats))
+        docs = keep_relation_types(list(read_documents(gold, "pubtator", skip_bad=skip_bad,
+                                                       stats=stats)), relation_types, gold)
         candidates = gold_candidates(docs, entity_types)
         gold_pairs = {doc: related for doc, (_, related) in candidates.items()}
         mention_stats = stats
     else:
         gold_pairs = {doc: {gene_pair(*p) for p in ps} for doc, ps in
-                      read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats)}
+                      read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats,
+                                          relation_types=relation_types)}
         # the candidates need the mentions: a mention that cannot be placed (a discontinuous
         # annotation) is left out of them and counted, whatever --skip-bad says
         mention_stats = ReadStats()
@@ -203,6 +206,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         "candidates": _candidate_measures(candidates, predicted, mention_stats),
         "predictions": str(predictions), "gold": str(gold), "gold_format": gold_format,
         "gold_documents": len(gold_pairs), "gold_pairs": n_gold,
+        "relation_types": None if relation_types is None else list(relation_types),
         "gold_self_pairs": sum(1 for _, (a, b) in gold_all if a == b),
         "gold_relations_skipped": stats.skipped,
         "documents_with_candidates": len(seen_docs),
@@ -278,13 +282,13 @@ def _plot(y, s, d, n_gold, cooc, path, lower_bound):
 
 
 def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
-                           model_note=None, entity_types=None):
+                           model_note=None, entity_types=None, relation_types=None):
     """Evaluate, write ``results.json`` + ``results.md`` + ``precision_recall.png`` into
     ``output_dir``; returns ``(results, written)``."""
     from kernelrank.report import markdown_image, markdown_table, write_report
 
     r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad,
-                           entity_types=entity_types)
+                           entity_types=entity_types, relation_types=relation_types)
     y, s, d, n_gold = r.pop("_curves")
     if model_note:
         r["model_note"] = model_note
@@ -299,7 +303,9 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           f"Predictions `{predictions}` against the gold relations of `{gold}`."
           + (f" {model_note}" if model_note else ""), "",
           f"- gold: {r['gold_pairs']} gene pairs in {r['gold_documents']} documents "
-          f"({r['gold_self_pairs']} self-pairs)",
+          f"({r['gold_self_pairs']} self-pairs)"
+          + (f", relations of type {', '.join(r['relation_types'])} only"
+             if r["relation_types"] else ""),
           f"- predicted pairs (the gene pairs of the aggregate output): "
           f"{r['candidate_pairs']}, of which {r['candidate_pairs_in_gold']} gold — recall "
           f"ceiling {100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} "

@@ -24,13 +24,15 @@ log = logging.getLogger(__name__)
 
 def read_relation_corpus(path, system, *, format=None, skip_bad=False, source=None):
     """The :class:`ppi.relations.RelationCorpus` of a PubTator / BioC file with
-    document-level relations, parsed for ``system`` (its entity types and spaCy model)."""
+    document-level relations, parsed for ``system`` (its entity types and spaCy model) and
+    labelled by its relation types."""
     from corpora.text_input import ReadStats
     from ppi.relations import read_relation_documents, relation_corpus
 
     t0 = time.perf_counter()
     stats = ReadStats()
-    docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats)
+    docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats,
+                                   relation_types=system.relation_types)
     rc = relation_corpus(docs, system.entity_types, source=source or Path(path).name,
                          spacy_model=system.spacy_model, progress=system.progress)
     c = rc.candidates

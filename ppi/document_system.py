@@ -75,6 +75,9 @@ class DocumentSystem:
 
     views: tuple = DOCUMENT_VIEWS
     entity_types: tuple = DEFAULT_ENTITY_TYPES
+    #: the relation types that make a candidate related (None: any type;
+    #: :func:`ppi.relations.keep_relation_types`)
+    relation_types: tuple | None = None
     instances: str = "sil"
     document_stage: bool = True
     transfer: bool = True
@@ -125,7 +128,10 @@ class DocumentSystem:
     def config(self):
         """The configuration recorded in every report."""
         return {"system": "documents", "views": list(self.views),
-                "entity_types": list(self.entity_types), "instances": self.instances,
+                "entity_types": list(self.entity_types),
+                "relation_types": (None if self.relation_types is None
+                                   else list(self.relation_types)),
+                "instances": self.instances,
                 "document_stage": self.document_stage, "transfer": self.transfer,
                 "sources": list(self.sources) if self.transfer else [],
                 "alphas": self.alpha_grid.tolist(), "learner": self.learner,

@@ -50,7 +50,7 @@ from ppi.names import DEFAULT_ENTITY_TYPES
 
 __all__ = ["DEFAULT_ENTITY_TYPES", "Candidates", "RelationCorpus", "DocumentMentions",
            "candidate_mentions", "document_candidates", "build_candidates",
-           "read_relation_documents",
+           "read_relation_documents", "keep_relation_types",
            "parsed_documents", "relation_corpus", "bag_max"]
 
 log = logging.getLogger(__name__)
@@ -216,9 +216,11 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
     return keys, bags, labels, types, mentions
 
 
-def read_relation_documents(path, format=None, *, skip_bad=False, stats=None):
+def read_relation_documents(path, format=None, *, skip_bad=False, stats=None,
+                            relation_types=None):
     """The documents of a PubTator or BioC file with document-level relations, as a list
-    (:func:`corpora.text_input.read_documents`).  A file without any relation is an error:
+    (:func:`corpora.text_input.read_documents`); with ``relation_types``, only the relations
+    of those types (:func:`keep_relation_types`).  A file without any relation is an error:
     there is nothing to learn from (or to evaluate against)."""
     from corpora.text_input import detect_format, read_documents
 
@@ -232,7 +234,38 @@ def read_relation_documents(path, format=None, *, skip_bad=False, stats=None):
         raise CorpusFormatError(f"no document-level relation in {len(docs)} documents (PubTator "
                                 "relation lines PMID<TAB>type<TAB>id1<TAB>id2, or BioC "
                                 "relations with two concept ids)", path=path)
-    return docs
+    return keep_relation_types(docs, relation_types, path)
+
+
+def keep_relation_types(docs, relation_types, path=None):
+    """``docs`` with only their relations of ``relation_types`` (compared ignoring case; None
+    keeps all): a user's relation definition, e.g. BioRED's ``Bind`` alone.  The other
+    related candidates become unrelated ones.  O(relations).
+
+    Raises
+    ------
+    InvalidParameterError
+        When no relation of those types is left; the message lists the file's types with
+        their counts.
+    """
+    import dataclasses
+    from collections import Counter
+
+    if relation_types is None:
+        return docs
+    types = {t.strip().lower() for t in relation_types}
+    if not types or "" in types:
+        raise InvalidParameterError(f"relation types {list(relation_types)!r}: give one or "
+                                    "more non-empty types, e.g. Bind Association")
+    out = [dataclasses.replace(d, relations=[r for r in d.relations or ()
+                                             if r.type.lower() in types])
+           for d in docs]
+    if not any(d.relations for d in out):
+        found = Counter(r.type for d in docs for r in d.relations or ())
+        raise InvalidParameterError(
+            f"{path or 'the documents'}: no relation of type {', '.join(relation_types)}; its "
+            "types are " + (", ".join(f"{t} ({n})" for t, n in found.most_common()) or "none"))
+    return out
 
 
 # ----------------------------------------------------------------------------- parsing

@@ -156,6 +156,46 @@ def test_raw_text_tagged_with_a_lexicon_of_ids_scores_as_the_annotated_text(
                                    atol=1e-12)
 
 
+def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biored, data_dir,
+                                                                          tmp_path):
+    """``--relation-types``: the related candidates are those of the asked types, in
+    training and in the evaluation, and the model records them."""
+    from ppi.__main__ import main
+    from ppi.aggregate import gene_pair
+    from ppi.document_evaluation import gold_candidates
+    from ppi.document_runs import read_relation_corpus
+    from ppi.document_system import DocumentSystem
+    from ppi.model import PPIModel
+    from ppi.relations import keep_relation_types
+
+    types = ["Positive_Correlation", "Negative_Correlation"]
+    system = DocumentSystem(relation_types=tuple(types), transfer=False, progress=False)
+    rc = read_relation_corpus(biored["train"], system)
+    gold = gold_candidates(keep_relation_types(list(read_pubtator(biored["train"])), types))
+    c = rc.candidates
+    got = {(c.doc_ids[c.doc[k]], gene_pair(c.id1[k], c.id2[k])) for k in range(len(c))
+           if c.y[k] > 0}
+    assert got == {(d, p) for d, (_, rel) in gold.items() for p in rel} and got
+    assert len(c) == sum(len(cands) for cands, _ in gold.values())
+
+    model_dir = tmp_path / "model"
+    assert main(["train", "--quiet", "--relations-from", str(biored["train"]),
+                 "--relation-types", *types, "--no-transfer", "--data-dir", str(data_dir),
+                 "--model", str(model_dir), "--output-dir", str(tmp_path / "report")]) == 0
+    assert PPIModel.load(model_dir).training["system"]["relation_types"] == types
+    out, agg = tmp_path / "pairs.jsonl", tmp_path / "docs.jsonl"
+    assert main(["extract", "--quiet", "--model", str(model_dir), "--input",
+                 str(biored["dev"]), "--output", str(out), "--jobs", "0"]) == 0
+    assert main(["aggregate", "--quiet", "--input", str(out), "--output", str(agg)]) == 0
+    assert main(["evaluate-documents", "--quiet", "--input", str(agg), "--gold",
+                 str(biored["dev"]), "--relation-types", *types, "--output-dir",
+                 str(tmp_path / "eval")]) == 0
+    res = json.loads((tmp_path / "eval" / "results.json").read_text())
+    dev = gold_candidates(keep_relation_types(list(read_pubtator(biored["dev"])), types))
+    assert res["relation_types"] == types
+    assert res["candidates"]["related"] == sum(len(r) for _, r in dev.values())
+
+
 def test_saved_document_model_round_trip_and_damage(documents_model, tmp_path):
     import shutil
 

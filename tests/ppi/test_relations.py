@@ -165,6 +165,66 @@ def test_bioc_relations_with_entity_infons_become_relations(tmp_path):
     assert d.relations == [Relation("Bind", "3558", "3559", (("novel", "Novel"),))]
 
 
+def test_passage_relations_are_gold_too_and_relation_types_filter_them(tmp_path):
+    """BioC puts relations in passages as often as in the document: the gold reader of
+    ``evaluate-documents`` takes both, as the training reader does, and keeps only the
+    asked types."""
+    from corpora.bioc import read_bioc_json, read_bioc_relations
+
+    ann = [{"id": k, "infons": {"type": "Gene", "identifier": i}, "text": t,
+            "locations": [{"offset": o, "length": len(t)}]}
+           for k, i, t, o in (("a", "3558", "IL2", 0), ("b", "3559", "CD25", 10),
+                              ("c", "7124", "TNF", 16))]
+    doc = {"id": "9", "infons": {}, "annotations": [], "passages": [{
+        "offset": 0, "infons": {"type": "title"}, "text": "IL2 binds CD25 TNF.",
+        "annotations": ann,
+        "relations": [{"id": "R1", "infons": {"type": "Association"},
+                       "nodes": [{"refid": "a", "role": ""}, {"refid": "c", "role": ""}]}]}],
+        "relations": [{"id": "R0", "infons": {"entity1": "3558", "entity2": "3559",
+                                              "type": "Bind"}, "nodes": []}]}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"source": "t", "date": "", "key": "", "infons": {},
+                                "documents": [doc]}))
+    (d,) = read_bioc_json(path)
+    assert {(r.type, gene_pair(r.id1, r.id2)) for r in d.relations} == \
+        {("Bind", ("3558", "3559")), ("Association", ("3558", "7124"))}
+    ((_, pairs),) = read_bioc_relations(path, "bioc-json")
+    assert pairs == {gene_pair(r.id1, r.id2) for r in d.relations}
+    ((_, pairs),) = read_bioc_relations(path, "bioc-json", relation_types=["association"])
+    assert pairs == {("3558", "7124")}
+
+
+def test_relation_types_keep_only_their_relations_on_real_biored(data_dir):
+    from kernelrank.errors import InvalidParameterError
+    from ppi.document_evaluation import gold_candidates
+    from ppi.relations import keep_relation_types
+
+    path = data_dir / "biored" / "Dev.PubTator.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    docs = list(read_pubtator(path))
+    genes, typed = {}, {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 6 and f[1].isdigit() and f[4] == "GeneOrGeneProduct":
+                genes.setdefault(f[0], set()).update(split_concept_ids(f[5]))
+            elif len(f) >= 4 and not f[1].isdigit():
+                typed.setdefault(f[1], []).append((f[0], gene_pair(f[2], f[3])))
+    for types in (["Bind"], ["positive_correlation", "NEGATIVE_Correlation"]):
+        kept = {t for t in typed if t.lower() in {x.lower() for x in types}}
+        want = {(d, p) for t in kept for d, p in typed[t]
+                if p[0] != p[1] and p[0] in genes.get(d, ()) and p[1] in genes.get(d, ())}
+        got = {(d, p) for d, (_, rel) in gold_candidates(keep_relation_types(docs, types))
+               .items() for p in rel}
+        assert got == want and got
+        assert len(keep_relation_types(docs, types)) == len(docs)
+    with pytest.raises(InvalidParameterError) as e:
+        keep_relation_types(docs, ["Phosphorylation"], path)
+    for t, rows in typed.items():
+        assert f"{t} ({len(rows)})" in str(e.value)
+
+
 def test_real_biored_candidates_are_the_relations_between_gene_concepts(data_dir):
     path = data_dir / "biored" / "Dev.PubTator.gz"
     if not path.is_file():

@@ -194,6 +194,20 @@ def test_passage_relations_are_gold_too_and_relation_types_filter_them(tmp_path)
     assert pairs == {("3558", "7124")}
 
 
+def _raw_genes_and_relations(path):
+    """From a PubTator file's raw lines: ``{doc: gene ids}`` of its GeneOrGeneProduct
+    mentions and ``{type: [(doc, gene pair)]}`` of its relation lines."""
+    genes, typed = {}, {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 6 and f[1].isdigit() and f[4] == "GeneOrGeneProduct":
+                genes.setdefault(f[0], set()).update(split_concept_ids(f[5]))
+            elif len(f) >= 4 and not f[1].isdigit():
+                typed.setdefault(f[1], []).append((f[0], gene_pair(f[2], f[3])))
+    return genes, typed
+
+
 def test_relation_types_keep_only_their_relations_on_real_biored(data_dir):
     from kernelrank.errors import InvalidParameterError
     from ppi.document_evaluation import gold_candidates
@@ -203,14 +217,7 @@ def test_relation_types_keep_only_their_relations_on_real_biored(data_dir):
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     docs = list(read_pubtator(path))
-    genes, typed = {}, {}
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            f = line.rstrip("\n").split("\t")
-            if len(f) >= 6 and f[1].isdigit() and f[4] == "GeneOrGeneProduct":
-                genes.setdefault(f[0], set()).update(split_concept_ids(f[5]))
-            elif len(f) >= 4 and not f[1].isdigit():
-                typed.setdefault(f[1], []).append((f[0], gene_pair(f[2], f[3])))
+    genes, typed = _raw_genes_and_relations(path)
     for types in (["Bind"], ["positive_correlation", "NEGATIVE_Correlation"]):
         kept = {t for t in typed if t.lower() in {x.lower() for x in types}}
         want = {(d, p) for t in kept for d, p in typed[t]
@@ -235,14 +242,11 @@ def test_real_biored_candidates_are_the_relations_between_gene_concepts(data_dir
     n = sum(len(c) for c, _ in cands.values())
     related = sum(len(r) for _, r in cands.values())
     # brute force over the raw lines: gene concepts per document, relations between two
-    by_doc, rel_pairs = {}, {}
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            f = line.rstrip("\n").split("\t")
-            if len(f) >= 6 and f[1].isdigit() and f[4] == "GeneOrGeneProduct":
-                by_doc.setdefault(f[0], set()).update(split_concept_ids(f[5]))
-            elif len(f) >= 4 and not f[1].isdigit():
-                rel_pairs.setdefault(f[0], set()).add(gene_pair(f[2], f[3]))
+    by_doc, typed = _raw_genes_and_relations(path)
+    rel_pairs = {}
+    for rows in typed.values():
+        for d, p in rows:
+            rel_pairs.setdefault(d, set()).add(p)
     want = sum(len(g) * (len(g) - 1) // 2 for g in by_doc.values())
     want_related = sum(len({p for p in rel_pairs.get(d, ()) if p[0] in g and p[1] in g
                             and p[0] != p[1]}) for d, g in by_doc.items())

@@ -196,6 +196,21 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     assert res["candidates"]["related"] == sum(len(r) for _, r in dev.values())
 
 
+def test_document_records_are_byte_identical_in_process_and_on_dask_workers(
+        biored, documents_model, tmp_path):
+    pytest.importorskip("distributed")
+    from ppi.__main__ import main
+
+    outs = []
+    for jobs in ("0", "1"):
+        out = tmp_path / f"jobs{jobs}.jsonl"
+        assert main(["extract", "--quiet", "--model", str(documents_model), "--input",
+                     str(biored["dev"]), "--output", str(out), "--jobs", jobs,
+                     "--chunk-size", "4"]) == 0
+        outs.append(out.read_bytes())
+    assert b'"level": "document"' in outs[0] and outs[0] == outs[1]
+
+
 def test_saved_document_model_round_trip_and_damage(documents_model, tmp_path):
     import shutil
 

@@ -550,14 +550,16 @@ def _evaluate_documents(args):
                                         relation_types=args.relation_types)
     m, c = r["model"], r["cooccurrence"]
     k = r["candidates"]
+
+    def auc(x):                 # None when the pairs are of one class only
+        return "" if x.get("auc") is None else f" AUC {100 * x['auc']:.1f}"
     return Summary(written, ([] if k is None else [
         f"gold candidates ({k['n']}, {k['related']} related): P "
         f"{100 * k['model']['precision']:.1f} R {100 * k['model']['recall']:.1f} F "
-        f"{100 * k['model']['f1']:.1f} AUC {100 * k['model']['auc']:.1f}; sentence "
+        f"{100 * k['model']['f1']:.1f}{auc(k['model'])}; sentence "
         f"co-occurrence F {100 * k['cooccurrence']['f1']:.1f}"]) + [
         f"predicted pairs: model P {100 * m['precision']:.1f} R {100 * m['recall']:.1f} "
-        f"F {100 * m['f1']:.1f}" + (f" AUC {100 * m['auc']:.1f}" if m.get("auc") is not None
-                                    else ""),
+        f"F {100 * m['f1']:.1f}{auc(m)}",
         f"co-occurrence: P {100 * c['precision']:.1f} R {100 * c['recall']:.1f} "
         f"F {100 * c['f1']:.1f}"])
 

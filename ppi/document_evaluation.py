@@ -149,8 +149,10 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
                                                     stats=mention_stats), entity_types)
     n_gold = sum(len(p) for p in gold_pairs.values())
     if n_gold == 0:
-        raise InvalidParameterError(f"the gold file {gold} holds no relation between two "
-                                    "candidate concepts; nothing to evaluate against")
+        of_types = ("" if relation_types is None else
+                    f" of type {', '.join(relation_types)} (--relation-types)")
+        raise InvalidParameterError(f"the gold file {gold} holds no relation{of_types} between "
+                                    "two candidate concepts; nothing to evaluate against")
     seen_docs, unknown, found = set(), [], set()
     labels, scores, decisions, selfs = [], [], [], []
     predicted = {}

@@ -8,8 +8,9 @@ letters are compared lower-cased, hyphen-like characters (``-‐‑‒–—``) 
 ignored, so ``IL-2``, ``IL2``, ``il 2`` and ``Il‑2`` all match the entry ``IL-2``.  A match
 must start and end on a word boundary (no letter or digit just outside it).  Overlapping
 matches are resolved left to right by **longest match** (at each start position the longest
-name wins, and a match that begins inside a previous one is dropped).  Names whose normalized key is shorter than
-``min_length`` (default 2) are ignored, since one-letter "names" match everywhere.
+name wins, and a match that begins inside a previous one is dropped).  Names whose
+normalized key is shorter than ``min_length`` (default 2) are ignored, since one-letter
+"names" match everywhere.
 
 Matching walks a character trie from each word start, so tagging costs
 O(text length × longest name) in the worst case and usually far less.

@@ -194,6 +194,32 @@ def test_passage_relations_are_gold_too_and_relation_types_filter_them(tmp_path)
     assert pairs == {("3558", "7124")}
 
 
+def test_evaluating_on_one_class_of_pairs_or_an_absent_type_says_so(tmp_path, capsys):
+    """A gold file whose every candidate is related has no AUC: the summary leaves it out
+    (it used to stop on a TypeError); a relation type the file lacks is a typed error."""
+    from ppi.__main__ import main
+
+    doc = {"id": "9", "infons": {}, "annotations": [], "relations": [], "passages": [{
+        "offset": 0, "infons": {}, "text": "IL2 binds CD25.", "relations": [
+            {"id": "R0", "infons": {"type": "Bind"},
+             "nodes": [{"refid": "a", "role": ""}, {"refid": "b", "role": ""}]}],
+        "annotations": [{"id": k, "infons": {"type": "Gene", "identifier": i}, "text": t,
+                         "locations": [{"offset": o, "length": len(t)}]}
+                        for k, i, t, o in (("a", "3558", "IL2", 0), ("b", "3559", "CD25", 10))]}]}
+    gold, pred = tmp_path / "gold.json", tmp_path / "pairs.jsonl"
+    gold.write_text(json.dumps({"source": "t", "date": "", "key": "", "infons": {},
+                                "documents": [doc]}))
+    pred.write_text(json.dumps({"doc_id": "9", "gene1": "3558", "gene2": "3559", "score": 1.0,
+                                "interaction": True, "mention_pairs": 1}) + "\n")
+    args = ["evaluate-documents", "--input", str(pred), "--gold", str(gold), "--output-dir",
+            str(tmp_path / "eval")]
+    assert main(args + ["--relation-types", "BIND"]) == 0
+    out = capsys.readouterr().out
+    assert "gold candidates (1, 1 related): P 100.0 R 100.0 F 100.0;" in out and "AUC" not in out
+    assert main(args + ["--relation-types", "Association"]) == 2
+    assert "no relation of type Association" in capsys.readouterr().err
+
+
 def _raw_genes_and_relations(path):
     """From a PubTator file's raw lines: ``{doc: gene ids}`` of its GeneOrGeneProduct
     mentions and ``{type: [(doc, gene pair)]}`` of its relation lines."""

@@ -60,7 +60,7 @@ import xml.etree.ElementTree as ET
 
 from corpora.lines import find_lines, open_binary, reading, strict_int, xml_error
 from corpora.standoff import align_mentions, split_concept_ids
-from corpora.documents import Mention, ReadStats, Relation, TextDocument
+from corpora.documents import Mention, ReadStats, Relation, TextDocument, type_set
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
 __all__ = ["ID_INFONS", "read_bioc_xml", "read_bioc_json", "read_bioc_relations",
@@ -532,7 +532,8 @@ def read_bioc_relations(path, format="bioc-xml", *, skip_bad=False, stats=None,
     in ``stats.errors`` with ``skip_bad``, else a CorpusFormatError naming it.  Mentions are
     not read (a discontinuous annotation does not matter here)."""
     stats = stats if stats is not None else ReadStats()
-    types = None if relation_types is None else {t.lower() for t in relation_types}
+    types = (None if relation_types is None else
+             type_set(relation_types, "relation types", "Bind Association"))
     for doc, bdoc in iter_bioc(path, format, skip_bad=skip_bad, stats=stats, mentions=False):
         ids = {a.id: _concept_id(a.infons) for a in _annotations(bdoc)}
         pairs = set()

@@ -12,7 +12,19 @@ from dataclasses import dataclass, field
 
 from kernelrank.errors import InvalidParameterError
 
-__all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats", "title_length"]
+__all__ = ["Mention", "Relation", "TextDocument", "MentionCounts", "ReadStats", "title_length",
+           "type_set"]
+
+
+def type_set(types, what, example):
+    """The mention or relation types ``types`` as a frozenset compared ignoring case and
+    surrounding blanks; an empty list or an empty type is an :class:`InvalidParameterError`
+    (``what``: e.g. "entity types"; ``example``: types to suggest)."""
+    types = tuple(types)
+    if not types or not all(isinstance(t, str) and t.strip() for t in types):
+        raise InvalidParameterError(f"{what} {list(types)!r}: give one or more non-empty "
+                                    f"types, e.g. {example}")
+    return frozenset(t.strip().lower() for t in types)
 
 
 @dataclass

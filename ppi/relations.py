@@ -60,11 +60,10 @@ _CACHE_FORMAT = 1
 
 
 def _type_set(entity_types):
-    types = DEFAULT_ENTITY_TYPES if entity_types is None else tuple(entity_types)
-    if not types or not all(isinstance(t, str) and t.strip() for t in types):
-        raise InvalidParameterError(f"entity types {list(types)!r}: give one or more "
-                                    "non-empty mention types, e.g. Gene GeneOrGeneProduct")
-    return frozenset(t.strip().lower() for t in types)
+    from corpora.documents import type_set
+
+    return type_set(DEFAULT_ENTITY_TYPES if entity_types is None else entity_types,
+                    "entity types", "Gene GeneOrGeneProduct")
 
 
 def candidate_mentions(doc, entity_types=None):
@@ -251,12 +250,11 @@ def keep_relation_types(docs, relation_types, path=None):
     import dataclasses
     from collections import Counter
 
+    from corpora.documents import type_set
+
     if relation_types is None:
         return docs
-    types = {t.strip().lower() for t in relation_types}
-    if not types or "" in types:
-        raise InvalidParameterError(f"relation types {list(relation_types)!r}: give one or "
-                                    "more non-empty types, e.g. Bind Association")
+    types = type_set(relation_types, "relation types", "Bind Association")
     out = [dataclasses.replace(d, relations=[r for r in d.relations or ()
                                              if r.type.lower() in types])
            for d in docs]

@@ -42,11 +42,12 @@ from ppi.systems import SYSTEMS
 
 def _model_options(p):
     g = p.add_argument_group("features and learner")
-    g.add_argument("--variant", choices=VARIANTS, default="max",
-                   help="G = max_kl L W Lᵀ terms (errata, published) or G = L W Lᵀ (paper)")
-    g.add_argument("--parse", choices=PARSES, default="split_parse",
-                   help="dependency analysis to use (spacy: spaCy's parse of the sentences, "
-                        "added beside the file's two and cached)")
+    g.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="G = max_kl L W Lᵀ terms (errata, published; the default) or "
+                        "G = L W Lᵀ (paper)")
+    g.add_argument("--parse", choices=PARSES, default=None,
+                   help="dependency analysis to use (default split_parse; spacy: spaCy's "
+                        "parse of the sentences, added beside the file's two and cached)")
     g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
                    help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
                         f"{TRAIN_DEFAULT_SYSTEM}): "
@@ -123,7 +124,7 @@ def _documents_options(p):
     g.add_argument("--relation-types", nargs="+", default=None, metavar="TYPE",
                    help="relation types that make a pair related, e.g. Bind (default: any "
                         "type of the file; ignoring case)")
-    g.add_argument("--instances", choices=("sil", "mi"), default="sil",
+    g.add_argument("--instances", choices=("sil", "mi"), default=None,
                    help="labels of a related pair's mention pairs: sil — all positive "
                         "(single-instance learning, default); mi — re-assigned by the model "
                         "(mi-RLS, Andrews et al. 2003; not with --transfer)")
@@ -371,6 +372,48 @@ def _settings(args, system=None):
         transfer=getattr(args, "transfer", None), spacy_model=args.spacy_model)
 
 
+#: options only the mention-level systems read (``--corpus`` / ``--input``): dest → option
+MENTION_LEVEL_OPTIONS = {"system": "--system", "variant": "--variant", "parse": "--parse",
+                         "views": "--views", "order": "--order", "endpoints": "--endpoints",
+                         "select_by": "--select-by", "gamma": "--gamma",
+                         "hash_features": "--hash-features", "no_normalize": "--no-normalize",
+                         "leaky": "--leaky"}
+#: options only the documents system reads (``--relations-from``): dest → option
+DOCUMENT_LEVEL_OPTIONS = {"relations_format": "--relations-format",
+                          "entity_types": "--entity-types",
+                          "relation_types": "--relation-types", "instances": "--instances",
+                          "no_document_stage": "--no-document-stage", "skip_bad": "--skip-bad"}
+
+
+def refuse_unread_options(args):
+    """Refuse, before any work, an option of ``ppi train`` / ``ppi cv`` that the chosen road
+    does not read — a mention-level system's option with ``--relations-from`` (``--gamma``,
+    ``--system``, …), a documents-system option without it (``--relation-types``, …), or
+    ``--jobs`` with ``--relations-from`` — instead of training silently without it.  Raises
+    :class:`~kernelrank.errors.InvalidParameterError` naming every such option."""
+    from kernelrank.errors import InvalidParameterError
+
+    documents = bool(args.relations_from)
+    table = MENTION_LEVEL_OPTIONS if documents else DOCUMENT_LEVEL_OPTIONS
+    given = [option for dest, option in table.items()
+             if getattr(args, dest, None) not in (None, False)]
+    if documents and getattr(args, "jobs", 1) not in (None, 1):
+        given.append("--jobs")
+    if not given:
+        return
+    if documents:
+        raise InvalidParameterError(
+            f"{', '.join(given)}: not read by the documents system that --relations-from "
+            f"trains (spaCy's parse, linear mention pairs and a document stage; see `ppi "
+            f"{args.command} --help`, group 'documents system'); leave "
+            f"{'it' if len(given) == 1 else 'them'} out, or train a mention-level system "
+            "with --corpus / --input")
+    raise InvalidParameterError(
+        f"{', '.join(given)}: read only with --relations-from (the documents system, "
+        "trained on document-level relations); --corpus / --input train on the corpus' own "
+        f"mention-level interactions — leave {'it' if len(given) == 1 else 'them'} out")
+
+
 def _document_system(args):
     from ppi.document_system import DocumentSystem
     from ppi.names import DEFAULT_ENTITY_TYPES
@@ -379,7 +422,7 @@ def _document_system(args):
     return DocumentSystem(
         entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
         relation_types=None if args.relation_types is None else tuple(args.relation_types),
-        instances=args.instances, document_stage=not args.no_document_stage,
+        instances=args.instances or "sil", document_stage=not args.no_document_stage,
         transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
         alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
         progress=not args.quiet, spacy_model=args.spacy_model,
@@ -390,6 +433,7 @@ def _cv(args):
     from ppi.report import cv_line
     from ppi.runs import run_cv
 
+    refuse_unread_options(args)
     if args.relations_from:
         from ppi.document_runs import cv_documents
 
@@ -453,6 +497,7 @@ def _ablation(args):
 def _train(args):
     from ppi.training import train
 
+    refuse_unread_options(args)
     if args.relations_from:
         from ppi.document_runs import train_documents
 

@@ -91,6 +91,37 @@ def test_errors_exit_2(tmp_path, capsys):
         main(["cv", "--corpus", "NoSuchCorpus"])
 
 
+@pytest.mark.parametrize("command", ["train", "cv"])
+def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, command):
+    """A mention-level system's option with --relations-from, or a documents-system option
+    without it, is refused before any work (exit 2, every such option named), not silently
+    left unread; nothing is written."""
+    from ppi.__main__ import DOCUMENT_LEVEL_OPTIONS, MENTION_LEVEL_OPTIONS
+
+    relations, corpus = tmp_path / "train.pubtator", tmp_path / "corpus.xml"
+    relations.write_text("1|t|IL2 binds CD25.\n")
+    corpus.write_text("<corpus source='x'></corpus>")
+    out = ["--output-dir", str(tmp_path / "out")] + (
+        ["--model", str(tmp_path / "model")] if command == "train" else [])
+    source = ["--input", str(corpus)] if command == "train" else ["--corpus", "LLL"]
+    cases = [(["--relations-from", str(relations), "--gamma", "1", "--system", "text"],
+              ["--gamma", "--system"]),
+             (["--relations-from", str(relations), "--views", "bow", "--jobs", "2"],
+              ["--views", "--jobs"]),
+             (source + ["--relation-types", "Bind", "--no-document-stage"],
+              ["--relation-types", "--no-document-stage"]),
+             (source + ["--instances", "mi"], ["--instances"])]
+    for argv, named in cases:
+        assert main([command, *argv, *out]) == 2
+        err = capsys.readouterr().err
+        assert all(option in err for option in named), err
+        refused = (MENTION_LEVEL_OPTIONS if "--relations-from" in argv
+                   else DOCUMENT_LEVEL_OPTIONS)
+        assert not any(f"{option}," in err or f"{option}:" in err
+                       for option in refused.values() if option not in named), err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "model").exists()
+
+
 @pytest.mark.slow
 def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsys):
     """``--alphas`` replaces the λ grid: every fold's chosen λ is one of them, the report

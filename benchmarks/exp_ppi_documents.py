@@ -57,6 +57,15 @@ def prepare(data_dir=None, train=None, dev=None):
     (one joint vocabulary with the five benchmark corpora, spaCy-parsed) and the transfer
     prior's weights: ``(train path, dev path, train corpus, dev corpus, X_train, X_dev, w_g,
     source info)``.  Shared with :mod:`benchmarks.exp_ppi_small_n`."""
+    train, dev, tr, dv, feats, w_src, info = prepare_features(data_dir, train, dev)
+    return train, dev, tr, dv, feats.rows[0].X, feats.rows[1].X, w_src, info
+
+
+def prepare_features(data_dir=None, train=None, dev=None):
+    """:func:`prepare` with the whole :class:`ppi.document_system.Features` (its fitted
+    featurizer turns other corpora into the same columns) in place of the two row
+    matrices: ``(train path, dev path, train corpus, dev corpus, features, w_g, source
+    info)``."""
     from ppi.document_runs import read_relation_corpus
     from ppi.document_system import DocumentSystem, featurize_documents, source_model
 
@@ -68,7 +77,7 @@ def prepare(data_dir=None, train=None, dev=None):
     dv = read_relation_corpus(dev, default, source="dev")
     feats = featurize_documents(default, [tr, dv], data)
     w_src, info = source_model(default, feats, data)
-    return train, dev, tr, dv, feats.rows[0].X, feats.rows[1].X, w_src, info
+    return train, dev, tr, dv, feats, w_src, info
 
 
 def main(argv=None):

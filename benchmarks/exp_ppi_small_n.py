@@ -103,7 +103,7 @@ def main(argv=None):
                    help="also fit the two stage diagnostics (module docstring)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    t0, load0 = time.perf_counter(), _load()
+    t0, load0 = time.perf_counter(), load_average()
 
     from benchmarks.exp_ppi_documents import subset_documents, prepare
     from learners.measures import precision_recall_f1
@@ -135,12 +135,12 @@ def main(argv=None):
                 runs.append(row)
                 logging.info("n=%d seed=%d %s: %s", n, seed, name,
                              {k: round(v, 3) for k, v in row.items() if k.startswith("f1")})
-    out = {"runs": runs, "summary": _summary(runs), "seconds": time.perf_counter() - t0,
+    out = {"runs": runs, "summary": summary_rows(runs), "seconds": time.perf_counter() - t0,
            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
-           "load_average": [load0, _load()]}
-    _write(out, Path(args.output_dir))
+           "load_average": [load0, load_average()]}
+    write_results(out, Path(args.output_dir))
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-          f"{load0:.1f} → {_load():.1f}")
+          f"{load0:.1f} → {load_average():.1f}")
     return 0
 
 
@@ -167,33 +167,35 @@ def stage_swaps(seed, drawn, rest, fit, w_src, info):
     return out
 
 
-def _summary(runs):
+def summary_rows(runs, rules=THRESHOLDS):
+    """Mean ± sd over seeds per size and system of the runs' AUC and ``f1 <rule>``."""
     rows = []
     for key in dict.fromkeys((r["abstracts"], r["system"]) for r in runs):
         rs = [r for r in runs if (r["abstracts"], r["system"]) == key]
         row = {"abstracts": key[0], "system": key[1], "runs": len(rs),
                "auc": f"{100 * np.mean([r['auc'] for r in rs]):.1f}"}
-        for rule in THRESHOLDS:
+        for rule in rules:
             v = 100 * np.array([r[f"f1 {rule}"] for r in rs])
             row[f"F {rule}"] = f"{v.mean():.1f} ± {v.std():.1f}"
         rows.append(row)
     return rows
 
 
-def _load():
+def load_average():
     import os
     return os.getloadavg()[0]
 
 
-def _write(out, d):
+def write_results(out, d, rules=THRESHOLDS,
+           title="Small training sets on BioRED dev (mean ± sd over seeds)"):
     from kernelrank.atomic import write_json, write_text
     from kernelrank.report import markdown_table
 
     d.mkdir(parents=True, exist_ok=True)
     write_json(d / "results.json", out)
-    cols = ["abstracts", "system", "runs", "auc"] + [f"F {r}" for r in THRESHOLDS]
+    cols = ["abstracts", "system", "runs", "auc"] + [f"F {r}" for r in rules]
     write_text(d / "results.md", "\n".join([
-        "# Small training sets on BioRED dev (mean ± sd over seeds)", "",
+        f"# {title}", "",
         markdown_table(out["summary"], cols), "",
         f"Wall time {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
         f"average {out['load_average'][0]:.1f} → {out['load_average'][1]:.1f}.", ""]))

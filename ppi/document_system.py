@@ -49,6 +49,7 @@ from ppi.names import BETAS, CORPORA, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY, N_
 from ppi.relations import DEFAULT_ENTITY_TYPES, bag_max
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
+           "fit_mention_stage",
            "featurize_documents", "fit_documents", "predict_documents",
            "cross_validate_documents", "candidate_measures", "candidate_auc",
            "source_model", "unscored_last"]
@@ -327,6 +328,24 @@ def _check_classes(rc):
                                     f"share a sentence: nothing to learn from")
 
 
+def fit_mention_stage(system, rc, X, w_source=None):
+    """Stage 1 of the ``documents`` system alone on the relation corpus ``rc`` (mention
+    pairs ``X``; ``w_source``: the transfer prior's weights): ``(w, selection)`` — the
+    linear mention-pair model over the featurizer's columns, and what the selection found:
+    ``params`` (λ[, β]), ``auc``, ``threshold``, ``f1`` and ``heldout``, the
+    leave-one-document-out scores of the mention pairs, from which the document stage
+    learns (:func:`fit_documents`)."""
+    cands = rc.candidates
+    prior = None if w_source is None else np.asarray(X @ w_source).ravel()
+    bags = None
+    if system.instances == "mi":
+        related = np.flatnonzero((cands.y > 0) & (cands.bag_sizes > 0))
+        bags = [cands.bag_rows[cands.bag_ptr[c]:cands.bag_ptr[c + 1]] for c in related]
+    sel = _select_instances(X, rc.instance_labels(), cands, rc.documents_of_pairs(), system,
+                            prior, bags)
+    return _instance_weights(sel, X, w_source), sel
+
+
 def fit_documents(system, rc, X, w_source=None, source_info=None):
     """Fit the ``documents`` system on the relation corpus ``rc`` whose mention pairs have
     the rows ``X`` (``w_source``: the transfer prior's weights, :func:`source_model`).
@@ -336,14 +355,7 @@ def fit_documents(system, rc, X, w_source=None, source_info=None):
     _check_classes(rc)
     t0 = time.perf_counter()
     cands = rc.candidates
-    rows_doc = rc.documents_of_pairs()
-    prior = None if w_source is None else np.asarray(X @ w_source).ravel()
-    bags = None
-    if system.instances == "mi":
-        related = np.flatnonzero((cands.y > 0) & (cands.bag_sizes > 0))
-        bags = [cands.bag_rows[cands.bag_ptr[c]:cands.bag_ptr[c + 1]] for c in related]
-    sel = _select_instances(X, rc.instance_labels(), cands, rows_doc, system, prior, bags)
-    w = _instance_weights(sel, X, w_source)
+    w, sel = fit_mention_stage(system, rc, X, w_source)
     info = {"alpha": sel["params"]["alpha"], "beta": sel["params"].get("beta"),
             "instance_auc": sel["auc"], "instance_f1": sel["f1"],
             "instance_threshold": sel["threshold"], "n_pairs": int(X.shape[0]),

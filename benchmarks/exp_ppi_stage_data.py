@@ -1,0 +1,195 @@
+"""More data for the document stage at 50 annotated abstracts (issue 31, target 3): the
+stage is what 50 abstracts cannot teach (:mod:`benchmarks.exp_ppi_small_n` ``--stages``), so
+give it more candidates without more gene–gene annotation.
+
+    python -m benchmarks.exp_ppi_stage_data --output-dir results/exp_ppi_stage_data
+    python -m benchmarks.exp_ppi_stage_data --seeds 0 1 2
+
+For every seed, 50 of BioRED's 400 training abstracts are drawn (the draw of
+:mod:`benchmarks.exp_ppi_small_n`); the mention-pair stage is the default system's (transfer)
+fitted on them, and the document stage is fitted five ways, each measured on dev (AUC, F at
+the stage's own bagged threshold, F at the threshold chosen on dev — the ceiling):
+
+``default``
+    the ``documents`` system's stage (:class:`ppi.document_stage.DocumentStage`) on the 50
+    abstracts' gene–gene candidates;
+``self-training``
+    then the other 350 abstracts as *unannotated* ones (their gene mentions, not their
+    relations): their gene pairs labelled by that stage (related above its threshold), and
+    the stage refitted on both (Yarowsky 1995; Scudder 1965) — once, and three rounds;
+    ``confident``: one round keeping the pseudo-related and the lowest 80 % of the
+    pseudo-unrelated;
+``other pairs``
+    the other entity pairs of the *same* 50 abstracts (BioRED relates chemicals, diseases and
+    variants too: ≈ 450 related of ≈ 2,300 candidates per draw, against ≈ 100 related gene
+    pairs), scored by the same mention-pair model, pooled with the gene pairs;
+``other pairs, augmented``
+    the same with the feature augmentation of Daumé (2007, "Frustratingly easy domain
+    adaptation", ACL): ``[φ(z), φ(z), 0]`` for a gene pair, ``[φ(z), 0, φ(z)]`` for another,
+    i.e. the kernel ``2 k`` within a kind and ``k`` across, so the shared part is learned from
+    both and the gene part from the gene pairs.
+
+In every variant λ and γ are chosen by the leave-one-document-out AUC of the 50 abstracts'
+*gene* pairs (:func:`learners.selection.select` over whole documents, the other candidates
+of a held-out document held out with it), and the threshold is the bagged best-F threshold of
+those held-out gene-pair scores. Writes ``results.json`` and ``results.md``; prints wall time,
+peak RSS and the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.exp_ppi_small_n import load_average, summary_rows, write_results
+
+#: the entity types whose pairs other than gene–gene feed ``other pairs``
+OTHER_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeature",
+               "SequenceVariant")
+VARIANTS = ("default", "self-training", "self-training x3", "self-training, confident",
+            "other pairs", "other pairs, augmented")
+#: the decision thresholds measured (:func:`benchmarks.exp_ppi_small_n.summary_rows`)
+RULES = ("own", "dev oracle")
+
+
+def fit_stage(F, y, documents, target, *, augment=False, seed=0):
+    """A :class:`ppi.document_stage.DocumentStage` fitted on the rows ``F`` (labels ``y``,
+    ``documents``) of which ``target`` marks the gene pairs: λ, γ by the gene pairs'
+    leave-one-document-out AUC (module docstring), the bagged threshold of their held-out
+    scores; ``augment``: Daumé's augmentation (module docstring).  The stage scores gene
+    pairs."""
+    from learners import RLS
+    from learners.measures import auc
+    from learners.nystroem import NystroemMap
+    from learners.selection import Scoring, select
+    from learners.splits import group_sets
+    from ppi.document_stage import DocumentStage, bagged_threshold
+
+    stage = DocumentStage(seed=seed)
+    alphas = 2.0 ** np.arange(-8, 9, 2)
+    mean, scale = F.mean(axis=0), F.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    Z = (F - mean) / scale
+    best = None
+    for gamma in (0.001, 0.003, 0.01, 0.03):
+        nmap = NystroemMap("gaussian", gamma=gamma, n_basis=min(300, len(Z)),
+                           random_state=seed).fit(Z)
+        Phi = nmap.transform(Z)
+        if augment:
+            Phi = np.hstack([Phi, Phi * target[:, None], Phi * ~target[:, None]])
+        sel = select(RLS(kernel="linear", solver="primal"), Phi, y, cv=group_sets(documents),
+                     search={"alpha": alphas}, scoring=Scoring("auc"))
+        held_out = sel.holdout.in_row_order(len(y))
+        for k, alpha in enumerate(a["alpha"] for a in sel.candidates):
+            score = auc(y[target], held_out[k][target])
+            if best is None or score > best[0] * (1 + 1e-12):
+                best = (score, gamma, alpha, held_out[k][target], nmap, sel)
+    score, gamma, alpha, held_out, nmap, sel = best
+    w = np.asarray(sel.model.regularization_path([alpha]))[0].ravel()
+    if augment:
+        r = len(w) // 3
+        w = w[:r] + w[r:2 * r]                  # a gene pair's weights: shared + own
+    threshold = bagged_threshold(y[target], held_out, documents[target], 200, seed)
+    stage = DocumentStage.from_arrays(mean, scale, Z[nmap.basis_indices_],
+                                      nmap.coef_to_dual(w), gamma=gamma, alpha=alpha,
+                                      threshold=threshold)
+    stage.inner_auc_ = float(score)
+    return stage
+
+
+def self_trained(stage, F, y, documents, F_unlabeled, documents_unlabeled, *, rounds=1,
+                 confident=False, seed=0):
+    """``stage`` refitted ``rounds`` times on the labelled rows and the unlabelled ones
+    labelled by the previous stage (module docstring)."""
+    target = np.r_[np.ones(len(y), bool), np.zeros(len(F_unlabeled), bool)]
+    for _ in range(rounds):
+        s = stage.decision_function(F_unlabeled)
+        related = s > stage.threshold_
+        keep = np.ones(len(s), bool)
+        if confident and (~related).any():
+            keep = related | (s < np.quantile(s[~related], 0.8))
+        pseudo = np.where(related, 1.0, -1.0)
+        rows = np.r_[np.ones(len(y), bool), keep]
+        stage = fit_stage(np.vstack([F, F_unlabeled])[rows], np.r_[y, pseudo][rows],
+                          np.r_[documents, documents_unlabeled][rows], target[rows],
+                          seed=seed)
+    return stage
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", default=None)
+    p.add_argument("--output-dir", default="results/exp_ppi_stage_data")
+    p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    t0, load0 = time.perf_counter(), load_average()
+
+    from benchmarks.exp_ppi_documents import prepare_features, subset_documents
+    from learners.measures import best_f_threshold, precision_recall_f1
+    from ppi.document_runs import read_relation_corpus
+    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_system import (DocumentSystem, candidate_auc, fit_mention_stage,
+                                     unscored_last)
+
+    train, _, tr, dv, feats, w_src, _ = prepare_features(args.data_dir)
+    Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
+    others = read_relation_corpus(train, DocumentSystem(progress=False,
+                                                        entity_types=OTHER_TYPES),
+                                  source="train, all entity types")
+    X_others = feats.featurizer.transform([others.corpus])[0].X
+    y_dev = dv.candidates.y
+    runs = []
+    for seed in args.seeds:
+        drawn = np.random.default_rng(seed).permutation(len(tr.corpus.documents))
+        sub, Xs = subset_documents(tr, Xtr, drawn[:50])
+        rest, Xr = subset_documents(tr, Xtr, drawn[50:])
+        oth, Xo = subset_documents(others, X_others, drawn[:50])
+        c = sub.candidates
+        w, sel = fit_mention_stage(DocumentSystem(progress=False, seed=seed), sub, Xs, w_src)
+        F = document_features(sel["heldout"], c)
+        F_rest = document_features(np.asarray(Xr @ w).ravel(), rest.candidates)
+        F_dev = document_features(np.asarray(Xdv @ w).ravel(), dv.candidates)
+        o = oth.candidates
+        gene = np.char.isdigit(o.id1.astype(str)) & np.char.isdigit(o.id2.astype(str))
+        F_o = document_features(np.asarray(Xo @ w).ravel(), o)[~gene]
+        pooled = (np.vstack([F, F_o]), np.r_[c.y, o.y[~gene]], np.r_[c.doc, o.doc[~gene]],
+                  np.r_[np.ones(len(c), bool), np.zeros(int((~gene).sum()), bool)])
+        default = DocumentStage(seed=seed).fit(F, c.y, c.doc)
+        unlabeled = (F, c.y, c.doc, F_rest, rest.candidates.doc + len(drawn))
+        stages = {
+            "default": default,
+            "self-training": self_trained(default, *unlabeled, seed=seed),
+            "self-training x3": self_trained(default, *unlabeled, rounds=3, seed=seed),
+            "self-training, confident": self_trained(default, *unlabeled, confident=True,
+                                                     seed=seed),
+            "other pairs": fit_stage(*pooled, seed=seed),
+            "other pairs, augmented": fit_stage(*pooled, augment=True, seed=seed)}
+        for name, stage in stages.items():
+            s = unscored_last(stage.decision_function(F_dev))
+            runs.append({"abstracts": 50, "seed": seed, "system": name,
+                         "auc": candidate_auc(y_dev, s),
+                         "f1 own": float(precision_recall_f1(y_dev, s, stage.threshold_).f1),
+                         "f1 dev oracle": float(best_f_threshold(y_dev, s).f1),
+                         "other candidates": int((~gene).sum()),
+                         "other related": int((o.y[~gene] > 0).sum())})
+            logging.info("seed %d %s: AUC %.3f F %.3f", seed, name, runs[-1]["auc"],
+                         runs[-1]["f1 own"])
+    out = {"runs": runs, "summary": summary_rows(runs, RULES), "seconds": time.perf_counter() - t0,
+           "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
+           "load_average": [load0, load_average()]}
+    write_results(out, Path(args.output_dir), RULES,
+           "More data for the document stage at 50 abstracts (mean ± sd over seeds)")
+    print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
+          f"{load0:.1f} → {load_average():.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

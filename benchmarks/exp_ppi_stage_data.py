@@ -4,8 +4,9 @@ give it more candidates without more gene–gene annotation.
 
     python -m benchmarks.exp_ppi_stage_data --output-dir results/exp_ppi_stage_data
     python -m benchmarks.exp_ppi_stage_data --seeds 0 1 2
+    python -m benchmarks.exp_ppi_stage_data --abstracts 400 --seeds 0     # all of them
 
-For every seed, 50 of BioRED's 400 training abstracts are drawn (the draw of
+For every seed, 50 (``--abstracts``) of BioRED's 400 training abstracts are drawn (the draw of
 :mod:`benchmarks.exp_ppi_small_n`); the mention-pair stage is the default system's (transfer)
 fitted on them, and the document stage is fitted five ways, each measured on dev (AUC, F at
 the stage's own bagged threshold, F at the threshold chosen on dev — the ceiling):
@@ -29,10 +30,12 @@ the stage's own bagged threshold, F at the threshold chosen on dev — the ceili
     i.e. the kernel ``2 k`` within a kind and ``k`` across, so the shared part is learned from
     both and the gene part from the gene pairs.
 
-In every variant λ and γ are chosen by the leave-one-document-out AUC of the 50 abstracts'
-*gene* pairs (:func:`learners.selection.select` over whole documents, the other candidates
-of a held-out document held out with it), and the threshold is the bagged best-F threshold of
-those held-out gene-pair scores. Writes ``results.json`` and ``results.md``; prints wall time,
+With all 400 abstracts drawn there is none left for self-training, and only ``default`` and
+the ``other pairs`` variants are fitted.  In every variant λ and γ are chosen by the
+leave-one-document-out AUC of the drawn abstracts' *gene* pairs
+(:func:`learners.selection.select` over whole documents, the other candidates of a held-out
+document held out with it), and the threshold is the bagged best-F threshold of those
+held-out gene-pair scores.  Writes ``results.json`` and ``results.md``; prints wall time,
 peak RSS and the load.
 """
 
@@ -127,6 +130,8 @@ def main(argv=None):
     p.add_argument("--data-dir", default=None)
     p.add_argument("--output-dir", default="results/exp_ppi_stage_data")
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
+    p.add_argument("--abstracts", type=int, default=50,
+                   help="training abstracts drawn per seed (default 50; at most 400)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
@@ -144,17 +149,18 @@ def main(argv=None):
                                                         entity_types=OTHER_TYPES),
                                   source="train, all entity types")
     X_others = feats.featurizer.transform([others.corpus])[0].X
+    if not 1 <= args.abstracts <= len(tr.corpus.documents):
+        p.error(f"--abstracts {args.abstracts}: give 1 to {len(tr.corpus.documents)}")
     y_dev = dv.candidates.y
     runs = []
     for seed in args.seeds:
         drawn = np.random.default_rng(seed).permutation(len(tr.corpus.documents))
-        sub, Xs = subset_documents(tr, Xtr, drawn[:50])
-        rest, Xr = subset_documents(tr, Xtr, drawn[50:])
-        oth, Xo = subset_documents(others, X_others, drawn[:50])
+        n = args.abstracts
+        sub, Xs = subset_documents(tr, Xtr, drawn[:n])
+        oth, Xo = subset_documents(others, X_others, drawn[:n])
         c = sub.candidates
         w, sel = fit_mention_stage(DocumentSystem(progress=False, seed=seed), sub, Xs, w_src)
         F = document_features(sel["heldout"], c)
-        F_rest = document_features(np.asarray(Xr @ w).ravel(), rest.candidates)
         F_dev = document_features(np.asarray(Xdv @ w).ravel(), dv.candidates)
         o = oth.candidates
         gene = np.char.isdigit(o.id1.astype(str)) & np.char.isdigit(o.id2.astype(str))
@@ -162,18 +168,23 @@ def main(argv=None):
         pooled = (np.vstack([F, F_o]), np.r_[c.y, o.y[~gene]], np.r_[c.doc, o.doc[~gene]],
                   np.r_[np.ones(len(c), bool), np.zeros(int((~gene).sum()), bool)])
         default = DocumentStage(seed=seed).fit(F, c.y, c.doc)
-        unlabeled = (F, c.y, c.doc, F_rest, rest.candidates.doc + len(drawn))
-        stages = {
-            "default": default,
-            "self-training": self_trained(default, *unlabeled, seed=seed),
-            "self-training x3": self_trained(default, *unlabeled, rounds=3, seed=seed),
-            "self-training, confident": self_trained(default, *unlabeled, confident=True,
-                                                     seed=seed),
-            "other pairs": fit_stage(*pooled, seed=seed),
-            "other pairs, augmented": fit_stage(*pooled, augment=True, seed=seed)}
+        stages = {"default": default}
+        if n < len(drawn):
+            rest, Xr = subset_documents(tr, Xtr, drawn[n:])
+            unlabeled = (F, c.y, c.doc,
+                         document_features(np.asarray(Xr @ w).ravel(), rest.candidates),
+                         rest.candidates.doc + len(drawn))
+            stages.update({
+                "self-training": self_trained(default, *unlabeled, seed=seed),
+                "self-training x3": self_trained(default, *unlabeled, rounds=3, seed=seed),
+                "self-training, confident": self_trained(default, *unlabeled,
+                                                         confident=True, seed=seed)})
+        stages.update({"other pairs": fit_stage(*pooled, seed=seed),
+                       "other pairs, augmented": fit_stage(*pooled, augment=True,
+                                                           seed=seed)})
         for name, stage in stages.items():
             s = unscored_last(stage.decision_function(F_dev))
-            runs.append({"abstracts": 50, "seed": seed, "system": name,
+            runs.append({"abstracts": n, "seed": seed, "system": name,
                          "auc": candidate_auc(y_dev, s),
                          "f1 own": float(precision_recall_f1(y_dev, s, stage.threshold_).f1),
                          "f1 dev oracle": float(best_f_threshold(y_dev, s).f1),
@@ -181,11 +192,12 @@ def main(argv=None):
                          "other related": int((o.y[~gene] > 0).sum())})
             logging.info("seed %d %s: AUC %.3f F %.3f", seed, name, runs[-1]["auc"],
                          runs[-1]["f1 own"])
-    out = {"runs": runs, "summary": summary_rows(runs, RULES), "seconds": time.perf_counter() - t0,
+    out = {"runs": runs, "summary": summary_rows(runs, RULES),
+           "seconds": time.perf_counter() - t0,
            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
            "load_average": [load0, load_average()]}
     write_results(out, Path(args.output_dir), RULES,
-           "More data for the document stage at 50 abstracts (mean ± sd over seeds)")
+                  f"More data for the document stage at {n} abstracts (mean ± sd over seeds)")
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
           f"{load0:.1f} → {load_average():.1f}")
     return 0

@@ -389,7 +389,7 @@ def refuse_unread_options(args):
     """Refuse, before any work, an option of ``ppi train`` / ``ppi cv`` that the chosen road
     does not read — a mention-level system's option with ``--relations-from`` (``--gamma``,
     ``--system``, …), a documents-system option without it (``--relation-types``, …), or
-    ``--jobs`` with ``--relations-from`` — instead of training silently without it.  Raises
+    ``ppi cv --relations-from --jobs`` (one process) — instead of training silently without it.  Raises
     :class:`~kernelrank.errors.InvalidParameterError` naming every such option."""
     from kernelrank.errors import InvalidParameterError
 
@@ -397,8 +397,8 @@ def refuse_unread_options(args):
     table = MENTION_LEVEL_OPTIONS if documents else DOCUMENT_LEVEL_OPTIONS
     given = [option for dest, option in table.items()
              if getattr(args, dest, None) not in (None, False)]
-    if documents and getattr(args, "jobs", 1) not in (None, 1):
-        given.append("--jobs")
+    if documents and args.command == "cv" and args.jobs != 1:
+        given.append("--jobs")          # `ppi train` accepts it everywhere, without effect
     if not given:
         return
     if documents:

@@ -106,8 +106,9 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
     source = ["--input", str(corpus)] if command == "train" else ["--corpus", "LLL"]
     cases = [(["--relations-from", str(relations), "--gamma", "1", "--system", "text"],
               ["--gamma", "--system"]),
-             (["--relations-from", str(relations), "--views", "bow", "--jobs", "2"],
-              ["--views", "--jobs"]),
+             (["--relations-from", str(relations), "--views", "bow"]
+              + (["--jobs", "2"] if command == "cv" else []),
+              ["--views"] + (["--jobs"] if command == "cv" else [])),
              (source + ["--relation-types", "Bind", "--no-document-stage"],
               ["--relation-types", "--no-document-stage"]),
              (source + ["--instances", "mi"], ["--instances"])]

@@ -389,8 +389,9 @@ def refuse_unread_options(args):
     """Refuse, before any work, an option of ``ppi train`` / ``ppi cv`` that the chosen road
     does not read — a mention-level system's option with ``--relations-from`` (``--gamma``,
     ``--system``, …), a documents-system option without it (``--relation-types``, …), or
-    ``ppi cv --relations-from --jobs`` (one process) — instead of training silently without it.  Raises
-    :class:`~kernelrank.errors.InvalidParameterError` naming every such option."""
+    ``ppi cv --relations-from --jobs`` (one process) — instead of training silently without
+    it.  Raises :class:`~kernelrank.errors.InvalidParameterError` naming every such
+    option."""
     from kernelrank.errors import InvalidParameterError
 
     documents = bool(args.relations_from)
@@ -508,9 +509,10 @@ def _train(args):
                                        format=args.relations_format,
                                        data_dir=args.data_dir, skip_bad=args.skip_bad)
         sel = res["selection"]
+        inner_auc = sel.get("stage_auc", sel["instance_auc"])
         line = (f"λ = {sel['alpha']:g}" + (f", β = {sel['beta']:g}" if sel.get("beta")
                                             is not None else "")
-                + f"; leave-one-document-out AUC {100 * sel.get('stage_auc', sel['instance_auc']):.1f}"
+                + f"; leave-one-document-out AUC {100 * inner_auc:.1f}"
                 + (f", F {100 * sel['stage_f1']:.1f}" if "stage_f1" in sel else "")
                 + f"; threshold {res['threshold']:.4g}")
         return Summary(written, [line])

@@ -524,7 +524,9 @@ def _train(args):
                          input=args.input, data_dir=args.data_dir, sources=args.sources)
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "
                              f"leave-one-document-out F "
-                             f"{100 * res['inner_loo_document_f1']:.1f}"])
+                             f"{100 * res['inner_loo_document_f1']:.1f}"
+                             + (f", AUC {100 * res['inner_loo_document_auc']:.1f}"
+                                if "inner_loo_document_auc" in res else "")])
 
 
 def _predict(args):

@@ -98,11 +98,15 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
                              training, **system.top.model_options)
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
-           "inner_loo_document_f1": choice["f1"], "training": training,
+           "inner_loo_document_f1": choice["f1"],
+           # the criterion λ was chosen by (F, or AUC for select_by="auc")
+           f"inner_loo_document_{settings.select_by}": choice["score"], "training": training,
            "parses": list(m.parses), "config": settings.config()}
+    auc = ("" if settings.select_by != "auc" else
+           f", AUC = {100 * choice['score']:.1f}, the criterion λ was chosen by")
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
-          f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}).\n"
-          f"Saved to `{model_dir}`.\n") + prior.markdown()
+          f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}"
+          f"{auc}).\nSaved to `{model_dir}`.\n") + prior.markdown()
     return res, [Path(model_dir), *write_report(output_dir, "results", res, md)]
 
 

@@ -60,8 +60,12 @@ def test_train_then_predict(data_dir, tmp_path):
     # the linear multi-view system: a version 4 model
     assert meta["format"] == "kernelrank-ppi-model" and meta["version"] == 4
     assert meta["parses"] == ["split_parse", "Charniak-Lease"]
-    assert json.loads((tmp_path / "t" / "results.json").read_text())["config"]["system"] \
-        == "multiview"
+    trained = json.loads((tmp_path / "t" / "results.json").read_text())
+    assert trained["config"]["system"] == "multiview"
+    # λ is chosen by the inner AUC (select_by auc): the report gives it beside the inner F
+    assert 0.5 < trained["inner_loo_document_auc"] <= 1
+    assert f"AUC = {100 * trained['inner_loo_document_auc']:.1f}, the criterion" in \
+        (tmp_path / "t" / "results.md").read_text()
     src = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     assert main(["predict", "--input", str(src), "--model", str(model), "--output-dir",
                  str(tmp_path / "p")]) == 0
@@ -77,6 +81,9 @@ def test_train_paper_v_writes_a_version_3_model(data_dir, tmp_path):
                  "--quiet"]) == 0
     meta = json.loads((model / "model.json").read_text())
     assert meta["version"] == 3 and meta["featurizer"]["parse"] == "split_parse"
+    # λ by the inner F (select_by f1): no inner AUC to report
+    assert "inner_loo_document_auc" not in json.loads((tmp_path / "t" / "results.json")
+                                                      .read_text())
 
 
 def test_errors_exit_2(tmp_path, capsys):

@@ -6,8 +6,9 @@ score the candidate pairs of a learning-format file with a saved one.
   :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`: spaCy's parse, linear, transfer), choose
   λ (by the system's inner criterion; with transfer (λ, β) towards the mean of the other
   benchmark corpora's models, :mod:`ppi.transfer`) and the decision threshold by
-  leave-one-document-out (:func:`ppi.evaluation.select_parameters`), save the model as the system's saved-model
-  class (:attr:`ppi.systems.base.System.model_class`, :mod:`ppi.model`: version 4
+  leave-one-document-out (:func:`ppi.evaluation.select_parameters`), save the model as the
+  system's saved-model class (:attr:`ppi.systems.base.System.model_class`,
+  :mod:`ppi.model`: version 4
   for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
   Σ_s w_s``; version 5 with the Gaussian top kernel — the basis rows of the corpus and of
   every source model with their coefficients, one expansion; 3 for Paper V's one view),

@@ -8,9 +8,8 @@ score the candidate pairs of a learning-format file with a saved one.
   benchmark corpora's models, :mod:`ppi.transfer`) and the decision threshold by
   leave-one-document-out (:func:`ppi.evaluation.select_parameters`), save the model as the
   system's saved-model class (:attr:`ppi.systems.base.System.model_class`,
-  :mod:`ppi.model`: version 4
-  for several views — the primal weights, with transfer ``w = X_bᵀ(c_y − β c_g) + β/|S|
-  Σ_s w_s``; version 5 with the Gaussian top kernel — the basis rows of the corpus and of
+  :mod:`ppi.model`: version 4 for several views — the primal weights, with transfer
+  ``w = X_bᵀ(c_y − β c_g) + β/|S| Σ_s w_s``; version 5 with the Gaussian top kernel — the basis rows of the corpus and of
   every source model with their coefficients, one expansion; 3 for Paper V's one view),
   write ``results.json`` + ``results.md``;
 * :func:`predict` — score every candidate pair, write ``predictions.tsv`` and

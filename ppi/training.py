@@ -9,8 +9,9 @@ score the candidate pairs of a learning-format file with a saved one.
   leave-one-document-out (:func:`ppi.evaluation.select_parameters`), save the model as the
   system's saved-model class (:attr:`ppi.systems.base.System.model_class`,
   :mod:`ppi.model`: version 4 for several views — the primal weights, with transfer
-  ``w = X_bᵀ(c_y − β c_g) + β/|S| Σ_s w_s``; version 5 with the Gaussian top kernel — the basis rows of the corpus and of
-  every source model with their coefficients, one expansion; 3 for Paper V's one view),
+  ``w = X_bᵀ(c_y − β c_g) + β/|S| Σ_s w_s``; version 5 with the Gaussian top kernel — the
+  basis rows of the corpus and of every source model with their coefficients, one
+  expansion; 3 for Paper V's one view),
   write ``results.json`` + ``results.md``;
 * :func:`predict` — score every candidate pair, write ``predictions.tsv`` and
   ``results.json`` + ``results.md`` (with P / R / F / AUC when the file has both labels).

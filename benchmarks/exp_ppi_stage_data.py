@@ -54,8 +54,6 @@ from benchmarks.exp_ppi_small_n import load_average, summary_rows, write_results
 #: the entity types whose pairs other than gene–gene feed ``other pairs``
 OTHER_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeature",
                "SequenceVariant")
-VARIANTS = ("default", "self-training", "self-training x3", "self-training, confident",
-            "other pairs", "other pairs, augmented")
 #: the decision thresholds measured (:func:`benchmarks.exp_ppi_small_n.summary_rows`)
 RULES = ("own", "dev oracle")
 
@@ -71,22 +69,20 @@ def fit_stage(F, y, documents, target, *, augment=False, seed=0):
     from learners.nystroem import NystroemMap
     from learners.selection import Scoring, select
     from learners.splits import group_sets
-    from ppi.document_stage import DocumentStage, bagged_threshold
+    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, bagged_threshold
 
-    stage = DocumentStage(seed=seed)
-    alphas = 2.0 ** np.arange(-8, 9, 2)
     mean, scale = F.mean(axis=0), F.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
     Z = (F - mean) / scale
     best = None
-    for gamma in (0.001, 0.003, 0.01, 0.03):
-        nmap = NystroemMap("gaussian", gamma=gamma, n_basis=min(300, len(Z)),
+    for gamma in GAMMAS:                        # the documents system's own grids
+        nmap = NystroemMap("gaussian", gamma=gamma, n_basis=min(DocumentStage().n_basis, len(Z)),
                            random_state=seed).fit(Z)
         Phi = nmap.transform(Z)
         if augment:
             Phi = np.hstack([Phi, Phi * target[:, None], Phi * ~target[:, None]])
         sel = select(RLS(kernel="linear", solver="primal"), Phi, y, cv=group_sets(documents),
-                     search={"alpha": alphas}, scoring=Scoring("auc"))
+                     search={"alpha": ALPHAS}, scoring=Scoring("auc"))
         held_out = sel.holdout.in_row_order(len(y))
         for k, alpha in enumerate(a["alpha"] for a in sel.candidates):
             score = auc(y[target], held_out[k][target])
@@ -163,6 +159,7 @@ def main(argv=None):
         F = document_features(sel["heldout"], c)
         F_dev = document_features(np.asarray(Xdv @ w).ravel(), dv.candidates)
         o = oth.candidates
+        # BioRED's gene ids are NCBI Gene's, all digits; chemicals, diseases, variants not
         gene = np.char.isdigit(o.id1.astype(str)) & np.char.isdigit(o.id2.astype(str))
         F_o = document_features(np.asarray(Xo @ w).ravel(), o)[~gene]
         pooled = (np.vstack([F, F_o]), np.r_[c.y, o.y[~gene]], np.r_[c.doc, o.doc[~gene]],

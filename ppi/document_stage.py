@@ -43,7 +43,8 @@ import numpy as np
 from kernelrank.errors import InvalidParameterError
 from learners.measures import precision_recall_f1
 
-__all__ = ["FEATURES", "document_features", "DocumentStage", "bagged_threshold"]
+__all__ = ["FEATURES", "ALPHAS", "GAMMAS", "document_features", "DocumentStage",
+           "bagged_threshold"]
 
 #: The names of the document-level features, in column order (module docstring).
 FEATURES = ("max_score", "second_score", "mean_score", "empty_bag", "log_mention_pairs",
@@ -163,6 +164,11 @@ def bagged_threshold(y, scores, documents, n_resamples=200, seed=0):
     return float(np.median(found))
 
 
+#: the default λ grid of :class:`DocumentStage` (one path per γ)
+ALPHAS = 2.0 ** np.arange(-8, 9, 2)
+#: the default γ grid of :class:`DocumentStage` (the Gaussian on standardized features)
+GAMMAS = (0.001, 0.003, 0.01, 0.03)
+
 #: candidates scored together by :meth:`DocumentStage.decision_function` (a block holds
 #: block × basis × features floats: 256 × 300 × 19 × 8 B ≈ 12 MB)
 SCORE_BLOCK = 256
@@ -234,9 +240,8 @@ class DocumentStage:
         scale = F.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (F - self.mean_) / self.scale_
-        alphas = np.asarray(self.alphas if self.alphas is not None else
-                            2.0 ** np.arange(-8, 9, 2))
-        gammas = list(self.gammas if self.gammas is not None else (0.001, 0.003, 0.01, 0.03))
+        alphas = np.asarray(self.alphas if self.alphas is not None else ALPHAS)
+        gammas = list(self.gammas if self.gammas is not None else GAMMAS)
         sets = group_sets(np.asarray(documents))
         best = None
         for gamma in gammas:

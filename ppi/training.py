@@ -100,8 +100,10 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     m.save(model_dir)
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
            "inner_loo_document_f1": choice["f1"],
-           # the criterion λ was chosen by (F, or AUC for select_by="auc")
-           f"inner_loo_document_{settings.select_by}": choice["score"], "training": training,
+           # the criterion λ was chosen by, when it is not the F
+           **({"inner_loo_document_auc": choice["score"]} if settings.select_by == "auc"
+              else {}),
+           "training": training,
            "parses": list(m.parses), "config": settings.config()}
     auc = ("" if settings.select_by != "auc" else
            f", AUC = {100 * choice['score']:.1f}, the criterion λ was chosen by")

@@ -193,6 +193,15 @@ def build_parser():
                         "model `ppi extract` uses on raw text; scores every gene pair of "
                         "a document")
     p.add_argument("--model", required=True, help="model directory to write")
+    p.add_argument("--select-on", metavar="FILE", default=None,
+                   help="choose lambda (and beta) by the document-level AUC of gene-pair "
+                        "candidates in FILE, abstracts with document-level relations (PubTator "
+                        "/ BioC, or biored / biored-dev / bc6ppim in the data directory), "
+                        "instead of by the inner leave-one-document-out criterion on the "
+                        "training corpus: the choice for a model that scores other literature "
+                        "(module ppi.development); the threshold stays the inner best-F one. "
+                        "inner: the inner criterion. Default: biored for the text system, "
+                        "inner for the others")
     _transfer_option(p, "train")
     _documents_options(p)
 
@@ -377,7 +386,7 @@ MENTION_LEVEL_OPTIONS = {"system": "--system", "variant": "--variant", "parse": 
                          "views": "--views", "order": "--order", "endpoints": "--endpoints",
                          "select_by": "--select-by", "gamma": "--gamma",
                          "hash_features": "--hash-features", "no_normalize": "--no-normalize",
-                         "leaky": "--leaky"}
+                         "leaky": "--leaky", "select_on": "--select-on"}
 #: options only the documents system reads (``--relations-from``): dest → option
 DOCUMENT_LEVEL_OPTIONS = {"relations_format": "--relations-format",
                           "entity_types": "--entity-types",
@@ -521,12 +530,16 @@ def _train(args):
 
     res, written = train(args.model, args.output_dir, _settings(args, TRAIN_DEFAULT_SYSTEM),
                          corpus=args.corpus,
-                         input=args.input, data_dir=args.data_dir, sources=args.sources)
+                         input=args.input, data_dir=args.data_dir, sources=args.sources,
+                         select_on=args.select_on)
+    dev = res.get("development")
     return Summary(written, [f"λ = {res['alpha']:g}, threshold {res['threshold']:.4g}, "
                              f"leave-one-document-out F "
                              f"{100 * res['inner_loo_document_f1']:.1f}"
                              + (f", AUC {100 * res['inner_loo_document_auc']:.1f}"
-                                if "inner_loo_document_auc" in res else "")])
+                                if "inner_loo_document_auc" in res else "")
+                             + (f"; development AUC {100 * dev['auc']:.1f} ({dev['file']})"
+                                if dev else "")])
 
 
 def _predict(args):

@@ -28,8 +28,9 @@ def _data_dir(args, spec):
 
 
 def _relations(spec, args, option, value):
-    """``--relations-from`` / ``--gold``: a file, or a relation set of the data folder by
-    name (:data:`ppi.names.RELATION_SETS`) — whose folders are inputs in any case."""
+    """``--relations-from`` / ``--select-on`` / ``--gold``: a file, or a relation set of the
+    data folder by name (:data:`ppi.names.RELATION_SETS`) — whose folders are inputs in any
+    case."""
     from ppi.names import RELATION_SETS
 
     data = resolve_data_dir(getattr(args, "data_dir", None))
@@ -54,6 +55,8 @@ def _train(args):
     spec = _data_dir(args, PathSpec().input("--input", args.input))
     spec.input("--spacy-model", _spacy_path(args.spacy_model))
     _relations(spec, args, "--relations-from", args.relations_from)
+    if args.select_on not in (None, "inner"):
+        _relations(spec, args, "--select-on", args.select_on)
     return spec.output("--model", args.model, "tree").folder("--output-dir", args.output_dir,
                                                              *_REPORT)
 

@@ -42,7 +42,7 @@ def _check_outputs(model_dir=None, output_dir=None):
 
 
 def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data_dir=None,
-          sources=None):
+          sources=None, select_on=None):
     """Train on a benchmark ``corpus`` (read from ``data_dir``) or on a learning-format file
     ``input``, save the model to ``model_dir`` and a report to ``output_dir``.
 
@@ -59,6 +59,12 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     sources : sequence of benchmark corpus names, optional
         With ``settings.transfer``: the corpora whose models are the prior (default every
         benchmark corpus but ``corpus``).
+    select_on : path, name of :data:`ppi.names.RELATION_SETS`, or ``"inner"``, optional
+        Abstracts with document-level relations: λ (and β) chosen by the document-level
+        AUC of their gene-pair candidates instead of the inner criterion
+        (:mod:`ppi.development`); ``"inner"``: the inner criterion; None: the system's
+        :attr:`~ppi.systems.base.System.development_set` (``text``: BioRED's training
+        abstracts; the others: the inner criterion).
 
     Returns
     -------
@@ -68,6 +74,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     """
     from corpora.ppi_xml import read_corpus
     from kernelrank.report import write_report
+    from ppi.development import development_path
     from ppi.evaluation import expansion, resolve_learner
     from ppi.spacy_parse import CONVERSION_VERSION, pipeline_reference
 
@@ -80,6 +87,7 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     f = system.featurizer()
     model_class = system.model_class       # refused before any work if there is none
     path = corpus_path(data_dir, corpus) if corpus else Path(input)
+    dev_path = development_path(select_on, system, data_dir)
     # spaCy's parse when a view reads it
     source = system.prepare_corpus(read_corpus(path))
     data, prior = system.source.training_inputs(system, f, source, corpus, data_dir, sources)
@@ -87,6 +95,13 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     K = system.learner_input(data)
     sel, choice = system.select(K, data, prior.g)
     del K
+    development = None
+    if dev_path is not None:
+        from ppi.development import development_choice, development_corpus
+
+        dev = development_corpus(dev_path, settings.spacy_model, progress=settings.progress)
+        choice = development_choice(system, f, sel, choice, data, prior, dev)
+        development = {**choice.pop("development"), "auc": choice["development_auc"]}
     check_fit(choice, data.y, path)
     Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
@@ -101,12 +116,20 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     res = {"model": str(model_dir), "alpha": choice["alpha"], "threshold": choice["threshold"],
            "inner_loo_document_f1": choice["f1"],
            # the criterion λ was chosen by, when it is not the F
-           **({"inner_loo_document_auc": choice["score"]} if settings.select_by == "auc"
-              else {}),
+           **({"inner_loo_document_auc": choice.get("inner_score", choice["score"])}
+              if settings.select_by == "auc" else {}),
+           **({"development": development} if development else {}),
+           # every candidate (λ[, β]) with its inner F, threshold and criterion ``score``
+           # (and ``development_auc``)
+           "grid": choice["grid"],
            "training": training,
            "parses": list(m.parses), "config": settings.config()}
-    auc = ("" if settings.select_by != "auc" else
-           f", AUC = {100 * choice['score']:.1f}, the criterion λ was chosen by")
+    inner = choice.get("inner_score", choice["score"])
+    auc = ("" if settings.select_by != "auc" else f", AUC = {100 * inner:.1f}" + (
+        "" if development else ", the criterion λ was chosen by"))
+    if development:
+        auc += (f"; chosen by the document-level AUC on {development['file']}, "
+                f"{100 * development['auc']:.1f}")
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
           f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}"
           f"{auc}).\nSaved to `{model_dir}`.\n") + prior.markdown()

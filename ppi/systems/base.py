@@ -156,6 +156,10 @@ class System:
     name = None
     #: the options the system fixes, over :class:`Settings`' defaults (Paper V's)
     defaults = {}
+    #: the abstracts with document-level relations ``ppi train`` chooses λ (and β) on by
+    #: default (:mod:`ppi.development`; a name of :data:`ppi.names.RELATION_SETS`), None:
+    #: the inner leave-one-document-out criterion
+    development_set = None
     #: one line on what the system is
     summary = ""
 

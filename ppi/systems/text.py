@@ -1,7 +1,9 @@
 """``text`` — the default of ``ppi train``, the model for raw text: trained on the parse raw
 text gets (spaCy's, added to the corpus sentences and cached; parser-matched), linear (one
 weight vector: extraction at the parser's speed), with the pair and local views and
-transfer from the other corpora (the mean of their spaCy-parsed models; linear too)."""
+transfer from the other corpora (the mean of their spaCy-parsed models; linear too); λ and
+β chosen by the document-level AUC on BioRED's training abstracts, the literature the model
+is for (:mod:`ppi.development`), not by the training corpus' own held-out documents."""
 
 from ppi.systems.base import System
 
@@ -15,5 +17,7 @@ class Text(System):
     defaults = {"order": "text", "endpoints": "all", "select_by": "auc", "learner": "auto",
                 "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
                 "bow_parse": "spacy", "transfer": True}
+    development_set = "biored"
     summary = ("the model for raw text: spaCy's parse (the one raw text gets), linear, with "
-               "the pair and local views and transfer")
+               "the pair and local views and transfer, lambda and beta chosen on BioRED's "
+               "abstracts (--select-on)")

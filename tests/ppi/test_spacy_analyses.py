@@ -231,8 +231,8 @@ def test_a_model_on_the_spacy_parse_trains_and_predicts(nlp, data_dir, tmp_path,
     src = lll_path(data_dir)
     monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))
     model = tmp_path / "m"
-    assert main(["train", "--no-transfer", "--corpus", "LLL", "--data-dir", str(data_dir),
-                 "--views",
+    assert main(["train", "--no-transfer", "--select-on", "inner", "--corpus", "LLL",
+                 "--data-dir", str(data_dir), "--views",
                  "apg:split_parse", "apg:spacy", "--model", str(model), "--output-dir",
                  str(tmp_path / "r"), "--quiet"]) == 0
     assert PPIModel.load(model).parses == ("split_parse", "spacy")

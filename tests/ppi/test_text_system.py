@@ -20,6 +20,9 @@ def text_model(data_dir, tmp_path_factory, nlp):
 
     for name in ("LLL", "IEPA", "HPRD50"):
         corpus_path(data_dir, name)
+    if not (data_dir / "biored" / "Train.PubTator.gz").is_file():
+        pytest.skip("BioRED (biored/Train.PubTator.gz), the text system's development set, "
+                    "is absent")
     d = tmp_path_factory.mktemp("text")
     assert main(["train", "--corpus", "LLL", "--sources", "IEPA", "--data-dir",
                  str(data_dir), "--model", str(d / "m"), "--output-dir", str(d / "r"),
@@ -42,6 +45,50 @@ def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
     assert m.gamma is None and m.weights.ndim == 1
 
 
+def test_default_lambda_and_beta_are_chosen_on_biored_and_the_saved_model_reproduces_it(
+        text_model, data_dir):
+    """λ, β by the document-level AUC on BioRED's training abstracts (ppi.development): the
+    saved model — rows and coefficients assembled at that candidate, written and read back —
+    ranks those abstracts' gene pairs with exactly the AUC the selection computed from the
+    fit's path, and that AUC is the grid's best; the threshold is the inner best-F one of the
+    chosen candidate."""
+    from ppi.development import development_corpus
+    from ppi.document_system import candidate_auc
+    from ppi.model import PPIModel
+    from ppi.relations import bag_max
+
+    res = json.loads((text_model.parent / "r" / "results.json").read_text())
+    dev = res["development"]
+    assert dev["file"] == "Train.PubTator.gz" and dev["candidates"] > 1000
+    grid = res["grid"]
+    assert dev["auc"] == max(c["development_auc"] for c in grid)
+    chosen = [c for c in grid if c["alpha"] == res["alpha"]
+              and c["beta"] == res["training"]["transfer"]["beta"]]
+    assert chosen and chosen[0]["threshold"] == res["threshold"]
+    assert res["inner_loo_document_auc"] == chosen[0]["score"]
+    m = PPIModel.load(text_model)
+    rc = development_corpus(data_dir / "biored" / "Train.PubTator.gz", "en_core_web_sm")
+    _, s = m.decision_function(rc.corpus)
+    assert candidate_auc(rc.candidates.y, bag_max(s, rc.candidates)) == pytest.approx(
+        dev["auc"], rel=1e-9)
+
+
+def test_select_on_inner_keeps_the_inner_choice_and_a_missing_file_is_refused_first(
+        data_dir, tmp_path, capsys):
+    from ppi.__main__ import main
+
+    args = ["train", "--corpus", "LLL", "--no-transfer", "--data-dir", str(data_dir),
+            "--output-dir", str(tmp_path / "r"), "--quiet"]
+    assert main(args + ["--select-on", str(tmp_path / "none.pubtator"),
+                        "--model", str(tmp_path / "x")]) == 2
+    assert "none.pubtator" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    assert main(args + ["--select-on", "inner", "--model", str(tmp_path / "m")]) == 0
+    res = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert "development" not in res
+    best = max(res["grid"], key=lambda c: c["score"])
+    assert res["alpha"] == best["alpha"] and res["inner_loo_document_auc"] == best["score"]
+
+
 def test_the_model_records_its_spacy_pipeline_and_extraction_uses_it(data_dir, nlp,
                                                                     tmp_path):
     """`ppi train --spacy-model FOLDER`: the corpus is analysed by that pipeline (its own
@@ -57,8 +104,9 @@ def test_the_model_records_its_spacy_pipeline_and_extraction_uses_it(data_dir, n
     pipeline = tmp_path / "pipeline"
     nlp.to_disk(pipeline)
     assert main(["train", "--corpus", "LLL", "--no-transfer", "--spacy-model", str(pipeline),
-                 "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
-                 "--output-dir", str(tmp_path / "r"), "--quiet"]) == 0
+                 "--select-on", "inner", "--data-dir", str(data_dir),
+                 "--model", str(tmp_path / "m"), "--output-dir", str(tmp_path / "r"),
+                 "--quiet"]) == 0
     m = PPIModel.load(tmp_path / "m")
     assert m.spacy_model == str(pipeline.resolve())
     out = tmp_path / "o.jsonl"

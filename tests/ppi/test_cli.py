@@ -119,6 +119,9 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
              (source + ["--relation-types", "Bind", "--no-document-stage"],
               ["--relation-types", "--no-document-stage"]),
              (source + ["--instances", "mi"], ["--instances"])]
+    if command == "train":
+        cases.append((["--relations-from", str(relations), "--select-on", "biored"],
+                      ["--select-on"]))
     for argv, named in cases:
         assert main([command, *argv, *out]) == 2
         err = capsys.readouterr().err

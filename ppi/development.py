@@ -24,7 +24,7 @@ definition of a relation, the development set's definition only ranks.
 Cost: the development file parsed by spaCy once (cached, :mod:`ppi.relations`), its mention
 pairs featurized with the model's featurizer, then, in chunks of rows, one kernel block
 against the fitted model's rows and the source models' rows: O(n_dev · (m + Σ m_s)) kernel
-entries and O(n_dev · |grid|) scores; the fit is not repeated.
+entries and O(n_dev · g) scores for the g candidates of the grid; the fit is not repeated.
 """
 
 from __future__ import annotations

@@ -22,7 +22,27 @@ import scipy.sparse as sp
 
 from kernelrank.errors import InvalidInputError
 
-__all__ = ["gram_matrix", "SPARSE_BLOCK"]
+__all__ = ["gram_matrix", "dense_gram", "SPARSE_BLOCK", "SYRK_MAX_ROWS"]
+
+
+#: Above this many rows, :func:`dense_gram` never lets NumPy send ``A @ A.T`` to SYRK.
+SYRK_MAX_ROWS = 8192
+
+
+def dense_gram(A, B):
+    """``A @ B.T`` of two dense arrays, by GEMM also when ``B`` is ``A`` and large.
+
+    NumPy computes ``A @ A.T`` (the same buffer on both sides) by BLAS's SYRK, and the
+    threaded SYRK of the OpenBLAS in NumPy's wheels kills the process with a segmentation
+    fault on large matrices (numpy/numpy#19685, OpenMathLib/OpenBLAS#2821; on the 2-core
+    development machine, NumPy 2.4: from 20,000 × 200 on, not at 16,000 × 200).  Above
+    :data:`SYRK_MAX_ROWS` rows the right operand is copied first, so the product takes the
+    GEMM path: twice SYRK's multiply-adds and one more copy of ``B`` (n × d), and the
+    same result up to round-off.
+    """
+    if B.shape[0] > SYRK_MAX_ROWS and np.may_share_memory(A, B):
+        B = B.copy()
+    return A @ B.T
 
 
 def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=np.float64):
@@ -66,14 +86,14 @@ def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=n
         return _add_sparse_product(np.zeros((X.shape[0], Z.shape[0]), dtype), X, Z.T.tocsr())
     if n_dense == used:                              # every used column: one dense product
         Xd = X.toarray().astype(dtype, copy=False)
-        return Xd @ (Xd if same else Z.toarray().astype(dtype, copy=False)).T
+        return dense_gram(Xd, Xd if same else Z.toarray().astype(dtype, copy=False))
     dense_cols, sparse_cols = np.flatnonzero(dense), np.flatnonzero(~dense)
     # the sparse part's transposed Z first, while nothing else is large; X's sparse
     # columns are then cut one row block at a time (never a second copy of X)
     Zt = Z[:, sparse_cols].T.tocsr()
     Xd = X[:, dense_cols].toarray().astype(dtype, copy=False)
     Zd = Xd if same else Z[:, dense_cols].toarray().astype(dtype, copy=False)
-    K = Xd @ Zd.T
+    K = dense_gram(Xd, Zd)
     del Xd, Zd
     return _add_sparse_product(K, X, Zt, columns=sparse_cols)
 

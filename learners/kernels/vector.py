@@ -35,7 +35,7 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
 from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
 from learners.kernels.base import Kernel, squared_row_norms
-from learners.kernels.sparse_gram import gram_matrix
+from learners.kernels.sparse_gram import SYRK_MAX_ROWS, dense_gram, gram_matrix
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
@@ -137,12 +137,16 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     # Overflow is checked before exp / the power: exp(-inf) = 0 would hide it (K = I).
     with np.errstate(over="ignore", invalid="ignore"):
         if kernel == "gaussian":
+            if not sp.issparse(Z) and Z.shape[0] > SYRK_MAX_ROWS and np.may_share_memory(X, Z):
+                Z = Z.copy()              # its X Zᵀ by GEMM, not SYRK (dense_gram)
             D = euclidean_distances(X, Z, squared=True)
             _check_kernel(D, "squared distances of the gaussian kernel", X, Z)
             np.multiply(D, -gamma, out=D)
             return np.exp(D, out=D)
         if sp.issparse(X) and sp.issparse(Z):
             G = gram_matrix(X, Z)        # dense result; dense/sparse column split, exact
+        elif not sp.issparse(X) and not sp.issparse(Z):
+            G = np.asarray(dense_gram(X, Z), dtype=float)
         else:
             G = X @ Z.T
             G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=float)

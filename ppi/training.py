@@ -106,6 +106,8 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),
                 "inner_f1": choice["f1"], **({"transfer": prior.info} if prior.info else {}),
+                # how λ was chosen, when not by the inner criterion
+                **({"development": development} if development else {}),
                 **({"spacy_model": pipeline_reference(settings.spacy_model),
                      "spacy_conversion": CONVERSION_VERSION}
                    if system.representation.reads_spacy() else {})}

@@ -67,6 +67,7 @@ def test_default_lambda_and_beta_are_chosen_on_biored_and_the_saved_model_reprod
     assert chosen and chosen[0]["threshold"] == res["threshold"]
     assert res["inner_loo_document_auc"] == chosen[0]["score"]
     m = PPIModel.load(text_model)
+    assert m.training["development"] == dev          # the model records how λ was chosen
     rc = development_corpus(data_dir / "biored" / "Train.PubTator.gz", "en_core_web_sm")
     _, s = m.decision_function(rc.corpus)
     assert candidate_auc(rc.candidates.y, bag_max(s, rc.candidates)) == pytest.approx(

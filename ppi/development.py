@@ -140,12 +140,19 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
     from ppi.document_system import candidate_auc
     from ppi.relations import bag_max
 
+    from kernelrank.errors import InvalidParameterError
+
     t0 = time.perf_counter()
+    y = dev.candidates.y
+    if y is None or len(np.unique(y)) < 2:
+        raise InvalidParameterError(
+            f"--select-on {dev.source}: its gene-pair candidates are not both related and "
+            "unrelated, so their AUC cannot choose λ; give abstracts with document-level "
+            "relations between some of their genes and not others, or --select-on inner")
     (dev_rows,) = featurizer.transform([dev.corpus])
     grid = [dict(g) for g in choice["grid"]]
     alphas = sorted({g["alpha"] for g in grid})
     S, g = _grid_scores(system, featurizer, dev_rows.X, selection.model, data.X, prior, alphas)
-    y = dev.candidates.y
     column = {a: k for k, a in enumerate(alphas)}
     for cand in grid:
         s = S[:, column[cand["alpha"]], 0]

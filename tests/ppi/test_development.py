@@ -107,3 +107,14 @@ def test_every_candidates_development_auc_is_the_retrained_models(gamma, transfe
     assert chosen["threshold"] == inner[0]["threshold"]       # the inner best-F threshold
     assert chosen["inner_score"] == inner[0]["score"]
     assert chosen["development"]["candidates"] == 30
+
+
+def test_a_development_set_of_one_class_is_refused_by_name():
+    from kernelrank.errors import InvalidParameterError
+
+    rng = np.random.default_rng(3)
+    cand = _candidates(rng, 20, 6)
+    cand.y[:] = -1.0
+    dev = types.SimpleNamespace(corpus=None, candidates=cand, source="none-related.pubtator")
+    with pytest.raises(InvalidParameterError, match="none-related.pubtator.*--select-on inner"):
+        development_choice(None, None, None, {"grid": []}, None, NO_PRIOR, dev)

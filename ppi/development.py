@@ -77,17 +77,16 @@ def development_corpus(path, spacy_model, *, progress=False):
 
 def _kernel_block(system, featurizer, A, B):
     """The top kernel between the development rows ``A`` and model rows ``B`` as the saved
-    model computes it: the linear kernel, or its Gaussian with ``‖a‖²`` the norm in the full
-    feature space, ``Σ_v w_v`` (:meth:`ppi.model.GaussianModel._gaussian_of_products`: the
-    features the vocabulary drops count through the norm alone)."""
-    from learners.kernels import gaussian_of, gram_matrix, squared_row_norms
+    model computes it: the linear kernel, or its Gaussian by
+    :func:`ppi.model.gaussian_of_new_rows`."""
+    from learners.kernels import gram_matrix, squared_row_norms
+    from ppi.model import gaussian_of_new_rows
 
     K = np.asarray(gram_matrix(A, B), dtype=float)
     gamma = getattr(system.top, "gamma", None)
     if gamma is None:
         return K
-    full = np.full(A.shape[0], float(np.sum(featurizer.weights)))
-    return gaussian_of(K, gamma, full, squared_row_norms(B))
+    return gaussian_of_new_rows(K, gamma, featurizer, squared_row_norms(B))
 
 
 def _grid_scores(system, featurizer, X_dev, model, X_train, prior, alphas):
@@ -98,11 +97,10 @@ def _grid_scores(system, featurizer, X_dev, model, X_train, prior, alphas):
     None without transfer."""
     from ppi.evaluation import expansion
 
-    rows, coefs = None, []
-    for a in alphas:
-        rows, c = expansion(model, X_train, a)          # the same rows for every λ
-        coefs.append(np.asarray(c, dtype=float).reshape(len(c), -1))
-    C = np.concatenate(coefs, axis=1)                   # m × (|alphas| · columns)
+    rows, _ = expansion(model, X_train, alphas[0])     # the same rows for every λ
+    path = np.asarray(model.regularization_path(alphas), dtype=float)   # (λ, m[, columns])
+    path = path.reshape(len(alphas), path.shape[1], -1)
+    C = np.concatenate(list(path), axis=1)              # m × (len(alphas) · columns)
     parts = prior.parts if prior.g is not None else []
     S = np.empty((X_dev.shape[0], C.shape[1]))
     g = np.zeros(X_dev.shape[0]) if parts else None
@@ -137,10 +135,9 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
         ``development_auc``, and ``development`` (the file, its candidates and related
         pairs, the seconds taken)
     """
+    from kernelrank.errors import InvalidParameterError
     from ppi.document_system import candidate_auc
     from ppi.relations import bag_max
-
-    from kernelrank.errors import InvalidParameterError
 
     t0 = time.perf_counter()
     y = dev.candidates.y

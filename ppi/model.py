@@ -358,6 +358,16 @@ class MultiViewModel(LinearModel):
                    meta.get("training"))
 
 
+def gaussian_of_new_rows(K, gamma, featurizer, basis_sq):
+    """``exp(−γ‖x − b‖²)`` from the inner products ``K`` (m × r) of new rows of a fitted
+    multi-view ``featurizer`` with basis rows of squared norms ``basis_sq``, ``‖x‖²`` taken
+    as the new row's norm in the full feature space, ``Σ_v w_v`` (the reason:
+    :meth:`GaussianModel._gaussian_of_products`) — the one convention of the saved
+    Gaussian model and of the development selection (:mod:`ppi.development`).  O(m r)."""
+    full = np.full(K.shape[0], float(np.sum(featurizer.weights)))
+    return gaussian_of(np.asarray(K, dtype=float), gamma, full, basis_sq)
+
+
 class GaussianModel(PPIModel):
     """A multi-view model with the Gaussian top kernel (format version 5):
     ``f(x) = Σ_j c_j exp(−γ‖x − b_j‖²)`` over its basis rows.
@@ -426,9 +436,8 @@ class GaussianModel(PPIModel):
         in training.  Those features are orthogonal to every basis row; they count in the
         distance through ``‖x‖²`` alone — as in the cross-validation, whose joint vocabulary
         holds every feature of its pairs."""
-        full = np.full(K.shape[0], float(np.sum(self.featurizer.weights)))
-        return gaussian_of(np.asarray(K, dtype=float), self.gamma, full,
-                           self._basis_sq) @ self.dual_coef
+        return gaussian_of_new_rows(K, self.gamma, self.featurizer,
+                                    self._basis_sq) @ self.dual_coef
 
     def scores(self, corpus):
         """The scores of :meth:`decision_function` alone: the inner products with the

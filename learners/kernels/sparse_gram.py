@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from kernelrank.errors import InvalidInputError
 
-__all__ = ["gram_matrix", "dense_gram", "SPARSE_BLOCK", "SYRK_MAX_ROWS"]
+__all__ = ["gram_matrix", "dense_gram", "gemm_operand", "SPARSE_BLOCK", "SYRK_MAX_ROWS"]
 
 
 #: Above this many rows, :func:`dense_gram` never lets NumPy send ``A @ A.T`` to SYRK.
@@ -40,9 +40,13 @@ def dense_gram(A, B):
     GEMM path: twice SYRK's multiply-adds and one more copy of ``B`` (n × d), and the
     same result up to round-off.
     """
-    if B.shape[0] > SYRK_MAX_ROWS and np.may_share_memory(A, B):
-        B = B.copy()
-    return A @ B.T
+    return A @ gemm_operand(A, B).T
+
+
+def gemm_operand(A, B):
+    """``B``, or a copy of it when ``A @ B.T`` would go to SYRK on more than
+    :data:`SYRK_MAX_ROWS` rows (:func:`dense_gram`)."""
+    return B.copy() if B.shape[0] > SYRK_MAX_ROWS and np.may_share_memory(A, B) else B
 
 
 def gram_matrix(X, Z=None, *, dense_columns=None, max_dense_bytes=2**28, dtype=np.float64):

@@ -35,7 +35,7 @@ from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import check_finite
 from learners._validation import InvalidInputTypeError, check_numeric_dtype, with_owner
 from learners.kernels.base import Kernel, squared_row_norms
-from learners.kernels.sparse_gram import SYRK_MAX_ROWS, dense_gram, gram_matrix
+from learners.kernels.sparse_gram import dense_gram, gemm_operand, gram_matrix
 
 KERNEL_NAMES = ("linear", "polynomial", "gaussian", "precomputed")
 _ALIASES = {"rbf": "gaussian", "poly": "polynomial"}
@@ -137,8 +137,8 @@ def kernel_matrix(X, Z, kernel="linear", **params):
     # Overflow is checked before exp / the power: exp(-inf) = 0 would hide it (K = I).
     with np.errstate(over="ignore", invalid="ignore"):
         if kernel == "gaussian":
-            if not sp.issparse(Z) and Z.shape[0] > SYRK_MAX_ROWS and np.may_share_memory(X, Z):
-                Z = Z.copy()              # its X Zᵀ by GEMM, not SYRK (dense_gram)
+            if not sp.issparse(Z):
+                Z = gemm_operand(X, Z)    # its X Zᵀ by GEMM, not SYRK (dense_gram)
             D = euclidean_distances(X, Z, squared=True)
             _check_kernel(D, "squared distances of the gaussian kernel", X, Z)
             np.multiply(D, -gamma, out=D)

@@ -17,10 +17,7 @@ from learners.kernels.vector import kernel_matrix
 
 @pytest.fixture
 def few_rows_for_syrk(monkeypatch):
-    monkeypatch.setattr(sparse_gram, "SYRK_MAX_ROWS", 5)
-    import learners.kernels.vector as vector
-
-    monkeypatch.setattr(vector, "SYRK_MAX_ROWS", 5)
+    monkeypatch.setattr(sparse_gram, "SYRK_MAX_ROWS", 5)      # read by gemm_operand
 
 
 def _explicit(A, B):

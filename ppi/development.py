@@ -36,7 +36,8 @@ import numpy as np
 
 from kernelrank.report import format_duration
 
-__all__ = ["development_path", "development_corpus", "development_choice", "CHUNK_ROWS"]
+__all__ = ["development_path", "development_corpus", "development_halves",
+           "development_choice", "CHUNK_ROWS"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,53 @@ def development_corpus(path, spacy_model, *, progress=False):
 
     return read_relation_corpus(path, DocumentSystem(spacy_model=spacy_model,
                                                      progress=progress))
+
+
+def _check_both_classes(dev, what=""):
+    """Refuse a development corpus whose candidates are all related or all unrelated (their
+    AUC cannot choose, and a source model cannot learn from them)."""
+    from kernelrank.errors import InvalidParameterError
+
+    y = dev.candidates.y
+    if y is None or len(np.unique(y)) < 2:
+        raise InvalidParameterError(
+            f"--select-on {dev.source}{what}: its gene-pair candidates are not both related "
+            "and unrelated, so their AUC cannot choose λ; give abstracts with document-level "
+            "relations between some of their genes and not others, or --select-on inner")
+
+
+def development_halves(dev):
+    """The development abstracts ``dev`` in two halves: one joins the training data, the
+    other chooses λ and β (:attr:`ppi.systems.base.System.trains_on_development`).
+
+    The halves are drawn by document id, not by position: the documents sorted by the
+    SHA-256 of their ids, alternately to the training and to the development half — the
+    same split of the same file on every machine, a document on the same side whatever the
+    order of the file.  The training half's mention pairs carry the single-instance labels
+    (every mention pair of a related id pair positive, every other one negative;
+    :class:`ppi.relations.RelationCorpus`), so the model learns the abstracts' own relation
+    definition beside the corpus', and the other half — documents it never saw — measures
+    it.  O(documents log documents) besides the two subsets.
+
+    Returns
+    -------
+    (taught, chosen) : two :class:`ppi.relations.RelationCorpus`
+
+    Raises
+    ------
+    InvalidParameterError
+        When either half's candidates are all related or all unrelated (e.g. a file of one
+        or two abstracts).
+    """
+    import hashlib
+
+    ids = [d.id for d in dev.corpus.documents]
+    order = sorted(range(len(ids)), key=lambda k: hashlib.sha256(ids[k].encode()).hexdigest())
+    taught, chosen = dev.subset(sorted(order[0::2])), dev.subset(sorted(order[1::2]))
+    for half, what in ((taught, "training"), (chosen, "development")):
+        _check_both_classes(half, f" (its {what} half, {len(half.corpus.documents)} "
+                                  "abstracts)")
+    return taught, chosen
 
 
 def _kernel_block(system, featurizer, A, B):
@@ -135,17 +183,12 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
         ``development_auc``, and ``development`` (the file, its candidates and related
         pairs, the seconds taken)
     """
-    from kernelrank.errors import InvalidParameterError
     from ppi.document_system import candidate_auc
     from ppi.relations import bag_max
 
     t0 = time.perf_counter()
+    _check_both_classes(dev)
     y = dev.candidates.y
-    if y is None or len(np.unique(y)) < 2:
-        raise InvalidParameterError(
-            f"--select-on {dev.source}: its gene-pair candidates are not both related and "
-            "unrelated, so their AUC cannot choose λ; give abstracts with document-level "
-            "relations between some of their genes and not others, or --select-on inner")
     (dev_rows,) = featurizer.transform([dev.corpus])
     grid = [dict(g) for g in choice["grid"]]
     alphas = sorted({g["alpha"] for g in grid})
@@ -162,7 +205,8 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
     chosen["inner_score"] = chosen["score"]
     chosen["score"] = chosen["development_auc"]
     chosen["grid"] = grid
-    chosen["development"] = {"file": dev.source, "candidates": int(len(y)),
+    chosen["development"] = {"file": dev.source, "documents": len(dev.corpus.documents),
+                             "candidates": int(len(y)),
                              "related": int((np.asarray(y) > 0).sum()),
                              "mention_pairs": int(dev_rows.X.shape[0]),
                              "seconds": time.perf_counter() - t0}

@@ -21,6 +21,7 @@ Both return ``(results, written)``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from kernelrank.errors import InvalidParameterError
@@ -90,18 +91,29 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     dev_path = development_path(select_on, system, data_dir)
     # spaCy's parse when a view reads it
     source = system.prepare_corpus(read_corpus(path))
+    dev = taught = None
+    if dev_path is not None:
+        from ppi.development import development_corpus, development_halves
+
+        dev = development_corpus(dev_path, settings.spacy_model, progress=settings.progress)
+        if system.trains_on_development:      # half teaches, the other half chooses
+            taught, dev = development_halves(dev)
+            source = replace(source, documents=source.documents + taught.corpus.documents)
     data, prior = system.source.training_inputs(system, f, source, corpus, data_dir, sources)
     check_training_set(data.y, data.document_ids, path)
     K = system.learner_input(data)
     sel, choice = system.select(K, data, prior.g)
     del K
     development = None
-    if dev_path is not None:
-        from ppi.development import development_choice, development_corpus
+    if dev is not None:
+        from ppi.development import development_choice
 
-        dev = development_corpus(dev_path, settings.spacy_model, progress=settings.progress)
         choice = development_choice(system, f, sel, choice, data, prior, dev)
         development = {**choice.pop("development"), "auc": choice["development_auc"]}
+        if taught is not None:
+            development["trained_on"] = {"documents": len(taught.corpus.documents),
+                                         "candidates": len(taught.candidates),
+                                         "mention_pairs": taught.n_pairs}
     check_fit(choice, data.y, path)
     Xb, coef = prior.expand(*expansion(sel.model, data.X, choice["alpha"]), choice)
     training = {"corpus": source.source, "file": str(path), "n_pairs": len(data),

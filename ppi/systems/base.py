@@ -160,6 +160,10 @@ class System:
     #: default (:mod:`ppi.development`; a name of :data:`ppi.names.RELATION_SETS`), None:
     #: the inner leave-one-document-out criterion
     development_set = None
+    #: whether half of the development abstracts (by document id) joins the training data —
+    #: their document-level relations as single-instance mention-pair labels — and only the
+    #: other half chooses λ and β (:func:`ppi.development.development_halves`)
+    trains_on_development = False
     #: one line on what the system is
     summary = ""
 

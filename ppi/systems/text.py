@@ -18,6 +18,7 @@ class Text(System):
                 "views": ("apg:spacy", "path:spacy", "bow", "pair", "local"),
                 "bow_parse": "spacy", "transfer": True}
     development_set = "biored"
+    trains_on_development = True
     summary = ("the model for raw text: spaCy's parse (the one raw text gets), linear, with "
                "the pair and local views and transfer, lambda and beta chosen on BioRED's "
                "abstracts (--select-on)")

@@ -200,8 +200,10 @@ def build_parser():
                         "instead of by the inner leave-one-document-out criterion on the "
                         "training corpus: the choice for a model that scores other literature "
                         "(module ppi.development); the threshold stays the inner best-F one. "
-                        "inner: the inner criterion. Default: biored for the text system, "
-                        "inner for the others")
+                        "The text system splits FILE's abstracts in two by document id: one "
+                        "half joins the training data (every mention pair of a related gene "
+                        "pair positive), the other chooses. inner: the inner criterion. "
+                        "Default: biored for the text system, inner for the others")
     _transfer_option(p, "train")
     _documents_options(p)
 
@@ -538,7 +540,9 @@ def _train(args):
                              f"{100 * res['inner_loo_document_f1']:.1f}"
                              + (f", AUC {100 * res['inner_loo_document_auc']:.1f}"
                                 if "inner_loo_document_auc" in res else "")
-                             + (f"; development AUC {100 * dev['auc']:.1f} ({dev['file']})"
+                             + (f"; development AUC {100 * dev['auc']:.1f} ({dev['file']}"
+                                + (", its development half" if "trained_on" in dev else "")
+                                + ")"
                                 if dev else "")])
 
 

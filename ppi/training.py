@@ -142,8 +142,11 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     auc = ("" if settings.select_by != "auc" else f", AUC = {100 * inner:.1f}" + (
         "" if development else ", the criterion λ was chosen by"))
     if development:
-        auc += (f"; chosen by the document-level AUC on {development['file']}, "
-                f"{100 * development['auc']:.1f}")
+        half = development.get("trained_on")
+        auc += (f"; chosen by the document-level AUC on {development['file']}"
+                + (f"'s development half ({development['documents']} abstracts; the other "
+                   f"{half['documents']} trained too, {half['mention_pairs']} mention pairs)"
+                   if half else "") + f", {100 * development['auc']:.1f}")
     md = (f"# PPI model trained on {source.source}\n\nλ = {choice['alpha']:g}, threshold = "
           f"{choice['threshold']:.4g} (leave-one-document-out F = {100 * choice['f1']:.1f}"
           f"{auc}).\nSaved to `{model_dir}`.\n") + prior.markdown()

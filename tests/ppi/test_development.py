@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from learners.measures import auc
-from ppi.development import development_choice
+from ppi.development import development_choice, development_halves
 from ppi.evaluation import select_parameters
 from ppi.features import PairSet
 from ppi.relations import Candidates
@@ -84,8 +84,8 @@ def test_every_candidates_development_auc_is_the_retrained_models(gamma, transfe
         g, prior = None, NO_PRIOR
     sel, choice = select_parameters(K, y, groups, ALPHAS, "rls", select_by="auc", prior=g,
                                     betas=[0.0, 0.5, 2.0] if transfer else None)
-    dev = types.SimpleNamespace(corpus=None, candidates=_candidates(rng, n_dev, 30),
-                                source="dev")
+    dev = types.SimpleNamespace(corpus=types.SimpleNamespace(documents=["d"]),
+                                candidates=_candidates(rng, n_dev, 30), source="dev")
     data = PairSet("", X, y, None, None, None)
     chosen = development_choice(system, featurizer, sel, choice, data, prior, dev)
 
@@ -118,3 +118,55 @@ def test_a_development_set_of_one_class_is_refused_by_name():
     dev = types.SimpleNamespace(corpus=None, candidates=cand, source="none-related.pubtator")
     with pytest.raises(InvalidParameterError, match="none-related.pubtator.*--select-on inner"):
         development_choice(None, None, None, {"grid": []}, None, NO_PRIOR, dev)
+
+
+@pytest.fixture(scope="module")
+def biored_train(data_dir):
+    from ppi.development import development_corpus
+
+    path = data_dir / "biored" / "Train.PubTator.gz"
+    if not path.is_file():
+        pytest.skip(f"BioRED's training abstracts ({path}) are absent")
+    return development_corpus(path, "en_core_web_sm")
+
+
+def _pair_labels(corpus):
+    return {p.id: p.interaction for s in corpus.sentences() for p in s.pairs}
+
+
+@pytest.mark.slow
+def test_the_halves_split_the_documents_by_id_whatever_their_order(biored_train):
+    """Disjoint, together every document, sizes within one; the same split of the file
+    read in reverse order; each half's candidates and single-instance pair labels are the
+    whole file's for its documents."""
+    rc = biored_train
+    taught, chosen = development_halves(rc)
+    ids = [d.id for d in rc.corpus.documents]
+    a = [d.id for d in taught.corpus.documents]
+    b = [d.id for d in chosen.corpus.documents]
+    assert not set(a) & set(b) and sorted(a + b) == sorted(ids)
+    assert abs(len(a) - len(b)) <= 1
+    assert a != ids[:len(a)]                               # not the file's first half
+    r_taught, r_chosen = development_halves(rc.subset(range(len(ids) - 1, -1, -1)))
+    assert {d.id for d in r_taught.corpus.documents} == set(a)
+    assert {d.id for d in r_chosen.corpus.documents} == set(b)
+    labels = _pair_labels(rc.corpus)
+    for half in (taught, chosen):
+        assert _pair_labels(half.corpus).items() <= labels.items()
+        assert half.n_pairs == len(_pair_labels(half.corpus))
+    assert taught.n_pairs + chosen.n_pairs == rc.n_pairs
+    assert len(taught.candidates) + len(chosen.candidates) == len(rc.candidates)
+    assert (taught.candidates.y > 0).sum() + (chosen.candidates.y > 0).sum() == \
+        (rc.candidates.y > 0).sum()
+
+
+@pytest.mark.slow
+def test_a_half_of_one_class_is_refused_by_name(biored_train):
+    from kernelrank.errors import InvalidParameterError
+
+    rc = biored_train
+    docs = [rc.subset([k]).candidates.y for k in range(40)]
+    related = next(k for k, y in enumerate(docs) if (y > 0).any() and (y < 0).any())
+    unrelated = next(k for k, y in enumerate(docs) if len(y) and (y < 0).all())
+    with pytest.raises(InvalidParameterError, match="half, 1 abstracts.*--select-on inner"):
+        development_halves(rc.subset([related, unrelated]))

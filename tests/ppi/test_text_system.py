@@ -45,21 +45,34 @@ def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
     assert m.gamma is None and m.weights.ndim == 1
 
 
-def test_default_lambda_and_beta_are_chosen_on_biored_and_the_saved_model_reproduces_it(
+def test_default_lambda_and_beta_are_chosen_on_half_of_biored_the_other_half_trains(
         text_model, data_dir):
-    """λ, β by the document-level AUC on BioRED's training abstracts (ppi.development): the
-    saved model — rows and coefficients assembled at that candidate, written and read back —
-    ranks those abstracts' gene pairs with exactly the AUC the selection computed from the
-    fit's path, and that AUC is the grid's best; the threshold is the inner best-F one of the
-    chosen candidate."""
-    from ppi.development import development_corpus
+    """BioRED's training abstracts in two halves by document id
+    (ppi.development.development_halves): one half's mention pairs join the corpus' as
+    training pairs, the other chooses λ, β by the document-level AUC.  The saved model — rows
+    and coefficients assembled at that candidate, written and read back — ranks the choosing
+    half's gene pairs with exactly the AUC the selection computed from the fit's path, and
+    that AUC is the grid's best; the threshold is the inner best-F one of the chosen
+    candidate."""
+    from ppi.development import development_corpus, development_halves
     from ppi.document_system import candidate_auc
     from ppi.model import PPIModel
+    from ppi.names import corpus_path
     from ppi.relations import bag_max
+    from corpora.ppi_xml import read_corpus
 
     res = json.loads((text_model.parent / "r" / "results.json").read_text())
     dev = res["development"]
-    assert dev["file"] == "Train.PubTator.gz" and dev["candidates"] > 1000
+    rc = development_corpus(data_dir / "biored" / "Train.PubTator.gz", "en_core_web_sm")
+    taught, chosen_half = development_halves(rc)
+    assert dev["file"] == "Train.PubTator.gz"
+    assert dev["documents"] == len(chosen_half.corpus.documents) > 150
+    assert dev["candidates"] == len(chosen_half.candidates)
+    assert dev["trained_on"] == {"documents": len(taught.corpus.documents),
+                                 "candidates": len(taught.candidates),
+                                 "mention_pairs": taught.n_pairs}
+    lll = sum(len(s.pairs) for s in read_corpus(corpus_path(data_dir, "LLL")).sentences())
+    assert res["training"]["n_pairs"] == lll + taught.n_pairs
     grid = res["grid"]
     assert dev["auc"] == max(c["development_auc"] for c in grid)
     chosen = [c for c in grid if c["alpha"] == res["alpha"]
@@ -68,10 +81,9 @@ def test_default_lambda_and_beta_are_chosen_on_biored_and_the_saved_model_reprod
     assert res["inner_loo_document_auc"] == chosen[0]["score"]
     m = PPIModel.load(text_model)
     assert m.training["development"] == dev          # the model records how λ was chosen
-    rc = development_corpus(data_dir / "biored" / "Train.PubTator.gz", "en_core_web_sm")
-    _, s = m.decision_function(rc.corpus)
-    assert candidate_auc(rc.candidates.y, bag_max(s, rc.candidates)) == pytest.approx(
-        dev["auc"], rel=1e-9)
+    _, s = m.decision_function(chosen_half.corpus)
+    assert candidate_auc(chosen_half.candidates.y, bag_max(s, chosen_half.candidates)) == \
+        pytest.approx(dev["auc"], rel=1e-9)
 
 
 def test_select_on_inner_keeps_the_inner_choice_and_a_missing_file_is_refused_first(

@@ -14,6 +14,11 @@ types (default gene / protein) in an abstract is a candidate, related when the f
 the two ids; a candidate's score is the maximum over its mention pairs
 (:func:`ppi.relations.bag_max`), a candidate never scored ranks last.
 
+A system whose :attr:`~ppi.systems.base.System.trains_on_development` is set (``text``)
+also learns from the development file: :func:`development_halves` splits its abstracts in
+two by document id, one half's mention pairs join the training data with single-instance
+labels, and only the other half — abstracts the fit never saw — chooses.
+
 This is model selection on a held-out validation set (Hastie, Tibshirani & Friedman,
 *The Elements of Statistical Learning*, 2nd ed., §7.2), the set drawn from the data the
 model will be applied to rather than from the training corpus — the validation set of
@@ -77,8 +82,9 @@ def development_corpus(path, spacy_model, *, progress=False):
 
 
 def _check_both_classes(dev, what=""):
-    """Refuse a development corpus whose candidates are all related or all unrelated (their
-    AUC cannot choose, and a source model cannot learn from them)."""
+    """Refuse a development corpus (or half, ``what``) whose candidates are all related or
+    all unrelated: their AUC cannot choose, and a training half of one class teaches
+    nothing about the other."""
     from kernelrank.errors import InvalidParameterError
 
     y = dev.candidates.y

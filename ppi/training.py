@@ -65,7 +65,10 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
         AUC of their gene-pair candidates instead of the inner criterion
         (:mod:`ppi.development`); ``"inner"``: the inner criterion; None: the system's
         :attr:`~ppi.systems.base.System.development_set` (``text``: BioRED's training
-        abstracts; the others: the inner criterion).
+        abstracts; the others: the inner criterion).  A system that
+        :attr:`~ppi.systems.base.System.trains_on_development` (``text``) trains on half of
+        the file's abstracts (:func:`ppi.development.development_halves`) and chooses on
+        the other half.
 
     Returns
     -------

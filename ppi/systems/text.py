@@ -1,9 +1,11 @@
 """``text`` — the default of ``ppi train``, the model for raw text: trained on the parse raw
 text gets (spaCy's, added to the corpus sentences and cached; parser-matched), linear (one
 weight vector: extraction at the parser's speed), with the pair and local views and
-transfer from the other corpora (the mean of their spaCy-parsed models; linear too); λ and
-β chosen by the document-level AUC on BioRED's training abstracts, the literature the model
-is for (:mod:`ppi.development`), not by the training corpus' own held-out documents."""
+transfer from the other corpora (the mean of their spaCy-parsed models; linear too).  It
+learns from BioRED's training abstracts as well, the literature the model is for: half of
+them (by document id) join the training pairs with their document-level relations as
+single-instance labels, and the other half chooses λ and β by the document-level AUC
+(:mod:`ppi.development`) — not the training corpus' own held-out documents."""
 
 from ppi.systems.base import System
 
@@ -20,5 +22,5 @@ class Text(System):
     development_set = "biored"
     trains_on_development = True
     summary = ("the model for raw text: spaCy's parse (the one raw text gets), linear, with "
-               "the pair and local views and transfer, lambda and beta chosen on BioRED's "
-               "abstracts (--select-on)")
+               "the pair and local views and transfer, trained also on half of BioRED's "
+               "abstracts, lambda and beta chosen on the other half (--select-on)")

@@ -124,8 +124,9 @@ def development_halves(dev):
     order = sorted(range(len(ids)), key=lambda k: hashlib.sha256(ids[k].encode()).hexdigest())
     taught, chosen = dev.subset(sorted(order[0::2])), dev.subset(sorted(order[1::2]))
     for half, what in ((taught, "training"), (chosen, "development")):
-        _check_both_classes(half, f" (its {what} half, {len(half.corpus.documents)} "
-                                  "abstracts)")
+        n = len(half.corpus.documents)
+        _check_both_classes(half, f" (its {what} half, {n} abstract{'s' * (n != 1)}; the "
+                                  "file is split in two by document id)")
     return taught, chosen
 
 

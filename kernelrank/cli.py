@@ -547,6 +547,28 @@ def _redeliver_swallowed_interrupts():
             resend.cancel()
 
 
+def _quiet_exit_after_interrupt():
+    """After a Ctrl-C, keep the exit to the one line already printed: drop the error
+    CPython 3.11 may report while the interpreter shuts down when a
+    :class:`concurrent.futures.ProcessPoolExecutor` was left by ``shutdown(wait=False)``
+    (``parse_ranking build --jobs N``): its exit hook, run from ``threading._shutdown``,
+    writes to the executor's wake-up pipe its manager thread has already closed —
+    ``OSError: [Errno 9] Bad file descriptor``, printed as "Exception ignored in: <module
+    'threading'>" (a race of the standard library, python/cpython#125451's family;
+    nothing of the run is lost). Every other unraisable exception still goes to the
+    previous hook."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        exc = unraisable.exc_value
+        if (isinstance(exc, OSError) and exc.errno == errno.EBADF
+                and getattr(unraisable.object, "__name__", None) == "threading"):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
 def exit_code(run, *args, name=None, resumes=False):
     """Call ``run(*args)`` and return a process exit code.
 
@@ -572,6 +594,7 @@ def exit_code(run, *args, name=None, resumes=False):
         return 2
     except KeyboardInterrupt:
         print(INTERRUPTED_RESUMABLE if resumes else INTERRUPTED, file=sys.stderr, flush=True)
+        _quiet_exit_after_interrupt()
         return 130
     if isinstance(result, Summary):
         print_summary(name or os.path.basename(sys.argv[0]), result,

@@ -438,10 +438,17 @@ class _Parts:
                     f"{self.dir} holds chunks of a different run (differs in {', '.join(diff)});"
                     " rerun the same command to resume, or pass --overwrite to start afresh")
         self.dir.mkdir(parents=True, exist_ok=True)
-        for tmp in self.dir.glob(".*.tmp"):          # left by a killed run
-            tmp.unlink()
+        self.remove_temporary()                      # left by a killed run
         write_json(run, fingerprint)
         return {int(p.name[6:12]) for p in self.dir.glob(f"chunk-*.{self.ext}")}
+
+    def remove_temporary(self):
+        """Remove the temporary files of unfinished chunk writes (``.*.tmp``): a killed run's,
+        or one an interrupt left — Ctrl-C can land inside :func:`tempfile.mkstemp`, after the
+        file exists and before :func:`kernelrank.atomic.atomic_open` can clean it up."""
+        for tmp in self.dir.glob(".*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
     def _read_run(self, run, fingerprint):
         """The fingerprint stored in ``run.json``; a CorpusFormatError naming it when it is
@@ -683,6 +690,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
             new += 1
         drain(0)
     except KeyboardInterrupt:
+        parts.remove_temporary()                 # completed chunks stay; no half-written one
         if cluster is not None:                  # our own workers: a quiet shutdown
             from kernelrank.parallel import quiet_workers
             restore_logs = quiet_workers(client)

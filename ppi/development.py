@@ -41,7 +41,7 @@ import numpy as np
 
 from kernelrank.report import format_duration
 
-__all__ = ["development_path", "development_corpus", "development_halves",
+__all__ = ["development_path", "development_corpus", "check_disjoint", "development_halves",
            "development_choice", "CHUNK_ROWS"]
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,31 @@ def development_corpus(path, spacy_model, *, progress=False):
 
     return read_relation_corpus(path, DocumentSystem(spacy_model=spacy_model,
                                                      progress=progress))
+
+
+def check_disjoint(documents, dev, path):
+    """Refuse a development corpus ``dev`` that shares a document id with the training
+    corpus ``documents`` (read from ``path``).
+
+    A shared id is the same abstract on both sides (PubMed ids) or two abstracts that would
+    be one group of the inner leave-one-document-out selection: either way the development
+    AUC would measure documents the fit has seen.  O(documents).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the shared ids (at most five) and what to do.
+    """
+    from kernelrank.errors import InvalidParameterError
+
+    shared = sorted({d.id for d in documents} & {d.id for d in dev.corpus.documents})
+    if shared:
+        shown = ", ".join(shared[:5]) + (f" … ({len(shared)} in all)" if len(shared) > 5
+                                          else "")
+        raise InvalidParameterError(
+            f"--select-on {dev.source}: document ids {shown} are also in the training corpus "
+            f"{path}; a development abstract must be one the fit never sees — remove them "
+            "from one of the two files, or give --select-on inner")
 
 
 def _check_both_classes(dev, what=""):

@@ -96,9 +96,10 @@ def train(model_dir, output_dir, settings=None, *, corpus=None, input=None, data
     source = system.prepare_corpus(read_corpus(path))
     dev = taught = None
     if dev_path is not None:
-        from ppi.development import development_corpus, development_halves
+        from ppi.development import check_disjoint, development_corpus, development_halves
 
         dev = development_corpus(dev_path, settings.spacy_model, progress=settings.progress)
+        check_disjoint(source.documents, dev, path)
         if system.trains_on_development:      # half teaches, the other half chooses
             taught, dev = development_halves(dev)
             source = replace(source, documents=source.documents + taught.corpus.documents)

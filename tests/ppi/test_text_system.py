@@ -193,3 +193,25 @@ def test_a_model_of_an_earlier_conversion_is_scored_with_it(text_model, data_dir
     np.testing.assert_allclose(got, old, rtol=1e-9, atol=1e-12)
     _, new = m.decision_function(add_spacy_analyses(read_corpus(src), cache=False))
     assert np.abs(np.asarray(new) - np.asarray(old)).max() > 1e-3
+
+
+def test_a_development_file_sharing_document_ids_with_the_corpus_is_refused(
+        data_dir, tmp_path, capsys):
+    """A development abstract the training corpus also holds (same document id) would be
+    measured after being fitted: `ppi train --select-on` refuses it by id before the fit."""
+    from ppi.__main__ import main
+
+    dev = tmp_path / "dev.pubtator"
+    dev.write_text("LLL.d3|t|GerE binds sigK.\nLLL.d3|a|SpoIIID represses cotD.\n"
+                   "LLL.d3\t0\t4\tGerE\tGene\t11\nLLL.d3\t11\t15\tsigK\tGene\t12\n"
+                   "LLL.d3\t26\t34\tSpoIIID\tGene\t13\nLLL.d3\t45\t49\tcotD\tGene\t14\n"
+                   "LLL.d3\tBind\t11\t12\n\n"
+                   "9999|t|YfiA and YfiB.\n9999|a|YfiC.\n"
+                   "9999\t0\t4\tYfiA\tGene\t21\n9999\t9\t13\tYfiB\tGene\t22\n"
+                   "9999\t15\t19\tYfiC\tGene\t23\n9999\tBind\t21\t22\n")
+    assert main(["train", "--corpus", "LLL", "--no-transfer", "--data-dir", str(data_dir),
+                 "--select-on", str(dev), "--model", str(tmp_path / "m"),
+                 "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "LLL.d3" in err and "--select-on inner" in err and "9999" not in err
+    assert not (tmp_path / "m").exists()

@@ -318,10 +318,13 @@ def build_parser():
                                       "'pubtator', bioc-json for .json/.jsonl, else bioc-xml")
     p.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
                    help="mention types whose concepts make the gold file's candidate pairs "
-                        "(default: Gene GeneOrGeneProduct)")
+                        "(default: the model's, as recorded in the summaries `ppi extract` "
+                        "and `ppi aggregate` write beside their outputs; else Gene "
+                        "GeneOrGeneProduct)")
     p.add_argument("--relation-types", nargs="+", default=None, metavar="TYPE",
-                   help="gold relation types that count, e.g. Bind for a model trained with "
-                        "--relation-types Bind (default: any type; ignoring case)")
+                   help="gold relation types that count, ignoring case (default: the "
+                        "model's, e.g. Bind for a model trained with --relation-types Bind, "
+                        "as recorded beside the input; else any type)")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")

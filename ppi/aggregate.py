@@ -79,7 +79,7 @@ from corpora.standoff import concept_order, concept_pair, split_concept_ids
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
-from ppi.records import clean, numbered_lines, parse_bool
+from ppi.records import clean, numbered_lines, parse_bool, recorded_definition
 from ppi.records import read_pair_records  # noqa: F401 (a name of this module too)
 
 __all__ = ["aggregate", "aggregate_document", "read_document_pairs",
@@ -254,6 +254,9 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
             "interacting_gene_pairs": positive, "self_pairs": selfs,
             "self_pairs_kept": self_pairs, "positive_only": positive_only,
             "evidence": evidence, **counts,
+            # the model's pair definition, from the extract run's summary, for
+            # ``ppi evaluate-documents``
+            **recorded_definition(input),
             "score_histogram": {"bin_width": HISTOGRAM_BIN, "bins": [
                 [k * HISTOGRAM_BIN, bool(y), n] for (k, y), n in sorted(histogram.items())]}}
 

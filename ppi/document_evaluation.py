@@ -283,14 +283,77 @@ def _plot(y, s, d, n_gold, cooc, path, lower_bound):
     plt.close(fig)
 
 
+def _types_key(types):
+    return None if types is None else frozenset(t.lower() for t in types)
+
+
+def pair_definition_of(predictions, entity_types=None, relation_types=None):
+    """The entity and relation types to measure ``predictions`` (an aggregate output) with.
+
+    A ``documents`` model trained with ``--entity-types`` / ``--relation-types`` relates
+    those pairs only; ``ppi extract`` and ``ppi aggregate`` record its definition in their
+    summaries (:func:`ppi.records.recorded_definition`).  A type list not given here is the
+    recorded one, so that the model is measured against what it learned; one given here
+    wins, and when it differs from the recorded one the result says so (``note``) and a
+    warning is logged.  O(1).
+
+    Returns
+    -------
+    dict
+        ``entity_types``, ``relation_types`` (None: the default genes / any relation type),
+        ``from`` (per list: ``"command line"``, ``"model"`` or ``"default"``), ``recorded``
+        (the model's definition, ``{}`` when unknown) and ``note`` (None, or the mismatch).
+    """
+    import logging
+
+    from ppi.records import recorded_definition
+
+    recorded = recorded_definition(predictions)
+    out = {"recorded": recorded, "from": {}, "note": None}
+    notes = []
+    for key, given, option in (("entity_types", entity_types, "--entity-types"),
+                               ("relation_types", relation_types, "--relation-types")):
+        model = recorded.get(f"model_{key}")
+        if given is None:
+            out[key] = None if model is None else list(model)
+            out["from"][key] = "default" if model is None else "model"
+            continue
+        out[key] = list(given)
+        out["from"][key] = "command line"
+        if f"model_{key}" in recorded and _types_key(given) != _types_key(model):
+            notes.append(f"{option} {' '.join(given)}, but the model was trained on "
+                         f"{'any relation type' if model is None else ' '.join(model)}")
+    if notes:
+        out["note"] = "; ".join(notes) + " — measured as asked"
+        logging.getLogger(__name__).warning("%s", out["note"])
+    return out
+
+
+def _definition_line(definition):
+    """The report's line on which pairs were measured and where that came from."""
+    def types(key, default):
+        v = definition[key]
+        origin = {"model": "the model's", "command line": "as asked",
+                  "default": "the default"}[definition["from"][key]]
+        return f"{default if v is None else ', '.join(v)} ({origin})"
+    from ppi.relations import DEFAULT_ENTITY_TYPES
+
+    line = (f"entity types {types('entity_types', ', '.join(DEFAULT_ENTITY_TYPES))}; relation "
+            f"types {types('relation_types', 'any')}")
+    return line + (f". **{definition['note']}**" if definition["note"] else "")
+
+
 def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
                            model_note=None, entity_types=None, relation_types=None):
     """Evaluate, write ``results.json`` + ``results.md`` + ``precision_recall.png`` into
     ``output_dir``; returns ``(results, written)``."""
     from kernelrank.report import markdown_image, markdown_table, write_report
 
+    definition = pair_definition_of(predictions, entity_types, relation_types)
     r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad,
-                           entity_types=entity_types, relation_types=relation_types)
+                           entity_types=definition["entity_types"],
+                           relation_types=definition["relation_types"])
+    r["pair_definition"] = definition
     y, s, d, n_gold = r.pop("_curves")
     if model_note:
         r["model_note"] = model_note
@@ -312,7 +375,8 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           f"{r['candidate_pairs']}, of which {r['candidate_pairs_in_gold']} gold — recall "
           f"ceiling {100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} "
           "gold pairs have no prediction (false negatives for every system)",
-          f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)", "",
+          f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)",
+          f"- pairs measured: {_definition_line(definition)}", "",
           markdown_table(table, ["system", "precision", "recall", "f1", "auc",
                                  "predicted_positive", "true_positive"]),
           "\"Non-self pairs only\": self-pairs left out of both the gold and the "

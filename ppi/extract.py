@@ -131,7 +131,7 @@ from kernelrank.lock import output_lock
 from corpora.standoff import split_concept_ids
 from ppi.names import DEFAULT_SPACY_MODEL
 from ppi.records import (RECORD_VERSION, TSV_COLUMNS, document_record, format_records,
-                         pair_records)
+                         pair_definition, pair_records)
 
 __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
            "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
@@ -717,7 +717,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                "sentences": totals.get("sentences", 0),
                "pairs": totals.get("pairs", 0),
                "predicted_positive": totals.get("predicted_positive", 0),
-               "threshold": m.pair_threshold,
+               "threshold": m.pair_threshold, **pair_definition(m.training),
                **({"candidate_pairs": totals.get("candidates", 0),
                    "predicted_candidate_pairs": totals.get("predicted_candidates", 0),
                    "candidate_threshold": m.threshold}

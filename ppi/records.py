@@ -22,7 +22,8 @@ from kernelrank.errors import CorpusFormatError
 
 __all__ = ["TSV_COLUMNS", "RECORD_VERSION", "clean", "entity_record", "pair_records",
            "document_record", "tsv_line", "format_records", "read_pair_records",
-           "numbered_lines", "parse_bool"]
+           "numbered_lines", "parse_bool", "DEFINITION_KEYS", "pair_definition",
+           "recorded_definition"]
 
 #: the columns of an extract TSV (a document record fills doc_id, the texts, the concept
 #: ids, score, interaction and level)
@@ -41,6 +42,38 @@ def clean(value):
     """``value`` as a TSV field: None → ``""``, tabs and line breaks → spaces."""
     return "" if value is None else str(value).replace("\t", " ").replace("\n", " ").replace(
         "\r", " ")
+
+
+#: the keys of a run summary (``<OUT>.summary.json`` of ``ppi extract`` and ``ppi aggregate``)
+#: that say which pairs the model was trained to relate; ``ppi evaluate-documents`` measures
+#: against the same definition unless told otherwise
+DEFINITION_KEYS = ("model_entity_types", "model_relation_types")
+
+
+def pair_definition(training):
+    """The :data:`DEFINITION_KEYS` of a model's ``training`` record: the entity types and
+    relation types a ``documents`` model learned (``ppi train --relations-from
+    --entity-types/--relation-types``); ``{}`` for a mention-level model (gene / protein
+    pairs, any relation)."""
+    system = (training or {}).get("system")
+    if not isinstance(system, dict) or system.get("system") != "documents":
+        return {}
+    return {"model_entity_types": system.get("entity_types"),
+            "model_relation_types": system.get("relation_types")}
+
+
+def recorded_definition(output):
+    """The :data:`DEFINITION_KEYS` recorded in ``<output>.summary.json`` — the summary that
+    ``ppi extract`` or ``ppi aggregate`` writes beside its output — when that summary is
+    the one of ``output`` (its ``output`` field names this file); ``{}`` when there is none
+    (a summary written elsewhere with ``--output-dir``, or another run's).  O(1)."""
+    summary = Path(f"{output}.summary.json")
+    try:
+        r = json.loads(summary.read_text(encoding="utf-8"))
+        same = Path(r["output"]).resolve() == Path(output).resolve()
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {k: r[k] for k in DEFINITION_KEYS if k in r} if same else {}
 
 
 # ----------------------------------------------------------------------------- writing

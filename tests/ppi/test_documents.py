@@ -4,6 +4,7 @@ equal the training path's; every candidate of the gold file is scored; the saved
 checks; the document-level CV."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -187,13 +188,35 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     assert main(["extract", "--quiet", "--model", str(model_dir), "--input",
                  str(biored["dev"]), "--output", str(out), "--jobs", "0"]) == 0
     assert main(["aggregate", "--quiet", "--input", str(out), "--output", str(agg)]) == 0
-    assert main(["evaluate-documents", "--quiet", "--input", str(agg), "--gold",
-                 str(biored["dev"]), "--relation-types", *types, "--output-dir",
-                 str(tmp_path / "eval")]) == 0
-    res = json.loads((tmp_path / "eval" / "results.json").read_text())
-    dev = gold_candidates(keep_relation_types(list(read_pubtator(biored["dev"])), types))
-    assert res["relation_types"] == types
-    assert res["candidates"]["related"] == sum(len(r) for _, r in dev.values())
+
+    def evaluate(name, *options):
+        assert main(["evaluate-documents", "--quiet", "--input", str(agg), "--gold",
+                     str(biored["dev"]), *options, "--output-dir", str(tmp_path / name)]) == 0
+        return json.loads((tmp_path / name / "results.json").read_text())
+
+    def related(types):
+        dev = gold_candidates(keep_relation_types(list(read_pubtator(biored["dev"])), types))
+        return sum(len(r) for _, r in dev.values())
+
+    res = evaluate("eval", "--relation-types", *types)
+    assert res["relation_types"] == types and res["pair_definition"]["note"] is None
+    assert res["candidates"]["related"] == related(types)
+    # without the option: the model's types, recorded by extract and carried by aggregate
+    recorded = evaluate("recorded")
+    assert recorded["relation_types"] == types
+    assert recorded["pair_definition"]["from"]["relation_types"] == "model"
+    assert recorded["candidates"] == res["candidates"]
+    # another type than the model's: measured as asked, and said
+    bind = evaluate("bind", "--relation-types", "Bind")
+    assert bind["candidates"]["related"] == related(["Bind"]) < related(types)
+    assert "Bind" in bind["pair_definition"]["note"] and types[0] in \
+        bind["pair_definition"]["note"]
+    assert "measured as asked" in (tmp_path / "bind" / "results.md").read_text()
+    # the summary gone (or another run's): nothing recorded, every relation type
+    Path(f"{agg}.summary.json").unlink()
+    unknown = evaluate("unknown")
+    assert unknown["relation_types"] is None and unknown["pair_definition"]["recorded"] == {}
+    assert unknown["candidates"]["related"] == related(None) > related(types)
 
 
 def test_document_records_are_byte_identical_in_process_and_on_dask_workers(

@@ -28,7 +28,19 @@ the stage's own bagged threshold, F at the threshold chosen on dev — the ceili
     the same with the feature augmentation of Daumé (2007, "Frustratingly easy domain
     adaptation", ACL): ``[φ(z), φ(z), 0]`` for a gene pair, ``[φ(z), 0, φ(z)]`` for another,
     i.e. the kernel ``2 k`` within a kind and ``k`` across, so the shared part is learned from
-    both and the gene part from the gene pairs.
+    both and the gene part from the gene pairs (one more block per further kind of rows).
+
+With ``--more-sources``, document-level annotations the user could get elsewhere, pooled and
+augmented the same way:
+
+``bc6``
+    BioCreative VI PPIm's 597 training abstracts (``<data>/text/``, BioC XML: 870 gene-pair
+    candidates, 678 related — its definition: interactions a mutation affects), scored by the
+    same mention-pair model; also with the other pairs of the 50 (three kinds);
+``all other pairs``
+    the other entity pairs of **all 400** training abstracts (≈ 17,000 candidates, ≈ 3,400
+    related): more relations of other kinds, none of the 350 undrawn abstracts' gene-pair
+    labels.
 
 With all 400 abstracts drawn there is none left for self-training, and only ``default`` and
 the ``other pairs`` variants are fitted.  In every variant λ and γ are chosen by the
@@ -58,12 +70,12 @@ OTHER_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeatur
 RULES = ("own", "dev oracle")
 
 
-def fit_stage(F, y, documents, target, *, augment=False, seed=0):
+def fit_stage(F, y, documents, kind, *, augment=False, seed=0):
     """A :class:`ppi.document_stage.DocumentStage` fitted on the rows ``F`` (labels ``y``,
-    ``documents``) of which ``target`` marks the gene pairs: λ, γ by the gene pairs'
-    leave-one-document-out AUC (module docstring), the bagged threshold of their held-out
-    scores; ``augment``: Daumé's augmentation (module docstring).  The stage scores gene
-    pairs."""
+    ``documents``) of which ``kind`` 0 marks the gene pairs (other integers: other kinds of
+    rows): λ, γ by the gene pairs' leave-one-document-out AUC (module docstring), the
+    bagged threshold of their held-out scores; ``augment``: Daumé's augmentation, one block
+    per kind (module docstring).  The stage scores gene pairs."""
     from learners import RLS
     from learners.measures import auc
     from learners.nystroem import NystroemMap
@@ -71,6 +83,7 @@ def fit_stage(F, y, documents, target, *, augment=False, seed=0):
     from learners.splits import group_sets
     from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, bagged_threshold
 
+    target = kind == 0
     mean, scale = F.mean(axis=0), F.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
     Z = (F - mean) / scale
@@ -80,7 +93,7 @@ def fit_stage(F, y, documents, target, *, augment=False, seed=0):
                            random_state=seed).fit(Z)
         Phi = nmap.transform(Z)
         if augment:
-            Phi = np.hstack([Phi, Phi * target[:, None], Phi * ~target[:, None]])
+            Phi = np.hstack([Phi] + [Phi * (kind == k)[:, None] for k in np.unique(kind)])
         sel = select(RLS(kernel="linear", solver="primal"), Phi, y, cv=group_sets(documents),
                      search={"alpha": ALPHAS}, scoring=Scoring("auc"))
         held_out = sel.holdout.in_row_order(len(y))
@@ -91,7 +104,7 @@ def fit_stage(F, y, documents, target, *, augment=False, seed=0):
     score, gamma, alpha, held_out, nmap, sel = best
     w = np.asarray(sel.model.regularization_path([alpha]))[0].ravel()
     if augment:
-        r = len(w) // 3
+        r = len(w) // (1 + len(np.unique(kind)))
         w = w[:r] + w[r:2 * r]                  # a gene pair's weights: shared + own
     threshold = bagged_threshold(y[target], held_out, documents[target], 200, seed)
     stage = DocumentStage.from_arrays(mean, scale, Z[nmap.basis_indices_],
@@ -105,7 +118,7 @@ def self_trained(stage, F, y, documents, F_unlabeled, documents_unlabeled, *, ro
                  confident=False, seed=0):
     """``stage`` refitted ``rounds`` times on the labelled rows and the unlabelled ones
     labelled by the previous stage (module docstring)."""
-    target = np.r_[np.ones(len(y), bool), np.zeros(len(F_unlabeled), bool)]
+    kind = np.r_[np.zeros(len(y), int), np.ones(len(F_unlabeled), int)]
     for _ in range(rounds):
         s = stage.decision_function(F_unlabeled)
         related = s > stage.threshold_
@@ -115,9 +128,23 @@ def self_trained(stage, F, y, documents, F_unlabeled, documents_unlabeled, *, ro
         pseudo = np.where(related, 1.0, -1.0)
         rows = np.r_[np.ones(len(y), bool), keep]
         stage = fit_stage(np.vstack([F, F_unlabeled])[rows], np.r_[y, pseudo][rows],
-                          np.r_[documents, documents_unlabeled][rows], target[rows],
+                          np.r_[documents, documents_unlabeled][rows], kind[rows],
                           seed=seed)
     return stage
+
+
+def _gene_pairs(candidates):
+    """Which ``candidates`` are gene pairs: BioRED's gene ids are NCBI Gene's, all digits;
+    chemicals', diseases' and variants' are not."""
+    return (np.char.isdigit(candidates.id1.astype(str))
+            & np.char.isdigit(candidates.id2.astype(str)))
+
+
+def _rows(*parts):
+    """``(F, y, documents, kind)`` of ``(F, y, documents)`` parts, the k-th of kind k."""
+    F, y, documents = zip(*parts)
+    return (np.vstack(F), np.concatenate(y), np.concatenate(documents),
+            np.concatenate([np.full(len(v), k) for k, v in enumerate(y)]))
 
 
 def main(argv=None):
@@ -128,6 +155,9 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     p.add_argument("--abstracts", type=int, default=50,
                    help="training abstracts drawn per seed (default 50; at most 400)")
+    p.add_argument("--more-sources", action="store_true",
+                   help="also BC6 PPIm's abstracts and the other entity pairs of all 400 "
+                        "abstracts as more rows (module docstring)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
@@ -145,6 +175,12 @@ def main(argv=None):
                                                         entity_types=OTHER_TYPES),
                                   source="train, all entity types")
     X_others = feats.featurizer.transform([others.corpus])[0].X
+    if args.more_sources:
+        from ppi.names import relations_path
+
+        bc6 = read_relation_corpus(relations_path(args.data_dir, "bc6ppim"),
+                                   DocumentSystem(progress=False), source="bc6ppim")
+        X_bc6 = feats.featurizer.transform([bc6.corpus])[0].X
     if not 1 <= args.abstracts <= len(tr.corpus.documents):
         p.error(f"--abstracts {args.abstracts}: give 1 to {len(tr.corpus.documents)}")
     y_dev = dv.candidates.y
@@ -160,10 +196,12 @@ def main(argv=None):
         F_dev = document_features(np.asarray(Xdv @ w).ravel(), dv.candidates)
         o = oth.candidates
         # BioRED's gene ids are NCBI Gene's, all digits; chemicals, diseases, variants not
-        gene = np.char.isdigit(o.id1.astype(str)) & np.char.isdigit(o.id2.astype(str))
+        gene = _gene_pairs(o)
         F_o = document_features(np.asarray(Xo @ w).ravel(), o)[~gene]
-        pooled = (np.vstack([F, F_o]), np.r_[c.y, o.y[~gene]], np.r_[c.doc, o.doc[~gene]],
-                  np.r_[np.ones(len(c), bool), np.zeros(int((~gene).sum()), bool)])
+        # rows of several kinds (0: the drawn gene pairs), documents numbered as in the file
+        genes = (F, c.y, np.sort(drawn[:n])[c.doc])
+        other = (F_o, o.y[~gene], np.sort(drawn[:n])[o.doc[~gene]])
+        pooled = _rows(genes, other)
         default = DocumentStage(seed=seed).fit(F, c.y, c.doc)
         stages = {"default": default}
         if n < len(drawn):
@@ -179,6 +217,22 @@ def main(argv=None):
         stages.update({"other pairs": fit_stage(*pooled, seed=seed),
                        "other pairs, augmented": fit_stage(*pooled, augment=True,
                                                            seed=seed)})
+        if args.more_sources:
+            b = bc6.candidates
+            bc6_rows = (document_features(np.asarray(X_bc6 @ w).ravel(), b), b.y,
+                        b.doc + len(drawn))
+            a = others.candidates
+            every = _gene_pairs(a)
+            all_other = (document_features(np.asarray(X_others @ w).ravel(), a)[~every],
+                         a.y[~every], a.doc[~every])
+            stages.update({
+                "bc6": fit_stage(*_rows(genes, bc6_rows), seed=seed),
+                "bc6, augmented": fit_stage(*_rows(genes, bc6_rows), augment=True, seed=seed),
+                "other pairs + bc6, augmented": fit_stage(*_rows(genes, other, bc6_rows),
+                                                          augment=True, seed=seed),
+                "all other pairs": fit_stage(*_rows(genes, all_other), seed=seed),
+                "all other pairs, augmented": fit_stage(*_rows(genes, all_other),
+                                                        augment=True, seed=seed)})
         for name, stage in stages.items():
             s = unscored_last(stage.decision_function(F_dev))
             runs.append({"abstracts": n, "seed": seed, "system": name,

@@ -315,8 +315,8 @@ def pair_definition_of(predictions, entity_types=None, relation_types=None):
                                ("relation_types", relation_types, "--relation-types")):
         model = recorded.get(f"model_{key}")
         if given is None:
-            out[key] = None if model is None else list(model)
-            out["from"][key] = "default" if model is None else "model"
+            out[key] = None if model is None else list(model)     # None: any type
+            out["from"][key] = "model" if f"model_{key}" in recorded else "default"
             continue
         out[key] = list(given)
         out["from"][key] = "command line"
@@ -334,7 +334,9 @@ def _definition_line(definition):
     def types(key, default):
         v = definition[key]
         origin = {"model": "the model's", "command line": "as asked",
-                  "default": "the default"}[definition["from"][key]]
+                  "default": "the default" if definition["recorded"] else
+                  "the default: no summary beside the input records the model's"}[
+            definition["from"][key]]
         return f"{default if v is None else ', '.join(v)} ({origin})"
     from ppi.relations import DEFAULT_ENTITY_TYPES
 

@@ -14,6 +14,7 @@ Cost: writing and reading are O(records), streamed one record at a time.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -68,10 +69,16 @@ def recorded_definition(output):
     the one of ``output`` (its ``output`` field names this file); ``{}`` when there is none
     (a summary written elsewhere with ``--output-dir``, or another run's).  O(1)."""
     summary = Path(f"{output}.summary.json")
+    if not summary.is_file():
+        return {}
     try:
         r = json.loads(summary.read_text(encoding="utf-8"))
         same = Path(r["output"]).resolve() == Path(output).resolve()
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logging.getLogger(__name__).warning(
+            "%s is not a run summary (%s: %s); the model's pair definition is not known — "
+            "give --entity-types / --relation-types if it was not the default", summary,
+            exc.__class__.__name__, exc)
         return {}
     return {k: r[k] for k in DEFINITION_KEYS if k in r} if same else {}
 

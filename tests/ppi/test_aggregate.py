@@ -373,3 +373,40 @@ def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
     assert m["auc"] == pytest.approx(6 / 8)
     # BioRED's relations are all the abstract's: no "precision is a lower bound" caveat
     assert "lower bound" not in (tmp_path / "e" / "results.md").read_text()
+
+
+def test_the_models_pair_definition_is_read_from_the_summary_of_this_output(tmp_path, caplog):
+    """ppi.records.recorded_definition: only the summary beside the file that names it as
+    its output counts; a damaged one is said, not trusted.  The evaluation's choice of types:
+    the recorded ones unless given, a given one that differs is noted."""
+    import logging
+
+    from ppi.document_evaluation import pair_definition_of
+    from ppi.records import pair_definition, recorded_definition
+
+    out = tmp_path / "docs.jsonl"
+    out.write_text("")
+    summary = tmp_path / "docs.jsonl.summary.json"
+    definition = pair_definition({"system": {"system": "documents", "entity_types": ["Gene"],
+                                             "relation_types": ["Bind"]}})
+    assert pair_definition({"system": {"system": "text"}}) == {} == pair_definition(None)
+    assert recorded_definition(out) == {}                               # no summary
+    summary.write_text(json.dumps({"output": str(tmp_path / "other.jsonl"), **definition}))
+    assert recorded_definition(out) == {}                               # another run's
+    summary.write_text(json.dumps({"output": str(out), **definition}))
+    assert recorded_definition(out) == {"model_entity_types": ["Gene"],
+                                        "model_relation_types": ["Bind"]}
+    d = pair_definition_of(out)
+    assert (d["entity_types"], d["relation_types"], d["note"]) == (["Gene"], ["Bind"], None)
+    assert d["from"] == {"entity_types": "model", "relation_types": "model"}
+    d = pair_definition_of(out, relation_types=["bind"])                 # same, other case
+    assert d["note"] is None and d["from"]["relation_types"] == "command line"
+    with caplog.at_level(logging.WARNING):
+        d = pair_definition_of(out, relation_types=["Association"])
+    assert d["relation_types"] == ["Association"] and "Bind" in d["note"]
+    assert "Association" in caplog.text
+    summary.write_text("{not json")
+    with caplog.at_level(logging.WARNING):
+        assert recorded_definition(out) == {}
+    assert "docs.jsonl.summary.json is not a run summary" in caplog.text
+    assert pair_definition_of(out)["from"]["relation_types"] == "default"

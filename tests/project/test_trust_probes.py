@@ -914,6 +914,8 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("corpora/fetch.py", "_download_verified"): "a download, its checksum verified",
         ("ppi/extract.py", "_read_run"): "its own run record",
         ("ppi/extract.py", "assemble"): "its own chunk files",
+        ("ppi/records.py", "recorded_definition"):
+            "its own run summary (informative; a damaged one is said)",
         ("ppi/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
         ("ppi/spacy_analyses.py", "read_cache"): "its own cache of spaCy's analyses",
         ("ppi/source_cache.py", "_read"): "its own cache of source models, keyed",

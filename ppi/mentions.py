@@ -6,7 +6,23 @@ PubTator writes them, ``3558,16183``), UTF-8, ``#`` comment lines and blank line
 and finds every occurrence of a name in a text with **case and hyphen normalization**:
 letters are compared lower-cased, hyphen-like characters (``-‐‑‒–—``) and whitespace are
 ignored, so ``IL-2``, ``IL2``, ``il 2`` and ``Il‑2`` all match the entry ``IL-2``.  A match
-must start and end on a word boundary (no letter or digit just outside it).  Overlapping
+must start and end on a word boundary (no letter or digit just outside it), and two rules
+keep ordinary words out, each judged by the entry's spellings in the lexicon (the cases and
+separators its curators wrote):
+
+* **no words joined**: a space in the text must stand where one of the entry's spellings
+  has a space or hyphen, or between a letter and a digit — ``IL-2`` matches "IL 2" and
+  ``SOCS3`` "SOCS 3", but ``EPOR`` does not match the two words "e por" nor ``AT`` "a T"
+  (hyphens are free: ``SOCS3`` matches "SOCS-3", ``PRLR`` "PRL-R");
+* **short names keep their case**: a name of at most :data:`SHORT_NAME` characters (after
+  normalization) written entirely in lower case in the text matches only an entry with an
+  all-lower-case spelling — ``UP`` (uroplakin) does not match "up" in "up-regulated", while
+  ``p53`` matches "p53".  Longer names match in any case (``Ptpn22`` for ``PTPN22``: mouse
+  and human conventions differ).  Dictionary gene taggers match short synonyms
+  case-sensitively for this reason (ProMiner: Hanisch et al. 2005, BMC Bioinformatics
+  6:S14).
+
+Overlapping
 matches are resolved left to right by **longest match** (at each start position the longest
 name wins, and a match that begins inside a previous one is dropped).  Names whose
 normalized key is shorter than ``min_length`` (default 2) are ignored, since one-letter
@@ -51,9 +67,57 @@ HYPHENS = "-\u2010\u2011\u2012\u2013\u2014\u2212"
 _IGNORED = set(HYPHENS) | {" ", "\t", "\n", "\r", "\u00a0"}
 
 
+#: names of at most this many characters (normalized) keep their case (module docstring)
+SHORT_NAME = 3
+
+
 def normalize_name(name):
     """The lexicon key of a name: lower-cased, hyphens and whitespace removed."""
     return "".join(c for c in name.lower() if c not in _IGNORED)
+
+
+def _separators(name, ignored=_IGNORED):
+    """The positions (in normalized characters) after which ``name`` has a character of
+    ``ignored`` (default: a hyphen or whitespace)."""
+    out, k = set(), 0
+    for c in name:
+        if c in ignored:
+            out.add(k)
+        elif c not in _IGNORED:
+            k += 1
+    out.discard(0)
+    return frozenset(out)
+
+
+def _joins_words(occurrence, separators):
+    """Whether a space of the text ``occurrence`` stands neither at one of the lexicon's
+    ``separators`` nor between a letter and a digit (module docstring)."""
+    key = normalize_name(occurrence)
+    for k in _separators(occurrence, _IGNORED - set(HYPHENS)):
+        if k not in separators and k < len(key) and \
+                key[k - 1].isdigit() == key[k].isdigit():
+            return True
+    return False
+
+
+class _Entry:
+    """A trie entry: the concept id, the separator positions of all its spellings, and
+    whether one of them is all lower case."""
+
+    __slots__ = ("concept_id", "separators", "lower")
+
+    def __init__(self, concept_id):
+        self.concept_id, self.separators, self.lower = concept_id, frozenset(), False
+
+    def add(self, name):
+        self.separators |= _separators(name)
+        self.lower = self.lower or name == name.lower()
+
+    def allows(self, occurrence, key_length):
+        """Whether the text ``occurrence`` of the name may be a mention (module docstring)."""
+        if _joins_words(occurrence, self.separators):
+            return False
+        return (key_length > SHORT_NAME or self.lower or occurrence != occurrence.lower())
 
 
 def read_lexicon_entries(path):
@@ -102,8 +166,9 @@ class DictionaryTagger:
     type : str                     type given to the mentions found
 
     Of entries with the same normalized name the first one's id is the mention's (a
-    name-only entry takes the id of a later one).  Building the trie is O(total name
-    length).
+    name-only entry takes the id of a later one); all their spellings decide where an
+    occurrence may have spaces or hyphens and, for a short name, its case.  Building the
+    trie is O(total name length).
     """
 
     _END = "\0"
@@ -126,9 +191,10 @@ class DictionaryTagger:
                 node = node.setdefault(c, {})
             if self._END not in node:
                 self.n_names += 1
-                node[self._END] = concept_id
-            elif node[self._END] is None:       # a name-only entry takes a later id
-                node[self._END] = concept_id
+                node[self._END] = _Entry(concept_id)
+            elif node[self._END].concept_id is None:    # a name-only entry takes a later id
+                node[self._END].concept_id = concept_id
+            node[self._END].add(name)
         if self.n_names == 0:
             raise InvalidParameterError(f"the lexicon has no name of at least {min_length} "
                                         "characters after normalization")
@@ -137,6 +203,7 @@ class DictionaryTagger:
         """``(end, concept id)`` of the longest name starting at ``start`` (end exclusive),
         or ``(-1, None)``."""
         node, best, concept_id, i, n = self.trie, -1, None, start, len(text)
+        length = 0
         while i < n:
             c = text[i]
             if c in _IGNORED:
@@ -146,8 +213,11 @@ class DictionaryTagger:
             if node is None:
                 break
             i += 1
-            if self._END in node and (i == n or not text[i].isalnum()):
-                best, concept_id = i, node[self._END]
+            length += 1
+            entry = node.get(self._END)
+            if entry is not None and (i == n or not text[i].isalnum()) and \
+                    entry.allows(text[start:i], length):
+                best, concept_id = i, entry.concept_id
         return best, concept_id
 
     def tag(self, text):

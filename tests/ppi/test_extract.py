@@ -24,10 +24,32 @@ from ppi.mentions import DictionaryTagger, build_lexicon, document_mentions, nor
 
 # ----------------------------------------------------------------------------- tagger
 def _brute_force_tag(names, text, min_length=2):
-    """Every (start, end) on word boundaries whose normalized text is a name; then
+    """Every (start, end) on word boundaries whose normalized text is a name written in a
+    way the name's spellings allow (no space where no spelling has a separator, unless
+    between a letter and a digit; a short name in lower case only if a spelling is); then
     left-to-right longest non-overlapping choice."""
-    keys = {normalize_name(n) for n in names if len(normalize_name(n)) >= min_length}
-    ignored = set("-\u2010\u2011\u2012\u2013\u2014\u2212 \t\n\r\u00a0")
+    hyphens = set("-\u2010\u2011\u2012\u2013\u2014\u2212")
+    ignored = hyphens | set(" \t\n\r\u00a0")
+
+    def cuts(name, marks):            # positions among the kept characters after a mark
+        kept = [c for c in name if c not in ignored]
+        return {len([c for c in name[:j] if c not in ignored]) for j, c in enumerate(name)
+                if c in marks} - {0, len(kept)}
+
+    spellings = {}
+    for n in names:
+        if len(normalize_name(n)) >= min_length:
+            spellings.setdefault(normalize_name(n), []).append(n)
+
+    def allowed(occurrence):
+        key = normalize_name(occurrence)
+        seps = set().union(*(cuts(n, ignored) for n in spellings[key]))
+        for k in cuts(occurrence, ignored - hyphens):
+            if k not in seps and key[k - 1].isdigit() == key[k].isdigit():
+                return False
+        return (len(key) > 3 or occurrence != occurrence.lower()
+                or any(n == n.lower() for n in spellings[key]))
+
     out, i = [], 0
     while i < len(text):
         best = -1
@@ -35,7 +57,7 @@ def _brute_force_tag(names, text, min_length=2):
             for end in range(i + 1, len(text) + 1):
                 if text[end - 1] in ignored or (end < len(text) and text[end].isalnum()):
                     continue
-                if normalize_name(text[i:end]) in keys:
+                if normalize_name(text[i:end]) in spellings and allowed(text[i:end]):
                     best = end
         if best > 0:
             out.append((i, best))
@@ -47,13 +69,28 @@ def _brute_force_tag(names, text, min_length=2):
 
 def test_tagger_normalization_examples():
     t = DictionaryTagger(["IL-2", "IL-2 receptor", "p53"])
-    text = "il2, IL 2 and Il\u20112 bind the IL-2-receptor; IL-22 and p53s do not; xp53 neither."
+    text = "IL2, IL 2 and Il\u20112 bind the IL-2-receptor; IL-22 and p53s do not; xp53 neither."
     got = [(m.text, m.start) for m in t.tag(text)]
-    assert got == [("il2", 0), ("IL 2", 5), ("Il\u20112", 14), ("IL-2-receptor", 28)]
+    assert got == [("IL2", 0), ("IL 2", 5), ("Il\u20112", 14), ("IL-2-receptor", 28)]
+
+
+def test_tagger_keeps_ordinary_words_out():
+    """The two rules of ppi.mentions: a space only where a spelling has a separator (or
+    between a letter and a digit), and a short name all in lower case only when a spelling
+    is — the false genes of a PubMed file tagged with BioRED's lexicon."""
+    t = DictionaryTagger([("UP", "7380"), ("EPOR", "2057"), ("SOCS3", "9021"),
+                          ("PRLR", "5618"), ("AT", "1"), ("PTPN22", "26191"),
+                          ("p53", "7157"), ("TNF receptor", "7132"), ("Bad", "572")])
+    text = ("HPV up-regulated GLUT1; e por EPOR; SOCS-3 and SOCS 3 and PRL-R; a T; "
+            "ptpn22 and Ptpn22; p53 and P53; TNF-receptor; bad news; BAD binds; "
+            "UP is uroplakin")
+    got = [m.text for m in t.tag(text)]
+    assert got == ["EPOR", "SOCS-3", "SOCS 3", "PRL-R", "ptpn22", "Ptpn22", "p53", "P53",
+                   "TNF-receptor", "BAD", "UP"]
 
 
 def test_tagger_equals_brute_force(rng):
-    alphabet = list("ab1-  .")
+    alphabet = list("aAb1-  .")
     for _ in range(200):
         names = ["".join(rng.choice(alphabet[:4], size=rng.integers(1, 5)))
                  for _ in range(rng.integers(1, 6))]
@@ -79,10 +116,10 @@ def test_tagger_errors_and_given_annotations(tmp_path):
 def test_tagger_gives_each_name_its_lexicon_id():
     tagger = DictionaryTagger([("IL-2", "3558"), ("p53", None), ("P-53", "7157"),
                                ("TNF", "7124"), ("tnf", "21926"), "KinA"])
-    got = [(m.text, m.id) for m in tagger.tag("IL2 binds p53, TNF and kinA; il 2 too")]
+    got = [(m.text, m.id) for m in tagger.tag("IL2 binds p53, TNF and kinA; IL 2 too")]
     # a name-only entry takes a later entry's id; otherwise the first entry of a name wins
     assert got == [("IL2", "3558"), ("p53", "7157"), ("TNF", "7124"), ("kinA", None),
-                   ("il 2", "3558")]
+                   ("IL 2", "3558")]
 
 
 @pytest.mark.parametrize("line, fields", [("a\tb\tc", "3 tab-separated fields"),

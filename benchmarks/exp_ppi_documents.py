@@ -90,6 +90,9 @@ def main(argv=None):
     p.add_argument("--sizes", type=int, nargs="*", default=[25, 50, 100, 200, 400])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--no-variants", action="store_true")
+    p.add_argument("--stage-search", action="store_true",
+                   help="the document stage searches its (λ, γ) grid (the default until "
+                        "2026-11-29) instead of the pair transferred from BioRED")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0 = time.perf_counter()
@@ -117,7 +120,7 @@ def main(argv=None):
                          ("+ document stage (sil)", dict(transfer=False)),
                          ("+ document stage (mi)", dict(transfer=False, instances="mi")),
                          ("+ document stage + transfer (default)", {})):
-            system = DocumentSystem(progress=False, **kw)
+            system = DocumentSystem(progress=False, stage_search=args.stage_search, **kw)
             t1 = time.perf_counter()
             fit = fit_documents(system, tr, Xtr, w_src if system.transfer else None, info)
             row = {"system": name, **_measures(fit, Xdv, dv), "alpha": fit.info["alpha"],
@@ -147,7 +150,8 @@ def main(argv=None):
             docs = np.random.default_rng(seed).permutation(n_docs)[:n]
             sub, Xs = subset_documents(tr, Xtr, docs)
             for transfer in (False, True):
-                system = DocumentSystem(progress=False, transfer=transfer, seed=seed)
+                system = DocumentSystem(progress=False, transfer=transfer, seed=seed,
+                                        stage_search=args.stage_search)
                 try:
                     fit = fit_documents(system, sub, Xs, w_src if transfer else None, info)
                 except Exception as exc:          # a tiny subset may hold one class

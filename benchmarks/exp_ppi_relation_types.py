@@ -42,7 +42,7 @@ def main(argv=None):
     from learners.selection import best_candidate, holdout_predictions
     from learners.splits import group_sets
     from ppi.document_runs import read_relation_corpus
-    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
     from ppi.document_system import (DocumentSystem, candidate_measures, featurize_documents,
                                      unscored_last)
     from ppi.relations import bag_max
@@ -78,7 +78,9 @@ def main(argv=None):
         B = unscored_last(bag_max(P[:, :, j], c))
         scores = np.array([auc(y, b) for b in B])
         best = best_candidate(scores, h.candidates, True)
-        stage = DocumentStage().fit(document_features(P[best, :, j], c), y, c.doc)
+        # the grid search the results page's table was measured with
+        stage = DocumentStage(alphas=ALPHAS, gammas=GAMMAS).fit(
+            document_features(P[best, :, j], c), y, c.doc)
         s_dev = Kdv @ coefs[best][:, j]
         F_dev = document_features(s_dev, dv.candidates)
         y_dev = typed(dv, t)

@@ -101,6 +101,9 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--stages", action="store_true",
                    help="also fit the two stage diagnostics (module docstring)")
+    p.add_argument("--stage-search", action="store_true",
+                   help="every document stage searches its (λ, γ) grid (the default until "
+                        "2026-11-29) instead of the pair transferred from BioRED")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
@@ -119,13 +122,15 @@ def main(argv=None):
             sub, Xs = subset_documents(tr, Xtr, docs)
             fits = {}
             for name, options in SYSTEMS.items():
-                system = DocumentSystem(progress=False, seed=seed, **options)
+                system = DocumentSystem(progress=False, seed=seed,
+                                        stage_search=args.stage_search, **options)
                 fits[name] = (fit_documents(system, sub, Xs, w_src if system.transfer else None,
                                             info), sub.candidates.y)
             if args.stages:
                 rest = subset_documents(tr, Xtr, np.setdiff1d(np.arange(len(tr.corpus.documents)),
                                                               docs))
-                fits.update(stage_swaps(seed, (sub, Xs), rest, fits["default"][0], w_src, info))
+                fits.update(stage_swaps(seed, (sub, Xs), rest, fits["default"][0], w_src, info,
+                                        args.stage_search))
             for name, (fit, training_y) in fits.items():
                 s = unscored_last(predict_documents(fit, Xdv, dv.candidates)[0])
                 row = {"abstracts": n, "seed": seed, "system": name,
@@ -144,12 +149,12 @@ def main(argv=None):
     return 0
 
 
-def stage_swaps(seed, drawn, rest, fit, w_src, info):
+def stage_swaps(seed, drawn, rest, fit, w_src, info, stage_search=False):
     """The two ``--stages`` diagnostics (module docstring) for one draw: ``drawn`` and
     ``rest`` are ``(relation corpus, mention-pair rows)`` of the drawn and the other
     training abstracts, ``fit`` the default system fitted on the drawn ones.  Returns name →
     ``(fit, the labels its document stage was trained on)``."""
-    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
     from ppi.document_system import DocumentFit, DocumentSystem, fit_documents
 
     out = {}
@@ -160,8 +165,9 @@ def stage_swaps(seed, drawn, rest, fit, w_src, info):
             "document stage from the rest": (fit, rest)}.items():
         rc, X = stage_data
         scores = np.asarray(X @ mention_fit.weights).ravel()
-        stage = DocumentStage(seed=seed).fit(document_features(scores, rc.candidates),
-                                             rc.candidates.y, rc.candidates.doc)
+        grid = {"alphas": ALPHAS, "gammas": GAMMAS} if stage_search else {}
+        stage = DocumentStage(seed=seed, **grid).fit(document_features(scores, rc.candidates),
+                                                     rc.candidates.y, rc.candidates.doc)
         out[name] = (DocumentFit(None, mention_fit.weights, None, stage, {}),
                      rc.candidates.y)
     return out
@@ -187,13 +193,16 @@ def load_average():
 
 
 def write_results(out, d, rules=THRESHOLDS,
-           title="Small training sets on BioRED dev (mean ± sd over seeds)"):
+                  title="Small training sets on BioRED dev (mean ± sd over seeds)",
+                  columns=()):
+    """``results.json`` and ``results.md`` (the summary table: ``columns`` first) in the
+    folder ``d``; the table printed too."""
     from kernelrank.atomic import write_json, write_text
     from kernelrank.report import markdown_table
 
     d.mkdir(parents=True, exist_ok=True)
     write_json(d / "results.json", out)
-    cols = ["abstracts", "system", "runs", "auc"] + [f"F {r}" for r in rules]
+    cols = [*columns, "abstracts", "system", "runs", "auc"] + [f"F {r}" for r in rules]
     write_text(d / "results.md", "\n".join([
         f"# {title}", "",
         markdown_table(out["summary"], cols), "",

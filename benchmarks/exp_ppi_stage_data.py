@@ -165,7 +165,7 @@ def main(argv=None):
     from benchmarks.exp_ppi_documents import prepare_features, subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.document_runs import read_relation_corpus
-    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
     from ppi.document_system import (DocumentSystem, candidate_auc, fit_mention_stage,
                                      unscored_last)
 
@@ -202,7 +202,8 @@ def main(argv=None):
         genes = (F, c.y, np.sort(drawn[:n])[c.doc])
         other = (F_o, o.y[~gene], np.sort(drawn[:n])[o.doc[~gene]])
         pooled = _rows(genes, other)
-        default = DocumentStage(seed=seed).fit(F, c.y, c.doc)
+        # every stage here searches the grid (the stage's default until 2026-11-29)
+        default = DocumentStage(seed=seed, alphas=ALPHAS, gammas=GAMMAS).fit(F, c.y, c.doc)
         stages = {"default": default}
         if n < len(drawn):
             rest, Xr = subset_documents(tr, Xtr, drawn[n:])

@@ -30,9 +30,23 @@ features enter as their minimum and maximum):
 
 The model (:class:`DocumentStage`): RLS with the Gaussian kernel on the standardized
 features (kernel ridge regression on 19 numbers; thesis §2.7) over a Nyström basis of
-300 training candidates (Paper III), λ and γ chosen by leave-one-document-out AUC
-through the engine (:func:`learners.selection.select`), the decision threshold the best-F
-one at the winner.  Scoring ``n`` candidates against the ``r`` basis candidates:
+300 training candidates (Paper III), the decision threshold the bagged best-F one of the
+leave-one-document-out scores (:func:`bagged_threshold`).
+
+λ and γ are by default **transferred, not chosen**: the pair :data:`STAGE_ALPHA`,
+:data:`STAGE_GAMMA` that leave-one-document-out AUC over :data:`ALPHAS` × :data:`GAMMAS`
+chose on BioRED's 400 training abstracts.  A default tuned on reference data (Probst,
+Boulesteix & Bischl 2019, "Tunability", JMLR 20:53; from a related task: Yogatama & Mann
+2014, AISTATS) beats a choice made by a few dozen abstracts, whose held-out AUC is too noisy
+to choose by: on random draws of 25 / 50 / 100 / 200 training abstracts (10 each) it gives
+BioRED dev F +1.4 / +1.2 / +0.6 / +0.4 and AUC +1.5 / +1.1 / +0.8 / −0.4 over the grid
+search, and — the test of a transfer — on *BioCreative VI PPIm*, another corpus with another
+definition of a relation, AUC +1.7 / +4.0 / +0.7 / +0.8 and F +0.5 / +0.4 / +0.2 / +0.2 on
+its undrawn abstracts (``benchmarks/exp_ppi_stage_params.py``).  ``ppi train
+--relations-from … --stage-search`` searches the grid instead
+(``DocumentStage(alphas=ALPHAS, gammas=GAMMAS)``).
+
+Scoring ``n`` candidates against the ``r`` basis candidates:
 O(n r d) with d = 19 — negligible beside parsing.
 """
 
@@ -43,8 +57,8 @@ import numpy as np
 from kernelrank.errors import InvalidParameterError
 from learners.measures import precision_recall_f1
 
-__all__ = ["FEATURES", "ALPHAS", "GAMMAS", "document_features", "DocumentStage",
-           "bagged_threshold"]
+__all__ = ["FEATURES", "ALPHAS", "GAMMAS", "STAGE_ALPHA", "STAGE_GAMMA", "document_features",
+           "DocumentStage", "bagged_threshold"]
 
 #: The names of the document-level features, in column order (module docstring).
 FEATURES = ("max_score", "second_score", "mean_score", "empty_bag", "log_mention_pairs",
@@ -164,10 +178,14 @@ def bagged_threshold(y, scores, documents, n_resamples=200, seed=0):
     return float(np.median(found))
 
 
-#: the default λ grid of :class:`DocumentStage` (one path per γ)
+#: the λ grid searched with ``--stage-search`` (one path per γ)
 ALPHAS = 2.0 ** np.arange(-8, 9, 2)
-#: the default γ grid of :class:`DocumentStage` (the Gaussian on standardized features)
+#: the γ grid searched with ``--stage-search`` (the Gaussian on standardized features)
 GAMMAS = (0.001, 0.003, 0.01, 0.03)
+#: the default λ and γ of :class:`DocumentStage`: the grid's choice on BioRED's 400 training
+#: abstracts (module docstring; ``ppi train --relations-from biored --stage-search``,
+#: 2026-11-29)
+STAGE_ALPHA, STAGE_GAMMA = 0.25, 0.001
 
 #: candidates scored together by :meth:`DocumentStage.decision_function` (a block holds
 #: block × basis × features floats: 256 × 300 × 19 × 8 B ≈ 12 MB)
@@ -180,9 +198,11 @@ class DocumentStage:
 
     Parameters
     ----------
-    alphas : sequence of float        the λ grid (a path from one decomposition per γ)
+    alphas : sequence of float        the λ grid (a path from one decomposition per γ;
+                                      default: :data:`STAGE_ALPHA` alone)
     gammas : sequence of float        the γ grid of the Gaussian kernel ``exp(−γ ‖z − z'‖²)``
-                                      on standardized features; each a fit
+                                      on standardized features; each a fit (default:
+                                      :data:`STAGE_GAMMA` alone)
     n_basis : int                     basis candidates of the Nyström map (Paper III; all
                                       candidates when there are fewer; 300 — for 19
                                       features; the leave-one-document-out cost per
@@ -208,9 +228,8 @@ class DocumentStage:
     then every λ and every held-out document from one r × r eigendecomposition
     (:mod:`learners.holdout`).  The basis is drawn from all training candidates (features
     only, no labels), so a held-out document's candidates may be basis vectors — harmless
-    for 19 features and r = 300, and what the model scores new documents with.  Defaults:
-    λ ∈ 2⁻⁸, 2⁻⁶, …, 2⁸ and γ ∈ 0.001, 0.003, 0.01, 0.03 (on BioRED the chosen γ was 0.003
-    or 0.01 and λ 2 or 8).
+    for 19 features and r = 300, and what the model scores new documents with.  With the
+    default single (λ, γ) the fit is one r × r decomposition and its held-out scores.
     """
 
     def __init__(self, alphas=None, gammas=None, n_basis=300, seed=0, n_resamples=200):
@@ -240,8 +259,8 @@ class DocumentStage:
         scale = F.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (F - self.mean_) / self.scale_
-        alphas = np.asarray(self.alphas if self.alphas is not None else ALPHAS)
-        gammas = list(self.gammas if self.gammas is not None else GAMMAS)
+        alphas = np.asarray(self.alphas if self.alphas is not None else (STAGE_ALPHA,))
+        gammas = list(self.gammas if self.gammas is not None else (STAGE_GAMMA,))
         sets = group_sets(np.asarray(documents))
         best = None
         for gamma in gammas:

@@ -29,6 +29,8 @@ pair of a document.  Three parts, each chosen inside the training documents only
 3. **Document stage** (``document_stage=True``; :mod:`ppi.document_stage`): a Gaussian
    RLS on the candidate's stage-1 evidence (its bag's held-out maximum, second best, mean)
    and where the two concepts are mentioned — it scores the cross-sentence candidates too.
+   Its λ and γ are transferred from BioRED (``stage_search=True``: chosen on the training
+   documents).
 
 :func:`fit_documents` trains all three on a :class:`ppi.relations.RelationCorpus`;
 :func:`cross_validate_documents` runs it inside document folds; :func:`predict_documents`
@@ -81,6 +83,9 @@ class DocumentSystem:
     relation_types: tuple | None = None
     instances: str = "sil"
     document_stage: bool = True
+    #: search the stage's (λ, γ) grid by leave-one-document-out AUC instead of the
+    #: transferred pair (:mod:`ppi.document_stage`)
+    stage_search: bool = False
     transfer: bool = True
     sources: tuple = CORPORA
     alphas: tuple | None = None
@@ -133,7 +138,8 @@ class DocumentSystem:
                 "relation_types": (None if self.relation_types is None
                                    else list(self.relation_types)),
                 "instances": self.instances,
-                "document_stage": self.document_stage, "transfer": self.transfer,
+                "document_stage": self.document_stage, "stage_search": self.stage_search,
+                "transfer": self.transfer,
                 "sources": list(self.sources) if self.transfer else [],
                 "alphas": self.alpha_grid.tolist(), "learner": self.learner,
                 "n_basis": self.n_basis, "seed": self.seed, "spacy_model": self.spacy_model}
@@ -350,7 +356,7 @@ def fit_documents(system, rc, X, w_source=None, source_info=None):
     """Fit the ``documents`` system on the relation corpus ``rc`` whose mention pairs have
     the rows ``X`` (``w_source``: the transfer prior's weights, :func:`source_model`).
     Returns :class:`DocumentFit`."""
-    from ppi.document_stage import DocumentStage, document_features
+    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
 
     _check_classes(rc)
     t0 = time.perf_counter()
@@ -364,7 +370,8 @@ def fit_documents(system, rc, X, w_source=None, source_info=None):
     stage = None
     if system.document_stage:
         F = document_features(sel["heldout"], cands)
-        stage = DocumentStage().fit(F, cands.y, cands.doc)
+        grid = {"alphas": ALPHAS, "gammas": GAMMAS} if system.stage_search else {}
+        stage = DocumentStage(**grid).fit(F, cands.y, cands.doc)
         info.update(stage_alpha=stage.alpha_, stage_gamma=stage.gamma_,
                     stage_auc=stage.inner_auc_, stage_f1=stage.inner_f1_)
     info["seconds"] = time.perf_counter() - t0

@@ -156,6 +156,8 @@ def precision_recall_f1(y_true, scores, threshold=0.0):
         Binary labels ({0, 1}, {-1, 1} or bool).
     scores : array-like of shape (m,)
     threshold : float, default 0.0
+        ``-inf`` predicts every sample positive (the threshold :func:`best_f_threshold`
+        returns when that is best), ``+inf`` none; NaN is refused.
 
     Returns
     -------
@@ -172,8 +174,9 @@ def precision_recall_f1(y_true, scores, threshold=0.0):
     Time O(m).
     """
     pos, s = binary_pair(y_true, scores)
-    if not isinstance(threshold, Real) or not np.isfinite(threshold):
-        raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
+    if not isinstance(threshold, Real) or np.isnan(threshold):
+        raise InvalidParameterError(f"threshold must be a number (±inf allowed), got "
+                                    f"{threshold!r}")
     n_pos = int(pos.sum())
     if n_pos == 0:
         raise UndefinedMeasureError("recall and F1 are undefined without positive examples")

@@ -118,7 +118,8 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
               ["--views"] + (["--jobs"] if command == "cv" else [])),
              (source + ["--relation-types", "Bind", "--no-document-stage"],
               ["--relation-types", "--no-document-stage"]),
-             (source + ["--instances", "mi"], ["--instances"])]
+             (source + ["--instances", "mi", "--stage-search"],
+              ["--instances", "--stage-search"])]
     if command == "train":
         cases.append((["--relations-from", str(relations), "--select-on", "biored"],
                       ["--select-on"]))
@@ -163,3 +164,16 @@ def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsy
                      "--output-dir", str(tmp_path / "bad"), "--quiet"]) == 2
         err = capsys.readouterr().err          # refused before the work, naming the option
         assert "error: --alphas" in err and "> 0" in err, err
+
+
+
+def test_stage_search_reaches_the_documents_system():
+    """``--stage-search`` is the system's ``stage_search`` (recorded in its config); without
+    it the stage keeps the transferred (λ, γ)."""
+    from ppi.__main__ import _document_system, build_parser
+
+    for argv, expected in (([], False), (["--stage-search"], True)):
+        args = build_parser().parse_args(["train", "--relations-from", "x.pubtator",
+                                          "--model", "m", *argv])
+        system = _document_system(args)
+        assert system.stage_search is expected and system.config()["stage_search"] is expected

@@ -75,3 +75,28 @@ def test_a_candidates_score_does_not_depend_on_how_blas_was_started(stage, tmp_p
                "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
         subprocess.run([sys.executable, "-c", code], check=True, env=env)
         assert np.array_equal(np.load(tmp_path / "out.npy"), st.decision_function(F)), threads
+
+
+
+def test_the_default_is_the_transferred_pair_a_point_of_the_searched_grid(stage):
+    """The default stage fits (STAGE_ALPHA, STAGE_GAMMA) alone; searching ALPHAS × GAMMAS,
+    which holds that pair, can only raise the leave-one-document-out AUC it is chosen by
+    (the same basis: the same seed), and reproduces the default's when it keeps the pair."""
+    from ppi.document_stage import ALPHAS, GAMMAS, STAGE_ALPHA, STAGE_GAMMA
+
+    st, _ = stage
+    assert (st.alpha_, st.gamma_) == (STAGE_ALPHA, STAGE_GAMMA)
+    assert STAGE_ALPHA in ALPHAS and STAGE_GAMMA in GAMMAS
+    rng = np.random.default_rng(1)
+    F = rng.normal(size=(300, 19))
+    y = np.where(np.sin(2 * F[:, 0]) + F[:, 1] ** 2 + rng.normal(size=300) > 1, 1.0, -1.0)
+    docs = np.repeat(np.arange(30), 10)
+    fixed = DocumentStage(n_basis=100, n_resamples=20).fit(F, y, docs)
+    searched = DocumentStage(alphas=ALPHAS, gammas=GAMMAS, n_basis=100,
+                             n_resamples=20).fit(F, y, docs)
+    assert searched.inner_auc_ >= fixed.inner_auc_ - 1e-12
+    if (searched.alpha_, searched.gamma_) == (STAGE_ALPHA, STAGE_GAMMA):
+        np.testing.assert_allclose(searched.holdout_scores_, fixed.holdout_scores_,
+                                   rtol=1e-9, atol=1e-12)
+    else:
+        assert searched.inner_auc_ > fixed.inner_auc_

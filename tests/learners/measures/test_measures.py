@@ -364,3 +364,18 @@ def test_undefined_and_invalid_inputs():
         disagreement_error([0, 1], [0.1, 0.2], ties=0.3)
     with pytest.raises(InvalidParameterError):
         ndcg_at_k([0, 1], [0.1, 0.2], [1, 1], 0)
+
+
+def test_an_everything_positive_best_threshold_reproduces_its_f1(rng):
+    """When calling every sample positive is best (most samples positive, scores
+    uninformative), best_f_threshold returns -inf and precision_recall_f1 takes it back;
+    +inf predicts nothing, NaN is refused."""
+    y = np.r_[np.ones(45), np.zeros(5)]
+    s = np.where(y > 0, -1.0, 1.0) + 0.01 * rng.normal(size=50)   # the negatives ranked first
+    best = best_f_threshold(y, s)
+    assert best.threshold == -np.inf and best.recall == 1.0
+    again = precision_recall_f1(y, s, best.threshold)
+    assert (again.f1, again.tp, again.fp) == (pytest.approx(best.f1), 45, 5)
+    assert precision_recall_f1(y, s, np.inf).tp == 0
+    with pytest.raises(InvalidParameterError, match="±inf allowed"):
+        precision_recall_f1(y, s, np.nan)

@@ -102,7 +102,10 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
           + f"; leave-one-document-out AUC of the candidates' maxima "
           f"{fit.info['instance_auc']:.3f}",
           *([f"- document stage: λ = {fit.info['stage_alpha']:g}, γ = "
-             f"{fit.info['stage_gamma']:g}; leave-one-document-out AUC "
+             f"{fit.info['stage_gamma']:g} ("
+             + ("chosen on these abstracts, --stage-search" if system.stage_search else
+                "transferred from BioRED; --stage-search chooses them on these abstracts")
+             + "); leave-one-document-out AUC "
              f"{fit.info['stage_auc']:.3f}, F {fit.info['stage_f1']:.3f} at threshold "
              f"{fit.threshold:.4g}"] if fit.stage is not None else []),
           f"- saved to `{model_dir}` ({format_duration(res['seconds'])})", ""]

@@ -584,6 +584,8 @@ def exit_code(run, *args, name=None, resumes=False):
     try:
         with _stage_lines(), _redeliver_swallowed_interrupts():
             result = run(*args)
+    except BrokenPipeError:
+        return _closed_pipe()
     except KernelrankError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -597,7 +599,31 @@ def exit_code(run, *args, name=None, resumes=False):
         _quiet_exit_after_interrupt()
         return 130
     if isinstance(result, Summary):
-        print_summary(name or os.path.basename(sys.argv[0]), result,
-                      time.perf_counter() - start)
+        try:
+            print_summary(name or os.path.basename(sys.argv[0]), result,
+                          time.perf_counter() - start)
+        except BrokenPipeError:
+            return _closed_pipe()
         return int(result.code)
     return 0 if result is None else int(result)
+
+
+#: the exit code of a command whose output pipe was closed by its reader (``| head``):
+#: 128 + SIGPIPE, what the shell reports for a program SIGPIPE ends
+CLOSED_PIPE = 141
+
+
+def _closed_pipe():
+    """After a write to a pipe its reader has closed (``ppi … | head -1``): no traceback.
+    The rest of the output goes to ``/dev/null``, so that the interpreter's own flush at exit
+    does not fail again (the recipe of Python's :mod:`signal` documentation, "Note on
+    SIGPIPE"); returns :data:`CLOSED_PIPE`.  Files the command wrote are complete: they are
+    written atomically, before the summary."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):       # not a real file (pytest's capture)
+            pass
+    os.close(devnull)
+    return CLOSED_PIPE

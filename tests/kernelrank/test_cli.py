@@ -188,3 +188,25 @@ def test_ppi_cross_corpus_as_a_library_call(data_dir, tmp_path):
     assert json.loads(written[0].read_text())["auc"] == res["auc"]
     assert all(p.exists() for p in written)
     assert "![cross_corpus_auc](cross_corpus_auc.png)" in (tmp_path / "results.md").read_text()
+
+
+@pytest.mark.parametrize("where", ["summary", "run"])
+def test_a_reader_closing_the_pipe_ends_the_command_quietly(where):
+    """``cmd | head -1``: the write to the closed pipe is no traceback, the exit code is
+    the shell's for SIGPIPE (141), whether the summary or the command's own lines hit it."""
+    code = ("import sys\n"
+            "from kernelrank.cli import Summary, exit_code\n"
+            "def run():\n"
+            "    if %r == 'run':\n"
+            "        for k in range(100000):\n"
+            "            print('line', k)\n"
+            "    return Summary([], ['headline %%d' %% k for k in range(100000)])\n"
+            "sys.exit(exit_code(run))\n" % where)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()                       # the reader goes away, as `head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert first.startswith(b"line" if where == "run" else b"headline")
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

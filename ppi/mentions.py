@@ -5,7 +5,7 @@ optionally followed by a tab and the name's concept id (``IL-2<TAB>3558``; sever
 PubTator writes them, ``3558,16183``), UTF-8, ``#`` comment lines and blank lines ignored —
 and finds every occurrence of a name in a text with **case and hyphen normalization**:
 letters are compared lower-cased, hyphen-like characters (``-‐‑‒–—``) and whitespace are
-ignored, so ``IL-2``, ``IL2``, ``il 2`` and ``Il‑2`` all match the entry ``IL-2``.  A match
+ignored, so ``IL-2``, ``IL2``, ``IL 2`` and ``Il‑2`` all match the entry ``IL-2``.  A match
 must start and end on a word boundary (no letter or digit just outside it), and two rules
 keep ordinary words out, each judged by the entry's spellings in the lexicon (the cases and
 separators its curators wrote):

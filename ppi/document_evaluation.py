@@ -284,7 +284,10 @@ def _plot(y, s, d, n_gold, cooc, path, lower_bound):
 
 
 def _types_key(types):
-    return None if types is None else frozenset(t.lower() for t in types)
+    """Types as the readers compare them (:func:`corpora.documents.type_set`); None: any."""
+    from corpora.documents import type_set
+
+    return None if types is None else type_set(types, "types", "Bind")
 
 
 def pair_definition_of(predictions, entity_types=None, relation_types=None):

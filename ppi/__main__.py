@@ -329,6 +329,11 @@ def build_parser():
                    help="gold relation types that count, ignoring case (default: the "
                         "model's, e.g. Bind for a model trained with --relation-types Bind, "
                         "as recorded beside the input; else any type)")
+    p.add_argument("--model", default=None, metavar="DIR",
+                   help="the saved model that made the input: its entity and relation types "
+                        "are measured (instead of those the summaries beside the input "
+                        "record, which are not there when `ppi extract` or `ppi aggregate` "
+                        "wrote them elsewhere with --output-dir); a mismatch is reported")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")
@@ -622,7 +627,8 @@ def _evaluate_documents(args):
                                         args.output_dir,
                                         gold_format=args.gold_format, skip_bad=args.skip_bad,
                                         model_note=args.note, entity_types=args.entity_types,
-                                        relation_types=args.relation_types)
+                                        relation_types=args.relation_types,
+                                        model=args.model)
     m, c = r["model"], r["cooccurrence"]
     k = r["candidates"]
 

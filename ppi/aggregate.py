@@ -79,7 +79,7 @@ from corpora.standoff import concept_order, concept_pair, split_concept_ids
 from kernelrank.atomic import atomic_open
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 from kernelrank.lock import output_lock
-from ppi.records import clean, numbered_lines, parse_bool, recorded_definition
+from ppi.records import clean, numbered_lines, output_fields, parse_bool, recorded_definition
 from ppi.records import read_pair_records  # noqa: F401 (a name of this module too)
 
 __all__ = ["aggregate", "aggregate_document", "read_document_pairs",
@@ -246,7 +246,7 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
                     continue
                 out.write(_tsv_line(x) if output_format == "tsv" else
                           json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n")
-    return {"input": str(input), "output": str(output), "output_format": output_format,
+    return {"input": str(input), **output_fields(output), "output_format": output_format,
             "aggregation": "max over mention pairs (interaction: at least one mention pair "
                            "predicted to interact), or a documents model's document "
                            "records",

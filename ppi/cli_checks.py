@@ -108,7 +108,8 @@ def _network(args):
 
 
 def _evaluate_documents(args):
-    spec = _relations(PathSpec().input("--input", args.input), args, "--gold", args.gold)
+    spec = _relations(PathSpec().input("--input", args.input).input("--model", args.model),
+                      args, "--gold", args.gold)
     return spec.folder("--output-dir", args.output_dir, *_REPORT)
 
 

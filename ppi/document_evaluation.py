@@ -283,6 +283,24 @@ def _plot(y, s, d, n_gold, cooc, path, lower_bound):
     plt.close(fig)
 
 
+def _definition_key(recorded):
+    """A recorded definition (None: the default) as the readers compare types
+    (:func:`_types_key`): equal for two definitions of the same pairs."""
+    from ppi.relations import DEFAULT_ENTITY_TYPES
+
+    return (_types_key(recorded.get("model_entity_types") or DEFAULT_ENTITY_TYPES),
+            _types_key(recorded.get("model_relation_types")))
+
+
+def _definition_words(recorded):
+    """``entity types …, relation types …`` of a recorded definition (None: the default)."""
+    from ppi.relations import DEFAULT_ENTITY_TYPES
+
+    e, r = recorded.get("model_entity_types"), recorded.get("model_relation_types")
+    return (f"entity types {' '.join(e or DEFAULT_ENTITY_TYPES)}, relation types "
+            f"{'any' if r is None else ' '.join(r)}")
+
+
 def _types_key(types):
     """Types as the readers compare them (:func:`corpora.documents.type_set`); None: any."""
     from corpora.documents import type_set
@@ -290,15 +308,18 @@ def _types_key(types):
     return None if types is None else type_set(types, "types", "Bind")
 
 
-def pair_definition_of(predictions, entity_types=None, relation_types=None):
+def pair_definition_of(predictions, entity_types=None, relation_types=None, model=None):
     """The entity and relation types to measure ``predictions`` (an aggregate output) with.
 
     A ``documents`` model trained with ``--entity-types`` / ``--relation-types`` relates
     those pairs only; ``ppi extract`` and ``ppi aggregate`` record its definition in their
-    summaries (:func:`ppi.records.recorded_definition`).  A type list not given here is the
-    recorded one, so that the model is measured against what it learned; one given here
-    wins, and when it differs from the recorded one the result says so (``note``) and a
-    warning is logged.  O(1).
+    summaries (:func:`ppi.records.recorded_definition`), and the saved ``model`` (a
+    directory: ``ppi evaluate-documents --model``, for outputs whose summaries were written
+    elsewhere) records it in its training record (:func:`ppi.model.read_training`).  A type
+    list not given here is the model's, so that the model is measured against what it
+    learned; one given here wins, and when it differs from the model's the result says so
+    (``note``) and a warning is logged — as when ``model`` and the summaries beside the
+    input record different definitions (the records were made by another model).  O(1).
 
     Returns
     -------
@@ -312,22 +333,39 @@ def pair_definition_of(predictions, entity_types=None, relation_types=None):
     from ppi.records import recorded_definition
 
     recorded = recorded_definition(predictions)
-    out = {"recorded": recorded, "from": {}, "note": None}
     notes = []
+    if model is not None:
+        from ppi.model import read_training
+        from ppi.records import DEFINITION_KEYS, pair_definition
+
+        # a mention-level model's definition is the default one: genes, any relation type
+        of_model = {k: None for k in DEFINITION_KEYS} | pair_definition(read_training(model))
+        beside = recorded
+        recorded = of_model
+        if beside and _definition_key(beside) != _definition_key(of_model):
+            notes.append(f"the summaries beside {predictions} record another model's pair "
+                         f"definition ({_definition_words(beside)}) than {model} "
+                         f"({_definition_words(of_model)}): were the records made by "
+                         "another model?")
+    out = {"recorded": recorded, "from": {}, "note": None,
+           "model": None if model is None else str(model)}
+    asked = []
     for key, given, option in (("entity_types", entity_types, "--entity-types"),
                                ("relation_types", relation_types, "--relation-types")):
-        model = recorded.get(f"model_{key}")
+        learned = recorded.get(f"model_{key}")
         if given is None:
-            out[key] = None if model is None else list(model)     # None: any type
+            out[key] = None if learned is None else list(learned)     # None: any type
             out["from"][key] = "model" if f"model_{key}" in recorded else "default"
             continue
         out[key] = list(given)
         out["from"][key] = "command line"
-        if f"model_{key}" in recorded and _types_key(given) != _types_key(model):
-            notes.append(f"{option} {' '.join(given)}, but the model was trained on "
-                         f"{'any relation type' if model is None else ' '.join(model)}")
+        if f"model_{key}" in recorded and _types_key(given) != _types_key(learned):
+            asked.append(f"{option} {' '.join(given)}, but the model was trained on "
+                         f"{'any relation type' if learned is None else ' '.join(learned)}")
+    if asked:
+        notes.append("; ".join(asked) + " — measured as asked")
     if notes:
-        out["note"] = "; ".join(notes) + " — measured as asked"
+        out["note"] = "; ".join(notes)
         logging.getLogger(__name__).warning("%s", out["note"])
     return out
 
@@ -338,7 +376,8 @@ def _definition_line(definition):
         v = definition[key]
         origin = {"model": "the model's", "command line": "as asked",
                   "default": "the default" if definition["recorded"] else
-                  "the default: no summary beside the input records the model's"}[
+                  "the default: no summary beside the input records the model's; "
+                             "--model names it"}[
             definition["from"][key]]
         return f"{default if v is None else ', '.join(v)} ({origin})"
     from ppi.relations import DEFAULT_ENTITY_TYPES
@@ -349,12 +388,14 @@ def _definition_line(definition):
 
 
 def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
-                           model_note=None, entity_types=None, relation_types=None):
+                           model_note=None, entity_types=None, relation_types=None,
+                           model=None):
     """Evaluate, write ``results.json`` + ``results.md`` + ``precision_recall.png`` into
-    ``output_dir``; returns ``(results, written)``."""
+    ``output_dir``; returns ``(results, written)``.  ``model``: the saved model whose pair
+    definition applies (:func:`pair_definition_of`)."""
     from kernelrank.report import markdown_image, markdown_table, write_report
 
-    definition = pair_definition_of(predictions, entity_types, relation_types)
+    definition = pair_definition_of(predictions, entity_types, relation_types, model)
     r = evaluate_documents(predictions, gold, gold_format=gold_format, skip_bad=skip_bad,
                            entity_types=definition["entity_types"],
                            relation_types=definition["relation_types"])

@@ -131,7 +131,7 @@ from kernelrank.lock import output_lock
 from corpora.standoff import split_concept_ids
 from ppi.names import DEFAULT_SPACY_MODEL
 from ppi.records import (RECORD_VERSION, TSV_COLUMNS, document_record, format_records,
-                         pair_definition, pair_records)
+                         output_fields, pair_definition, pair_records)
 
 __all__ = ["extract", "process_chunk", "score_sentences", "write_summary_report",
            "TSV_COLUMNS", "OUTPUT_FORMATS", "ExtractionResources", "freeze_resident_objects"]
@@ -708,7 +708,7 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
     totals = parts.assemble(n_chunks, header)
     seconds = time.perf_counter() - t0
     summary = {"input": str(input), "format": format, "model": str(model),
-               "output": str(output), "output_format": output_format, "chunks": n_chunks,
+               **output_fields(output), "output_format": output_format, "chunks": n_chunks,
                "resumed_chunks": resumed, "computed_chunks": new,
                "documents": stats.documents, "skipped_records": stats.skipped,
                "skipped_examples": stats.errors[:10], **stats.mention_counts(),

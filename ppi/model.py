@@ -134,7 +134,8 @@ _BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
 
 __all__ = ["PPIModel", "LinearModel", "SingleViewModel", "MultiViewModel", "GaussianModel",
            "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
-           "GAUSSIAN_VERSION", "DOCUMENT_VERSION", "featurizer_parses", "load_model"]
+           "GAUSSIAN_VERSION", "DOCUMENT_VERSION", "featurizer_parses", "load_model",
+           "read_training"]
 
 
 def featurizer_parses(featurizer):
@@ -581,6 +582,27 @@ def load_model(directory):
     """The model saved in ``directory`` (:meth:`PPIModel.load`: the class of its format
     version, e.g. a :class:`DocumentModel` for version 6)."""
     return PPIModel.load(directory)
+
+
+def read_training(directory):
+    """The ``training`` record of the model saved in ``directory`` — what it learned from
+    (e.g. a ``documents`` model's entity and relation types, :func:`ppi.records.
+    pair_definition`) — from ``model.json`` alone, checked as :meth:`PPIModel.load` checks
+    it, without reading the weights.  O(size of ``model.json``).
+
+    Raises
+    ------
+    DataNotFoundError
+        ``directory`` does not hold ``model.json``.
+    CorpusFormatError
+        ``model.json`` is damaged, altered or of another format (the message names it).
+    """
+    path = Path(directory) / "model.json"
+    if not path.is_file():
+        raise DataNotFoundError(f"{directory} is not a saved PPI model (no model.json); "
+                                "create one with `python -m ppi train`")
+    training = _read_meta(path).get("training")
+    return training if isinstance(training, dict) else {}
 
 
 def _apg_arrays(vectorizer, weights):

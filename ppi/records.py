@@ -24,7 +24,7 @@ from kernelrank.errors import CorpusFormatError
 __all__ = ["TSV_COLUMNS", "RECORD_VERSION", "clean", "entity_record", "pair_records",
            "document_record", "tsv_line", "format_records", "read_pair_records",
            "numbered_lines", "parse_bool", "DEFINITION_KEYS", "pair_definition",
-           "recorded_definition"]
+           "output_fields", "recorded_definition"]
 
 #: the columns of an extract TSV (a document record fills doc_id, the texts, the concept
 #: ids, score, interaction and level)
@@ -63,6 +63,13 @@ def pair_definition(training):
             "model_relation_types": system.get("relation_types")}
 
 
+def output_fields(output):
+    """The summary fields naming a run's ``output``: as given (``output``) and absolute
+    (``output_path``), by which :func:`recorded_definition` knows the summary beside a file
+    for that file's own, from any working directory."""
+    return {"output": str(output), "output_path": str(Path(output).resolve())}
+
+
 def recorded_definition(output):
     """The :data:`DEFINITION_KEYS` recorded in ``<output>.summary.json`` — the summary that
     ``ppi extract`` or ``ppi aggregate`` writes beside its output — when that summary is
@@ -73,7 +80,9 @@ def recorded_definition(output):
         return {}
     try:
         r = json.loads(summary.read_text(encoding="utf-8"))
-        same = Path(r["output"]).resolve() == Path(output).resolve()
+        # summaries before 2026-11-29 name the output only as given (resolved here, from
+        # this working directory)
+        same = Path(r.get("output_path", r["output"])).resolve() == Path(output).resolve()
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logging.getLogger(__name__).warning(
             "%s is not a run summary (%s: %s); the model's pair definition is not known — "

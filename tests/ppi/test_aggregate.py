@@ -410,3 +410,70 @@ def test_the_models_pair_definition_is_read_from_the_summary_of_this_output(tmp_
         assert recorded_definition(out) == {}
     assert "docs.jsonl.summary.json is not a run summary" in caplog.text
     assert pair_definition_of(out)["from"]["relation_types"] == "default"
+
+
+def test_a_summary_is_known_for_its_outputs_own_from_any_working_directory(tmp_path,
+                                                                           monkeypatch):
+    """A run given a relative ``--output`` records it absolute too (``output_path``), so
+    that ``ppi aggregate`` or ``ppi evaluate-documents`` started in another folder still
+    finds the model's pair definition; a summary naming the output only relative (written
+    before ``output_path``) is resolved from the working directory."""
+    from ppi.aggregate import aggregate
+    from ppi.records import recorded_definition
+
+    run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    run.mkdir()
+    elsewhere.mkdir()
+    src = _write_jsonl(RECORDS, run / "pairs.jsonl")
+    definition = {"model_entity_types": ["Gene"], "model_relation_types": ["Bind"]}
+    monkeypatch.chdir(run)
+    summary = aggregate("pairs.jsonl", "docs.jsonl")
+    assert summary["output"] == "docs.jsonl"
+    assert summary["output_path"] == str(run / "docs.jsonl")
+    (run / "docs.jsonl.summary.json").write_text(json.dumps({**summary, **definition}))
+    monkeypatch.chdir(elsewhere)
+    assert recorded_definition(run / "docs.jsonl") == definition
+    (run / "docs.jsonl.summary.json").write_text(json.dumps({"output": "docs.jsonl",
+                                                             **definition}))
+    assert recorded_definition(run / "docs.jsonl") == {}       # docs.jsonl of elsewhere
+    monkeypatch.chdir(run)
+    assert recorded_definition(run / "docs.jsonl") == definition
+
+
+def test_the_pair_definition_of_a_named_model_and_its_mismatch_with_the_summaries(
+        tmp_path, caplog, monkeypatch):
+    """``ppi evaluate-documents --model``: the saved model's training record decides (a
+    mention-level model: the default genes, any relation type); summaries beside the input
+    that record another definition are reported (the records were made by another model);
+    a folder without a model is a typed error naming it."""
+    import logging
+    from pathlib import Path
+
+    import ppi.model
+    from kernelrank.errors import DataNotFoundError
+    from ppi.document_evaluation import pair_definition_of
+
+    out = tmp_path / "docs.jsonl"
+    out.write_text("")
+    trainings = {"bind": {"system": {"system": "documents", "relation_types": ["Bind"],
+                                     "entity_types": ["GeneOrGeneProduct", "Gene"]}},
+                 "mentions": {"system": {"system": "text"}}}
+    monkeypatch.setattr(ppi.model, "read_training", lambda d: trainings[Path(d).name])
+    d = pair_definition_of(out, model=tmp_path / "bind")
+    assert (d["relation_types"], d["note"]) == (["Bind"], None)
+    assert d["from"] == {"entity_types": "model", "relation_types": "model"}
+    d = pair_definition_of(out, model=tmp_path / "mentions")
+    assert (d["entity_types"], d["relation_types"], d["note"]) == (None, None, None)
+    assert d["from"]["relation_types"] == "model"
+    # the summary beside the input records the same definition in another order: no note
+    (tmp_path / "docs.jsonl.summary.json").write_text(json.dumps(
+        {"output": str(out), "model_entity_types": ["gene", "GeneOrGeneProduct"],
+         "model_relation_types": ["bind"]}))
+    assert pair_definition_of(out, model=tmp_path / "bind")["note"] is None
+    with caplog.at_level(logging.WARNING):
+        d = pair_definition_of(out, model=tmp_path / "mentions")
+    assert d["relation_types"] is None and "another model" in d["note"]
+    assert "another model" in caplog.text
+    monkeypatch.undo()
+    with pytest.raises(DataNotFoundError, match="not a saved PPI model"):
+        pair_definition_of(out, model=tmp_path / "nothing")

@@ -217,6 +217,12 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     unknown = evaluate("unknown")
     assert unknown["relation_types"] is None and unknown["pair_definition"]["recorded"] == {}
     assert unknown["candidates"]["related"] == related(None) > related(types)
+    assert "--model names it" in (tmp_path / "unknown" / "results.md").read_text()
+    # --model: the saved model's types without any summary
+    named = evaluate("named", "--model", str(model_dir))
+    assert named["relation_types"] == types and named["pair_definition"]["note"] is None
+    assert named["pair_definition"]["from"]["relation_types"] == "model"
+    assert named["candidates"] == res["candidates"]
 
 
 def test_document_records_are_byte_identical_in_process_and_on_dask_workers(

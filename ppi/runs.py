@@ -153,13 +153,18 @@ def _cv(data, K, out, settings, folds, leaky, t0, feat_seconds, source=None):
     r["y"] = data.y
     r["featurize_seconds"] = feat_seconds
     r["total_seconds"] = time.perf_counter() - t0
+    note = settings.strategy.cv_note
+    if note:
+        r["note"] = note
+        log.warning("%s", note)
     res = _strip(r)
     res["config"] = settings.config()
     written = [out / "roc.png", out / "predictions.tsv"]
     report.plot_roc([r], written[0])
     report.write_predictions(written[1], data, r["scores"], r["fold_of_pair"])
+    md = report.cv_markdown([r], settings.config(), written[:1])
     written[:0] = report.write_report(out, "results", res,
-                                      report.cv_markdown([r], settings.config(), written[:1]))
+                                      md + (f"\n**Note.** {note}\n" if note else ""))
     log.info("cv %s (%s)", report.cv_line(r), format_duration(r["total_seconds"]))
     return r, written
 

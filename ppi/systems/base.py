@@ -171,6 +171,21 @@ class System:
         self.settings = settings
         self.representation, self.top, self.source = self.make_parts(settings)
 
+    @property
+    def cv_note(self):
+        """What ``ppi cv`` (one corpus, inner selection per fold) does not do of what ``ppi
+        train`` does with this system, for its reports; None when they are the same."""
+        if self.development_set is None:
+            return None
+        return (f"Cross-validated on the corpus alone, λ chosen per fold by the inner "
+                f"criterion: `ppi train --system {self.name}` also "
+                + ("learns from half of the development abstracts "
+                   f"({self.development_set}) and chooses λ and β on the other half"
+                   if self.trains_on_development else
+                   f"chooses λ and β on the development abstracts ({self.development_set})")
+                + ", so its model is measured on other corpora instead (the results page, "
+                  "'parser match': `python -m benchmarks.bench_ppi_extract model-shift`).")
+
     @staticmethod
     def make_parts(s):
         """``(representation, top kernel, source)`` of the settings ``s`` — the one place

@@ -135,6 +135,31 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
 
 
 @pytest.mark.slow
+def test_cv_reports_what_it_leaves_out_of_the_systems_training(data_dir, tmp_path, monkeypatch,
+                                                              caplog):
+    """A system whose ``ppi train`` also uses development abstracts (``text``) is
+    cross-validated on the corpus alone; ``results.json``, ``results.md`` and the log say
+    so (here ``multiview`` given a development set, to keep the test fast)."""
+    import logging
+
+    from ppi.systems.multiview import MultiViewSystem
+
+    monkeypatch.setattr(MultiViewSystem, "development_set", "biored")
+    out = tmp_path / "o"
+    with caplog.at_level(logging.WARNING):
+        assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                     str(data_dir), "--alphas", "1", "--output-dir", str(out), "--quiet"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert "corpus alone" in res["note"] and "biored" in res["note"]
+    assert "**Note.** Cross-validated on the corpus alone" in (out / "results.md").read_text()
+    assert "corpus alone" in caplog.text
+    monkeypatch.undo()
+    assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",
+                 str(data_dir), "--alphas", "1", "--output-dir", str(out), "--quiet"]) == 0
+    assert "note" not in json.loads((out / "results.json").read_text())
+
+
+@pytest.mark.slow
 def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsys):
     """``--alphas`` replaces the λ grid: every fold's chosen λ is one of them, the report
     records the grid, and the result is the engine's CV with that grid."""

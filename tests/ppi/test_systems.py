@@ -64,6 +64,23 @@ def test_settings_without_a_name_get_the_base_system():
     assert system.parses() == ("split_parse",)
 
 
+def test_cv_says_what_it_does_not_do_of_the_systems_training():
+    """``cv_note``: a system whose ``ppi train`` learns from, or chooses on, development
+    abstracts says so in ``ppi cv``'s reports; the others train in CV as in ``ppi train``."""
+    text = Settings.for_system("text").strategy.cv_note
+    assert "half of the development abstracts (biored)" in text and "--system text" in text
+    for name in ("paper-v", "multiview", "multicorpus"):
+        assert Settings.for_system(name).strategy.cv_note is None
+
+    class ChoosesOnly(System):
+        name = "chooser"
+        development_set = "biored"
+
+    note = ChoosesOnly(Settings(progress=False)).cv_note
+    assert "chooses λ and β on the development abstracts (biored)" in note
+    assert "half" not in note
+
+
 def test_each_system_owns_its_saved_model_class():
     from ppi.model import GaussianModel, MultiViewModel, SingleViewModel
 

@@ -424,7 +424,7 @@ def test_a_summary_is_known_for_its_outputs_own_from_any_working_directory(tmp_p
     run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
     run.mkdir()
     elsewhere.mkdir()
-    src = _write_jsonl(RECORDS, run / "pairs.jsonl")
+    _write_jsonl(RECORDS, run / "pairs.jsonl")
     definition = {"model_entity_types": ["Gene"], "model_relation_types": ["Bind"]}
     monkeypatch.chdir(run)
     summary = aggregate("pairs.jsonl", "docs.jsonl")

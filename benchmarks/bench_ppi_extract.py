@@ -26,6 +26,9 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
     learning-xml --jobs 0`` on each test corpus scores the file's own parses (every parse
     the model reads) and, with ``--reparse``, spaCy's one analysis stored under each of
     those names; AUC and F (at the model's threshold) from the gold labels, side by side.
+    A model is not scored on a corpus it learned from (its training corpus or a source of
+    its transfer prior, :func:`ppi.model.learned_from`): by default those corpora are left
+    out, and naming one in ``--corpora`` is refused.
 
 Usage::
 
@@ -215,6 +218,13 @@ def model_shift(args, data_dir, workdir):
     import numpy as np
 
     from learners.measures import auc, precision_recall_f1
+    from kernelrank.errors import InvalidParameterError
+    from ppi.model import check_not_learned_from
+
+    try:
+        check_not_learned_from(args.models, args.corpora)
+    except InvalidParameterError as exc:
+        raise SystemExit(f"error: {exc}") from None
     rows = []
     for model in args.models:
         for name in args.corpora:
@@ -285,6 +295,14 @@ def main(argv=None):
         args.corpora = {"throughput": list(ALL), "memory": ["LLL", "HPRD50"],
                         "shift": ["LLL", "HPRD50"],
                         "model-shift": ["BioInfer", "HPRD50", "IEPA", "LLL"]}[args.mode]
+        if args.mode == "model-shift":        # by default only the corpora that test them
+            from ppi.model import learned_from, read_training
+
+            learned = set().union(*(learned_from(read_training(m)) for m in args.models))
+            if learned & set(args.corpora):
+                print(f"not tested on {', '.join(sorted(learned & set(args.corpora)))}: "
+                      "learned from")
+            args.corpora = [c for c in args.corpora if c not in learned]
     res = {"throughput": throughput, "memory": memory, "shift": shift,
            "model-shift": model_shift}[args.mode](args, data_dir, workdir)
     res["command"] = " ".join(sys.argv)

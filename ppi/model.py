@@ -135,7 +135,7 @@ _BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
 __all__ = ["PPIModel", "LinearModel", "SingleViewModel", "MultiViewModel", "GaussianModel",
            "DocumentModel", "FORMAT", "VERSION", "MULTIVIEW_VERSION",
            "GAUSSIAN_VERSION", "DOCUMENT_VERSION", "featurizer_parses", "load_model",
-           "read_training"]
+           "read_training", "learned_from", "check_not_learned_from"]
 
 
 def featurizer_parses(featurizer):
@@ -603,6 +603,40 @@ def read_training(directory):
                                 "create one with `python -m ppi train`")
     training = _read_meta(path).get("training")
     return training if isinstance(training, dict) else {}
+
+
+def learned_from(training):
+    """The names of the corpora whose labels a model with the ``training`` record
+    (:func:`read_training`) learned from: its training corpus and, with transfer, the
+    source corpora of its prior (a mention-level model's ``transfer.sources``, a
+    ``documents`` model's ``system.sources``).  A corpus in this set is no test of the
+    model.  O(1)."""
+    names = set()
+    if isinstance(training.get("corpus"), str):
+        names.add(training["corpus"])
+    transfer = training.get("transfer")
+    if isinstance(transfer, dict):
+        names.update(transfer.get("sources") or ())
+    system = training.get("system")
+    if isinstance(system, dict) and system.get("transfer"):
+        names.update(system.get("sources") or ())
+    return names
+
+
+def check_not_learned_from(models, corpora):
+    """Refuse to test saved ``models`` on ``corpora`` (names) they learned from — a training
+    corpus or a source of the transfer prior (:func:`learned_from`; ``ppi train --corpus
+    AIMed`` takes every other benchmark corpus as a source unless ``--sources`` says
+    otherwise): :class:`~kernelrank.errors.InvalidParameterError` naming model and corpora.
+    O(size of each ``model.json``)."""
+    for model in models:
+        leaked = sorted(learned_from(read_training(model)) & set(corpora))
+        if leaked:
+            raise InvalidParameterError(
+                f"{model} learned from {', '.join(leaked)} (its training corpus or a source "
+                "of its transfer prior), so its score there is no test; train it with "
+                "--sources leaving them out (e.g. `ppi train --corpus AIMed --sources "
+                "BioInfer`) or do not test it on them")
 
 
 def _apg_arrays(vectorizer, weights):

@@ -597,3 +597,33 @@ def test_gaussian_mistyped_kernel_fields_are_refused(gaussian, tmp_path, change,
 def test_gaussian_bad_basis_arrays_are_refused(gaussian, tmp_path, arrays, message):
     _g_model(gaussian).save(tmp_path / "M")
     _assert_rewritten_arrays_refused(tmp_path / "M", arrays, message)
+
+
+def test_what_a_saved_model_learned_from_is_read_without_its_weights(lll, tmp_path):
+    """``read_training`` reads ``model.json`` alone (the weights may be absent) and
+    ``learned_from`` names the training corpus and the transfer sources; the parser-shift
+    benchmark (``check_not_learned_from``) refuses to score a model on one of them, naming
+    it."""
+    from kernelrank.errors import DataNotFoundError, InvalidParameterError
+    from ppi.model import SingleViewModel, check_not_learned_from, learned_from, read_training
+
+    _, featurizer, data = lll
+    m = SingleViewModel(featurizer, np.zeros(data.X.shape[1]), alpha=0.5, threshold=0.1,
+                        training={"corpus": "AIMed",
+                                  "transfer": {"sources": ["BioInfer", "LLL"]}})
+    m.save(tmp_path / "M")
+    (tmp_path / "M" / "weights.npz").unlink()
+    training = read_training(tmp_path / "M")
+    assert learned_from(training) == {"AIMed", "BioInfer", "LLL"}
+    assert learned_from({"system": {"system": "documents", "transfer": False,
+                                    "sources": ["AIMed"]}}) == set()
+    assert learned_from({"system": {"system": "documents", "transfer": True,
+                                    "sources": ["AIMed", "IEPA"]}}) == {"AIMed", "IEPA"}
+    check_not_learned_from([tmp_path / "M"], ["HPRD50", "IEPA"])       # not learned from
+    with pytest.raises(InvalidParameterError, match="learned from BioInfer, LLL"):
+        check_not_learned_from([tmp_path / "M"], ["LLL", "HPRD50", "BioInfer"])
+    with pytest.raises(DataNotFoundError, match="not a saved PPI model"):
+        read_training(tmp_path / "nothing")
+    _edit_json(tmp_path / "M", lambda meta: {**meta, "threshold": 0.2}, reseal=False)
+    with pytest.raises(CorpusFormatError, match="model.json"):
+        read_training(tmp_path / "M")

@@ -333,7 +333,8 @@ def build_parser():
                    help="the saved model that made the input: its entity and relation types "
                         "are measured (instead of those the summaries beside the input "
                         "record, which are not there when `ppi extract` or `ppi aggregate` "
-                        "wrote them elsewhere with --output-dir); a mismatch is reported")
+                        "wrote them elsewhere with --output-dir); a mismatch is reported, "
+                        "and so is a gold file the model learned from (in-sample)")
     p.add_argument("--skip-bad", action="store_true",
                    help="leave out (and count) predicted documents the gold file does not "
                         "have, and gold relations without two genes, instead of stopping")

@@ -181,6 +181,15 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         scores.append(float(x["score"]))
         decisions.append(bool(x["interaction"]))
         selfs.append(key[0] == key[1])
+    if not unknown and not seen_docs:
+        raise InvalidParameterError(f"{predictions} holds no gene pair; give the output of "
+                                    "`ppi aggregate` (without --positive-only) of the gold "
+                                    "file's documents")
+    if not seen_docs:
+        raise InvalidParameterError(f"no predicted document of {predictions} is in the gold "
+                                    f"file {gold} (--skip-bad left out all {len(unknown)}, "
+                                    f"e.g. {unknown[0]}); evaluate the extraction of the gold "
+                                    "file's own documents")
     y = np.array(labels, dtype=bool)
     s = np.array(scores, dtype=float)
     d = np.array(decisions, dtype=bool)
@@ -387,6 +396,26 @@ def _definition_line(definition):
     return line + (f". **{definition['note']}**" if definition["note"] else "")
 
 
+def in_sample_note(model, gold):
+    """A warning when the saved ``model`` learned from the ``gold`` file itself — its
+    training file (``ppi train --relations-from``) or its development file (``--select-on``,
+    which the ``text`` system half trains on) — so that its measures there are in-sample,
+    not a test; None otherwise.  Compares resolved paths (the model records the files it
+    read, :func:`ppi.model.read_training`).  O(1)."""
+    from ppi.model import read_training
+
+    training = read_training(model)
+    development = training.get("development")
+    read = [training.get("file"), development.get("file") if isinstance(development, dict)
+            else None]
+    same = [f for f in read if isinstance(f, str) and Path(f).resolve() == Path(gold).resolve()]
+    if not same:
+        return None
+    return (f"{model} learned from {gold} itself (its "
+            + ("training" if same[0] == read[0] else "development") + " file): these measures "
+            "are in-sample, not a test — evaluate on abstracts it never saw")
+
+
 def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, skip_bad=False,
                            model_note=None, entity_types=None, relation_types=None,
                            model=None):
@@ -403,6 +432,11 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
     y, s, d, n_gold = r.pop("_curves")
     if model_note:
         r["model_note"] = model_note
+    r["in_sample"] = None if model is None else in_sample_note(model, gold)
+    if r["in_sample"]:
+        import logging
+
+        logging.getLogger(__name__).warning("%s", r["in_sample"])
     output_dir = Path(output_dir)
     png = output_dir / "precision_recall.png"
     _plot(y, s, d, n_gold, r["cooccurrence"], png, r["precision_is_lower_bound_note"])
@@ -412,7 +446,8 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
         ("co-occurrence, non-self pairs only", "cooccurrence_without_self_pairs"))]
     md = ["# Document-level evaluation", "",
           f"Predictions `{predictions}` against the gold relations of `{gold}`."
-          + (f" {model_note}" if model_note else ""), "",
+          + (f" {model_note}" if model_note else "")
+          + (f" **{r['in_sample']}.**" if r["in_sample"] else ""), "",
           f"- gold: {r['gold_pairs']} gene pairs in {r['gold_documents']} documents "
           f"({r['gold_self_pairs']} self-pairs)"
           + (f", relations of type {', '.join(r['relation_types'])} only"

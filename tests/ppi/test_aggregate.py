@@ -310,6 +310,26 @@ def test_evaluate_documents_known_answer(tmp_path):
     assert r3["documents_not_in_gold"] == 2 and r3["candidate_pairs"] == 4
 
 
+def test_evaluate_documents_with_nothing_to_measure_says_why(tmp_path, capsys):
+    """No predicted document in the gold file (all left out by --skip-bad) or no gene pair
+    at all: exit 2 and a sentence naming the files, not an error of the AUC."""
+    pytest.importorskip("bioc")
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+    other = _gold(tmp_path / "other.bioc.xml", {"Z": [("1", "2")]})
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", other,
+                 "--output-dir", tmp_path / "e", "--skip-bad") == 2
+    err = capsys.readouterr().err
+    assert "no predicted document of" in err and "left out all 3" in err, err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert _main("evaluate-documents", "--quiet", "--input", empty, "--gold", other,
+                 "--output-dir", tmp_path / "e") == 2
+    assert "holds no gene pair" in capsys.readouterr().err
+    assert not (tmp_path / "e").exists()
+
+
 def _doc_rec(doc, id1, id2, score, interaction):
     return {"doc_id": doc, "level": "document", "sentence_id": None,
             "e1": {"text": f"g{id1}", "concept_id": id1},
@@ -410,6 +430,30 @@ def test_the_models_pair_definition_is_read_from_the_summary_of_this_output(tmp_
         assert recorded_definition(out) == {}
     assert "docs.jsonl.summary.json is not a run summary" in caplog.text
     assert pair_definition_of(out)["from"]["relation_types"] == "default"
+
+
+def test_a_model_measured_on_the_file_it_learned_from_is_said_to_be_in_sample(tmp_path,
+                                                                           monkeypatch):
+    """``ppi evaluate-documents --model``: a gold file that is the model's training file or
+    its development file (the same file by another path too) makes the result in-sample,
+    said by name; another file does not."""
+    from pathlib import Path
+
+    import ppi.model
+    from ppi.document_evaluation import in_sample_note
+
+    train, dev, other = (tmp_path / n for n in ("train.pubtator", "dev.pubtator", "x.txt"))
+    trainings = {"documents": {"file": str(train)},
+                 "text": {"corpus": "AIMed", "file": "AIMed.xml",
+                          "development": {"file": str(dev), "auc": 0.9}}}
+    monkeypatch.setattr(ppi.model, "read_training", lambda d: trainings[Path(d).name])
+    monkeypatch.chdir(tmp_path)
+    note = in_sample_note(tmp_path / "documents", Path("train.pubtator"))
+    assert "in-sample" in note and "training file" in note
+    note = in_sample_note(tmp_path / "text", dev)
+    assert "in-sample" in note and "development file" in note
+    assert in_sample_note(tmp_path / "documents", dev) is None
+    assert in_sample_note(tmp_path / "text", other) is None
 
 
 def test_a_summary_is_known_for_its_outputs_own_from_any_working_directory(tmp_path,

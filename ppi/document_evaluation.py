@@ -386,7 +386,7 @@ def _definition_line(definition):
         origin = {"model": "the model's", "command line": "as asked",
                   "default": "the default" if definition["recorded"] else
                   "the default: no summary beside the input records the model's; "
-                             "--model names it"}[
+                  "--model names it"}[
             definition["from"][key]]
         return f"{default if v is None else ', '.join(v)} ({origin})"
     from ppi.relations import DEFAULT_ENTITY_TYPES

@@ -37,8 +37,8 @@ from corpora.ppi_xml import read_corpus
 from learners.kernels import gram_matrix
 from learners.kernels.all_paths import all_paths_matrix
 from learners.splits import group_folds
-from ppi.evaluation import ALPHAS, select_parameters
-from ppi.features import PairFeaturizer, corpus_graphs
+from ppi.learning.evaluation import ALPHAS, select_parameters
+from ppi.representation.features import PairFeaturizer, corpus_graphs
 
 
 def timed(fn, *a, **k):

@@ -27,7 +27,7 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
     the model reads) and, with ``--reparse``, spaCy's one analysis stored under each of
     those names; AUC and F (at the model's threshold) from the gold labels, side by side.
     A model is not scored on a corpus it learned from (its training corpus or a source of
-    its transfer prior, :func:`ppi.model.learned_from`): by default those corpora are left
+    its transfer prior, :func:`ppi.models.classes.learned_from`): by default those corpora are left
     out, and naming one in ``--corpora`` is refused.
 
 Usage::
@@ -185,7 +185,7 @@ def memory(args, data_dir, workdir):
 
 def shift(args, data_dir, workdir):
     from corpora.ppi_xml import read_corpus, write_corpus
-    from ppi.spacy_parse import load_spacy, reparse_corpus
+    from ppi.parsing.spacy_parse import load_spacy, reparse_corpus
     nlp = load_spacy(args.spacy_model or "en_core_web_sm")
     collapse = not args.no_collapse
     reparsed = workdir / ("spacy-data" if collapse else "spacy-data-nocollapse")
@@ -219,7 +219,7 @@ def model_shift(args, data_dir, workdir):
 
     from learners.measures import auc, precision_recall_f1
     from kernelrank.errors import InvalidParameterError
-    from ppi.model import check_not_learned_from
+    from ppi.models.classes import check_not_learned_from
 
     try:
         check_not_learned_from(args.models, args.corpora)
@@ -296,7 +296,7 @@ def main(argv=None):
                         "shift": ["LLL", "HPRD50"],
                         "model-shift": ["BioInfer", "HPRD50", "IEPA", "LLL"]}[args.mode]
         if args.mode == "model-shift":        # by default only the corpora that test them
-            from ppi.model import learned_from, read_training
+            from ppi.models.classes import learned_from, read_training
 
             learned = set().union(*(learned_from(read_training(m)) for m in args.models))
             if learned & set(args.corpora):

@@ -4,7 +4,7 @@
 For each input (the PubMed 2020 baseline slice, tagged with a lexicon of the AIMed and
 BioInfer entity names, and the BioCreative VI PPIm PubTator file, its own gene mentions) the
 documents are streamed in chunks of ``--chunk-size`` exactly as ``ppi extract --jobs 0``
-processes them (:func:`ppi.extract.process_chunk`: resident objects frozen, the cyclic
+processes them (:func:`ppi.extraction.extract.process_chunk`: resident objects frozen, the cyclic
 garbage collector paused during a chunk, spaCy's memory zone), with each step timed on its own in
 **process CPU seconds** (``time.process_time``; the machine is shared, wall times measure
 the other jobs):
@@ -15,32 +15,32 @@ the other jobs):
     the candidate mentions (given annotations, or the lexicon tagger);
 ``parse``
     spaCy: its tokenizer (``nlp.make_doc``), then ``nlp.pipe`` in batches of
-    :data:`ppi.spacy_parse.DOCUMENT_BATCH_SIZE` abstracts (as ``ppi extract``) over the
-    mention-split token sequences (:func:`ppi.spacy_parse.parse_documents`; tagger, parser
-    — NER, lemmatizer and senter excluded by :func:`ppi.spacy_parse.load_spacy`), once per
+    :data:`ppi.parsing.spacy_parse.DOCUMENT_BATCH_SIZE` abstracts (as ``ppi extract``) over the
+    mention-split token sequences (:func:`ppi.parsing.spacy_parse.parse_documents`; tagger, parser
+    — NER, lemmatizer and senter excluded by :func:`ppi.parsing.spacy_parse.load_spacy`), once per
     chunk for all models;
 ``split``
     splitting the tokens that a mention boundary falls inside
-    (:func:`ppi.spacy_parse.split_tokens`), once per chunk;
+    (:func:`ppi.parsing.spacy_parse.split_tokens`), once per chunk;
 ``convert``
     spaCy ``Doc`` → sentences, entities, candidate pairs and, for the sentences with a pair,
-    the analysis under every parse name the model reads (:func:`ppi.spacy_parse.
+    the analysis under every parse name the model reads (:func:`ppi.parsing.spacy_parse.
     doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
 ``featurize + score``
-    :func:`ppi.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
+    :func:`ppi.extraction.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
     sentences with a pair; the others never reach it), per model;
 ``documents``
-    a ``documents`` model's document records (:func:`ppi.extract.with_document_records`:
+    a ``documents`` model's document records (:func:`ppi.extraction.extract.with_document_records`:
     the candidate gene pairs of each document, their document features and the document
     stage), per model;
 ``write``
-    output records (:func:`ppi.records.pair_records`), JSONL text, written to a file, per model.
+    output records (:func:`ppi.extraction.records.pair_records`), JSONL text, written to a file, per model.
 
 Two ratios are printed per model: ``featurize + score / parse`` (issue 31's target, ≤ 0.25:
 the model's own work per pair against spaCy) and ``(read + mentions + split + convert +
 featurize + score + documents + write) / parse`` — every step that is not spaCy against
 spaCy.  Two models, trained at the start of
-the run with :func:`ppi.training.train` on **LLL** (the smallest benchmark corpus, to keep
+the run with :func:`ppi.systems.training.train` on **LLL** (the smallest benchmark corpus, to keep
 the run short; the training corpus of a linear model changes its vocabulary size, not the
 work per pair — a Gaussian model's work per pair grows with its basis rows, the training
 pairs: measure one trained on a larger corpus with ``ppi extract``): ``paper-v`` (the
@@ -91,12 +91,12 @@ DEFAULT_SYSTEMS = ("text", "documents")
 STEPS = ("read", "mentions", "convert", "featurize+score", "documents", "write")
 
 _TRAIN = ("import sys\n"
-          "from ppi.runs import Settings\n"
-          "from ppi.training import train\n"
+          "from ppi.systems import Settings\n"
+          "from ppi.systems.training import train\n"
           "system, model, report, data, gamma = sys.argv[1:]\n"
           "if system == 'documents':\n"
-          "    from ppi.document_runs import train_documents\n"
-          "    from ppi.document_system import DocumentSystem\n"
+          "    from ppi.documents.runs import train_documents\n"
+          "    from ppi.documents.system import DocumentSystem\n"
           "    train_documents(model, report, DocumentSystem(transfer=False, progress=False),\n"
           "                    data + '/biored/Train.PubTator.gz', data_dir=data)\n"
           "else:\n"
@@ -168,10 +168,10 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
-    from ppi.extract import (ExtractionResources, with_document_records, cyclic_gc_paused,
+    from ppi.extraction.extract import (ExtractionResources, with_document_records, cyclic_gc_paused,
                              freeze_resident_objects, score_sentences)
-    from ppi.records import format_records, pair_records
-    from ppi.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
+    from ppi.extraction.records import format_records, pair_records
+    from ppi.parsing.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
 
     rel, fmt = INPUTS[name]
     nlp = load_spacy()
@@ -288,8 +288,8 @@ def main(argv=None):
                     help="saved models to measure too")
     args = ap.parse_args(argv)
 
-    from ppi.mentions import DictionaryTagger, build_lexicon
-    from ppi.model import PPIModel
+    from ppi.extraction.mentions import DictionaryTagger, build_lexicon
+    from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
 
     data_dir = Path(resolve_data_dir(args.data_dir))

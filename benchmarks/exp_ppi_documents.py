@@ -8,7 +8,7 @@ Trains on ``biored/Train.PubTator.gz`` (or ``--train``) and scores ``biored/Dev.
 (``--dev``) with the measure of ``ppi evaluate-documents`` (every candidate gene pair of a
 dev abstract; a pair never scored ranks last).  Everything is featurized once (one joint
 vocabulary with the five benchmark corpora, spaCy-parsed, for the transfer prior, which is
-trained once); each row then fits :func:`ppi.document_system.fit_documents` on a subset of
+trained once); each row then fits :func:`ppi.documents.system.fit_documents` on a subset of
 the training documents.
 
 Rows:
@@ -38,7 +38,7 @@ from kernelrank.datadir import resolve_data_dir
 
 
 def _measures(fit, X, rc):
-    from ppi.document_system import candidate_measures, predict_documents
+    from ppi.documents.system import candidate_measures, predict_documents
 
     s, _ = predict_documents(fit, X, rc.candidates)
     return candidate_measures(rc.candidates.y, s, fit.threshold)
@@ -62,12 +62,12 @@ def prepare(data_dir=None, train=None, dev=None):
 
 
 def prepare_features(data_dir=None, train=None, dev=None):
-    """:func:`prepare` with the whole :class:`ppi.document_system.Features` (its fitted
+    """:func:`prepare` with the whole :class:`ppi.documents.system.Features` (its fitted
     featurizer turns other corpora into the same columns) in place of the two row
     matrices: ``(train path, dev path, train corpus, dev corpus, features, w_g, source
     info)``."""
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_system import DocumentSystem, featurize_documents, source_model
+    from ppi.documents.runs import read_relation_corpus
+    from ppi.documents.system import DocumentSystem, featurize_documents, source_model
 
     data = resolve_data_dir(data_dir)
     train = train or data / "biored" / "Train.PubTator.gz"
@@ -98,8 +98,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     load0 = _load()
 
-    from ppi.document_system import (DocumentSystem, candidate_measures, fit_documents)
-    from ppi.relations import bag_max
+    from ppi.documents.system import (DocumentSystem, candidate_measures, fit_documents)
+    from ppi.documents.relations import bag_max
 
     train, dev, tr, dv, Xtr, Xdv, w_src, info = prepare(args.data_dir, args.train, args.dev)
     out = {"train": str(train), "dev": str(dev), "source": {k: v for k, v in info.items()
@@ -133,7 +133,7 @@ def main(argv=None):
             logging.info("%s: %s", name, {k: row[k] for k in ("auc", "f1")})
             if system.document_stage and system.transfer:
                 # item 4: the same model with the cross-sentence candidates left unscored
-                from ppi.document_system import predict_documents
+                from ppi.documents.system import predict_documents
                 full, decided = predict_documents(fit, Xdv, dv.candidates)
                 within = np.where(c.bag_sizes > 0, full, -np.inf)
                 out["variants"].append({

@@ -1,7 +1,7 @@
 """Experiment (issue 14): which choices explain the LLL gap of Paper V's all-paths system?
 
 Measures each factor alone, and their combinations, under the document-level 10-fold
-protocol with nested leave-one-document-out selection (:func:`ppi.evaluation.cross_validate`),
+protocol with nested leave-one-document-out selection (:func:`ppi.learning.evaluation.cross_validate`),
 on every corpus given, over several fold seeds (the small corpora's F moves by several points
 from one fold assignment to another, so one seed proves nothing):
 
@@ -9,7 +9,7 @@ from one fold assignment to another, so one seed proves nothing):
                    tagged "before" when e2 comes first) or ``text`` (text order, ``M_`` from the
                    first to the last token of the two candidates);
 * ``endpoints``  — shortest paths between ``all`` tokens of the two entities (published) or
-                   between one ``head`` token each (:meth:`ppi.graphs._SentenceStructure.head_token`);
+                   between one ``head`` token each (:meth:`ppi.representation.graphs._SentenceStructure.head_token`);
 * ``select_by``  — λ by the inner pooled F (Paper V) or by the inner pooled AUC (the threshold
                    then by best F at that λ).
 
@@ -34,10 +34,11 @@ import numpy as np
 
 from kernelrank.atomic import write_json
 from corpora.ppi_xml import read_corpus
-from ppi.evaluation import ALPHAS, cross_validate
-from ppi.features import kernel
+from ppi.learning.evaluation import ALPHAS, cross_validate
+from ppi.representation.features import kernel
 from ppi.names import CORPORA, ENDPOINTS, ORDERS, SELECT_BY, corpus_path
-from ppi.runs import Settings, prepare_corpus
+from ppi.systems import Settings
+from ppi.systems.inputs import prepare_corpus
 
 
 def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=None):
@@ -83,7 +84,7 @@ def main(argv=None):
     p.add_argument("--select-by", nargs="+", choices=SELECT_BY, default=list(SELECT_BY))
     p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls"))
     p.add_argument("--views", nargs="+", default=None,
-                   help="views combined (ppi.views; default: apg:split_parse alone)")
+                   help="views combined (ppi.representation.views; default: apg:split_parse alone)")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--output", default=None, help="JSON file to write")
     a = p.parse_args(argv)

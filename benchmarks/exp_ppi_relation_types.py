@@ -3,14 +3,14 @@ from the same decomposition; per-type F / AUC on BioRED dev.
 
     python -m benchmarks.exp_ppi_relation_types --output-dir results/exp_relation_types
 
-The documents system without transfer (:mod:`ppi.document_system`), with one target column
+The documents system without transfer (:mod:`ppi.documents.system`), with one target column
 per relation type instead of one: the mention pairs of a candidate related by type ``t`` are
 positive in column ``t`` (single-instance labels per type).  The mention-pair model is one
 RLS fitted to all columns at once (one eigendecomposition; every λ and every held-out
 document for every column from it); λ is chosen per type by the pooled leave-one-document-out
 AUC of the candidates' maxima, and each type gets its own document stage on its column's
 held-out scores — with the stage's λ and γ transferred from BioRED (the default of
-:class:`ppi.document_stage.DocumentStage`), or, with ``--stage-search``, chosen per type by
+:class:`ppi.documents.stage.DocumentStage`), or, with ``--stage-search``, chosen per type by
 leave-one-document-out AUC over the stage's grid (the default until 2026-11-29).  Measured
 per type over every dev candidate (positive: related by that type); a candidate related by
 two types counts for both.
@@ -47,11 +47,11 @@ def main(argv=None):
     from learners.measures import auc, best_f_threshold
     from learners.selection import best_candidate, holdout_predictions
     from learners.splits import group_sets
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.document_system import (DocumentSystem, candidate_measures, featurize_documents,
+    from ppi.documents.runs import read_relation_corpus
+    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
+    from ppi.documents.system import (DocumentSystem, candidate_measures, featurize_documents,
                                      unscored_last)
-    from ppi.relations import bag_max
+    from ppi.documents.relations import bag_max
 
     data = resolve_data_dir(args.data_dir)
     system = DocumentSystem(transfer=False, progress=False)

@@ -20,7 +20,7 @@ For every size n and seed, n training abstracts are drawn at random (the same dr
 Each fit is then measured on dev at four decision thresholds of its document-stage score:
 
 ``bagged``
-    the model's own (:func:`ppi.document_stage.bagged_threshold`: median of the best-F
+    the model's own (:func:`ppi.documents.stage.bagged_threshold`: median of the best-F
     thresholds of bootstrap resamples of the training documents);
 ``single``
     the best-F threshold of the training documents' held-out stage scores;
@@ -110,7 +110,7 @@ def main(argv=None):
 
     from benchmarks.exp_ppi_documents import subset_documents, prepare
     from learners.measures import precision_recall_f1
-    from ppi.document_system import (DocumentSystem, candidate_auc, fit_documents,
+    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_documents,
                                      predict_documents, unscored_last)
 
     _, _, tr, dv, Xtr, Xdv, w_src, info = prepare(args.data_dir)
@@ -154,8 +154,8 @@ def stage_swaps(seed, drawn, rest, fit, w_src, info, stage_search=False):
     ``rest`` are ``(relation corpus, mention-pair rows)`` of the drawn and the other
     training abstracts, ``fit`` the default system fitted on the drawn ones.  Returns name →
     ``(fit, the labels its document stage was trained on)``."""
-    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.document_system import DocumentFit, DocumentSystem, fit_documents
+    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
+    from ppi.documents.system import DocumentFit, DocumentSystem, fit_documents
 
     out = {}
     mentions_only = DocumentSystem(progress=False, seed=seed, document_stage=False)

@@ -2,12 +2,12 @@
 kernel — add to the multiview system?
 
 For every corpus given: spaCy's analyses are added beside the file's two
-(:func:`ppi.spacy_analyses.add_spacy_analyses`, cached), every view of every combination is
-featurized once (:class:`ppi.views.MultiViewFeaturizer`, equal weights, the ``multiview``
+(:func:`ppi.parsing.spacy_analyses.add_spacy_analyses`, cached), every view of every combination is
+featurized once (:class:`ppi.representation.views.MultiViewFeaturizer`, equal weights, the ``multiview``
 system's text order, all-token end points), and each combination's equal-weight kernel is
-cut from those rows (:func:`ppi.ablation.combination_kernel`, one m × m matrix at a time).
+cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`, one m × m matrix at a time).
 Then the document-level 10-fold CV with nested leave-one-document-out selection (λ by inner
-AUC, threshold by best inner F; :func:`ppi.evaluation.cross_validate`) per fold seed.
+AUC, threshold by best inner F; :func:`ppi.learning.evaluation.cross_validate`) per fold seed.
 ``--gammas 0 1``: each combination's kernel as it is (0) and its Gaussian
 ``exp(−γ‖φ(x) − φ(z)‖²)`` (:func:`learners.kernels.gaussian_of`; ``ppi cv --gamma``).
 Nothing is tuned on a test fold. Prints F / AUC (mean ± sd over seeds; each seed's value
@@ -29,10 +29,10 @@ import numpy as np
 
 from benchmarks.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
-from ppi.ablation import combination_kernel
+from ppi.experiments.ablation import combination_kernel
 from ppi.names import corpus_path
-from ppi.systems import SYSTEMS
-from ppi.runs import Settings, prepare_corpus
+from ppi.systems import SYSTEMS, Settings
+from ppi.systems.inputs import prepare_corpus
 
 BASE = tuple(SYSTEMS["multiview"].defaults["views"])
 #: name → views
@@ -59,7 +59,7 @@ def combination_views(combo):
 def run(corpora, seeds, combos, data_dir=None, learner="reduced_set", gammas=(None,)):
     """Rows of (corpus, combination, γ): F and AUC per seed, mean and sd.  ``gammas``: the
     kernel itself (None) and/or its Gaussian (:func:`learners.kernels.gaussian_of`)."""
-    from ppi.evaluation import ALPHAS, cross_validate
+    from ppi.learning.evaluation import ALPHAS, cross_validate
     from learners.kernels import gaussian_of
 
     views = tuple(dict.fromkeys(v for c in combos for v in combination_views(c)))

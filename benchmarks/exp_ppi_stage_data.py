@@ -12,7 +12,7 @@ fitted on them, and the document stage is fitted five ways, each measured on dev
 the stage's own bagged threshold, F at the threshold chosen on dev — the ceiling):
 
 ``default``
-    the ``documents`` system's stage (:class:`ppi.document_stage.DocumentStage`) on the 50
+    the ``documents`` system's stage (:class:`ppi.documents.stage.DocumentStage`) on the 50
     abstracts' gene–gene candidates;
 ``self-training``
     then the other 350 abstracts as *unannotated* ones (their gene mentions, not their
@@ -71,7 +71,7 @@ RULES = ("own", "dev oracle")
 
 
 def fit_stage(F, y, documents, kind, *, augment=False, seed=0):
-    """A :class:`ppi.document_stage.DocumentStage` fitted on the rows ``F`` (labels ``y``,
+    """A :class:`ppi.documents.stage.DocumentStage` fitted on the rows ``F`` (labels ``y``,
     ``documents``) of which ``kind`` 0 marks the gene pairs (other integers: other kinds of
     rows): λ, γ by the gene pairs' leave-one-document-out AUC (module docstring), the
     bagged threshold of their held-out scores; ``augment``: Daumé's augmentation, one block
@@ -81,7 +81,7 @@ def fit_stage(F, y, documents, kind, *, augment=False, seed=0):
     from learners.nystroem import NystroemMap
     from learners.selection import Scoring, select
     from learners.splits import group_sets
-    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, bagged_threshold
+    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, bagged_threshold
 
     target = kind == 0
     mean, scale = F.mean(axis=0), F.std(axis=0)
@@ -164,9 +164,9 @@ def main(argv=None):
 
     from benchmarks.exp_ppi_documents import prepare_features, subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.document_system import (DocumentSystem, candidate_auc, fit_mention_stage,
+    from ppi.documents.runs import read_relation_corpus
+    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
+    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
                                      unscored_last)
 
     train, _, tr, dv, feats, w_src, _ = prepare_features(args.data_dir)

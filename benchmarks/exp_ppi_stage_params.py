@@ -1,5 +1,5 @@
 """The document stage's λ and γ: transferred from BioRED, or searched on the training
-abstracts (issue 31, target 3; :mod:`ppi.document_stage`).
+abstracts (issue 31, target 3; :mod:`ppi.documents.stage`).
 
     python -m benchmarks.exp_ppi_stage_params --output-dir results/exp_ppi_stage_params
     python -m benchmarks.exp_ppi_stage_params --sizes 50 --seeds 0 1 2
@@ -9,12 +9,12 @@ For every corpus, size n (``--sizes``) and seed, n abstracts are drawn at random
 them, and the document stage twice on its held-out scores:
 
 ``transferred``
-    :class:`ppi.document_stage.DocumentStage` with its default, the (λ, γ) =
-    (:data:`~ppi.document_stage.STAGE_ALPHA`, :data:`~ppi.document_stage.STAGE_GAMMA`) that
+    :class:`ppi.documents.stage.DocumentStage` with its default, the (λ, γ) =
+    (:data:`~ppi.documents.stage.STAGE_ALPHA`, :data:`~ppi.documents.stage.STAGE_GAMMA`) that
     the grid search chose on all 400 of BioRED's training abstracts;
 ``searched``
-    the same stage choosing (λ, γ) from :data:`~ppi.document_stage.ALPHAS` ×
-    :data:`~ppi.document_stage.GAMMAS` by the drawn abstracts' leave-one-document-out AUC
+    the same stage choosing (λ, γ) from :data:`~ppi.documents.stage.ALPHAS` ×
+    :data:`~ppi.documents.stage.GAMMAS` by the drawn abstracts' leave-one-document-out AUC
     (the default until 2026-11-29; ``--stage-search``).
 
 Both are measured by the issue-31 candidate measure (AUC, F at the stage's own bagged
@@ -49,8 +49,8 @@ def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
     ``(features of its candidates given w, labels)`` maker."""
     from benchmarks.exp_ppi_documents import subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
-    from ppi.document_stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.document_system import (DocumentSystem, candidate_auc, fit_mention_stage,
+    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
+    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
                                      unscored_last)
 
     runs = []
@@ -96,9 +96,9 @@ def main(argv=None):
     t0, load0 = time.perf_counter(), load_average()
 
     from benchmarks.exp_ppi_documents import prepare_features, subset_documents
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_stage import document_features
-    from ppi.document_system import DocumentSystem
+    from ppi.documents.runs import read_relation_corpus
+    from ppi.documents.stage import document_features
+    from ppi.documents.system import DocumentSystem
     from ppi.names import relations_path
 
     _, _, tr, dv, feats, w_src, _ = prepare_features(args.data_dir)

@@ -3,10 +3,10 @@ view, the Gaussian of the summed kernel, transfer from the other corpora — eac
 the same folds.
 
 Variants (F / AUC of the document-level 10-fold CV with nested leave-one-document-out
-selection, :func:`ppi.evaluation.cross_validate`; nothing tuned on a test fold):
+selection, :func:`ppi.learning.evaluation.cross_validate`; nothing tuned on a test fold):
 
 * ``multiview`` — the five views of issue 14's first system, linear;
-* ``+pair`` — with the mention-pair view (:func:`ppi.views.pair_features`);
+* ``+pair`` — with the mention-pair view (:func:`ppi.representation.views.pair_features`);
 * ``+pair γ=1`` — the Gaussian of that sum (:func:`learners.kernels.gaussian_of`);
 * ``+pair +transfer`` — linear, towards the mean of the other corpora's (linear) models;
 * ``multicorpus`` — ``+pair γ=1 +transfer``: the default system (Gaussian source models);
@@ -14,10 +14,10 @@ selection, :func:`ppi.evaluation.cross_validate`; nothing tuned on a test fold):
   inner F instead of the inner AUC.
 
 The five corpora are featurized once with the six views (one joint vocabulary); each
-variant's kernel is cut from those rows (:func:`ppi.ablation.combination_kernel`), its
-source models are :func:`ppi.runs.source_models` (each corpus without the sentences another
+variant's kernel is cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`), its
+source models are :func:`ppi.systems.inputs.source_models` (each corpus without the sentences another
 corpus holds, λ by its own leave-one-document-out AUC), the prior their mean
-(:func:`ppi.transfer.mean_prior`).  Prints F / AUC per seed and mean ± sd over seeds.
+(:func:`ppi.learning.transfer.mean_prior`).  Prints F / AUC per seed and mean ± sd over seeds.
 
 Usage::
 
@@ -50,9 +50,10 @@ VARIANTS = {
 def run(corpora, seeds, variants, data_dir=None):
     """Rows of (corpus, variant): F, AUC, P, R per seed and their means and sds."""
     from learners.kernels import gaussian_of
-    from ppi.ablation import combination_kernel
-    from ppi.evaluation import cross_validate
-    from ppi.runs import Settings, featurize_corpora, source_models, transfer_source
+    from ppi.experiments.ablation import combination_kernel
+    from ppi.learning.evaluation import cross_validate
+    from ppi.systems import Settings
+    from ppi.systems.inputs import featurize_corpora, source_models, transfer_source
 
     settings = Settings.for_system("multicorpus", progress=False)
     t0 = time.perf_counter()

@@ -2,8 +2,8 @@
 
 For every corpus: the views are featurized once (equal weights, the ``multiview`` system's
 text order and all-token end points; spaCy's analyses added when a view reads them), then
-:func:`ppi.view_weights.cross_validate_view_weights` runs the document-level 10-fold CV
-once per weight vector of the grid (:data:`ppi.view_weights.DEFAULT_GROUP_GRID` over the
+:func:`ppi.experiments.view_weights.cross_validate_view_weights` runs the document-level 10-fold CV
+once per weight vector of the grid (:data:`ppi.experiments.view_weights.DEFAULT_GROUP_GRID` over the
 ``apg`` / ``bow`` / ``path`` groups) and picks, per outer fold, the vector with the best
 inner leave-one-document-out AUC (λ by inner AUC, threshold by best inner F). Prints, per
 corpus, the chosen-weights F / AUC and every fixed vector's F / AUC (mean ± sd over seeds),
@@ -25,8 +25,9 @@ from benchmarks.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.names import corpus_path
 from ppi.systems import SYSTEMS
-from ppi.runs import Settings, prepare_corpus
-from ppi.view_weights import DEFAULT_GROUP_GRID, cross_validate_view_weights, group_weights
+from ppi.systems import Settings
+from ppi.systems.inputs import prepare_corpus
+from ppi.experiments.view_weights import DEFAULT_GROUP_GRID, cross_validate_view_weights, group_weights
 
 
 def _ms(values):

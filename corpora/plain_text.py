@@ -3,7 +3,7 @@
 A file: one document per **blank-line-separated block** (id ``<file stem>:<line of the
 block's first line>``); a directory: one document per ``*.txt`` file (sorted by name, id =
 the file stem). ``one_document=True`` makes a whole file one document. Ids are unique by
-construction. No mention annotations (use a lexicon, :mod:`ppi.mentions`). Files may be
+construction. No mention annotations (use a lexicon, :mod:`ppi.extraction.mentions`). Files may be
 gzip-compressed; bytes that are not UTF-8 are a located
 :class:`~kernelrank.errors.CorpusFormatError`. Streamed: one block in memory at a time,
 O(size of the input) time.

@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: Names accepted for the analysis to use → the ``parser`` attribute of the parse.
-#: ``spacy`` is not in the files: :func:`ppi.spacy_analyses.add_spacy_analyses` adds it.
+#: ``spacy`` is not in the files: :func:`ppi.parsing.spacy_analyses.add_spacy_analyses` adds it.
 PARSE_ALIASES = {"split_parse": "split_parse", "split": "split_parse",
                  "Charniak-Lease": "Charniak-Lease", "charniak-lease": "Charniak-Lease",
                  "spacy": "spacy"}

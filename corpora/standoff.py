@@ -29,12 +29,12 @@ mentions through :func:`align_mentions`, so they treat such input the same way:
    label pairs of nested entities too — and counted as ``mentions_overlapping`` (mentions
    that overlap another one), so a user sees them in the run summary.
 5. **Mentions without a concept id** are kept (their records carry ``concept_id`` null)
-   and counted as ``mentions_without_id``; :mod:`ppi.aggregate` cannot give their pairs a
+   and counted as ``mentions_without_id``; :mod:`ppi.aggregation.aggregate` cannot give their pairs a
    gene pair and counts those too.
 
 Two mentions of one gene at different places are different mentions: their candidate pair
 is scored like any other (its gene-id pair is the self-pair ``(g, g)``, see
-:mod:`ppi.aggregate`).
+:mod:`ppi.aggregation.aggregate`).
 """
 
 from __future__ import annotations

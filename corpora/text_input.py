@@ -11,7 +11,7 @@ Formats (``FORMATS``)
 ``text``
     Plain text, :mod:`corpora.plain_text`: one document per blank-line-separated block of a
     file, or per ``*.txt`` file of a directory (``one_document=True``: a whole file). No
-    mention annotations (use a lexicon, :mod:`ppi.mentions`).
+    mention annotations (use a lexicon, :mod:`ppi.extraction.mentions`).
 ``pubmed-xml``
     PubMed/MEDLINE XML, :mod:`corpora.pubmed_xml`: title and abstract (the PubTator
     convention, so offsets of both formats agree); id the PMID (``PMID.N`` for version N > 1

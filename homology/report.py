@@ -7,7 +7,7 @@ import numpy as np
 
 from kernelrank.atomic import save_figure
 from homology.benchmark import PUBLISHED
-from kernelrank.report import markdown_images, markdown_table
+from kernelrank.report import markdown_images, markdown_table, pyplot
 
 
 def describe(results):
@@ -44,10 +44,7 @@ def comparison_rows(results_list):
 
 def cumulative_plot(results_list, path, measure="roc50"):
     """Number of families with ``measure >= x`` against x, one curve per result."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for r in results_list:

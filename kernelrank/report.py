@@ -72,3 +72,14 @@ def format_duration(seconds):
     s = int(round(seconds))
     h, m = divmod(s // 60, 60)
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (imported on first use: a
+    command that draws nothing loads no matplotlib; no screen is needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

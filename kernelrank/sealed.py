@@ -1,7 +1,7 @@
 """The sealed model file: JSON metadata and NumPy arrays, the arrays' sha256 and a seal on
 the metadata, written atomically and read back with every field's type checked.
 
-Every saved model of the project (:mod:`ppi.model`, :mod:`homology.model`,
+Every saved model of the project (:mod:`ppi.models.classes`, :mod:`homology.model`,
 :mod:`parse_ranking.model`) is written and read here; the model modules say what the fields
 and arrays mean and check their values. Two layouts:
 

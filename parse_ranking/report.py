@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from kernelrank.atomic import save_figure
-from kernelrank.report import markdown_image, markdown_table, write_report
+from kernelrank.report import markdown_image, markdown_table, pyplot, write_report
 
 __all__ = ["results_rows", "ranker_lines", "write_cv_report", "write_benchmark_report"]
 
@@ -70,9 +70,7 @@ def _claims(results):
 
 
 def _plot(results, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in results_rows(results) if "kendall_tau_b" in r]
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.35 * len(rows) + 1.8), sharey=True)

@@ -203,7 +203,7 @@ def build_parser():
                         "/ BioC, or biored / biored-dev / bc6ppim in the data directory), "
                         "instead of by the inner leave-one-document-out criterion on the "
                         "training corpus: the choice for a model that scores other literature "
-                        "(module ppi.development); the threshold stays the inner best-F one. "
+                        "(module ppi.systems.development); the threshold stays the inner best-F one. "
                         "The text system splits FILE's abstracts in two by document id: one "
                         "half joins the training data (every mention pair of a related gene "
                         "pair positive), the other chooses. inner: the inner criterion. "
@@ -220,7 +220,7 @@ def build_parser():
                                        "(PubMed XML, PubTator, BioC XML/JSON, plain text, "
                                        "learning XML)",
                        description="Score every candidate protein pair of raw text with a "
-                                   "saved model (see the module ppi.extract for the output "
+                                   "saved model (see the module ppi.extraction.extract for the output "
                                    "format, chunking and resuming).")
     p.add_argument("--model", required=True, help="model directory (from `ppi train`)")
     p.add_argument("--input", required=True, help="input file (gz allowed) or, for --format "
@@ -275,7 +275,7 @@ def build_parser():
                                          "output",
                        description="Per document, the unordered gene-id pairs of the "
                                    "extract output, scored by the maximum of their mention "
-                                   "pairs' scores (see the module ppi.aggregate for why max "
+                                   "pairs' scores (see the module ppi.aggregation.aggregate for why max "
                                    "and not noisy-or), with their evidence sentences.")
     p.add_argument("--input", required=True, help="output of `ppi extract` (JSONL or TSV)")
     p.add_argument("--output", required=True, help="DOCS.jsonl or DOCS.tsv")
@@ -288,7 +288,7 @@ def build_parser():
                         "co-mentioned pair with its score)")
     p.add_argument("--self-pairs", action="store_true",
                    help="keep pairs of a gene with itself (from two mentions of one gene in a "
-                        "sentence; left out by default, see ppi.aggregate)")
+                        "sentence; left out by default, see ppi.aggregation.aggregate)")
     add_output_dir(p, default="", help="folder of the report OUT.summary.json + .md + "
                                        "scores PNG (default: the folder of --output)")
     add_common(p, seed=False)
@@ -385,7 +385,7 @@ def build_parser():
 
 # ----------------------------------------------------------------------------- handlers
 def _settings(args, system=None):
-    from ppi.runs import Settings
+    from ppi.systems import Settings
 
     return Settings.for_system(
         args.system or system, views=args.views, order=args.order, endpoints=args.endpoints,
@@ -441,7 +441,7 @@ def refuse_unread_options(args):
 
 
 def _document_system(args):
-    from ppi.document_system import DocumentSystem
+    from ppi.documents.system import DocumentSystem
     from ppi.names import DEFAULT_ENTITY_TYPES
 
     transfer = True if args.transfer is None else args.transfer
@@ -457,12 +457,12 @@ def _document_system(args):
 
 
 def _cv(args):
-    from ppi.report import cv_line
-    from ppi.runs import run_cv
+    from ppi.experiments.report import cv_line
+    from ppi.experiments.runs import run_cv
 
     refuse_unread_options(args)
     if args.relations_from:
-        from ppi.document_runs import cv_documents
+        from ppi.documents.runs import cv_documents
 
         from ppi.names import relations_path
 
@@ -481,8 +481,8 @@ def _cv(args):
 
 
 def _cross(args):
-    from ppi.report import cross_line
-    from ppi.runs import run_cross_corpus
+    from ppi.experiments.report import cross_line
+    from ppi.experiments.runs import run_cross_corpus
 
     res, written = run_cross_corpus(args.corpora, args.output_dir, _settings(args),
                                     data_dir=args.data_dir)
@@ -490,8 +490,8 @@ def _cross(args):
 
 
 def _curves(args):
-    from ppi.report import curve_line
-    from ppi.runs import run_learning_curves
+    from ppi.experiments.report import curve_line
+    from ppi.experiments.runs import run_learning_curves
 
     res, written = run_learning_curves(args.corpora, args.output_dir, _settings(args),
                                        data_dir=args.data_dir, points=args.points)
@@ -499,8 +499,8 @@ def _curves(args):
 
 
 def _benchmark(args):
-    from ppi.report import cross_line, curve_line, cv_line
-    from ppi.runs import run_benchmark
+    from ppi.experiments.report import cross_line, curve_line, cv_line
+    from ppi.experiments.runs import run_benchmark
 
     res, written = run_benchmark(args.corpora, args.output_dir, _settings(args),
                                  data_dir=args.data_dir, curves=not args.no_curves)
@@ -510,7 +510,7 @@ def _benchmark(args):
 
 
 def _ablation(args):
-    from ppi.ablation import run_ablation
+    from ppi.experiments.ablation import run_ablation
 
     res, written = run_ablation(args.corpora, args.output_dir, _settings(args),
                                 seeds=args.seeds, big_seeds=args.big_seeds,
@@ -522,11 +522,11 @@ def _ablation(args):
 
 
 def _train(args):
-    from ppi.training import train
+    from ppi.systems.training import train
 
     refuse_unread_options(args)
     if args.relations_from:
-        from ppi.document_runs import train_documents
+        from ppi.documents.runs import train_documents
 
         from ppi.names import relations_path
 
@@ -562,7 +562,7 @@ def _train(args):
 
 
 def _predict(args):
-    from ppi.training import predict
+    from ppi.systems.training import predict
 
     res, written = predict(args.input, args.model, args.output_dir)
     line = f"{res['n_predicted_positive']} of {res['n_pairs']} pairs predicted to interact"
@@ -572,7 +572,7 @@ def _predict(args):
 
 
 def _extract(args):
-    from ppi.extract import extract, write_summary_report
+    from ppi.extraction.extract import extract, write_summary_report
 
     s = extract(args.input, args.model, args.output, args.format, lexicon=args.lexicon,
                 spacy_model=args.spacy_model, collapse=not args.no_collapse,
@@ -597,7 +597,7 @@ def _extract(args):
 
 
 def _aggregate(args):
-    from ppi.aggregate import aggregate, write_aggregate_report
+    from ppi.aggregation.aggregate import aggregate, write_aggregate_report
 
     s = aggregate(args.input, args.output, output_format=args.output_format,
                   evidence=args.evidence, self_pairs=args.self_pairs,
@@ -611,7 +611,7 @@ def _aggregate(args):
 
 
 def _network(args):
-    from ppi.network import run_network
+    from ppi.aggregation.network import run_network
 
     r, written = run_network(args.input, args.output_dir, all_pairs=args.all_pairs,
                              top_edges=args.top_edges, seed=args.seed)
@@ -620,7 +620,7 @@ def _network(args):
 
 
 def _evaluate_documents(args):
-    from ppi.document_evaluation import run_evaluate_documents
+    from ppi.aggregation.evaluation import run_evaluate_documents
 
     from ppi.names import relations_path
 
@@ -647,7 +647,7 @@ def _evaluate_documents(args):
 
 
 def _mentions(args):
-    from ppi.mentions import write_lexicon
+    from ppi.extraction.mentions import write_lexicon
 
     lexicon = write_lexicon(args.output, corpora=args.corpora, inputs=args.input,
                             data_dir=args.data_dir, min_length=args.min_length,
@@ -661,7 +661,7 @@ def _mentions(args):
 def _tune_parser(args):
     from kernelrank.report import write_report
     from ppi.cli_checks import craft_dir
-    from ppi.parser_tuning import tune_parser, tuning_markdown
+    from ppi.parsing.parser_tuning import tune_parser, tuning_markdown
 
     res = tune_parser(craft_dir(args), args.output_dir, base=args.base_model,
                       max_steps=args.max_steps, eval_every=args.eval_every, seed=args.seed,

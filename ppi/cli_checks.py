@@ -85,7 +85,7 @@ def _spacy_path(name):
 
 
 def _extract(args):
-    from ppi.extract import run_paths
+    from ppi.extraction.extract import run_paths
 
     out = Path(args.output)
     spec = run_paths(args.input, args.model, out, args.lexicon)

@@ -1,15 +1,15 @@
 """The names a ``ppi`` user chooses on the command line, importable without NumPy (so that
 ``python -m ppi --help`` is instant), and where the benchmark corpora live.
 
-The learners and their defaults used by :mod:`ppi.evaluation` are defined here.
+The learners and their defaults used by :mod:`ppi.learning.evaluation` are defined here.
 """
 
 #: The five benchmark corpora of Paper V, in its table order.
 CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 #: ``rls`` (full kernel), ``reduced_set`` (Paper V's sparse RLS) or ``auto`` (full RLS up to
-#: :data:`FULL_RLS_MAX` training pairs, reduced-set above), as :mod:`ppi.evaluation`.
+#: :data:`FULL_RLS_MAX` training pairs, reduced-set above), as :mod:`ppi.learning.evaluation`.
 LEARNERS = ("auto", "rls", "reduced_set")
-#: Basis vectors of the reduced-set learner, as :data:`ppi.evaluation.N_BASIS`.
+#: Basis vectors of the reduced-set learner, as :data:`ppi.learning.evaluation.N_BASIS`.
 N_BASIS = 3000
 #: The widest hashed all-paths feature space (``--hash-features``, a saved model's
 #: ``n_features``): a model's weight vector is dense over it (8 bytes a column: 512 MB).
@@ -19,7 +19,7 @@ MAX_HASH_FEATURES = 2 ** 26
 #: the reduced-set approximation above (BioInfer's 9,666: ≈ 5× the time).
 FULL_RLS_MAX = 6000
 #: Dependency analyses of the learning-format corpora (``spacy``: spaCy's, added beside the
-#: files' two by :func:`ppi.spacy_analyses.add_spacy_analyses`).
+#: files' two by :func:`ppi.parsing.spacy_analyses.add_spacy_analyses`).
 PARSES = ("split_parse", "split", "Charniak-Lease", "spacy")
 #: ``max``: G = max_kl L W Lᵀ terms (errata, published code); ``sum``: G = L W Lᵀ (paper).
 VARIANTS = ("max", "sum")
@@ -27,12 +27,12 @@ VARIANTS = ("max", "sum")
 ORDERS = ("pair", "text")
 #: Shortest-path end points: every token of each protein, or one head token each.
 ENDPOINTS = ("all", "head")
-#: The inner criterion that chooses λ, as :data:`ppi.evaluation.SELECT_BY`.
+#: The inner criterion that chooses λ, as :data:`ppi.learning.evaluation.SELECT_BY`.
 SELECT_BY = ("f1", "auc")
 
 
 #: The views of the ``multiview`` system (:mod:`ppi.systems.multiview`) and the default of
-#: :class:`ppi.views.MultiViewFeaturizer`: both parses' all-paths kernels, bag of words,
+#: :class:`ppi.representation.views.MultiViewFeaturizer`: both parses' all-paths kernels, bag of words,
 #: shortest-path features on both parses.
 MULTIVIEW_VIEWS = ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_parse",
                    "path:Charniak-Lease")
@@ -40,18 +40,18 @@ MULTIVIEW_VIEWS = ("apg:split_parse", "apg:Charniak-Lease", "bow", "path:split_p
 #: text. The systems ``--system`` names are the registry :data:`ppi.systems.SYSTEMS`.
 TRAIN_DEFAULT_SYSTEM = "text"
 #: The default entity types of both members of a document-level candidate pair (the
-#: ``documents`` system, :mod:`ppi.relations`): genes / gene products (PubTator's and BioC's
+#: ``documents`` system, :mod:`ppi.documents.relations`): genes / gene products (PubTator's and BioC's
 #: ``Gene``, BioRED's ``GeneOrGeneProduct``), compared ignoring case.
 DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 #: The weights β of the source hypothesis the transfer CV chooses from (0: none;
-#: :mod:`ppi.transfer`).
+#: :mod:`ppi.learning.transfer`).
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 #: The spaCy pipeline that parses raw text and gives the ``spacy`` analyses unless a run
-#: names another (``--spacy-model``; :mod:`ppi.spacy_parse`).
+#: names another (``--spacy-model``; :mod:`ppi.parsing.spacy_parse`).
 DEFAULT_SPACY_MODEL = "en_core_web_sm"
 #: The system of the evaluation commands when ``--system`` is not given.
 DEFAULT_SYSTEM = "multicorpus"
-#: What the ``documents`` system is (:class:`ppi.document_system.DocumentSystem`), for the
+#: What the ``documents`` system is (:class:`ppi.documents.system.DocumentSystem`), for the
 #: ``--system`` help: it is chosen by ``--relations-from``, not by ``--system``.
 DOCUMENTS_SUMMARY = ("relations learned from document-level annotations (PubTator / BioC: "
                      "'genes A and B are related in this document') on spaCy's parse, "

@@ -38,7 +38,7 @@ def _shared_data_dir():
 @pytest.fixture(autouse=True, scope="session")
 def _no_source_model_cache():
     """Tests never write into the data folder: the transfer's source-model cache
-    (``<data dir>/cache``, :mod:`ppi.source_cache`) is off for the whole session (before any
+    (``<data dir>/cache``, :mod:`ppi.learning.source_cache`) is off for the whole session (before any
     module-scoped fixture trains a model) unless a test turns it on."""
     saved = os.environ.get("KERNELRANK_NO_SOURCE_CACHE")
     os.environ["KERNELRANK_NO_SOURCE_CACHE"] = "1"
@@ -154,10 +154,10 @@ def write_pubtator_file(docs, path):
 
 @pytest.fixture(scope="module")
 def nlp():
-    """The pinned spaCy pipeline of ppi.spacy_parse (skips when spaCy or the model is
+    """The pinned spaCy pipeline of ppi.parsing.spacy_parse (skips when spaCy or the model is
     absent)."""
     pytest.importorskip("spacy", reason="spaCy not installed (pip install 'kernelrank[text]')")
-    from ppi.spacy_parse import SpacyModelError, load_spacy
+    from ppi.parsing.spacy_parse import SpacyModelError, load_spacy
     try:
         return load_spacy()
     except SpacyModelError as exc:

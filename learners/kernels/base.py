@@ -257,7 +257,7 @@ class FeatureMapKernel(Kernel):
         self_kernel)``: scaled as the kernel's input is (unit norm when ``normalize``, by
         ``self_kernel``), then mapped to the kernel's feature rows.  The entry point of
         callers that compute the map themselves (:mod:`learners.kernels.vocabulary_union`,
-        :mod:`ppi.views`)."""
+        :mod:`ppi.representation.views`)."""
         return self._feature_rows(*self._scaled(Phi, self_kernel))
 
     def linear_scores(self, X, weights):
@@ -272,7 +272,7 @@ class FeatureMapKernel(Kernel):
     def scores_of_map(self, Phi, self_kernel, weights):
         """``rows_of_map(Phi, self_kernel) @ weights`` (one weight vector) without the
         rows, as :meth:`linear_scores` from a map computed elsewhere
-        (:mod:`learners.kernels.vocabulary_union`, :mod:`ppi.views`)."""
+        (:mod:`learners.kernels.vocabulary_union`, :mod:`ppi.representation.views`)."""
         return self.scores_of_products(np.asarray(Phi @ weights).ravel(),
                                        squared_row_norms(Phi) if self_kernel is None
                                        else self_kernel)

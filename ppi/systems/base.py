@@ -5,8 +5,8 @@ its featurizer, the learner's input, the selection path and the saved-model clas
 A system is composed of three parts (:mod:`ppi.systems.parts`), chosen once from its
 settings in :meth:`System.__init__`: a representation (Paper V's all-paths view, or several
 views summed), a top kernel (linear or Gaussian) and a source (none, or transfer from the
-other benchmark corpora).  The code that runs a system (:mod:`ppi.runs`,
-:mod:`ppi.training`, :mod:`ppi.ablation`) asks the system and never tests a flag; a new
+other benchmark corpora).  The code that runs a system (:mod:`ppi.experiments.runs`,
+:mod:`ppi.systems.training`, :mod:`ppi.experiments.ablation`) asks the system and never tests a flag; a new
 system is one module of :mod:`ppi.systems` — a subclass of :class:`System` with its name,
 its option defaults and, where it differs, its own parts or methods.
 
@@ -51,10 +51,10 @@ class Settings:
     #: None: the (sum of the views') kernel itself; γ > 0: its Gaussian
     #: (:func:`learners.kernels.gaussian_of`)
     gamma: float | None = None
-    #: the λ grid of the nested selection; None: :data:`ppi.evaluation.ALPHAS`
+    #: the λ grid of the nested selection; None: :data:`ppi.learning.evaluation.ALPHAS`
     alphas: tuple | None = None
     #: CV towards a source hypothesis trained on the other benchmark corpora
-    #: (:mod:`ppi.transfer`)
+    #: (:mod:`ppi.learning.transfer`)
     transfer: bool = False
     #: whose tokens the ``bow`` and ``local`` views read (``spacy`` for the ``text`` system)
     bow_parse: str = "split_parse"
@@ -74,10 +74,10 @@ class Settings:
 
     @property
     def alpha_grid(self):
-        """The λ grid as an array (:data:`ppi.evaluation.ALPHAS` when ``alphas`` is None)."""
+        """The λ grid as an array (:data:`ppi.learning.evaluation.ALPHAS` when ``alphas`` is None)."""
         import numpy as np
 
-        from ppi.evaluation import ALPHAS
+        from ppi.learning.evaluation import ALPHAS
 
         return ALPHAS if self.alphas is None else np.asarray(self.alphas)
 
@@ -87,7 +87,7 @@ class Settings:
         :data:`ppi.names.DEFAULT_SYSTEM`), with every option that is not None overriding its
         defaults. The dataclass' own defaults are Paper V's."""
         from ppi.names import DEFAULT_SYSTEM
-        from ppi.systems import SYSTEMS
+        from ppi.systems.registry import SYSTEMS
 
         system = system or DEFAULT_SYSTEM
         if system not in SYSTEMS:
@@ -104,7 +104,7 @@ class Settings:
     def strategy(self):
         """The :class:`System` of these settings (the registered class of ``system``;
         :class:`System` itself for settings without a name)."""
-        from ppi.systems import SYSTEMS
+        from ppi.systems.registry import SYSTEMS
 
         return SYSTEMS.get(self.system, System)(self)
 
@@ -157,12 +157,12 @@ class System:
     #: the options the system fixes, over :class:`Settings`' defaults (Paper V's)
     defaults = {}
     #: the abstracts with document-level relations ``ppi train`` chooses λ (and β) on by
-    #: default (:mod:`ppi.development`; a name of :data:`ppi.names.RELATION_SETS`), None:
+    #: default (:mod:`ppi.systems.development`; a name of :data:`ppi.names.RELATION_SETS`), None:
     #: the inner leave-one-document-out criterion
     development_set = None
     #: whether half of the development abstracts (by document id) joins the training data —
     #: their document-level relations as single-instance mention-pair labels — and only the
-    #: other half chooses λ and β (:func:`ppi.development.development_halves`)
+    #: other half chooses λ and β (:func:`ppi.systems.development.development_halves`)
     trains_on_development = False
     #: one line on what the system is
     summary = ""
@@ -213,10 +213,10 @@ class System:
 
     def prepare_corpus(self, corpus):
         """``corpus`` with every analysis the system reads: the analyses of its spaCy
-        pipeline (``settings.spacy_model``; :func:`ppi.spacy_analyses.add_spacy_analyses`,
+        pipeline (``settings.spacy_model``; :func:`ppi.parsing.spacy_analyses.add_spacy_analyses`,
         cached) added when it reads spaCy's parse or tokens; the corpus itself otherwise."""
         if self.representation.reads_spacy():
-            from ppi.spacy_analyses import add_spacy_analyses
+            from ppi.parsing.spacy_analyses import add_spacy_analyses
 
             add_spacy_analyses(corpus, self.settings.spacy_model)
         return corpus
@@ -224,7 +224,7 @@ class System:
     def spacy_identity(self):
         """The spaCy version and model the system's features depend on (None when it reads
         no spaCy analysis) — part of the source cache's key."""
-        from ppi.spacy_analyses import spacy_identity
+        from ppi.parsing.spacy_analyses import spacy_identity
 
         if self.representation.reads_spacy():
             return spacy_identity(self.settings.spacy_model)
@@ -232,14 +232,14 @@ class System:
 
     # ------------------------------------------------------------------ learner input
     def learner_input(self, data):
-        """What the learner trained on ``data`` takes (:func:`ppi.evaluation.
+        """What the learner trained on ``data`` takes (:func:`ppi.learning.evaluation.
         learner_input`): its kernel matrix (top kernel included), or its feature rows."""
         return self.top.learner_input(data, self.settings)
 
     def cross_input(self, data, train):
         """The input, for the pairs of ``data``, of the learner trained on ``train``:
         their kernel, or ``data``'s feature rows when ``train``'s learner takes rows."""
-        from ppi.evaluation import uses_feature_rows
+        from ppi.learning.evaluation import uses_feature_rows
 
         s = self.settings
         if uses_feature_rows(train, s.learner, s.n_basis):
@@ -247,24 +247,24 @@ class System:
         return self.top.kernel(data, train)
 
     def of_gram(self, K):
-        """The top kernel of a Gram matrix of unit-norm rows (:mod:`ppi.ablation`)."""
+        """The top kernel of a Gram matrix of unit-norm rows (:mod:`ppi.experiments.ablation`)."""
         return self.top.of_gram(K)
 
     # ------------------------------------------------------------------ selection
     def select(self, K, data, prior=None):
         """(λ[, β], threshold) by leave-one-document-out on ``data`` (learner input ``K``;
-        ``prior``: the transfer's source scores), :func:`ppi.evaluation.select_parameters`.
+        ``prior``: the transfer's source scores), :func:`ppi.learning.evaluation.select_parameters`.
         Returns ``(selection, choice)``."""
-        from ppi.evaluation import select_parameters
+        from ppi.learning.evaluation import select_parameters
 
         s = self.settings
         return select_parameters(K, data.y, data.document_ids, s.alpha_grid, s.learner,
                                  s.n_basis, s.seed, s.select_by, prior=prior)
 
     def cross_validate(self, data, K, *, folds=10, leaky=False, prior=None, seed=None):
-        """Document-level CV with nested selection (:func:`ppi.evaluation.
+        """Document-level CV with nested selection (:func:`ppi.learning.evaluation.
         cross_validate`; ``seed``: the fold seed, default the settings')."""
-        from ppi.evaluation import cross_validate
+        from ppi.learning.evaluation import cross_validate
 
         s = self.settings
         return cross_validate(data, K, n_folds=folds, alphas=s.alpha_grid,
@@ -274,9 +274,9 @@ class System:
                               progress=self.progress)
 
     def cross_corpus(self, datasets, kernel_fn, **options):
-        """Train on each corpus, test on the others (:func:`ppi.evaluation.cross_corpus`;
+        """Train on each corpus, test on the others (:func:`ppi.learning.evaluation.cross_corpus`;
         ``options``: its ``train_sets``, ``trains``, ``tests``, ``keep_scores``)."""
-        from ppi.evaluation import cross_corpus
+        from ppi.learning.evaluation import cross_corpus
 
         s = self.settings
         return cross_corpus(datasets, kernel_fn, alphas=s.alpha_grid, learner=s.learner,
@@ -284,8 +284,8 @@ class System:
                             select_by=s.select_by, progress=self.progress, **options)
 
     def learning_curve(self, data, K, points):
-        """AUC against training size (:func:`ppi.evaluation.learning_curve`)."""
-        from ppi.evaluation import learning_curve
+        """AUC against training size (:func:`ppi.learning.evaluation.learning_curve`)."""
+        from ppi.learning.evaluation import learning_curve
 
         s = self.settings
         return learning_curve(data, K, n_points=points, alphas=s.alpha_grid,
@@ -295,6 +295,6 @@ class System:
     # ------------------------------------------------------------------ saved model
     @property
     def model_class(self):
-        """The :class:`ppi.model.PPIModel` subclass ``ppi train`` saves (raises
+        """The :class:`ppi.models.classes.PPIModel` subclass ``ppi train`` saves (raises
         :class:`~kernelrank.errors.InvalidParameterError` when the system has none)."""
         return self.top.model_class(self.representation)

@@ -1,13 +1,15 @@
 """``multiview`` — issue 14's first system: text order, λ by the inner AUC, the all-paths
 kernels of both parses of the corpus files plus the bag-of-words and shortest-path views,
-their normalized kernels summed (Miwa et al. 2009; :mod:`ppi.views`), linear."""
+their normalized kernels summed (Miwa et al. 2009; :mod:`ppi.representation.views`), linear."""
 
 from ppi.names import MULTIVIEW_VIEWS
 from ppi.systems.base import System
+from ppi.systems.registry import register
 
 __all__ = ["MultiViewSystem"]
 
 
+@register
 class MultiViewSystem(System):
     """The ``multiview`` system (module docstring); saved as model format version 4."""
 

@@ -3,10 +3,12 @@
 Paper V's sparse (reduced-set) RLS.  Tables 1–5 of the paper reproduce with it."""
 
 from ppi.systems.base import System
+from ppi.systems.registry import register
 
 __all__ = ["PaperV"]
 
 
+@register
 class PaperV(System):
     """Paper V's system (module docstring); saved as model format version 3."""
 

@@ -7,11 +7,11 @@ code that runs a system asks the part and never tests a flag.
 * representations — :class:`AllPaths` (Paper V, Airola et al. 2008 §"Methods": the
   all-paths graph kernel on one parse; saved as model format version 3) and
   :class:`MultiView` (issue 14: the sum of normalized view kernels,
-  :class:`ppi.views.MultiViewFeaturizer`; version 4, Gaussian version 5);
+  :class:`ppi.representation.views.MultiViewFeaturizer`; version 4, Gaussian version 5);
 * top kernels — :class:`Linear` (``k`` itself) and :class:`Gaussian`
   (``exp(−γ‖φ(x) − φ(z)‖²)`` of the rows, :func:`learners.kernels.gaussian_of`);
 * sources — :class:`NoTransfer` and :class:`Transfer` (``f = β g + h``, Tommasi et al.
-  2010 §3, :mod:`ppi.transfer`).
+  2010 §3, :mod:`ppi.learning.transfer`).
 
 Importing this module imports no NumPy (``python -m ppi --help`` stays instant): every
 method imports what it uses.
@@ -28,15 +28,15 @@ SPACY = "spacy"
 # ----------------------------------------------------------------------------- representations
 class AllPaths:
     """Paper V's representation: the all-paths graph kernel on ``settings.parse``
-    (:class:`ppi.features.PairFeaturizer`), one view."""
+    (:class:`ppi.representation.features.PairFeaturizer`), one view."""
 
     def __init__(self, settings):
         self.settings = settings
 
     def featurizer(self):
-        """The unfitted :class:`ppi.features.PairFeaturizer`."""
-        from ppi.features import PairFeaturizer
-        from ppi.graphs import GraphSettings
+        """The unfitted :class:`ppi.representation.features.PairFeaturizer`."""
+        from ppi.representation.features import PairFeaturizer
+        from ppi.representation.graphs import GraphSettings
 
         s = self.settings
         return PairFeaturizer(parse=s.parse, variant=s.variant, normalize=s.normalize,
@@ -56,7 +56,7 @@ class AllPaths:
     @property
     def linear_model(self):
         """The saved-model class of its linear models (format version 3)."""
-        from ppi.model import SingleViewModel
+        from ppi.models.classes import SingleViewModel
 
         return SingleViewModel
 
@@ -65,16 +65,16 @@ class AllPaths:
 
 
 class MultiView:
-    """Several views of a pair, their normalized kernels summed (:mod:`ppi.views`)."""
+    """Several views of a pair, their normalized kernels summed (:mod:`ppi.representation.views`)."""
 
     def __init__(self, settings):
         self.settings = settings
 
     def featurizer(self):
-        """The unfitted :class:`ppi.views.MultiViewFeaturizer` of ``settings.views``."""
+        """The unfitted :class:`ppi.representation.views.MultiViewFeaturizer` of ``settings.views``."""
         from kernelrank.errors import InvalidParameterError
-        from ppi.graphs import GraphSettings
-        from ppi.views import MultiViewFeaturizer
+        from ppi.representation.graphs import GraphSettings
+        from ppi.representation.views import MultiViewFeaturizer
 
         s = self.settings
         if not s.normalize:
@@ -86,8 +86,8 @@ class MultiView:
                                    n_features=s.hash_features, bow_parse=s.bow_parse)
 
     def parses(self):
-        """The canonical parse names of the views (:func:`ppi.views.view_parses`)."""
-        from ppi.views import view_parses
+        """The canonical parse names of the views (:func:`ppi.representation.views.view_parses`)."""
+        from ppi.representation.views import view_parses
 
         return view_parses(self.settings.views)
 
@@ -99,14 +99,14 @@ class MultiView:
     @property
     def linear_model(self):
         """Format version 4: the primal weights of every view."""
-        from ppi.model import MultiViewModel
+        from ppi.models.classes import MultiViewModel
 
         return MultiViewModel
 
     @property
     def gaussian_model(self):
         """Format version 5: basis rows and dual coefficients."""
-        from ppi.model import GaussianModel
+        from ppi.models.classes import GaussianModel
 
         return GaussianModel
 
@@ -120,14 +120,14 @@ class Linear:
     model_options = {}
 
     def learner_input(self, data, settings):
-        """:func:`ppi.evaluation.learner_input` of ``data``."""
-        from ppi.evaluation import learner_input
+        """:func:`ppi.learning.evaluation.learner_input` of ``data``."""
+        from ppi.learning.evaluation import learner_input
 
         return learner_input(data, settings.learner, settings.n_basis)
 
     def kernel(self, a, b):
         """The kernel matrix between the pairs of ``a`` and ``b``."""
-        from ppi.features import kernel
+        from ppi.representation.features import kernel
 
         return kernel(a, b)
 
@@ -148,14 +148,14 @@ class Gaussian:
         self.model_options = {"gamma": gamma}
 
     def learner_input(self, data, settings, max_gram_bytes=None):
-        """The dense Gaussian kernel matrix of ``data`` (:func:`ppi.features.
+        """The dense Gaussian kernel matrix of ``data`` (:func:`ppi.representation.features.
         gaussian_kernel`): never the feature rows, so a corpus whose m × m matrix would
-        exceed ``max_gram_bytes`` (default :data:`ppi.evaluation.MAX_GRAM_BYTES`) with the
+        exceed ``max_gram_bytes`` (default :data:`ppi.learning.evaluation.MAX_GRAM_BYTES`) with the
         reduced-set learner is refused."""
         from kernelrank.errors import InvalidParameterError
-        from ppi.evaluation import (MAX_GRAM_BYTES, check_full_rls_memory, resolve_learner,
+        from ppi.learning.evaluation import (MAX_GRAM_BYTES, check_full_rls_memory, resolve_learner,
                                     uses_feature_rows)
-        from ppi.features import gaussian_kernel
+        from ppi.representation.features import gaussian_kernel
 
         limit = MAX_GRAM_BYTES if max_gram_bytes is None else max_gram_bytes
         if uses_feature_rows(data, settings.learner, settings.n_basis, limit):
@@ -169,7 +169,7 @@ class Gaussian:
 
     def kernel(self, a, b):
         """The Gaussian kernel matrix between the pairs of ``a`` and ``b``."""
-        from ppi.features import gaussian_kernel
+        from ppi.representation.features import gaussian_kernel
 
         return gaussian_kernel(a, b, gamma=self.gamma)
 
@@ -245,14 +245,14 @@ class NoTransfer:
 
     def cv_inputs(self, system, corpus, data_dir, sources, leaky):
         """``(data, None)``: the corpus featurized alone."""
-        from ppi.runs import read_corpora
+        from ppi.systems.inputs import read_corpora
 
         (data,) = system.featurizer().fit_transform(
             read_corpora([corpus], system.settings, data_dir), progress=system.progress)
         return data, None
 
     def cross(self, system, datasets, kernel_fn, texts):
-        """The cross-corpus evaluation (:func:`ppi.evaluation.cross_corpus`)."""
+        """The cross-corpus evaluation (:func:`ppi.learning.evaluation.cross_corpus`)."""
         return system.cross_corpus(datasets, kernel_fn)
 
     def benchmark_source(self, sources, name):
@@ -267,24 +267,24 @@ class NoTransfer:
 
 class Transfer:
     """Each corpus learns towards the mean of the other corpora's models
-    (:mod:`ppi.transfer`)."""
+    (:mod:`ppi.learning.transfer`)."""
 
     def texts(self):
         """The sentence texts a run collects for the leak guard (filled by
-        :func:`ppi.runs.featurize_corpora`)."""
+        :func:`ppi.systems.inputs.featurize_corpora`)."""
         return {}
 
     def cv_inputs(self, system, corpus, data_dir, sources, leaky):
         """``(data, (g, info))``: the corpus featurized with the source corpora (default
         the other benchmark corpora) in one vocabulary, and the mean of their models'
-        scores of its pairs (:func:`ppi.runs.source_models`)."""
+        scores of its pairs (:func:`ppi.systems.inputs.source_models`)."""
         import logging
         import time
 
         from kernelrank.report import format_duration
         from ppi.names import CORPORA
-        from ppi.runs import check_no_leaky_transfer, featurize_corpora, source_models, \
-            transfer_source
+        from ppi.systems.inputs import (check_no_leaky_transfer, featurize_corpora,
+                                        source_models, transfer_source)
 
         check_no_leaky_transfer(leaky)
         names = [corpus] + [n for n in (sources or CORPORA) if n != corpus]
@@ -296,28 +296,28 @@ class Transfer:
                                tests=[corpus])
         source = transfer_source(models, corpus)
         source[1]["seconds"] = time.perf_counter() - t1
-        logging.getLogger("ppi.runs").info(
+        logging.getLogger("ppi.experiments.runs").info(
             "source models for %s: %s (%s)", corpus, ", ".join(names[1:]),
             format_duration(source[1]["seconds"]))
         return data, source
 
     def cross(self, system, datasets, kernel_fn, texts):
         """The cross-corpus evaluation of the leak-guarded source models, with their
-        scores (:func:`ppi.runs.source_models`)."""
-        from ppi.runs import source_models
+        scores (:func:`ppi.systems.inputs.source_models`)."""
+        from ppi.systems.inputs import source_models
 
         return source_models(datasets, texts, system.settings)
 
     def benchmark_source(self, sources, name):
         """``(g, info)`` of ``name`` from the benchmark's cross-corpus models."""
-        from ppi.runs import transfer_source
+        from ppi.systems.inputs import transfer_source
 
         return transfer_source(sources, name)
 
     def training_inputs(self, system, featurizer, target, corpus, data_dir, sources):
         """``(data, prior)``: the training corpus featurized with the sources
-        (:func:`ppi.training.source_prior`) and the :class:`TrainingPrior`."""
-        from ppi.training import source_prior
+        (:func:`ppi.systems.inputs.source_prior`) and the :class:`TrainingPrior`."""
+        from ppi.systems.inputs import source_prior
 
         data, g, parts, info = source_prior(system, featurizer, target, corpus, data_dir,
                                             sources)

@@ -5,13 +5,15 @@ transfer from the other corpora (the mean of their spaCy-parsed models; linear t
 learns from BioRED's training abstracts as well, the literature the model is for: half of
 them (by document id) join the training pairs with their document-level relations as
 single-instance labels, and the other half chooses λ and β by the document-level AUC
-(:mod:`ppi.development`) — not the training corpus' own held-out documents."""
+(:mod:`ppi.systems.development`) — not the training corpus' own held-out documents."""
 
 from ppi.systems.base import System
+from ppi.systems.registry import register
 
 __all__ = ["Text"]
 
 
+@register
 class Text(System):
     """The ``text`` system (module docstring); saved as model format version 4."""
 

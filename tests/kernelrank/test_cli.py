@@ -106,7 +106,7 @@ def test_help_grids_and_choices_equal_the_library_constants():
     import parse_ranking.coreg as pc
     import parse_ranking.names as pn
     import parse_ranking.ranking as pr
-    import ppi.evaluation as pe
+    import ppi.learning.evaluation as pe
     import ppi.names as ppn
 
     assert (ppn.LEARNERS, ppn.N_BASIS) == (pe.LEARNERS, pe.N_BASIS)
@@ -168,7 +168,8 @@ def test_report_helpers(tmp_path):
 
 @pytest.mark.slow
 def test_ppi_learning_curves_as_a_library_call(data_dir, tmp_path):
-    from ppi.runs import Settings, run_learning_curves
+    from ppi.systems import Settings
+    from ppi.experiments.runs import run_learning_curves
 
     res, written = run_learning_curves(["LLL"], tmp_path, Settings(progress=False),
                                        data_dir=data_dir, points=2)
@@ -180,7 +181,8 @@ def test_ppi_learning_curves_as_a_library_call(data_dir, tmp_path):
 
 @pytest.mark.slow
 def test_ppi_cross_corpus_as_a_library_call(data_dir, tmp_path):
-    from ppi.runs import Settings, run_cross_corpus
+    from ppi.systems import Settings
+    from ppi.experiments.runs import run_cross_corpus
 
     res, written = run_cross_corpus(["LLL", "HPRD50"], tmp_path, Settings(progress=False),
                                     data_dir=data_dir)

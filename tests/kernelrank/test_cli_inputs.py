@@ -59,8 +59,8 @@ def _fails(main, argv, capsys, name):
 @pytest.fixture(scope="module")
 def ppi_model(data_dir, tmp_path_factory):
     from corpora.ppi_xml import read_corpus
-    from ppi.features import PairFeaturizer
-    from ppi.model import SingleViewModel
+    from ppi.representation.features import PairFeaturizer
+    from ppi.models.classes import SingleViewModel
     lll = data_dir / "ppi" / "LLL-learning-format.xml.gz"
     featurizer = PairFeaturizer()
     (data,) = featurizer.fit_transform([read_corpus(lll)])

@@ -137,7 +137,7 @@ def test_case3_second_extract_on_the_same_output_refuses(data_dir, lll_model, tm
                                                          monkeypatch):
     """Extract A is held inside its second chunk while extract B starts on the same output
     (before: B computed, assembled and removed OUT.parts under A's feet)."""
-    from ppi import extract as ex
+    from ppi.extraction import extract as ex
 
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
     ex.extract(src, lll_model, ref, "learning-xml", chunk_size=20, workers=0, progress=False)
@@ -218,7 +218,7 @@ def test_case7_no_sentence_kept_is_an_error_and_keeps_the_complete_file(treebank
 ])
 def test_case6_corrupt_run_record_names_it_and_says_overwrite(data_dir, lll_model, tmp_path,
                                                               content, problem):
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     src, out = _lll(data_dir), tmp_path / "out.jsonl"
     extract(src, lll_model, out, "learning-xml", chunk_size=20, workers=0, progress=False,
             max_chunks=1)
@@ -398,7 +398,7 @@ def test_case9_ctrl_c_of_extract_on_a_local_cluster_then_resume(data_dir, lll_mo
     """SIGINT to the process group of `ppi extract` running on a local Dask cluster (its
     worker processes get it too): one line, exit 130, no lock left, the rerun resumes to
     the output of an uninterrupted run."""
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
     extract(src, lll_model, ref, "learning-xml", chunk_size=2, workers=0, progress=False)
     cmd = [sys.executable, "-m", "ppi", "extract", "--quiet", "--model", str(lll_model),
@@ -486,7 +486,7 @@ def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, ll
     import dask
     from distributed import Client, LocalCluster
 
-    from ppi import extract as ex
+    from ppi.extraction import extract as ex
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
     ex.extract(src, lll_model, ref, "learning-xml", chunk_size=10, workers=0, progress=False)
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
@@ -584,8 +584,8 @@ def test_an_interrupt_after_a_chunk_writer_created_its_file_leaves_no_temporary_
     and before ``atomic_open`` can remove it (the race case 9 above met about once in ten
     runs): the interrupted extraction removes it; the completed chunks stay and the rerun
     resumes to an uninterrupted run's output."""
-    import ppi.extract as extract_module
-    from ppi.extract import extract
+    import ppi.extraction.extract as extract_module
+    from ppi.extraction.extract import extract
 
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
     extract(src, lll_model, ref, "learning-xml", chunk_size=2, workers=0, progress=False)

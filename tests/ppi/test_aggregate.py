@@ -36,7 +36,7 @@ def _write_jsonl(records, path):
 
 
 def _write_tsv(records, path):
-    from ppi.extract import TSV_COLUMNS, format_records
+    from ppi.extraction.extract import TSV_COLUMNS, format_records
     path.write_text("\t".join(TSV_COLUMNS) + "\n" + format_records(records, "tsv"),
                     encoding="utf-8")
     return path
@@ -98,7 +98,7 @@ def test_aggregate_options_and_tsv(tmp_path):
     assert _read(a) == _read(b)                        # TSV input = JSONL input
     out = tmp_path / "docs.tsv"
     assert _main("aggregate", "--quiet", "--input", src, "--output", out) == 0
-    from ppi.aggregate import TSV_COLUMNS
+    from ppi.aggregation.aggregate import TSV_COLUMNS
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t") == list(TSV_COLUMNS) and len(lines) == 6     # no self-pair
     assert lines[1].split("\t")[:3] == ["A", "4193", "7157"]
@@ -106,7 +106,7 @@ def test_aggregate_options_and_tsv(tmp_path):
 
 def test_aggregate_bad_input(tmp_path, capsys):
     scattered = _write_jsonl([RECORDS[0], RECORDS[5], RECORDS[1]], tmp_path / "s.jsonl")
-    from ppi.aggregate import aggregate
+    from ppi.aggregation.aggregate import aggregate
     with pytest.raises(CorpusFormatError, match="again after other documents") as info:
         aggregate(scattered, tmp_path / "o.jsonl")
     assert info.value.line == 3
@@ -156,7 +156,7 @@ def test_network_edges_attributes_graphml(tmp_path):
 def test_network_graphml_round_trip_equals_graph(tmp_path):
     import networkx as nx
 
-    from ppi.network import build_network, write_network
+    from ppi.aggregation.network import build_network, write_network
     src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
     docs = tmp_path / "docs.tsv"
     assert _main("aggregate", "--quiet", "--input", src, "--output", docs, "--self-pairs") == 0
@@ -171,11 +171,11 @@ def test_network_graphml_round_trip_equals_graph(tmp_path):
 
 
 def _network(edges):
-    """A network as :func:`ppi.network.build_network` makes it, from ``(gene1, gene2,
+    """A network as :func:`ppi.aggregation.network.build_network` makes it, from ``(gene1, gene2,
     documents, best_score)``; gene names are ``name-<id>``, long enough to collide."""
     import networkx as nx
 
-    from ppi.network import gene_pair
+    from ppi.aggregation.network import gene_pair
     g = nx.Graph()
     for a, b, docs, score in edges:
         a, b = gene_pair(a, b)
@@ -189,7 +189,7 @@ def _network(edges):
 def test_picture_takes_the_largest_components_cut_connected_from_their_strongest_edge():
     import networkx as nx
 
-    from ppi.network import picture_edges
+    from ppi.aggregation.network import picture_edges
     hub = [("h", f"s{k}", 1 + k % 3, 0.1 * k) for k in range(12)]          # a star of 13
     chain = [("s0", "c0", 1, 0.05), ("c0", "c1", 1, 0.04)]                  # hanging off it
     triangle = [("t0", "t1", 2, 0.3), ("t1", "t2", 1, 0.2), ("t0", "t2", 1, 0.1)]
@@ -225,7 +225,7 @@ def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkey
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    import ppi.network as network
+    import ppi.aggregation.network as network
     # a dense component — 40 genes, each linked to the next six — with long names, beside a
     # chain of three: labels placed at their genes collide
     genes = [f"g{k:02d}" for k in range(40)]
@@ -396,13 +396,13 @@ def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
 
 
 def test_the_models_pair_definition_is_read_from_the_summary_of_this_output(tmp_path, caplog):
-    """ppi.records.recorded_definition: only the summary beside the file that names it as
+    """ppi.extraction.records.recorded_definition: only the summary beside the file that names it as
     its output counts; a damaged one is said, not trusted.  The evaluation's choice of types:
     the recorded ones unless given, a given one that differs is noted."""
     import logging
 
-    from ppi.document_evaluation import pair_definition_of
-    from ppi.records import pair_definition, recorded_definition
+    from ppi.aggregation.evaluation import pair_definition_of
+    from ppi.extraction.records import pair_definition, recorded_definition
 
     out = tmp_path / "docs.jsonl"
     out.write_text("")
@@ -439,14 +439,14 @@ def test_a_model_measured_on_the_file_it_learned_from_is_said_to_be_in_sample(tm
     said by name; another file does not."""
     from pathlib import Path
 
-    import ppi.model
-    from ppi.document_evaluation import in_sample_note
+    import ppi.models.classes
+    from ppi.aggregation.evaluation import in_sample_note
 
     train, dev, other = (tmp_path / n for n in ("train.pubtator", "dev.pubtator", "x.txt"))
     trainings = {"documents": {"file": str(train)},
                  "text": {"corpus": "AIMed", "file": "AIMed.xml",
                           "development": {"file": str(dev), "auc": 0.9}}}
-    monkeypatch.setattr(ppi.model, "read_training", lambda d: trainings[Path(d).name])
+    monkeypatch.setattr(ppi.models.classes, "read_training", lambda d: trainings[Path(d).name])
     monkeypatch.chdir(tmp_path)
     note = in_sample_note(tmp_path / "documents", Path("train.pubtator"))
     assert "in-sample" in note and "training file" in note
@@ -462,8 +462,8 @@ def test_a_summary_is_known_for_its_outputs_own_from_any_working_directory(tmp_p
     that ``ppi aggregate`` or ``ppi evaluate-documents`` started in another folder still
     finds the model's pair definition; a summary naming the output only relative (written
     before ``output_path``) is resolved from the working directory."""
-    from ppi.aggregate import aggregate
-    from ppi.records import recorded_definition
+    from ppi.aggregation.aggregate import aggregate
+    from ppi.extraction.records import recorded_definition
 
     run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
     run.mkdir()
@@ -493,16 +493,16 @@ def test_the_pair_definition_of_a_named_model_and_its_mismatch_with_the_summarie
     import logging
     from pathlib import Path
 
-    import ppi.model
+    import ppi.models.classes
     from kernelrank.errors import DataNotFoundError
-    from ppi.document_evaluation import pair_definition_of
+    from ppi.aggregation.evaluation import pair_definition_of
 
     out = tmp_path / "docs.jsonl"
     out.write_text("")
     trainings = {"bind": {"system": {"system": "documents", "relation_types": ["Bind"],
                                      "entity_types": ["GeneOrGeneProduct", "Gene"]}},
                  "mentions": {"system": {"system": "text"}}}
-    monkeypatch.setattr(ppi.model, "read_training", lambda d: trainings[Path(d).name])
+    monkeypatch.setattr(ppi.models.classes, "read_training", lambda d: trainings[Path(d).name])
     d = pair_definition_of(out, model=tmp_path / "bind")
     assert (d["relation_types"], d["note"]) == (["Bind"], None)
     assert d["from"] == {"entity_types": "model", "relation_types": "model"}

@@ -166,9 +166,9 @@ def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsy
     import numpy as np
 
     from corpora.ppi_xml import read_corpus
-    from ppi.evaluation import cross_validate, learner_input
+    from ppi.learning.evaluation import cross_validate, learner_input
     from ppi.names import corpus_path
-    from ppi.runs import Settings
+    from ppi.systems import Settings
 
     out = tmp_path / "o"
     assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",

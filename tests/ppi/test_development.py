@@ -1,4 +1,4 @@
-"""λ, β chosen on a development set of abstracts (:mod:`ppi.development`): every grid
+"""λ, β chosen on a development set of abstracts (:mod:`ppi.systems.development`): every grid
 candidate's development AUC equals the AUC of the model retrained explicitly at that
 candidate, ``f = β g + h`` with ``h = K (K + λI)⁻¹ (y − β g)``, scored on the development rows
 and pooled by the maximum over each candidate's mention pairs — for the linear and the
@@ -11,10 +11,10 @@ import pytest
 import scipy.sparse as sp
 
 from learners.measures import auc
-from ppi.development import development_choice, development_halves
-from ppi.evaluation import select_parameters
-from ppi.features import PairSet
-from ppi.relations import Candidates
+from ppi.systems.development import development_choice, development_halves
+from ppi.learning.evaluation import select_parameters
+from ppi.representation.features import PairSet
+from ppi.documents.relations import Candidates
 from ppi.systems.parts import Gaussian, Linear, NO_PRIOR, TrainingPrior
 
 ALPHAS = 2.0 ** np.arange(-8, 9, 4)
@@ -122,7 +122,7 @@ def test_a_development_set_of_one_class_is_refused_by_name():
 
 @pytest.fixture(scope="module")
 def biored_train(data_dir):
-    from ppi.development import development_corpus
+    from ppi.systems.development import development_corpus
 
     path = data_dir / "biored" / "Train.PubTator.gz"
     if not path.is_file():

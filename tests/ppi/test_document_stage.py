@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ppi.document_stage import SCORE_BLOCK, DocumentStage
+from ppi.documents.stage import SCORE_BLOCK, DocumentStage
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def test_a_candidates_score_does_not_depend_on_how_blas_was_started(stage, tmp_p
              F=F)
     code = (
         "import numpy as np, sys\n"
-        "from ppi.document_stage import DocumentStage\n"
+        "from ppi.documents.stage import DocumentStage\n"
         f"a = np.load(r'{arrays}')\n"
         "st = DocumentStage.from_arrays(a['mean'], a['scale'], a['basis'], a['coef'], "
         f"gamma={st.gamma_!r}, alpha=1.0, threshold=0.0)\n"
@@ -82,7 +82,7 @@ def test_the_default_is_the_transferred_pair_a_point_of_the_searched_grid(stage)
     """The default stage fits (STAGE_ALPHA, STAGE_GAMMA) alone; searching ALPHAS × GAMMAS,
     which holds that pair, can only raise the leave-one-document-out AUC it is chosen by
     (the same basis: the same seed), and reproduces the default's when it keeps the pair."""
-    from ppi.document_stage import ALPHAS, GAMMAS, STAGE_ALPHA, STAGE_GAMMA
+    from ppi.documents.stage import ALPHAS, GAMMAS, STAGE_ALPHA, STAGE_GAMMA
 
     st, _ = stage
     assert (st.alpha_, st.gamma_) == (STAGE_ALPHA, STAGE_GAMMA)

@@ -46,8 +46,8 @@ def documents_model(biored, data_dir):
 
 def test_train_extract_aggregate_evaluate_on_biored(biored, documents_model, data_dir):
     from ppi.__main__ import main
-    from ppi.document_evaluation import gold_candidates
-    from ppi.model import DocumentModel, PPIModel
+    from ppi.aggregation.evaluation import gold_candidates
+    from ppi.models.classes import DocumentModel, PPIModel
 
     model = PPIModel.load(documents_model)
     assert isinstance(model, DocumentModel) and model.stage is not None
@@ -90,9 +90,9 @@ def test_train_extract_aggregate_evaluate_on_biored(biored, documents_model, dat
 def test_extraction_scores_equal_the_training_paths(biored, documents_model):
     """The scores ``ppi extract`` writes are the model's on the featurization of training:
     one parse (spaCy, the same mentions), one featurizer, one document stage."""
-    from ppi.extract import ExtractionResources, process_chunk
-    from ppi.model import PPIModel
-    from ppi.relations import relation_corpus
+    from ppi.extraction.extract import ExtractionResources, process_chunk
+    from ppi.models.classes import PPIModel
+    from ppi.documents.relations import relation_corpus
 
     model = PPIModel.load(documents_model)
     docs = list(read_pubtator(biored["dev"]))
@@ -121,10 +121,10 @@ def test_raw_text_tagged_with_a_lexicon_of_ids_scores_as_the_annotated_text(
     import dataclasses
 
     from ppi.__main__ import main
-    from ppi.extract import ExtractionResources, process_chunk
-    from ppi.mentions import DictionaryTagger, read_lexicon_entries
-    from ppi.model import PPIModel
-    from ppi.relations import candidate_mentions
+    from ppi.extraction.extract import ExtractionResources, process_chunk
+    from ppi.extraction.mentions import DictionaryTagger, read_lexicon_entries
+    from ppi.models.classes import PPIModel
+    from ppi.documents.relations import candidate_mentions
 
     lexicon = tmp_path / "genes.txt"
     assert main(["mentions", "--quiet", "--input", str(biored["dev"]), "--output",
@@ -162,12 +162,12 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     """``--relation-types``: the related candidates are those of the asked types, in
     training and in the evaluation, and the model records them."""
     from ppi.__main__ import main
-    from ppi.aggregate import gene_pair
-    from ppi.document_evaluation import gold_candidates
-    from ppi.document_runs import read_relation_corpus
-    from ppi.document_system import DocumentSystem
-    from ppi.model import PPIModel
-    from ppi.relations import keep_relation_types
+    from ppi.aggregation.aggregate import gene_pair
+    from ppi.aggregation.evaluation import gold_candidates
+    from ppi.documents.runs import read_relation_corpus
+    from ppi.documents.system import DocumentSystem
+    from ppi.models.classes import PPIModel
+    from ppi.documents.relations import keep_relation_types
 
     types = ["Positive_Correlation", "Negative_Correlation"]
     system = DocumentSystem(relation_types=tuple(types), transfer=False, progress=False)
@@ -243,7 +243,7 @@ def test_document_records_are_byte_identical_in_process_and_on_dask_workers(
 def test_saved_document_model_round_trip_and_damage(documents_model, tmp_path):
     import shutil
 
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     model = PPIModel.load(documents_model)
     copy = model.save(tmp_path / "again")
@@ -282,7 +282,7 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
     pairs stops after reading them — naming them and --learner reduced_set — before any
     featurization; nothing is written."""
     import kernelrank.memory
-    import ppi.document_system
+    import ppi.documents.system
     from ppi.__main__ import main
 
     monkeypatch.setattr(kernelrank.memory, "physical_memory_bytes", lambda: 10_000)
@@ -290,7 +290,7 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
     def featurized(*args, **kwargs):
         raise AssertionError("featurized before the memory check")
 
-    monkeypatch.setattr(ppi.document_system, "featurize_documents", featurized)
+    monkeypatch.setattr(ppi.documents.system, "featurize_documents", featurized)
     assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
                  "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2

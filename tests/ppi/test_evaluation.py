@@ -1,4 +1,4 @@
-"""PPI evaluation protocol (ppi/evaluation.py): nested selection against explicit
+"""PPI evaluation protocol (ppi/learning/evaluation.py): nested selection against explicit
 retraining, CV end-to-end on LLL, the Table 5 threshold, saved models."""
 
 import numpy as np
@@ -7,8 +7,8 @@ import pytest
 from kernelrank.errors import InvalidParameterError
 from learners.measures import auc, best_f_threshold, precision_recall_f1
 from learners.rls import RLS
-from ppi.evaluation import cooccurrence, cross_validate, learning_curve, select_parameters
-from ppi.evaluation import test_distribution_f1 as distribution_f1
+from ppi.learning.evaluation import cooccurrence, cross_validate, learning_curve, select_parameters
+from ppi.learning.evaluation import test_distribution_f1 as distribution_f1
 from learners.splits import group_sets as leave_one_group_out_sets
 
 
@@ -62,7 +62,7 @@ def test_cooccurrence_baseline():
 @pytest.fixture(scope="module")
 def lll(data_dir):
     from corpora.ppi_xml import read_corpus
-    from ppi.features import PairFeaturizer, kernel
+    from ppi.representation.features import PairFeaturizer, kernel
     c = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
     (d,) = PairFeaturizer().fit_transform([c])
     return c, d, kernel(d)
@@ -104,8 +104,8 @@ def test_learning_curve_on_lll(lll):
 
 @pytest.mark.slow
 def test_model_round_trip(lll, tmp_path):
-    from ppi.features import PairFeaturizer, kernel
-    from ppi.model import PPIModel, SingleViewModel
+    from ppi.representation.features import PairFeaturizer, kernel
+    from ppi.models.classes import PPIModel, SingleViewModel
     c, _, _ = lll
     f = PairFeaturizer()
     (d,) = f.fit_transform([c])
@@ -125,8 +125,8 @@ def test_model_round_trip(lll, tmp_path):
 @pytest.mark.slow
 def test_cross_corpus_small(data_dir):
     from corpora.ppi_xml import read_corpus
-    from ppi.evaluation import cross_corpus
-    from ppi.features import PairFeaturizer, kernel
+    from ppi.learning.evaluation import cross_corpus
+    from ppi.representation.features import PairFeaturizer, kernel
     names = ["LLL", "HPRD50"]
     corpora = [read_corpus(data_dir / "ppi" / f"{n}-learning-format.xml.gz") for n in names]
     sets = dict(zip(names, PairFeaturizer().fit_transform(corpora)))
@@ -147,8 +147,8 @@ def test_cross_corpus_small(data_dir):
 def test_feature_rows_input_equals_kernel_input(lll):
     """Reduced-set RLS fitted on the sparse feature rows (linear kernel, O(m r) memory) gives
     the CV, the learning curve and the cross-corpus cells of the precomputed m × m kernel."""
-    from ppi.evaluation import cross_corpus, learner_input
-    from ppi.features import kernel
+    from ppi.learning.evaluation import cross_corpus, learner_input
+    from ppi.representation.features import kernel
     _, d, K = lll
     alphas = 2.0 ** np.arange(-4, 5, 2)
     assert learner_input(d, "reduced_set", 100, max_gram_bytes=8 * len(d) ** 2 - 1) is d.X
@@ -178,7 +178,7 @@ def test_feature_rows_input_equals_kernel_input(lll):
 def test_auto_learner_is_full_rls_up_to_its_limit(monkeypatch):
     """``auto`` (the multiview system's learner): exact RLS for at most FULL_RLS_MAX
     training pairs, the reduced-set approximation above (and for feature rows)."""
-    import ppi.evaluation as ev
+    import ppi.learning.evaluation as ev
     from learners.reduced_set import ReducedSetRLS
     from learners.rls import RLS
 
@@ -202,8 +202,8 @@ def test_full_rls_that_cannot_fit_is_refused_before_any_work(monkeypatch):
     import scipy.sparse as sp
 
     import kernelrank.memory
-    from ppi.evaluation import check_full_rls_memory, learner_input
-    from ppi.features import PairSet
+    from ppi.learning.evaluation import check_full_rls_memory, learner_input
+    from ppi.representation.features import PairSet
 
     check_full_rls_memory(6_221, total=24 * 2 ** 30)                  # BioRED's: 0.9 GiB
     with pytest.raises(InvalidParameterError, match=r"28,575 training pairs.*18\.\d GiB"

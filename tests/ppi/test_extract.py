@@ -19,7 +19,7 @@ from tests.conftest import write_pubtator_file as _write_pubtator
 
 from corpora.text_input import Mention, TextDocument, write_pubmed_xml
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
-from ppi.mentions import DictionaryTagger, build_lexicon, document_mentions, normalize_name
+from ppi.extraction.mentions import DictionaryTagger, build_lexicon, document_mentions, normalize_name
 
 
 # ----------------------------------------------------------------------------- tagger
@@ -75,7 +75,7 @@ def test_tagger_normalization_examples():
 
 
 def test_tagger_keeps_ordinary_words_out():
-    """The two rules of ppi.mentions: a space only where a spelling has a separator (or
+    """The two rules of ppi.extraction.mentions: a space only where a spelling has a separator (or
     between a letter and a digit), and a short name all in lower case only when a spelling
     is — the false genes of a PubMed file tagged with BioRED's lexicon."""
     t = DictionaryTagger([("UP", "7380"), ("EPOR", "2057"), ("SOCS3", "9021"),
@@ -125,7 +125,7 @@ def test_tagger_gives_each_name_its_lexicon_id():
 @pytest.mark.parametrize("line, fields", [("a\tb\tc", "3 tab-separated fields"),
                                           ("\t123", "and no name")])
 def test_lexicon_line_errors_name_the_line(tmp_path, line, fields):
-    from ppi.mentions import read_lexicon_entries
+    from ppi.extraction.mentions import read_lexicon_entries
     lex = tmp_path / "lex.txt"
     lex.write_text(f"# comment\nKinA\t1\n\n{line}\n", encoding="utf-8")
     with pytest.raises(CorpusFormatError, match=f"lex.txt, line 4: .*{fields}"):
@@ -145,7 +145,7 @@ def _annotated(doc_id, names):
 
 
 def test_lexicon_from_pubtator_keeps_each_names_majority_id(tmp_path):
-    from ppi.mentions import read_lexicon_entries
+    from ppi.extraction.mentions import read_lexicon_entries
     docs = [
         # "p53" is 7157 in two documents, 22059 in one (named twice there: still one)
         _annotated("1", [("p53", "Gene", "7157"), ("MDM2", "Gene", "4193")]),
@@ -206,7 +206,7 @@ def test_lexicon_from_training_corpus_finds_gold_entities(data_dir, tmp_path):
 # ----------------------------------------------------------------------------- spaCy
 def test_missing_model_error_names_it():
     pytest.importorskip("spacy")
-    from ppi.spacy_parse import SpacyModelError, load_spacy
+    from ppi.parsing.spacy_parse import SpacyModelError, load_spacy
     with pytest.raises(SpacyModelError, match="no_such_model_xyz.*spacy download"):
         load_spacy("no_such_model_xyz")
 
@@ -217,10 +217,10 @@ def test_extraction_parses_with_the_models_own_spacy_pipeline(caplog):
     import logging
     from types import SimpleNamespace
 
-    from ppi.extract import _parser_of
+    from ppi.extraction.extract import _parser_of
     trained = SimpleNamespace(training={"spacy_model": "/p/bio"}, spacy_model="/p/bio")
     legacy = SimpleNamespace(training={}, spacy_model="en_core_web_sm")
-    with caplog.at_level(logging.WARNING, logger="ppi.extract"):
+    with caplog.at_level(logging.WARNING, logger="ppi.extraction.extract"):
         assert _parser_of(trained, "M", None, True) == "/p/bio"
         assert _parser_of(legacy, "M", None, True) == "en_core_web_sm"
         assert _parser_of(trained, "M", "/p/bio", True) == "/p/bio"
@@ -232,7 +232,7 @@ def test_extraction_parses_with_the_models_own_spacy_pipeline(caplog):
 
 
 def test_a_pipeline_folder_is_recorded_by_its_absolute_path(tmp_path, monkeypatch):
-    from ppi.spacy_parse import pipeline_reference
+    from ppi.parsing.spacy_parse import pipeline_reference
     (tmp_path / "bio").mkdir()
     monkeypatch.chdir(tmp_path)
     assert pipeline_reference("bio") == str((tmp_path / "bio").resolve())
@@ -243,7 +243,7 @@ def test_a_pipeline_folder_is_recorded_by_its_absolute_path(tmp_path, monkeypatc
 def test_spacy_analysis_is_stored_under_every_parse_a_model_reads(nlp):
     """A multiview model reads split_parse and Charniak-Lease: raw text and --reparse store
     spaCy's one analysis under both names (and their tokenizations)."""
-    from ppi.spacy_parse import parse_documents, reparse_sentences
+    from ppi.parsing.spacy_parse import parse_documents, reparse_sentences
     text = "KinC phosphorylates Spo0A in vitro."
     ms = [Mention(0, 4, "KinC"), Mention(20, 25, "Spo0A")]
     parses = ("split_parse", "Charniak-Lease")
@@ -257,8 +257,8 @@ def test_spacy_analysis_is_stored_under_every_parse_a_model_reads(nlp):
         assert [(d.t1, d.t2, d.type) for d in a[1]] == [(d.t1, d.t2, d.type) for d in b[1]]
 
 def test_parse_documents_structure(nlp):
-    from ppi.graphs import entity_tokens, sentence_graphs
-    from ppi.spacy_parse import parse_documents
+    from ppi.representation.graphs import entity_tokens, sentence_graphs
+    from ppi.parsing.spacy_parse import parse_documents
     text = ("KinC and KinD were responsible for Spo0A~P production in  the\ncell. "
             "The KinC-dependent IL-2R. binding of X. Y.")
     spots = [("KinC", 0), ("KinD", 0), ("Spo0A~P", 0), ("KinC", 10), ("IL-2R.", 0)]
@@ -293,7 +293,7 @@ def test_parse_documents_structure(nlp):
 
 def test_reparse_round_trips_through_learning_xml(nlp, data_dir, tmp_path):
     from corpora.ppi_xml import Corpus, read_corpus, write_corpus
-    from ppi.spacy_parse import reparse_corpus
+    from ppi.parsing.spacy_parse import reparse_corpus
     corpus = read_corpus(_lll(data_dir))
     small = Corpus(corpus.source, corpus.documents[:5], corpus.attrs)
     new = reparse_corpus(small, nlp)
@@ -365,7 +365,7 @@ def test_extract_pubmed_xml_with_lexicon_and_tsv(nlp, data_dir, lll_model, tmp_p
     assert _extract("--model", lll_model, "--input", src, "--format", "pubmed-xml",
                     "--output", out, "--lexicon", lex, "--jobs", 0) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
-    from ppi.extract import TSV_COLUMNS
+    from ppi.extraction.extract import TSV_COLUMNS
     assert lines[0].split("\t") == list(TSV_COLUMNS)
     texts = {d.id: d.text for d in docs}
     tagged = set()
@@ -410,7 +410,7 @@ def _write_bioc(docs, ids, path, shift_first=0):
 
 @pytest.mark.slow
 def test_extract_bioc_carries_concept_ids_jsonl_and_tsv(nlp, data_dir, lll_model, tmp_path):
-    from ppi.extract import TSV_COLUMNS
+    from ppi.extraction.extract import TSV_COLUMNS
     docs = _abstracts(data_dir, n_docs=4)
     ids = _concept_ids(docs)
     src = _write_bioc(docs, ids, tmp_path / "in.bioc.xml", shift_first=2)
@@ -466,7 +466,7 @@ def test_extract_dask_local_cluster_equals_in_process(nlp, data_dir, lll_model, 
     assert a.read_bytes() == b.read_bytes()
     # an existing cluster given by its address (--scheduler)
     from distributed import LocalCluster
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     c = tmp_path / "c.jsonl"
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                       dashboard_address=":0") as cluster:
@@ -483,7 +483,7 @@ def test_extract_learning_xml_uses_the_files_parse_like_ppi_predict(data_dir, ll
     missing spaCy model does not matter), pair for pair the scores of `ppi predict`."""
     from corpora.ppi_xml import read_corpus
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
                     "--output", out, "--jobs", 0, "--chunk-size", 7, "--spacy-model",
@@ -546,8 +546,8 @@ def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
     the saved model's decision function on the same spaCy-reparsed corpus (no hidden state
     in extract)."""
     from corpora.ppi_xml import read_corpus
-    from ppi.model import PPIModel
-    from ppi.spacy_parse import reparse_corpus
+    from ppi.models.classes import PPIModel
+    from ppi.parsing.spacy_parse import reparse_corpus
     out = tmp_path / "out.jsonl"
     assert _extract("--model", lll_model, "--input", _lll(data_dir), "--format", "learning-xml",
                     "--output", out, "--jobs", 0, "--chunk-size", 7, "--reparse") == 0
@@ -570,7 +570,7 @@ def test_extract_learning_xml_reparse_scores_match_model_on_same_structure(
 
 @pytest.mark.slow
 def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model, tmp_path):
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     src = _write_pubtator(_abstracts(data_dir, n_docs=5), tmp_path / "in.pubtator")
     ref = tmp_path / "ref.jsonl"
     extract(src, lll_model, ref, "pubtator", chunk_size=1, workers=0, progress=False)
@@ -596,7 +596,7 @@ def test_resume_after_partial_run_no_loss_no_duplicates(nlp, data_dir, lll_model
 def test_learning_xml_resume_ignores_the_unused_spacy_model(data_dir, lll_model, tmp_path):
     """Without --reparse a learning-xml run never parses, so resuming it with another
     --spacy-model continues the same run (with --reparse the model is part of its identity)."""
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     ref = tmp_path / "ref.jsonl"
     extract(_lll(data_dir), lll_model, ref, "learning-xml", chunk_size=20, workers=0,
             progress=False)
@@ -630,7 +630,7 @@ def test_resume_after_sigkill(nlp, data_dir, lll_model, tmp_path):
     assert not out.exists() and parts.is_dir()
     assert 2 <= len(list(parts.glob("chunk-*.jsonl"))) < len(docs)
     assert subprocess.run(cmd, cwd=tmp_path).returncode == 0
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     ref = tmp_path / "ref.jsonl"
     extract(src, lll_model, ref, "pubtator", chunk_size=1, workers=0, progress=False)
     assert out.read_bytes() == ref.read_bytes()
@@ -660,8 +660,8 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
 def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model):
     """process_chunk matches scores to pairs by position: two documents with one id (which
     the readers refuse, issue 16 case 4, but a library caller may pass) keep their own."""
-    import ppi.extract as ex
-    from ppi.model import PPIModel
+    import ppi.extraction.extract as ex
+    from ppi.models.classes import PPIModel
     a, b = _abstracts(data_dir, n_docs=2)
     same = [TextDocument("1", d.text, d.mentions, title_end=d.title_end) for d in (a, b)]
     res = ex.ExtractionResources(PPIModel.load(lll_model))
@@ -680,7 +680,7 @@ def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model):
 
 def test_a_repeated_pmid_in_the_input_is_refused_naming_both_lines(nlp, data_dir, lll_model,
                                                                     tmp_path):
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     a, b = _abstracts(data_dir, n_docs=2)
     same = [TextDocument("1", d.text, d.mentions, title_end=d.title_end) for d in (a, b)]
     both = _write_pubtator(same, tmp_path / "both.pubtator")
@@ -694,8 +694,8 @@ def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_mo
                                                            monkeypatch):
     """Long sentences' pairs are split over batches (SCORE_BUDGET): same scores as one
     batch per chunk."""
-    import ppi.extract as ex
-    from ppi.model import PPIModel
+    import ppi.extraction.extract as ex
+    from ppi.models.classes import PPIModel
     docs = _abstracts(data_dir, n_docs=6)
     res = ex.ExtractionResources(PPIModel.load(lll_model))
     monkeypatch.setattr(ex, "SCORE_BUDGET", 10 ** 12)

@@ -81,7 +81,7 @@ def test_external_scheduler_two_workers_equal_in_process(external_cluster, lll_m
     with Client(external_cluster.address, timeout="30s") as client:
         # on each worker: has it loaded spaCy to parse? (a lambda travels by value; this
         # test module is not importable on the workers)
-        workers = client.run(lambda: bool(__import__("ppi.spacy_parse").spacy_parse._CACHE))
+        workers = client.run(lambda: bool(__import__("ppi.parsing.spacy_parse").parsing.spacy_parse._CACHE))
     # both workers parsed chunks (8 chunks of one abstract, at most 4 in flight)
     assert len(workers) == 2 and all(workers.values()), workers
     assert external_cluster.address.startswith("tcp://127.0.0.1:")

@@ -1,4 +1,4 @@
-"""The fast shortest-path marking of ppi/graphs.py (BFS distances once per sentence structure)
+"""The fast shortest-path marking of ppi/representation/graphs.py (BFS distances once per sentence structure)
 gives exactly the dependency sets of networkx ``all_shortest_paths`` per token pair, and its
 path enumeration exactly networkx's paths (between head tokens, as the path view); and the
 structure cache shares a structure only between names holding the very same analysis."""
@@ -14,7 +14,7 @@ from learners.kernels.all_paths import (AllPathsKernel, LabelledGraph, aggregate
 from tests.all_paths_reference import max_per_row_code
 from corpora.ppi_xml import (Dependency, Entity, Pair, Parse, Sentence, Token, Tokenization,
                              read_corpus)
-from ppi.graphs import GraphSettings, SentenceStructure, sentence_structure
+from ppi.representation.graphs import GraphSettings, SentenceStructure, sentence_structure
 from ppi.names import corpus_path
 
 

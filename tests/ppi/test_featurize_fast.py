@@ -23,11 +23,11 @@ from sklearn.base import clone
 from corpora.ppi_xml import Corpus, Document, Pair, Parse, Tokenization, read_corpus
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels import AllPathsKernel, LabelledGraph
-from ppi.features import iter_corpus_graphs, same_analyses
-from ppi.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, structure_pair_graphs,
+from ppi.representation.features import iter_corpus_graphs, same_analyses
+from ppi.representation.graphs import (PROT1, PROT2, GraphSettings, SentenceStructure, structure_pair_graphs,
                         sentence_graphs)
 from ppi.names import corpus_path
-from ppi.views import DEFAULT_VIEWS, MultiViewFeaturizer
+from ppi.representation.views import DEFAULT_VIEWS, MultiViewFeaturizer
 from tests.all_paths_reference import ReferenceAllPathsKernel
 
 
@@ -127,7 +127,7 @@ def hprd50(data_dir):
 @pytest.mark.slow
 def test_fast_max_equals_general_path_on_ppi_pairs(lll, hprd50, parse):
     """The pair graphs of every pair of LLL (fit) and HPRD50 (many label pairs unseen):
-    the kernel's graph route against the oracle (the compiled route of :mod:`ppi.pair_rows`
+    the kernel's graph route against the oracle (the compiled route of :mod:`ppi.representation.pair_rows`
     is tested against the graph route in tests/ppi/test_pair_rows.py)."""
     settings = GraphSettings(order="text")
     fast = AllPathsKernel(min_weight=1e-5, on_divergence="scale")
@@ -200,7 +200,7 @@ def _assert_scores_without_rows_equal_decision_function(fitted, hprd50, tmp_path
     """``model.scores`` against ``model.decision_function`` for the fitted and the saved
     and loaded model, on real parses of HPRD50 (no shared views) and spaCy-like aliased
     ones (both all-paths and both path views shared).  Returns the loaded model."""
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     loaded = PPIModel.load(fitted.save(tmp_path / "model"))
     for model in (fitted, loaded):
@@ -221,7 +221,7 @@ def test_model_scores_without_rows_equal_rows_times_weights(lll, hprd50, tmp_pat
     """``PPIModel.scores`` (views of identical inputs scored from their vocabularies'
     union with merged weights) against ``decision_function`` (every view's rows, then
     ``X @ w``)."""
-    from ppi.model import MultiViewModel
+    from ppi.models.classes import MultiViewModel
 
     f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
                             n_features=n_features)
@@ -240,7 +240,7 @@ def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hpr
     """A Gaussian model's ``scores`` (inner products with the basis from the union's rows
     and the basis rows merged into its columns) against ``decision_function`` (every
     view's rows, ``X @ Bᵀ``); the inner products themselves against ``X @ Bᵀ``."""
-    from ppi.model import GaussianModel
+    from ppi.models.classes import GaussianModel
 
     f = MultiViewFeaturizer(DEFAULT_VIEWS, settings=GraphSettings(order="text"),
                             n_features=n_features)
@@ -258,7 +258,7 @@ def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hpr
 
 # ------------------------------------------------------------------ pair graphs, BFS
 def _reference_pair_graphs(st, pair, settings):
-    """ppi/graphs.py's pair graph construction before issue 15 (one Python pass per pair
+    """ppi/representation/graphs.py's pair graph construction before issue 15 (one Python pass per pair
     over the dependencies and tokens), the reference of the vectorized one."""
     s = settings
     toks1, toks2 = st.pair_tokens(pair, s.order)

@@ -10,10 +10,10 @@ import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.vector import kernel_matrix
-from ppi.evaluation import learner_input
+from ppi.learning.evaluation import learner_input
 from learners.kernels import gaussian_of, squared_row_norms
-from ppi.features import PairSet, gaussian_kernel, kernel
-from ppi.runs import Settings
+from ppi.representation.features import PairSet, gaussian_kernel, kernel
+from ppi.systems import Settings
 
 
 def _rows(rng, m, n=40, density=0.2):
@@ -96,7 +96,7 @@ def test_cv_with_gamma_scores_with_the_gaussian_of_the_multiview_rows(data_dir, 
     the featurizer gives (an independent route to the same kernel)."""
     from corpora.ppi_xml import read_corpus
     from ppi.__main__ import main
-    from ppi.evaluation import cross_validate
+    from ppi.learning.evaluation import cross_validate
 
     assert main(["cv", "--system", "multiview", "--corpus", "LLL", "--data-dir",
                  str(data_dir), "--gamma", "1", "--output-dir", str(tmp_path), "--quiet"]) == 0
@@ -121,7 +121,7 @@ def test_train_with_gamma_saves_a_gaussian_model_that_predicts(data_dir, tmp_pat
     corpus are the selection's: the Gaussian kernel of the training rows times the dual
     coefficients (an independent computation from the featurizer's rows)."""
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     model = tmp_path / "m"
     assert main(["train", "--system", "multiview", "--corpus", "LLL", "--data-dir",
@@ -144,7 +144,7 @@ def test_train_with_gamma_saves_a_gaussian_model_that_predicts(data_dir, tmp_pat
 
 
 def test_train_refuses_gamma_for_one_view(data_dir, tmp_path):
-    from ppi.training import train
+    from ppi.systems.training import train
 
     with pytest.raises(InvalidParameterError, match="multi-view"):
         train(tmp_path / "m", tmp_path / "o", Settings.for_system("paper-v", gamma=1.0),
@@ -156,8 +156,8 @@ def test_train_refuses_gamma_for_one_view(data_dir, tmp_path):
 def test_ablation_with_gamma_matches_cv_with_gamma(data_dir, tmp_path):
     """The ablation's Gaussian of a combination's kernel (cut from the rows of more views)
     is ``ppi cv --gamma`` of those views: same F and AUC; its report says γ."""
-    from ppi.ablation import run_ablation
-    from ppi.runs import run_cv
+    from ppi.experiments.ablation import run_ablation
+    from ppi.experiments.runs import run_cv
 
     views = ("apg:split_parse", "bow")
     settings = Settings.for_system("multiview", gamma=1.0, progress=False)

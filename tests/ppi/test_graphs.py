@@ -1,4 +1,4 @@
-"""Pair graph construction (ppi/graphs.py) on a small hand-made sentence: vertices, labels,
+"""Pair graph construction (ppi/representation/graphs.py) on a small hand-made sentence: vertices, labels,
 weights, shortest-path marking, blinding, position tags; and the features built from it."""
 
 import numpy as np
@@ -8,7 +8,7 @@ from corpora.ppi_xml import Dependency, Entity, Pair, Parse, Sentence, Token, To
 from learners.kernels.all_paths import all_paths_matrix
 from tests.all_paths_reference import graph_features
 from kernelrank.errors import CorpusFormatError
-from ppi.graphs import GraphSettings, pair_graphs, sentence_graphs
+from ppi.representation.graphs import GraphSettings, pair_graphs, sentence_graphs
 
 #            0123456789012345678901234567890
 TEXT = "KinC activates KinD and KinE ."

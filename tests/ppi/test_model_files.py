@@ -21,7 +21,7 @@ from kernelrank.errors import CorpusFormatError
 @pytest.fixture(scope="module")
 def lll(data_dir):
     from corpora.ppi_xml import read_corpus
-    from ppi.features import PairFeaturizer
+    from ppi.representation.features import PairFeaturizer
     corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
     featurizer = PairFeaturizer()
     (data,) = featurizer.fit_transform([corpus])
@@ -29,7 +29,7 @@ def lll(data_dir):
 
 
 def _model(lll, seed):
-    from ppi.model import SingleViewModel
+    from ppi.models.classes import SingleViewModel
     _, featurizer, data = lll
     w = np.random.default_rng(seed).normal(size=data.X.shape[1])
     return SingleViewModel(featurizer, w, alpha=0.5, threshold=0.1, learner="rls",
@@ -44,7 +44,7 @@ def _edit_json(directory, change, reseal=True):
     """Apply ``change`` to model.json; ``reseal``: recompute its meta_sha256 afterwards (as
     a writer with a bug would), so that the checks behind the seal are reached."""
     try:
-        from ppi.model import meta_sha256
+        from ppi.models.classes import meta_sha256
     except ImportError:             # the model code before the seal (to count old failures)
         meta_sha256 = None
     path = directory / "model.json"
@@ -59,7 +59,7 @@ def _assert_rewritten_arrays_refused(directory, arrays, message):
     """Rewrite ``weights.npz`` with ``arrays(old arrays)`` and record its checksum (a buggy
     writer): loading must fail with a format error ``message`` naming the archive."""
     from kernelrank.checksum import file_sha256
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     w = directory / "weights.npz"
     with np.load(w) as z:
         new = arrays({k: z[k] for k in z.files})
@@ -73,7 +73,7 @@ def _assert_rewritten_arrays_refused(directory, arrays, message):
 
 @pytest.mark.slow
 def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
-    from ppi.model import VERSION, PPIModel
+    from ppi.models.classes import VERSION, PPIModel
     corpus = lll[0]
     m = _model(lll, 0)
     m.save(tmp_path / "M")
@@ -87,7 +87,7 @@ def test_round_trip_records_checksum_and_label_count(lll, tmp_path):
 
 
 def test_weights_of_another_model_are_refused(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "A")
     _model(lll, 1).save(tmp_path / "B")
     (tmp_path / "A" / "weights.npz").write_bytes((tmp_path / "B" / "weights.npz").read_bytes())
@@ -97,7 +97,7 @@ def test_weights_of_another_model_are_refused(lll, tmp_path):
 
 
 def test_shortened_labels_are_refused(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     _edit_json(tmp_path / "M", lambda m: {**m, "labels": m["labels"][:-3]})
     with pytest.raises(CorpusFormatError, match="labels"):
@@ -124,7 +124,7 @@ def test_shortened_labels_are_refused(lll, tmp_path):
 ])
 @pytest.mark.slow
 def test_malformed_model_json_is_a_format_error(lll, tmp_path, change, message):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     _edit_json(tmp_path / "M", change)
     with pytest.raises(CorpusFormatError, match=message) as err:
@@ -134,7 +134,7 @@ def test_malformed_model_json_is_a_format_error(lll, tmp_path, change, message):
 
 def test_truncated_weights_are_a_format_error(lll, tmp_path):
     from kernelrank.checksum import file_sha256
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     w = tmp_path / "M" / "weights.npz"
     w.write_bytes(w.read_bytes()[: w.stat().st_size // 2])
@@ -148,7 +148,7 @@ def test_truncated_weights_are_a_format_error(lll, tmp_path):
 
 @pytest.mark.slow
 def test_interrupted_save_leaves_the_old_model_whole(lll, tmp_path, monkeypatch):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     corpus = lll[0]
     old = _model(lll, 0)
     old.save(tmp_path / "M")
@@ -174,7 +174,7 @@ def test_interrupted_save_leaves_the_old_model_whole(lll, tmp_path, monkeypatch)
 def test_hand_edited_model_json_is_refused(lll, tmp_path, change):
     """Issue 16, fuzz finding: a valid-looking edit of model.json (threshold, label order,
     a graph weight) scored silently differently; the content is now sealed."""
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     _edit_json(tmp_path / "M", change, reseal=False)
     with pytest.raises(CorpusFormatError, match="meta_sha256") as err:
@@ -184,7 +184,7 @@ def test_hand_edited_model_json_is_refused(lll, tmp_path, change):
 
 @pytest.mark.slow
 def test_reformatted_model_json_still_loads(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     m = _model(lll, 0)
     m.save(tmp_path / "M")
     path = tmp_path / "M" / "model.json"
@@ -214,7 +214,7 @@ def test_reformatted_model_json_still_loads(lll, tmp_path):
 ])
 @pytest.mark.slow
 def test_mistyped_fields_behind_the_seal_are_refused(lll, tmp_path, change, message):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     _edit_json(tmp_path / "M", change)
     with pytest.raises(CorpusFormatError, match=message):
@@ -240,7 +240,7 @@ def test_bad_arrays_behind_the_checksum_are_refused(lll, tmp_path, arrays, messa
 def test_the_spacy_pipeline_a_model_was_trained_on_is_read_back(lll, tmp_path):
     """``training.spacy_model`` is what ``ppi extract`` parses with; a model without it (one
     that reads the files' parses, or saved before it was recorded) gets the default."""
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     from ppi.names import DEFAULT_SPACY_MODEL
     m = _model(lll, 0)
     m.save(tmp_path / "A")
@@ -255,8 +255,8 @@ def test_the_conversion_a_model_was_trained_on_is_read_back(lll, tmp_path):
     """``training.spacy_conversion``: recorded, it is read back; a model that reads spaCy's
     analyses but was saved before it was recorded was trained on conversion 1; a model of
     the files' parses gets the current one (the closest to their Stanford parses)."""
-    from ppi.model import PPIModel
-    from ppi.spacy_parse import CONVERSION_VERSION
+    from ppi.models.classes import PPIModel
+    from ppi.parsing.spacy_parse import CONVERSION_VERSION
     m = _model(lll, 0)
     m.save(tmp_path / "files")
     assert PPIModel.load(tmp_path / "files").spacy_conversion == CONVERSION_VERSION
@@ -270,7 +270,7 @@ def test_the_conversion_a_model_was_trained_on_is_read_back(lll, tmp_path):
 
 @pytest.mark.slow
 def test_version_2_models_still_load(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     m = _model(lll, 0)
     m.save(tmp_path / "M")
     _edit_json(tmp_path / "M", lambda d: {k: v for k, v in {**d, "version": 2}.items()
@@ -281,7 +281,7 @@ def test_version_2_models_still_load(lll, tmp_path):
 
 @pytest.mark.slow
 def test_version_1_models_still_load(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     m = _model(lll, 0)
     m.save(tmp_path / "M")
     _edit_json(tmp_path / "M", lambda d: {k: v for k, v in {**d, "version": 1}.items()
@@ -316,7 +316,7 @@ def multiview(data_dir):
     """The multiview system's featurizer fitted on LLL, a kernel ridge fit on it (λ = 1),
     and HPRD50 to score."""
     from corpora.ppi_xml import read_corpus
-    from ppi.runs import Settings
+    from ppi.systems import Settings
     lll_corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
     hprd50 = read_corpus(data_dir / "ppi" / "HPRD50-learning-format.xml.gz")
     featurizer = Settings.for_system("multiview", progress=False).featurizer()
@@ -327,7 +327,7 @@ def multiview(data_dir):
 
 
 def _mv_model(multiview, weights=None):
-    from ppi.model import MultiViewModel
+    from ppi.models.classes import MultiViewModel
     featurizer, data, coef, _ = multiview
     m = MultiViewModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=-0.2,
                                 learner="rls", training={"corpus": "LLL"})
@@ -343,7 +343,7 @@ def _mv_save(multiview, path, weights=None):
 
 @pytest.mark.slow
 def test_multiview_model_round_trip_scores_like_the_in_memory_model(multiview, tmp_path):
-    from ppi.model import MULTIVIEW_VERSION, PPIModel
+    from ppi.models.classes import MULTIVIEW_VERSION, PPIModel
     from ppi.systems import SYSTEMS
     featurizer, _, _, hprd50 = multiview
     m = _mv_model(multiview)
@@ -367,7 +367,7 @@ def test_multiview_model_round_trip_scores_like_the_in_memory_model(multiview, t
 def test_multiview_model_prunes_zero_weights_and_empty_views(multiview, tmp_path):
     """Zero weights are not stored; a view without any non-zero weight keeps an empty
     vocabulary and the scores stay those of the in-memory model."""
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _, _, _, hprd50 = multiview
 
     def zero_some(w, f):
@@ -387,7 +387,7 @@ def test_multiview_model_prunes_zero_weights_and_empty_views(multiview, tmp_path
 
 
 def test_multiview_edited_view_weight_is_refused(multiview, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     def heavier_bow(m):
         m["featurizer"]["views"][2]["weight"] = 0.5
@@ -404,7 +404,7 @@ def test_multiview_edited_view_weight_is_refused(multiview, tmp_path):
 def test_multiview_vocabulary_of_another_model_is_refused(multiview, tmp_path):
     """The bag-of-words vocabulary array of another model put into the archive: the
     archive's sha256 is no longer the one model.json records."""
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     def other(w, f):
         return np.where(np.arange(len(w)) % 3 == 0, 0.0, w)     # a smaller vocabulary
@@ -448,7 +448,7 @@ def _views(m, k, **change):
 @pytest.mark.slow
 def test_multiview_mistyped_fields_behind_the_seal_are_refused(multiview, tmp_path, change,
                                                                 message):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _mv_save(multiview, tmp_path / "M")
     _edit_json(tmp_path / "M", change)
     with pytest.raises(CorpusFormatError, match=message):
@@ -475,7 +475,7 @@ def test_multiview_bad_arrays_behind_the_checksum_are_refused(multiview, tmp_pat
 
 
 def test_single_view_models_stay_version_3(lll, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     m = _model(lll, 0)
     assert m.parses == ("split_parse",)
     m.save(tmp_path / "M")
@@ -489,8 +489,8 @@ def test_multiview_model_with_hashed_all_paths_view_round_trips(data_dir, multiv
     """``--hash-features``: the all-paths block is stored as hashed columns, the bag view's
     strings as usual; a model of two views reads one parse."""
     from corpora.ppi_xml import read_corpus
-    from ppi.model import MultiViewModel, PPIModel
-    from ppi.runs import Settings
+    from ppi.models.classes import MultiViewModel, PPIModel
+    from ppi.systems import Settings
     hprd50 = multiview[3]
     featurizer = Settings.for_system("multiview", hash_features=2 ** 16, progress=False,
                                      views=("apg:split_parse", "bow")).featurizer()
@@ -515,7 +515,7 @@ def gaussian(data_dir, multiview):
     (every HPRD50 feature then has a column) and the engine's Gaussian kernel."""
     from corpora.ppi_xml import read_corpus
     from learners.kernels.vector import kernel_matrix
-    from ppi.runs import Settings
+    from ppi.systems import Settings
     featurizer, data, _, hprd50 = multiview
     Kg = kernel_matrix(data.X, data.X, "gaussian", gamma=1.0)
     coef = np.linalg.solve(Kg + np.eye(len(Kg)), data.y)
@@ -527,7 +527,7 @@ def gaussian(data_dir, multiview):
 
 
 def _g_model(gaussian):
-    from ppi.model import GaussianModel
+    from ppi.models.classes import GaussianModel
     featurizer, data, coef, _, _ = gaussian
     return GaussianModel.from_fit(featurizer, data.X, coef, alpha=1.0, threshold=0.1,
                                   learner="rls", training={"corpus": "LLL"}, gamma=1.0)
@@ -545,7 +545,7 @@ def test_every_multiview_row_has_unit_norm_in_the_full_space(gaussian):
 def test_gaussian_model_scores_new_text_as_the_joint_vocabulary_does(gaussian, tmp_path):
     """In memory and saved / loaded (version 5): the scores of HPRD50 — whose features
     are partly unseen in LLL — are those of the Gaussian kernel in the joint space."""
-    from ppi.model import GAUSSIAN_VERSION, PPIModel
+    from ppi.models.classes import GAUSSIAN_VERSION, PPIModel
     _, data, coef, hprd50, expected = gaussian
     m = _g_model(gaussian)
     assert m.weights is None
@@ -561,7 +561,7 @@ def test_gaussian_model_scores_new_text_as_the_joint_vocabulary_does(gaussian, t
                                atol=1e-12)
     np.testing.assert_array_equal(loaded.dual_coef, coef)
     # a reduced basis (every other row): fewer stored columns, still the same scores
-    from ppi.model import GaussianModel as M
+    from ppi.models.classes import GaussianModel as M
     half = M.from_fit(m.featurizer, data.X[::2], coef[::2], 1.0, 0.1, "reduced_set", {},
                       gamma=1.0)
     half.save(tmp_path / "H")
@@ -577,7 +577,7 @@ def test_gaussian_model_scores_new_text_as_the_joint_vocabulary_does(gaussian, t
 ])
 @pytest.mark.slow
 def test_gaussian_mistyped_kernel_fields_are_refused(gaussian, tmp_path, change, message):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     _g_model(gaussian).save(tmp_path / "M")
     _edit_json(tmp_path / "M", change)
     with pytest.raises(CorpusFormatError, match=message):
@@ -605,7 +605,7 @@ def test_what_a_saved_model_learned_from_is_read_without_its_weights(lll, tmp_pa
     benchmark (``check_not_learned_from``) refuses to score a model on one of them, naming
     it."""
     from kernelrank.errors import DataNotFoundError, InvalidParameterError
-    from ppi.model import SingleViewModel, check_not_learned_from, learned_from, read_training
+    from ppi.models.classes import SingleViewModel, check_not_learned_from, learned_from, read_training
 
     _, featurizer, data = lll
     m = SingleViewModel(featurizer, np.zeros(data.X.shape[1]), alpha=0.5, threshold=0.1,

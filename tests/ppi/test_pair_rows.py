@@ -1,11 +1,11 @@
-"""The compiled route of :mod:`ppi.pair_rows` (issue 15; since issue 34 the one route of
+"""The compiled route of :mod:`ppi.representation.pair_rows` (issue 15; since issue 34 the one route of
 ``fit_transform`` and ``transform`` alike) against the kernel's route through the pair graphs
 (``LabelledGraph`` objects, an LU inverse per adjacency): the same label table and
 vocabulary, and the same rows up to round-off — the same columns in every row
 and values within 1e-12 relative — on every pair of real corpora under every graph setting,
 and on random sentences whose dependency graphs are trees, DAGs with shared dependents, or
 cyclic (those pairs take the graph route); plus the pieces it is made of.  A linear model's
-scores without the rows (:meth:`ppi.features.PairFeaturizer.union_scores`) against the
+scores without the rows (:meth:`ppi.representation.features.PairFeaturizer.union_scores`) against the
 graph route's rows times the weights, on the same pairs."""
 
 import dataclasses
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-import ppi.features
+import ppi.representation.features
 from corpora.ppi_xml import Corpus, Dependency, Document, Pair, Parse, read_corpus
 from learners.kernels import AllPathsKernel
 from learners.kernels.all_paths import kernel as all_paths_kernel
@@ -23,8 +23,8 @@ from learners.kernels.all_paths import all_paths_matrix, dag_walk_sums
 from kernelrank.errors import InvalidParameterError
 from learners.kernels.all_paths.label_pairs import (_lower_bound, append_entries,
                                                     dense_weight_rows, dot_entries)
-from ppi.features import PairFeaturizer, iter_corpus_graphs
-from ppi.graphs import GraphSettings, _overlaps, entity_tokens
+from ppi.representation.features import PairFeaturizer, iter_corpus_graphs
+from ppi.representation.graphs import GraphSettings, _overlaps, entity_tokens
 from ppi.names import corpus_path
 from tests.ppi.test_fast_paths import _random_sentence
 
@@ -180,7 +180,7 @@ def test_shared_views_and_chunks(corpora, monkeypatch):
     f1.fit_transform([corpora["LLL"]])
     f2.fit_transform([corpora["HPRD50"]])
     shared = PairFeaturizer.transform_shared([f1, f2], [corpora["HPRD50"]])
-    monkeypatch.setattr(ppi.features, "CHUNK", 7)
+    monkeypatch.setattr(ppi.representation.features, "CHUNK", 7)
     for f, (x,) in zip((f1, f2), shared):
         (alone,) = f.transform([corpora["HPRD50"]])
         assert_close_rows(x.X, alone.X)

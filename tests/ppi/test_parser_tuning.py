@@ -18,7 +18,7 @@ def _articles(data_dir, n):
 
 
 def test_every_tenth_article_is_held_out(tmp_path):
-    from ppi.parser_tuning import craft_split
+    from ppi.parsing.parser_tuning import craft_split
     for k in range(23):
         (tmp_path / f"{1000 + k}.conllu.gz").write_bytes(b"")
     train, held = craft_split(tmp_path)
@@ -34,7 +34,7 @@ def test_gold_documents_are_the_trees_of_the_file(data_dir, tmp_path):
     CoNLL-U head (within its sentence) and label."""
     spacy = pytest.importorskip("spacy")
     from corpora.conllu import iter_conllu
-    from ppi.parser_tuning import craft_docs
+    from ppi.parsing.parser_tuning import craft_docs
 
     (art,) = _articles(data_dir, 1)
     path = write_craft_slice(data_dir, tmp_path, [art], 40, 15) / f"{art}.conllu.gz"
@@ -60,9 +60,9 @@ def test_tune_parser_end_to_end_on_a_craft_slice(data_dir, nlp, tmp_path):
     import spacy
 
     from ppi.__main__ import main
-    from ppi.parser_tuning import (craft_docs, craft_split, evaluate_pipeline, tune_parser,
+    from ppi.parsing.parser_tuning import (craft_docs, craft_split, evaluate_pipeline, tune_parser,
                                    write_docbin)
-    from ppi.spacy_parse import load_spacy
+    from ppi.parsing.spacy_parse import load_spacy
 
     craft = tmp_path / "craft"
     craft.mkdir()
@@ -90,6 +90,6 @@ def test_tune_parser_end_to_end_on_a_craft_slice(data_dir, nlp, tmp_path):
 
 
 def test_bad_step_counts_are_refused(tmp_path):
-    from ppi.parser_tuning import tune_parser
+    from ppi.parsing.parser_tuning import tune_parser
     with pytest.raises(InvalidParameterError, match="positive"):
         tune_parser(tmp_path, tmp_path / "o", max_steps=0)

@@ -1,4 +1,4 @@
-"""Document-level relations (ppi.relations, ppi.document_stage): candidates and bags against
+"""Document-level relations (ppi.documents.relations, ppi.documents.stage): candidates and bags against
 brute-force enumeration, bag maxima, the document features, relation lines of PubTator and
 BioC."""
 
@@ -14,15 +14,15 @@ from corpora.ppi_xml import Entity, Pair, Sentence
 from corpora.standoff import split_concept_ids
 from corpora.text_input import read_pubtator, write_pubtator
 from kernelrank.errors import CorpusFormatError
-from ppi.aggregate import gene_pair
-from ppi.document_stage import FEATURES, document_features
-from ppi.relations import bag_max, build_candidates
-from ppi.spacy_parse import ParsedSentence
+from ppi.aggregation.aggregate import gene_pair
+from ppi.documents.stage import FEATURES, document_features
+from ppi.documents.relations import bag_max, build_candidates
+from ppi.parsing.spacy_parse import ParsedSentence
 
 
 def _sentence(doc, k, start, mentions):
     """A parsed sentence of ``mentions`` (every two of them a candidate pair, in order, as
-    :func:`ppi.spacy_parse.doc_sentences` pairs them)."""
+    :func:`ppi.parsing.spacy_parse.doc_sentences` pairs them)."""
     sid = f"{doc}.s{k}"
     ents = [Entity(f"{sid}.e{j}", ((m.start - start, m.end - 1 - start),), m.text, m.type)
             for j, m in enumerate(mentions)]
@@ -236,8 +236,8 @@ def _raw_genes_and_relations(path):
 
 def test_relation_types_keep_only_their_relations_on_real_biored(data_dir):
     from kernelrank.errors import InvalidParameterError
-    from ppi.document_evaluation import gold_candidates
-    from ppi.relations import keep_relation_types
+    from ppi.aggregation.evaluation import gold_candidates
+    from ppi.documents.relations import keep_relation_types
 
     path = data_dir / "biored" / "Dev.PubTator.gz"
     if not path.is_file():
@@ -263,7 +263,7 @@ def test_real_biored_candidates_are_the_relations_between_gene_concepts(data_dir
     if not path.is_file():
         pytest.skip(f"{path} is absent")
     docs = list(read_pubtator(path))
-    from ppi.document_evaluation import gold_candidates
+    from ppi.aggregation.evaluation import gold_candidates
     cands = gold_candidates(docs)
     n = sum(len(c) for c, _ in cands.values())
     related = sum(len(r) for _, r in cands.values())
@@ -298,7 +298,7 @@ def test_relation_sets_by_name_resolve_in_the_data_directory(tmp_path):
 
 def test_bagged_threshold():
     from learners.measures import best_f_threshold, precision_recall_f1
-    from ppi.document_stage import bagged_threshold
+    from ppi.documents.stage import bagged_threshold
 
     rng = np.random.default_rng(0)
     y = np.where(rng.random(400) < 0.2, 1.0, -1.0)

@@ -1,10 +1,10 @@
-"""ppi.source_cache: a hit returns what the fit returned; any change of the key, a damaged
+"""ppi.learning.source_cache: a hit returns what the fit returned; any change of the key, a damaged
 file or the switch refits."""
 
 import numpy as np
 
-from ppi.features import PairSet
-from ppi.source_cache import DISABLE_ENV_VAR, cache_dir, source_fit
+from ppi.representation.features import PairSet
+from ppi.learning.source_cache import DISABLE_ENV_VAR, cache_dir, source_fit
 
 
 def _data(n=5):

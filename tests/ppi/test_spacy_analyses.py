@@ -24,7 +24,7 @@ def analyses(corpus, name="spacy"):
 
 # ------------------------------------------------------------------------- the parse name
 def test_spacy_is_a_parse_name_and_a_view_parse():
-    from ppi.views import parse_view, view_parses
+    from ppi.representation.views import parse_view, view_parses
 
     assert resolve_parse_name("spacy") == "spacy"
     assert parse_view("apg:spacy") == ("apg", "spacy")
@@ -36,14 +36,14 @@ def test_spacy_is_a_parse_name_and_a_view_parse():
 
 @pytest.mark.parametrize("view", ["apg:stanford", "path:SpaCy", "apg:", "bow:spacy"])
 def test_unknown_parses_are_rejected_with_a_typed_error(view):
-    from ppi.views import parse_view
+    from ppi.representation.views import parse_view
 
     with pytest.raises(InvalidParameterError):
         parse_view(view)
 
 
 def test_a_missing_spacy_analysis_is_a_corpus_format_error(data_dir):
-    from ppi.views import MultiViewFeaturizer
+    from ppi.representation.views import MultiViewFeaturizer
 
     c = small_lll(data_dir, 2)
     s = next(iter(c.sentences()))
@@ -54,8 +54,9 @@ def test_a_missing_spacy_analysis_is_a_corpus_format_error(data_dir):
 
 
 def test_settings_add_spacy_only_when_a_view_reads_it(data_dir, monkeypatch):
-    import ppi.spacy_analyses as sa
-    from ppi.runs import Settings, prepare_corpus
+    import ppi.parsing.spacy_analyses as sa
+    from ppi.systems import Settings
+    from ppi.systems.inputs import prepare_corpus
 
     assert Settings.for_system("multiview").parses() == ("split_parse", "Charniak-Lease")
     assert Settings.for_system("paper-v").parses() == ("split_parse",)
@@ -72,8 +73,8 @@ def test_settings_add_spacy_only_when_a_view_reads_it(data_dir, monkeypatch):
 
 # ------------------------------------------------------------------- analyses and cache
 def test_analyses_are_added_beside_the_files_own(nlp, data_dir, tmp_path):
-    from ppi.spacy_analyses import add_spacy_analyses
-    from ppi.spacy_parse import reparse_sentences
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
+    from ppi.parsing.spacy_parse import reparse_sentences
 
     c = small_lll(data_dir)
     before = [dict(s.parses) for s in c.sentences()]
@@ -90,7 +91,7 @@ def test_analyses_are_added_beside_the_files_own(nlp, data_dir, tmp_path):
 
 def test_cached_analyses_read_back_identical_without_spacy(nlp, data_dir, tmp_path,
                                                            monkeypatch):
-    import ppi.spacy_analyses as sa
+    import ppi.parsing.spacy_analyses as sa
 
     parsed = sa.add_spacy_analyses(small_lll(data_dir), cache=False)
     first = sa.add_spacy_analyses(small_lll(data_dir), cache_dir=tmp_path)
@@ -104,7 +105,7 @@ def test_cached_analyses_read_back_identical_without_spacy(nlp, data_dir, tmp_pa
     again = sa.add_spacy_analyses(small_lll(data_dir), cache_dir=tmp_path)
     assert analyses(again) == analyses(parsed)
     # and the views read the cached analyses exactly as the fresh ones
-    from ppi.views import MultiViewFeaturizer
+    from ppi.representation.views import MultiViewFeaturizer
 
     views = ["apg:spacy", "path:spacy"]
     (a,) = MultiViewFeaturizer(views).fit_transform([parsed])
@@ -113,7 +114,7 @@ def test_cached_analyses_read_back_identical_without_spacy(nlp, data_dir, tmp_pa
 
 
 def test_another_corpus_or_a_damaged_cache_is_parsed_anew(nlp, data_dir, tmp_path, caplog):
-    import ppi.spacy_analyses as sa
+    import ppi.parsing.spacy_analyses as sa
 
     sa.add_spacy_analyses(small_lll(data_dir, 4), cache_dir=tmp_path)
     sa.add_spacy_analyses(small_lll(data_dir, 6), cache_dir=tmp_path)
@@ -127,7 +128,7 @@ def test_another_corpus_or_a_damaged_cache_is_parsed_anew(nlp, data_dir, tmp_pat
 
 
 def test_checksum_follows_what_the_parse_reads(data_dir):
-    from ppi.spacy_analyses import corpus_checksum
+    from ppi.parsing.spacy_analyses import corpus_checksum
 
     a, b = small_lll(data_dir, 3), small_lll(data_dir, 3)
     assert corpus_checksum(a) == corpus_checksum(b)
@@ -137,7 +138,7 @@ def test_checksum_follows_what_the_parse_reads(data_dir):
 
 
 def test_a_foreign_analysis_named_spacy_is_refused(data_dir, tmp_path):
-    from ppi.spacy_analyses import add_spacy_analyses
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
 
     c = small_lll(data_dir, 2)
     s = next(iter(c.sentences()))
@@ -149,8 +150,8 @@ def test_a_foreign_analysis_named_spacy_is_refused(data_dir, tmp_path):
 
 def test_missing_model_is_a_typed_error():
     pytest.importorskip("spacy")
-    from ppi.spacy_analyses import spacy_identity
-    from ppi.spacy_parse import SpacyModelError
+    from ppi.parsing.spacy_analyses import spacy_identity
+    from ppi.parsing.spacy_parse import SpacyModelError
 
     with pytest.raises(SpacyModelError):
         spacy_identity("no_such_model_xyz")
@@ -161,8 +162,8 @@ def test_a_pipeline_folder_is_identified_by_its_files(tmp_path):
     another identity, so nothing cached from the old one is read for it; the conversion's
     version is part of every identity."""
     pytest.importorskip("spacy")
-    from ppi.spacy_analyses import spacy_identity
-    from ppi.spacy_parse import CONVERSION_VERSION
+    from ppi.parsing.spacy_analyses import spacy_identity
+    from ppi.parsing.spacy_parse import CONVERSION_VERSION
 
     folder = tmp_path / "pipeline"
     (folder / "parser").mkdir(parents=True)
@@ -179,8 +180,8 @@ def test_a_pipeline_folder_is_identified_by_its_files(tmp_path):
 
 # ----------------------------------------------------------------------- views on spaCy
 def test_views_on_the_spacy_parse_featurize(nlp, data_dir, tmp_path):
-    from ppi.spacy_analyses import add_spacy_analyses
-    from ppi.views import MultiViewFeaturizer
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
+    from ppi.representation.views import MultiViewFeaturizer
 
     c = add_spacy_analyses(small_lll(data_dir, 12), cache_dir=tmp_path)
     n_pairs = sum(len(s.pairs) for s in c.sentences())
@@ -206,7 +207,7 @@ def test_cv_command_runs_spacy_views(nlp, data_dir, tmp_path, monkeypatch):
     import json
 
     from ppi.__main__ import main
-    from ppi.spacy_analyses import CACHE_ENV_VAR
+    from ppi.parsing.spacy_analyses import CACHE_ENV_VAR
 
     lll_path(data_dir)
     monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))
@@ -225,8 +226,8 @@ def test_a_model_on_the_spacy_parse_trains_and_predicts(nlp, data_dir, tmp_path,
     import json
 
     from ppi.__main__ import main
-    from ppi.model import PPIModel
-    from ppi.spacy_analyses import CACHE_ENV_VAR
+    from ppi.models.classes import PPIModel
+    from ppi.parsing.spacy_analyses import CACHE_ENV_VAR
 
     src = lll_path(data_dir)
     monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "cache"))

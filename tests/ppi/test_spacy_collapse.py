@@ -1,4 +1,4 @@
-"""The collapsed-Stanford rewriting of spaCy's dependencies (:func:`ppi.spacy_parse._collapse`)
+"""The collapsed-Stanford rewriting of spaCy's dependencies (:func:`ppi.parsing.spacy_parse._collapse`)
 on hand-built analyses, against what the Stanford typed dependencies manual (de Marneffe &
 Manning 2008, section 4: collapsed dependencies with propagation of conjunct dependencies)
 gives for the same sentence — the representation of the benchmark corpora's parses."""
@@ -6,7 +6,7 @@ gives for the same sentence — the representation of the benchmark corpora's pa
 import pytest
 
 from kernelrank.errors import InvalidParameterError
-from ppi.spacy_parse import (CONVERSION_VERSION, CONVERSIONS, _collapse, conversion_version)
+from ppi.parsing.spacy_parse import (CONVERSION_VERSION, CONVERSIONS, _collapse, conversion_version)
 
 
 def _run(words, tags, edges, version=2):

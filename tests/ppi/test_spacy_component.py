@@ -22,10 +22,10 @@ spacy = pytest.importorskip("spacy", reason="spaCy not installed (pip install 'k
 from spacy.language import Language  # noqa: E402
 
 # registers the factory (an installed kernelrank does it through its entry point, tested below)
-import ppi.spacy_component  # noqa: E402,F401
+import ppi.extraction.spacy_component  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[2]
-GROUP, TARGET = "spacy_factories", "ppi.spacy_component:make_ppi_component"
+GROUP, TARGET = "spacy_factories", "ppi.extraction.spacy_component:make_ppi_component"
 
 
 @Language.factory("kernelrank_test_mentions", default_config={"mentions": {},
@@ -48,7 +48,7 @@ def _test_mentions(nlp, name, mentions, spans_key):
 def _fresh_nlp():
     """A new pinned en_core_web_sm pipeline (tagger + parser), not the cached one that
     ``ppi extract`` parses with."""
-    from ppi.spacy_parse import SpacyModelError, load_spacy
+    from ppi.parsing.spacy_parse import SpacyModelError, load_spacy
     try:
         return load_spacy(cached=False)
     except SpacyModelError as exc:
@@ -100,7 +100,7 @@ def documents(data_dir):
 def _extract_records(docs, model, tmp_path, **options):
     """``ppi extract``'s records of ``docs`` (PubTator input, in this process), per
     document, as comparable tuples."""
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     src = write_pubtator_file(docs, tmp_path / "in.pubtator")
     out = tmp_path / "out.jsonl"
     extract(src, model, out, "pubtator", workers=0, progress=False, **options)
@@ -199,7 +199,7 @@ def test_entity_ruler_pipeline_and_serialization(lll_model):
 def test_extension_is_registered_idempotently(lll_model):
     from spacy.tokens import Doc
 
-    from ppi.spacy_component import EXTENSION, register_extension
+    from ppi.extraction.spacy_component import EXTENSION, register_extension
     register_extension()
     register_extension()
     assert Doc.has_extension(EXTENSION)
@@ -282,7 +282,7 @@ def test_installed_entry_point_is_discoverable():
                     "reinstall with `pip install -e .` to test its entry point")
     assert [ep.value for ep in found] == [TARGET], "reinstall: pip install -e ."
     code = ("import spacy, sys\n"
-            "assert 'ppi.spacy_component' not in sys.modules\n"
+            "assert 'ppi.extraction.spacy_component' not in sys.modules\n"
             "nlp = spacy.blank('en')     # loads the spacy_factories entry points\n"
             "print(nlp.has_factory('kernelrank_ppi'))\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
@@ -300,14 +300,14 @@ def test_a_model_of_another_pipelines_parse_is_warned_about(lll_model, tmp_path,
     pipeline the model names (under any of its names) is not."""
     import logging
 
-    from ppi.model import PPIModel
-    from ppi.spacy_component import pipeline_names
+    from ppi.models.classes import PPIModel
+    from ppi.extraction.spacy_component import pipeline_names
     m = PPIModel.load(lll_model)
     for recorded, warned in (("/pipelines/bio-parser", True), ("en_core_web_sm", False)):
         m.training = {**m.training, "spacy_model": recorded}
         m.save(tmp_path / "m")
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="ppi.spacy_component"):
+        with caplog.at_level(logging.WARNING, logger="ppi.extraction.spacy_component"):
             nlp = _pipeline(tmp_path / "m", [])
         assert ("parser shift" in caplog.text) is warned
     # (nlp.meta, read by pipeline_names, works with the component in the pipeline)

@@ -1,4 +1,4 @@
-"""spaCy ``Doc`` → sentences (:func:`ppi.spacy_parse.doc_sentences`) from per-token arrays
+"""spaCy ``Doc`` → sentences (:func:`ppi.parsing.spacy_parse.doc_sentences`) from per-token arrays
 equals the conversion through spaCy's ``Token`` objects (the reference below: what every
 attribute means in spaCy's own API) on real abstracts — sentence breaks merged across
 mentions, whitespace tokens dropped, offsets, tags, heads, collapsed labels."""
@@ -10,8 +10,8 @@ import pytest
 
 from corpora.ppi_xml import Dependency, Token
 from corpora.text_input import read_documents
-from ppi.mentions import document_mentions
-from ppi.spacy_parse import _collapse, _split_doc, doc_sentences, load_spacy
+from ppi.extraction.mentions import document_mentions
+from ppi.parsing.spacy_parse import _collapse, _split_doc, doc_sentences, load_spacy
 
 
 def _reference_sentences(sdoc, mentions, collapse):

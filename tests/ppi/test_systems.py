@@ -6,9 +6,8 @@ import pytest
 import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
-from ppi.features import PairSet
-from ppi.runs import Settings
-from ppi.systems import SYSTEMS, System
+from ppi.representation.features import PairSet
+from ppi.systems import SYSTEMS, Settings, System
 from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView, NoTransfer, Transfer
 
 
@@ -31,7 +30,7 @@ def test_the_system_help_is_written_from_the_registry(capsys, monkeypatch):
     for name, cls in SYSTEMS.items():
         assert cls.summary
         assert " ".join(f"{name} — {cls.summary}".split()) in text
-    from ppi.document_system import DocumentSystem   # chosen by --relations-from
+    from ppi.documents.system import DocumentSystem   # chosen by --relations-from
     assert " ".join(f"{DocumentSystem.name} — {DocumentSystem.summary}".split()) in text
 
 @pytest.mark.parametrize("name, parts", [
@@ -82,7 +81,7 @@ def test_cv_says_what_it_does_not_do_of_the_systems_training():
 
 
 def test_each_system_owns_its_saved_model_class():
-    from ppi.model import GaussianModel, MultiViewModel, SingleViewModel
+    from ppi.models.classes import GaussianModel, MultiViewModel, SingleViewModel
 
     assert Settings.for_system("paper-v").strategy.model_class is SingleViewModel
     assert Settings.for_system("multiview").strategy.model_class is MultiViewModel
@@ -136,8 +135,8 @@ def test_a_new_system_is_one_class(monkeypatch):
 
 
 def test_progress_is_passed_not_a_module_global():
-    import ppi.evaluation
-    import ppi.runs
+    import ppi.learning.evaluation
+    import ppi.experiments.runs
 
-    assert not hasattr(ppi.evaluation, "PROGRESS") and not hasattr(ppi.runs, "_progress")
+    assert not hasattr(ppi.learning.evaluation, "PROGRESS") and not hasattr(ppi.experiments.runs, "_progress")
     assert not Settings(progress=False).strategy.progress

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernelrank.errors import CorpusFormatError
-from ppi.spacy_parse import CONVERSION_VERSION
+from ppi.parsing.spacy_parse import CONVERSION_VERSION
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,7 @@ def text_model(data_dir, tmp_path_factory, nlp):
 
 
 def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
 
     meta = json.loads((text_model / "model.json").read_text())
     assert meta["version"] == 4 and meta["parses"] == ["spacy"]
@@ -48,17 +48,17 @@ def test_default_training_system_reads_spacys_parse_and_is_linear(text_model):
 def test_default_lambda_and_beta_are_chosen_on_half_of_biored_the_other_half_trains(
         text_model, data_dir):
     """BioRED's training abstracts in two halves by document id
-    (ppi.development.development_halves): one half's mention pairs join the corpus' as
+    (ppi.systems.development.development_halves): one half's mention pairs join the corpus' as
     training pairs, the other chooses λ, β by the document-level AUC.  The saved model — rows
     and coefficients assembled at that candidate, written and read back — ranks the choosing
     half's gene pairs with exactly the AUC the selection computed from the fit's path, and
     that AUC is the grid's best; the threshold is the inner best-F one of the chosen
     candidate."""
-    from ppi.development import development_corpus, development_halves
-    from ppi.document_system import candidate_auc
-    from ppi.model import PPIModel
+    from ppi.systems.development import development_corpus, development_halves
+    from ppi.documents.system import candidate_auc
+    from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
-    from ppi.relations import bag_max
+    from ppi.documents.relations import bag_max
     from corpora.ppi_xml import read_corpus
 
     res = json.loads((text_model.parent / "r" / "results.json").read_text())
@@ -109,9 +109,9 @@ def test_the_model_records_its_spacy_pipeline_and_extraction_uses_it(data_dir, n
     parses with it — the scores are the training path's with that pipeline's analyses."""
     from corpora.ppi_xml import read_corpus
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
-    from ppi.spacy_analyses import add_spacy_analyses
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
 
     src = corpus_path(data_dir, "LLL")
     pipeline = tmp_path / "pipeline"
@@ -140,9 +140,9 @@ def test_raw_text_scores_are_the_training_paths(text_model, data_dir, tmp_path):
     from corpora.ppi_xml import read_corpus
     from learners.measures import auc
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
-    from ppi.spacy_analyses import add_spacy_analyses
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
 
     src = corpus_path(data_dir, "HPRD50")
     out = tmp_path / "o.jsonl"
@@ -161,7 +161,7 @@ def test_raw_text_scores_are_the_training_paths(text_model, data_dir, tmp_path):
                  "--format", "learning-xml", "--output", str(tmp_path / "x.jsonl"),
                  "--jobs", "0"]) == 2
     with pytest.raises(CorpusFormatError, match="--reparse"):
-        from ppi.extract import ExtractionResources, process_chunk
+        from ppi.extraction.extract import ExtractionResources, process_chunk
         from corpora.text_input import read_learning_xml
         process_chunk(list(read_learning_xml(src))[:3], ExtractionResources(m))
 
@@ -174,9 +174,9 @@ def test_a_model_of_an_earlier_conversion_is_scored_with_it(text_model, data_dir
     current conversion's on LLL's coordinations."""
     from corpora.ppi_xml import read_corpus
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
-    from ppi.spacy_analyses import add_spacy_analyses
+    from ppi.parsing.spacy_analyses import add_spacy_analyses
 
     m = PPIModel.load(text_model)
     m.training = {k: v for k, v in m.training.items() if k != "spacy_conversion"}

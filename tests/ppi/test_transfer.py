@@ -1,4 +1,4 @@
-"""ppi.transfer and ``--transfer``: no source model trains on a sentence another corpus
+"""ppi.learning.transfer and ``--transfer``: no source model trains on a sentence another corpus
 holds; the CV towards it chooses (λ, β) inside the training part (a zero prior gives
 the plain CV back; an informative one is taken); the command line refuses --leaky with it."""
 
@@ -10,10 +10,10 @@ import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
 from learners.measures import auc
-from ppi.evaluation import ALPHAS, cross_validate, select_parameters
-from ppi.features import PairSet
-from ppi.runs import Settings
-from ppi.transfer import leak_guarded, mean_prior
+from ppi.learning.evaluation import ALPHAS, cross_validate, select_parameters
+from ppi.representation.features import PairSet
+from ppi.systems import Settings
+from ppi.learning.transfer import leak_guarded, mean_prior
 
 
 def _pairset(rng, name, n_docs=12, per_doc=6, n_feat=30, w=None):
@@ -74,9 +74,9 @@ def test_mean_prior_averages_the_other_corpora_models():
 
 
 def test_source_models_are_the_cross_corpus_models_without_shared_sentences(rng):
-    """:func:`ppi.runs.source_models` = for each source, the selection on its guarded rows
+    """:func:`ppi.systems.inputs.source_models` = for each source, the selection on its guarded rows
     (computed here from the rows directly) scoring the target."""
-    from ppi.runs import source_models
+    from ppi.systems.inputs import source_models
 
     w = rng.standard_normal(30)
     data = {n: _pairset(rng, n, w=w) for n in ("T", "A", "B")}
@@ -114,7 +114,7 @@ def test_cv_towards_a_prior(rng):
 
 
 def test_transfer_refuses_leaky():
-    from ppi.runs import check_no_leaky_transfer
+    from ppi.systems.inputs import check_no_leaky_transfer
 
     with pytest.raises(InvalidParameterError, match="leaky"):
         check_no_leaky_transfer(True)
@@ -128,9 +128,9 @@ def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_pa
     two source models — scores any pairs as f = h_y − β h_g + β g, computed here from the
     selections themselves (the sources' and LLL's, refitted), on LLL and on HPRD50."""
     from corpora.ppi_xml import read_corpus
-    from ppi.features import gaussian_kernel, kernel
-    from ppi.model import PPIModel
-    from ppi.training import train
+    from ppi.representation.features import gaussian_kernel, kernel
+    from ppi.models.classes import PPIModel
+    from ppi.systems.training import train
 
     def top(a, b=None):
         """The dense kernel the system learns from: linear, or its Gaussian."""
@@ -170,7 +170,7 @@ def test_trained_transfer_model_is_the_selected_f_beta_g_plus_h(data_dir, tmp_pa
     ("IL-2 binds IL-2R alpha .", "IL - 2 binds IL-2R-alpha.", True),
     ("Raf1 binds Cdc25.", "Raf1 binds Cdc24.", False)])
 def test_sentence_key_ignores_spacing_and_punctuation(a, b, same):
-    from ppi.transfer import sentence_key
+    from ppi.learning.transfer import sentence_key
 
     assert (sentence_key(a) == sentence_key(b)) is same
 
@@ -181,7 +181,7 @@ def test_leak_guard_finds_the_sentences_aimed_and_hprd50_share(data_dir):
     matches them (a whitespace-normalized comparison does not), so neither corpus' source
     hypothesis trains on the other's copy."""
     from corpora.ppi_xml import read_corpus
-    from ppi.transfer import sentence_texts
+    from ppi.learning.transfer import sentence_texts
 
     aimed = read_corpus(data_dir / "ppi" / "AIMed-learning-format.xml.gz")
     hprd = read_corpus(data_dir / "ppi" / "HPRD50-learning-format.xml.gz")

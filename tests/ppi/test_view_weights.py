@@ -14,8 +14,8 @@ VIEWS = ("apg:split_parse", "bow", "path:split_parse", "path:Charniak-Lease")
 @pytest.fixture(scope="module")
 def lll_rows(data_dir):
     from corpora.ppi_xml import read_corpus
-    from ppi.graphs import GraphSettings
-    from ppi.views import MultiViewFeaturizer
+    from ppi.representation.graphs import GraphSettings
+    from ppi.representation.views import MultiViewFeaturizer
 
     c = read_corpus(lll_path(data_dir))
     f = MultiViewFeaturizer(VIEWS, settings=GraphSettings(order="text"))
@@ -25,7 +25,7 @@ def lll_rows(data_dir):
 
 def test_group_weights_split_each_group_equally():
     from ppi.systems import SYSTEMS
-    from ppi.view_weights import DEFAULT_GROUP_GRID, group_weights
+    from ppi.experiments.view_weights import DEFAULT_GROUP_GRID, group_weights
 
     views = SYSTEMS["multiview"].defaults["views"]
     W = group_weights(views)
@@ -46,14 +46,14 @@ def test_group_weights_split_each_group_equally():
     (("apg:split_parse", "bow"), ()),
 ])
 def test_bad_grids_are_typed_errors(views, grid):
-    from ppi.view_weights import group_weights
+    from ppi.experiments.view_weights import group_weights
 
     with pytest.raises(InvalidParameterError):
         group_weights(views, grid)
 
 
 def test_a_view_of_no_group_is_refused():
-    from ppi.view_weights import group_weights
+    from ppi.experiments.view_weights import group_weights
 
     with pytest.raises(InvalidParameterError, match="none of the groups"):
         group_weights(("apg:split_parse", "bow"), ((1, 1),), groups=("apg", "path"))
@@ -61,7 +61,7 @@ def test_a_view_of_no_group_is_refused():
 
 @pytest.mark.slow
 def test_reweighted_rows_give_the_weighted_sum_of_view_kernels(lll_rows):
-    from ppi.view_weights import reweight_rows
+    from ppi.experiments.view_weights import reweight_rows
 
     f, d = lll_rows
     n = len(VIEWS)
@@ -78,8 +78,8 @@ def test_reweighted_rows_give_the_weighted_sum_of_view_kernels(lll_rows):
 
 @pytest.mark.slow
 def test_one_weight_vector_is_the_plain_cross_validation(lll_rows):
-    from ppi.evaluation import cross_validate
-    from ppi.view_weights import cross_validate_view_weights
+    from ppi.learning.evaluation import cross_validate
+    from ppi.experiments.view_weights import cross_validate_view_weights
 
     f, d = lll_rows
     equal = np.full((1, len(VIEWS)), 1 / len(VIEWS))
@@ -95,8 +95,8 @@ def test_one_weight_vector_is_the_plain_cross_validation(lll_rows):
 @pytest.mark.slow
 def test_weights_are_chosen_on_the_training_part_only(lll_rows):
     from learners.splits import folds_to_sets, group_folds
-    from ppi.evaluation import select_parameters
-    from ppi.view_weights import cross_validate_view_weights, reweight_rows
+    from ppi.learning.evaluation import select_parameters
+    from ppi.experiments.view_weights import cross_validate_view_weights, reweight_rows
 
     f, d = lll_rows
     grid = np.array([[0.25, 0.25, 0.25, 0.25], [0.7, 0.1, 0.1, 0.1]])

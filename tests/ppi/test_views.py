@@ -12,9 +12,9 @@ from corpora.ppi_xml import Dependency, Entity, Pair, Parse, Sentence, Token, To
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners.kernels.bag import BagOfFeaturesKernel
 from learners.measures import auc
-from ppi.evaluation import cross_validate, select_parameters
-from ppi.graphs import GraphSettings, SentenceStructure, pair_graphs
-from ppi.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, local_features,
+from ppi.learning.evaluation import cross_validate, select_parameters
+from ppi.representation.graphs import GraphSettings, SentenceStructure, pair_graphs
+from ppi.representation.views import (DEFAULT_VIEWS, MultiViewFeaturizer, bow_features, local_features,
                        name_key, pair_features, parse_view, path_features, word_shape)
 from tests.ppi.test_graphs import make_sentence
 
@@ -318,7 +318,7 @@ def test_select_by_auc_picks_the_best_inner_auc(rng):
 
 @pytest.mark.slow
 def test_ablation_combination_kernel_equals_featurizing_the_views_alone(lll):
-    from ppi.ablation import combination_kernel
+    from ppi.experiments.ablation import combination_kernel
 
     full = MultiViewFeaturizer(("apg:split_parse", "bow", "path:split_parse"))
     (d,) = full.fit_transform([lll])
@@ -331,8 +331,8 @@ def test_ablation_combination_kernel_equals_featurizing_the_views_alone(lll):
 def test_words_blind_then_lower_case(lll):
     """The per-pair words of the bag views: the blinded texts, lower-cased except the
     placeholders — also for a non-entity token that reads PROT1 literally."""
-    from ppi.graphs import PROT, PROT1, PROT2
-    from ppi.views import _words
+    from ppi.representation.graphs import PROT, PROT1, PROT2
+    from ppi.representation.views import _words
     checked = 0
     for doc in lll.documents[:40]:
         for s in doc.sentences:

@@ -74,35 +74,114 @@ def test_the_exception_is_only_the_cli_dispatch():
     assert "letor" not in top_level            # imported lazily, inside a function
 
 
+def _module_edges(path, module, modules):
+    """The modules of ``modules`` that ``path`` (module ``module``) imports by name:
+    ``import a.b`` and ``from a import b`` of a submodule are edges to ``a.b``; ``from a
+    import name`` of anything else is an edge to the package ``a`` itself (its
+    ``__init__``), which runs that package's code — so a circle through an ``__init__`` is a
+    circle.  A package's ``__init__`` run only as the parent of a submodule is not an edge
+    (every submodule would otherwise import its own package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            for a in node.names:
+                if f"{base}.{a.name}" in modules:
+                    out.add(f"{base}.{a.name}")
+                elif base in modules:
+                    out.add(base)
+    out.discard(module)
+    return out
+
+
+def import_cycles(modules):
+    """Every strongly connected set of two or more modules of ``modules`` (name → path) in
+    the graph of :func:`_module_edges`, each as a sorted list (Tarjan's algorithm,
+    O(modules + imports))."""
+    graph = {name: sorted(_module_edges(path, name, modules)) for name, path in modules.items()}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
 def test_no_import_cycles_between_modules():
-    graph = {}
-    for name, (_, path) in MODULES.items():
-        targets = set()
-        for imp in _imports(path, name):
-            if imp in MODULES and imp != name and not name.startswith(imp + "."):
-                targets.add(imp)             # a package's own __init__ is not a cycle
-        graph[name] = targets
-    cycles, state = [], {}
+    cycles = import_cycles({name: path for name, (_, path) in MODULES.items()})
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
-    def visit(node, stack):
-        state[node] = "open"
-        stack.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
-            elif nxt not in state:
-                visit(nxt, stack)
-        stack.pop()
-        state[node] = "done"
 
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [])
-    # a package __init__ that re-exports its submodules is imported by them only as a parent
-    real = [c for c in cycles if not any(c[i + 1].startswith(c[i] + ".") or
-                                         c[i].startswith(c[i + 1] + ".")
-                                         for i in range(len(c) - 1))]
-    assert not real, "import cycles:\n" + "\n".join(" -> ".join(c) for c in real)
+def _tree(root, files):
+    """Write ``files`` (relative path → source) under ``root``; name → path of each."""
+    out = {}
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        name = ".".join(Path(rel).with_suffix("").parts)
+        out[name[: -len(".__init__")] if name.endswith(".__init__") else name] = path
+    return out
+
+
+def test_the_cycle_check_sees_a_circle_through_an_init(tmp_path):
+    """A package whose ``__init__`` imports a module that imports a second one, which takes
+    a name from the package again, is a circle; a submodule merely run under its package's
+    ``__init__`` is not."""
+    planted = _tree(tmp_path, {
+        "app/__init__.py": "from app.sub import base\n",
+        "app/sub/__init__.py": "from app.sub.base import Thing\n",
+        "app/sub/base.py": "from app.parts import helper\nThing = 1\n",
+        "app/parts.py": "def helper():\n    from app.sub import Thing\n    return Thing\n",
+    })
+    assert import_cycles(planted) == [["app.parts", "app.sub", "app.sub.base"]]
+    clean = _tree(tmp_path / "clean", {
+        "app/__init__.py": "from app.sub import base\n",
+        "app/sub/__init__.py": "from app.sub.base import Thing\n",
+        "app/sub/base.py": "from app.parts import helper\nThing = 1\n",
+        "app/parts.py": "def helper():\n    return 1\n",
+        "app/user.py": "from app.sub import Thing\nfrom app.sub.base import Thing\n",
+    })
+    assert import_cycles(clean) == []
+
+
+def test_the_ppi_package_is_its_sub_packages():
+    """``ppi/`` holds at most 8 modules beside its sub-packages, and none of its modules over
+    600 lines holds two concepts: the command line is the one long module allowed."""
+    top = sorted(p.name for p in (ROOT / "ppi").glob("*.py"))
+    assert len(top) <= 8, top
+    long = [rel for name, (rel, path) in MODULES.items()
+            if name.startswith("ppi.") and name != "ppi.__main__"
+            and len(path.read_text(encoding="utf-8").splitlines()) > 600]
+    assert not long, f"modules over 600 lines: {long}"
 
 
 @pytest.mark.parametrize("pkg", PACKAGES)

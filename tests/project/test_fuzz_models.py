@@ -85,8 +85,8 @@ class PPIKind(Kind):
 
     def __init__(self, data_dir, tmp):
         from corpora.ppi_xml import read_corpus
-        from ppi.features import PairFeaturizer
-        from ppi.model import SingleViewModel
+        from ppi.representation.features import PairFeaturizer
+        from ppi.models.classes import SingleViewModel
         corpus = read_corpus(data_dir / "ppi" / "LLL-learning-format.xml.gz")
         small = dataclasses.replace(corpus, documents=corpus.documents[:4])
         self.corpus = dataclasses.replace(corpus, documents=corpus.documents[4:7])
@@ -104,12 +104,12 @@ class PPIKind(Kind):
         self.partners = models
 
     def predict(self, folder):
-        from ppi.model import PPIModel
+        from ppi.models.classes import PPIModel
         _, scores, decisions = PPIModel.load(folder).predict(self.corpus)
         return np.concatenate([scores, decisions.astype(float)])
 
     def reseal(self, files):
-        from ppi.model import meta_sha256
+        from ppi.models.classes import meta_sha256
         meta = _json_or_none(files.get("model.json"))
         if isinstance(meta, dict):
             if "weights_sha256" in meta and "weights.npz" in files:

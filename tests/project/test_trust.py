@@ -100,7 +100,7 @@ def test_results_json_is_strict_json(tmp_path):
 
 @pytest.mark.slow
 def test_a_loaded_model_saves_again_to_the_same_bytes(lll_model, tmp_path):
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     PPIModel.load(lll_model).save(tmp_path / "again")
     for name in ("model.json", "weights.npz"):
         assert (tmp_path / "again" / name).read_bytes() == (lll_model / name).read_bytes()
@@ -111,7 +111,7 @@ def test_a_loaded_model_saves_again_to_the_same_bytes(lll_model, tmp_path):
 def test_text_folder_edited_in_place_between_kill_and_resume_is_not_resumed(
         nlp, data_dir, lll_model, tmp_path, capsys):
     from ppi.__main__ import main
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     docs = lll_abstracts(data_dir, n_docs=2)
     src, out, lexicon = tmp_path / "texts", tmp_path / "out.jsonl", tmp_path / "lex.txt"
     src.mkdir()
@@ -200,7 +200,7 @@ def test_grid_of_two_hundred_thousand_overflowing_powers_is_refused(tmp_path, ca
 
 @pytest.mark.parametrize("kind", ["gzip", "latin-1"])
 def test_lexicon_goes_through_the_shared_opener(kind, tmp_path):
-    from ppi.mentions import read_lexicon
+    from ppi.extraction.mentions import read_lexicon
     path = tmp_path / "lexicon"
     if kind == "gzip":
         path.write_bytes(gzip.compress("KinA\nSpo0A\n".encode()))
@@ -240,7 +240,7 @@ def test_a_model_read_while_it_is_replaced_is_old_new_or_a_retryable_error(
     'damaged' model (with the atomic exchange of Linux, and with the two-rename fallback,
     whose window without a directory the reader waits out)."""
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     if not exchange:
         monkeypatch.setattr("kernelrank.atomic.exchange_paths", lambda a, b: False,
                             raising=False)

@@ -560,7 +560,7 @@ def small_ppi_model(data_dir, tmp_path_factory):
 
 
 def _reseal(model_dir, edit):
-    from ppi.model import meta_sha256
+    from ppi.models.classes import meta_sha256
     meta = json.loads((model_dir / "model.json").read_text())
     edit(meta)
     meta["meta_sha256"] = meta_sha256(meta)
@@ -573,7 +573,7 @@ def test_ppi_model_claiming_an_absurd_width_is_refused(small_ppi_model, n_featur
     """The hashing width sizes the dense weights: a (resealed) model.json claiming 2^40
     columns is refused, not allocated."""
     from kernelrank.errors import CorpusFormatError
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     m = shutil.copytree(small_ppi_model, tmp_path / "m")
     _reseal(m, lambda meta: meta["featurizer"].update(n_features=n_features))
     with pytest.raises(CorpusFormatError, match="n_features"):
@@ -668,11 +668,11 @@ DOCUMENT_CASES = {"one document": (1, None), "no relations": (6, _no_relations),
 @pytest.mark.parametrize("case", DOCUMENT_CASES)
 def test_ppi_train_documents_saves_what_loads_or_exits_2(case, data_dir, tmp_path, capsys):
     """``ppi train --relations-from`` (the documents system, on spaCy's parse; without the
-    transfer's source corpora): a model :class:`ppi.model.PPIModel` loads (what ``ppi
+    transfer's source corpora): a model :class:`ppi.models.classes.PPIModel` loads (what ``ppi
     extract`` reads), strict JSON, or exit 2 with the reason."""
     pytest.importorskip("spacy")
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     n_docs, edit = DOCUMENT_CASES[case]
     src = _biored_slice(data_dir, tmp_path / "train.pubtator", n_docs, edit)
     code = main(["train", "--relations-from", str(src), "--no-transfer", "--model",
@@ -770,7 +770,7 @@ def test_parse_ranking_train_saves_what_loads_or_exits_2(case, ranker, tmp_path,
 
 # ============================================================== edited inputs and resume
 def _extract_run(model, src, out, fmt, *extra, max_chunks=None):
-    from ppi.extract import extract
+    from ppi.extraction.extract import extract
     return extract(src, model, out, fmt, workers=0, chunk_size=1, progress=False,
                    max_chunks=max_chunks, **dict(extra))
 
@@ -912,13 +912,13 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("kernelrank/parallel.py", "failed"): "Dask's own logs, for the error message",
         ("corpora/fetch.py", "load_manifest"): "package data (the manifest)",
         ("corpora/fetch.py", "_download_verified"): "a download, its checksum verified",
-        ("ppi/extract.py", "_read_run"): "its own run record",
-        ("ppi/extract.py", "assemble"): "its own chunk files",
-        ("ppi/records.py", "recorded_definition"):
+        ("ppi/extraction/extract.py", "_read_run"): "its own run record",
+        ("ppi/extraction/extract.py", "assemble"): "its own chunk files",
+        ("ppi/extraction/records.py", "recorded_definition"):
             "its own run summary (informative; a damaged one is said)",
-        ("ppi/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
-        ("ppi/spacy_analyses.py", "read_cache"): "its own cache of spaCy's analyses",
-        ("ppi/source_cache.py", "_read"): "its own cache of source models, keyed",
+        ("ppi/parsing/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
+        ("ppi/parsing/spacy_analyses.py", "read_cache"): "its own cache of spaCy's analyses",
+        ("ppi/learning/source_cache.py", "_read"): "its own cache of source models, keyed",
         ("homology/runs.py", "reusable"): "its own stored results",
         ("learners/kernels/gram_blocks.py", "load"):
             "its own Gram matrix cache (key, shape and sha256 checked)",
@@ -970,7 +970,7 @@ def test_every_reading_open_goes_through_the_shared_opener():
 def test_a_loaded_ppi_model_saves_to_the_same_bytes(system, data_dir, tmp_path):
     """Versions 3 (one view), 4 (several) and 5 (Gaussian): load, save, same two files."""
     from ppi.__main__ import main
-    from ppi.model import PPIModel
+    from ppi.models.classes import PPIModel
     corpus = _lll_slice(data_dir, tmp_path / "c.xml", 12)
     assert main(["train", "--input", str(corpus), *PPI_SYSTEMS[system], "--model",
                  str(tmp_path / "m"), "--output-dir", str(tmp_path / "r"), "--quiet"]) == 0

@@ -342,7 +342,7 @@ class AllPathsKernel(FeatureMapKernel):
         instances' graphs by this kernel's own route: ``(counts, keys, values, norms)``,
         keyed by label-pair code (``by_column`` False; ``norms`` None) or by the fitted
         vocabulary's column (``norms``: ``‖G‖²``).  For a producer of entries whose own
-        route does not apply to some instances (:mod:`ppi.pair_rows`: a dependency graph
+        route does not apply to some instances (:mod:`ppi.representation.pair_rows`: a dependency graph
         with a cycle, whose walk sums need the inverse's divergence handling)."""
         counts, keys, values = self._chunk_rows(
             graphs, prepare_chunk(graphs, self.on_divergence) if self.variant == "max"
@@ -357,7 +357,7 @@ class AllPathsKernel(FeatureMapKernel):
     def map_from_entries(self, produce):
         """The unnormalized map ``(Phi, k(G, G))`` of instances whose ``G`` entries
         (``variant="max"``) are computed outside this class — e.g. compiled straight from
-        sentence arrays, without :class:`LabelledGraph` objects (:mod:`ppi.pair_rows`).
+        sentence arrays, without :class:`LabelledGraph` objects (:mod:`ppi.representation.pair_rows`).
 
         Parameters
         ----------
@@ -423,7 +423,7 @@ class AllPathsKernel(FeatureMapKernel):
             per weight vector within :data:`DENSE_WEIGHT_BYTES`) returns an iterable of
             chunks ``(products, norms)``: ``products[r]`` the inner product of instance r's
             entries in the fitted columns with ``weights``, ``norms[r] = ‖G‖²`` of its
-            whole ``G`` (:func:`ppi.pair_rows.max_scores`).
+            whole ``G`` (:func:`ppi.representation.pair_rows.max_scores`).
         weights : ndarray of shape (n_columns,)
 
         Returns

@@ -15,7 +15,7 @@ published numbers used).
   per label pair (:func:`aggregate_label_pairs`), O(N log N) in the number N of terms.
 
 These are the building blocks of :class:`learners.kernels.AllPathsKernel` and of routes
-that compute ``W`` elsewhere (:mod:`ppi.pair_rows`).
+that compute ``W`` elsewhere (:mod:`ppi.representation.pair_rows`).
 """
 
 from __future__ import annotations

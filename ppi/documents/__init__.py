@@ -1,0 +1,5 @@
+"""Relations learned from document-level annotations: the relation corpus of PubTator / BioC
+documents and its candidates (:mod:`~ppi.documents.relations`), the mention-pair stage and
+its fit (:mod:`~ppi.documents.system`), the document stage (:mod:`~ppi.documents.stage`),
+and training and cross-validation end to end (:mod:`~ppi.documents.runs`).
+"""

@@ -1,0 +1,165 @@
+"""The ``documents`` system end to end (``ppi train --relations-from``, ``ppi cv
+--relations-from``): read PubTator / BioC documents with document-level relations, parse them
+with spaCy (cached), featurize, fit (:mod:`ppi.documents.system`), save the model
+(:class:`ppi.models.classes.DocumentModel`, format version 6) or cross-validate, write
+``results.json`` + ``results.md``.
+
+Both return ``(results, written)``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from kernelrank.report import format_duration
+
+__all__ = ["read_relation_corpus", "train_documents", "cv_documents"]
+
+log = logging.getLogger(__name__)
+
+
+def read_relation_corpus(path, system, *, format=None, skip_bad=False, source=None):
+    """The :class:`ppi.documents.relations.RelationCorpus` of a PubTator / BioC file with
+    document-level relations, parsed for ``system`` (its entity types and spaCy model) and
+    labelled by its relation types."""
+    from corpora.text_input import ReadStats
+    from ppi.documents.relations import read_relation_documents, relation_corpus
+
+    t0 = time.perf_counter()
+    stats = ReadStats()
+    docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats,
+                                   relation_types=system.relation_types)
+    rc = relation_corpus(docs, system.entity_types, source=source or Path(path).name,
+                         spacy_model=system.spacy_model, progress=system.progress)
+    c = rc.candidates
+    log.info("%s: %d documents, %d candidate pairs (%d related), %d mention pairs (%s)",
+             rc.source, len(docs), len(c), int((c.y > 0).sum()), rc.n_pairs,
+             format_duration(time.perf_counter() - t0))
+    rc.read_stats = stats
+    return rc
+
+
+def _check_learner_fits(system, rc):
+    """Refuse the exact learner on the corpus' mention pairs now, when they could not fit
+    (:func:`ppi.learning.evaluation.check_full_rls_memory`; the fit would refuse them too, after
+    their featurization: minutes) — a CV's training parts are a little smaller, so this is
+    conservative there."""
+    from ppi.learning.evaluation import check_full_rls_memory, resolve_learner
+
+    if system.instances == "sil" and resolve_learner(system.learner, rc.n_pairs) == "rls":
+        check_full_rls_memory(rc.n_pairs)
+
+
+def _data_summary(rc):
+    c = rc.candidates
+    related = c.y > 0
+    return {"file": rc.source, "documents": len(rc.corpus.documents), "candidates": len(c),
+            "related": int(related.sum()), "mention_pairs": rc.n_pairs,
+            "related_in_one_sentence": int((related & (c.bag_sizes > 0)).sum()),
+            "mentions_repaired": rc.read_stats.mentions_repaired,
+            "mentions_dropped": rc.read_stats.mentions_dropped,
+            "mentions_fragmented": rc.read_stats.mentions_fragmented,
+            "records_skipped": rc.read_stats.skipped}
+
+
+def train_documents(model_dir, output_dir, system, relations_from, *, format=None,
+                    data_dir=None, skip_bad=False):
+    """Train the ``documents`` system on ``relations_from`` and save the model to
+    ``model_dir``; a report to ``output_dir``."""
+    from kernelrank.report import write_report
+    from ppi.documents.system import featurize_documents, fit_documents, source_model
+    from ppi.parsing.spacy_parse import CONVERSION_VERSION, pipeline_reference
+
+    t0 = time.perf_counter()
+    rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
+    _check_learner_fits(system, rc)
+    feats = featurize_documents(system, [rc], data_dir)
+    w_src, info = source_model(system, feats, data_dir)
+    fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
+    training = {"file": str(relations_from), "system": system.config(),
+                "spacy_model": pipeline_reference(system.spacy_model),
+                "spacy_conversion": CONVERSION_VERSION,
+                "data": _data_summary(rc), "selection": _jsonable(fit.info)}
+    model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
+                               fit.threshold, system.learner, training,
+                               entity_types=system.entity_types,
+                               instance_threshold=fit.instance_threshold, stage=fit.stage)
+    model.save(model_dir)
+    res = {"model": str(model_dir), **training, "threshold": fit.threshold,
+           "seconds": time.perf_counter() - t0}
+    md = [f"# Documents model trained on {rc.source}", "",
+          f"{res['data']['documents']} documents, {res['data']['candidates']} candidate "
+          f"pairs ({res['data']['related']} related), {res['data']['mention_pairs']} mention "
+          "pairs.", "",
+          f"- mention pairs: λ = {fit.info['alpha']:g}"
+          + (f", β = {fit.info['beta']:g} (transfer from "
+             f"{', '.join(fit.info.get('sources', []))})" if fit.info.get("beta") is not None
+             else "")
+          + f"; leave-one-document-out AUC of the candidates' maxima "
+          f"{fit.info['instance_auc']:.3f}",
+          *([f"- document stage: λ = {fit.info['stage_alpha']:g}, γ = "
+             f"{fit.info['stage_gamma']:g} ("
+             + ("chosen on these abstracts, --stage-search" if system.stage_search else
+                "transferred from BioRED; --stage-search chooses them on these abstracts")
+             + "); leave-one-document-out AUC "
+             f"{fit.info['stage_auc']:.3f}, F {fit.info['stage_f1']:.3f} at threshold "
+             f"{fit.threshold:.4g}"] if fit.stage is not None else []),
+          f"- saved to `{model_dir}` ({format_duration(res['seconds'])})", ""]
+    return res, [Path(model_dir), *write_report(output_dir, "results", res, "\n".join(md))]
+
+
+def _jsonable(info):
+    out = {}
+    for k, v in info.items():
+        if isinstance(v, (np.floating, np.integer)):
+            v = v.item()
+        out[k] = v
+    return out
+
+
+def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
+                 data_dir=None, skip_bad=False):
+    """Document-level ``folds``-fold CV of the ``documents`` system on ``relations_from``
+    (:func:`ppi.documents.system.cross_validate_documents`); ``results.json`` +
+    ``results.md`` (per-fold table, ROC plot) in ``output_dir``."""
+    from ppi.documents.system import (candidate_auc, cross_validate_documents,
+                                      featurize_documents, source_model)
+    from ppi.learning.outputs import plot_roc
+
+    t0 = time.perf_counter()
+    rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
+    _check_learner_fits(system, rc)
+    feats = featurize_documents(system, [rc], data_dir)
+    w_src, info = source_model(system, feats, data_dir)
+    cv = cross_validate_documents(system, rc, feats.rows[0].X, folds=folds, w_source=w_src,
+                                  source_info=info)
+    c = rc.candidates
+    pooled_auc = candidate_auc(c.y, cv["scores"])
+    res = {"file": str(relations_from), "system": system.config(), "data": _data_summary(rc),
+           "folds": cv["folds"], "mean": cv["mean"], "pooled_auc": pooled_auc,
+           "source": _jsonable({k: v for k, v in info.items() if k != "dropped_pairs"}),
+           "seconds": time.perf_counter() - t0}
+    out = Path(output_dir)
+    roc = out / "roc.png"
+    scores = np.where(np.isfinite(cv["scores"]), cv["scores"],
+                      np.min(cv["scores"][np.isfinite(cv["scores"])]) - 1)
+    plot_roc([{"corpus": rc.source, "y": c.y, "scores": scores, "auc": pooled_auc}], roc)
+    from kernelrank.report import markdown_image, markdown_table, write_report
+
+    m = cv["mean"]
+    md = [f"# Document-level {folds}-fold CV on {rc.source}", "",
+          f"{len(c)} candidate pairs of {len(rc.corpus.documents)} documents, "
+          f"{int((c.y > 0).sum())} related. Mean over folds: P {m['precision']:.3f} "
+          f"R {m['recall']:.3f} F {m['f1']:.3f} AUC {m['auc']:.3f} (pooled AUC "
+          f"{pooled_auc:.3f}).", "",
+          markdown_table(cv["folds"], ["fold", "precision", "recall", "f1", "auc", "alpha",
+                                       "beta", "related", "n"]),
+          "", markdown_image(roc, "ROC"), ""]
+    written = [roc, *write_report(out, "results", res, "\n".join(md))]
+    log.info("cv %s: F %.1f AUC %.1f (%s)", rc.source, 100 * m["f1"], 100 * m["auc"],
+             format_duration(res["seconds"]))
+    return res, written

@@ -1,0 +1,330 @@
+"""Corpus → sparse all-paths feature matrix of its candidate pairs (Paper V, "Methods").
+
+Every candidate pair becomes the two subgraphs of :mod:`ppi.representation.graphs`; the generic
+:class:`learners.kernels.AllPathsKernel` turns them into rows of a sparse matrix (its
+feature map) whose linear kernel is the (normalized) all-paths graph kernel.  One kernel
+object — one vocabulary of label pairs (or one hash) — is shared by every corpus featurized
+together, so kernels between corpora are dot products of rows.
+
+Because rows are normalized by the norm of the *whole* ``G`` (not only of the vocabulary's
+columns), the kernel between two pairs does not depend on which corpus the vocabulary was
+fitted on: featurizing a corpus once and slicing its kernel matrix by fold gives exactly
+the kernel a vocabulary fitted on each training part would give (tested in
+``tests/learners/kernels/test_all_paths.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from tqdm.auto import tqdm
+
+from corpora.ppi_xml import resolve_parse_name
+from learners.kernels import AllPathsKernel, gaussian_of, gram_matrix, squared_row_norms
+from learners.kernels.all_paths import CHUNK
+from learners.kernels.vocabulary_union import vocabulary_union
+from ppi.representation.graphs import GraphSettings, sentence_graphs
+from ppi.representation.pair_rows import PairArrays, max_entries, max_scores
+
+__all__ = ["PairSet", "PairFeaturizer", "corpus_graphs", "iter_corpus_graphs",
+           "same_analyses", "split_rows", "kernel", "keep_vocabulary_only"]
+
+
+@dataclass
+class PairSet:
+    """The candidate pairs of one corpus: features, labels (+1/−1) and their provenance."""
+
+    corpus: str
+    X: sp.csr_matrix
+    y: np.ndarray
+    pair_ids: np.ndarray
+    sentence_ids: np.ndarray
+    document_ids: np.ndarray
+
+    def __len__(self):
+        return len(self.y)
+
+    def subset(self, index):
+        index = np.asarray(index)
+        return PairSet(self.corpus, self.X[index], self.y[index], self.pair_ids[index],
+                       self.sentence_ids[index], self.document_ids[index])
+
+
+def _corpus_pairs(corpus, parse, settings, progress, graphs):
+    docs = tqdm(corpus.documents, desc=f"graphs {corpus.source}", unit="doc",
+                disable=not progress, leave=False)
+    for doc in docs:
+        for s in doc.sentences:
+            if graphs:
+                yield from ((doc, s, p, g) for p, g in sentence_graphs(s, parse, settings))
+            else:
+                yield from ((doc, s, p, None) for p in s.pairs)
+
+
+def iter_corpus_graphs(corpus, parse="split_parse", settings=None, progress=False):
+    """The two pair graphs of every candidate pair, in corpus order, one at a time."""
+    return (g for _, _, _, g in _corpus_pairs(corpus, parse, settings, progress, True))
+
+
+def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, graphs=True):
+    """``(instances, y, pair_ids, sentence_ids, document_ids)`` of every candidate pair
+    (``graphs=False``: without the graphs — ``instances`` empty — only the pairs' labels and
+    provenance)."""
+    instances, y, pids, sids, dids = [], [], [], [], []
+    for doc, s, pair, g in _corpus_pairs(corpus, parse, settings, progress, graphs):
+        if graphs:
+            instances.append(g)
+        y.append(1.0 if pair.interaction else -1.0)
+        pids.append(pair.id)
+        sids.append(s.id)
+        dids.append(doc.id)
+    return (instances, np.array(y), np.array(pids, dtype=object), np.array(sids, dtype=object),
+            np.array(dids, dtype=object))
+
+
+def keep_vocabulary_only(vectorizer):
+    """Drop a fitted feature-map kernel's training rows (``X_fit_``): featurizers use its
+    vocabulary (``features``), never its kernel against the training rows, and the rows are
+    the size of the whole featurized data (0.4 GB for the five PPI corpora' all-paths
+    features) — the caller holds them already."""
+    for name in ("X_fit_", "self_kernel_fit_"):
+        vectorizer.__dict__.pop(name, None)
+
+
+class PairFeaturizer:
+    """Candidate pairs → all-paths feature vectors.
+
+    Parameters
+    ----------
+    parse : {"split_parse", "split", "Charniak-Lease"}
+    variant : {"max", "sum"}      ``G`` by max (errata, published) or sum (paper)
+    normalize : bool              unit-norm rows (the published setting)
+    min_weight : float            ignore W entries ≤ this (published implementation: 1e-5)
+    n_features : int or None      feature hashing width, or None for a fitted vocabulary
+    settings : GraphSettings      weights and labelling of the pair graphs
+    """
+
+    def __init__(self, parse="split_parse", variant="max", normalize=True, min_weight=1e-5,
+                 n_features=None, settings=None):
+        self.parse = resolve_parse_name(parse)
+        self.settings = settings or GraphSettings()
+        self.vectorizer = AllPathsKernel(variant=variant, normalize=normalize,
+                                         min_weight=min_weight, n_features=n_features,
+                                         on_divergence="scale")
+
+    @property
+    def variant(self):
+        """The all-paths variant (``max`` or ``sum``)."""
+        return self.vectorizer.variant
+
+    @property
+    def parses(self):
+        """The dependency analyses it reads: ``(parse,)``."""
+        return (self.parse,)
+
+    def _graphs(self, corpora, progress):
+        """Labels and provenance of every pair (one cheap pass), and a generator of their
+        graphs (built while the vectorizer consumes them: never all in memory)."""
+        parts = [corpus_graphs(c, self.parse, self.settings, graphs=False) for c in corpora]
+        graphs = (g for c in corpora
+                  for g in iter_corpus_graphs(c, self.parse, self.settings, progress))
+        return parts, graphs
+
+    def fit_transform(self, corpora, progress=False):
+        """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each (the
+        rows by the route of :attr:`compiled`, as :meth:`transform`'s)."""
+        corpora = list(corpora)
+        if self.compiled:
+            parts = [corpus_graphs(c, self.parse, self.settings, graphs=False)
+                     for c in corpora]
+            batches = _pair_arrays(corpora, self.parse, self.settings, progress)
+            kernel = self.vectorizer
+            X = kernel.fit_features_from_entries(
+                lambda label_ids, _: (max_entries(b, label_ids, None, kernel, fit=True)
+                                      for b in batches))
+        else:
+            parts, graphs = self._graphs(corpora, progress)
+            X = self.vectorizer.fit_features(graphs)
+        self.n_scaled_ = self.vectorizer.n_scaled_
+        keep_vocabulary_only(self.vectorizer)
+        return self._split(corpora, parts, X)
+
+    def transform(self, corpora, progress=False):
+        """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
+        return PairFeaturizer.transform_shared([self], corpora, progress)[0]
+
+    def scores(self, corpora, weights, progress=False):
+        """``[data.X @ weights for data in self.transform(corpora)]``, each raveled: a
+        linear model's scores (as :meth:`ppi.representation.views.MultiViewFeaturizer.scores`) — one
+        weight vector on the compiled route with a vocabulary by :meth:`union_scores`,
+        without the rows."""
+        corpora = list(corpora)
+        if np.ndim(weights) == 1 and not sp.issparse(weights) and self.scores_without_rows:
+            sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
+            return split_rows(self.union_scores([self], corpora, weights, progress), sizes)
+        return [np.asarray(d.X @ weights).ravel() for d in self.transform(corpora, progress)]
+
+    @property
+    def compiled(self):
+        """Whether the rows come from the compiled route of :mod:`ppi.representation.pair_rows`, in
+        ``fit_transform`` and ``transform`` alike: the ``max`` variant (``sum``: the pair
+        graphs through :class:`learners.kernels.AllPathsKernel`, in both as well)."""
+        return self.variant == "max"
+
+    @property
+    def scores_without_rows(self):
+        """Whether a linear model (one weight vector) scores this view by the inner
+        products of :meth:`union_scores`, no rows built: the compiled route with a
+        vocabulary (not feature hashing)."""
+        return self.compiled and self.vectorizer.n_features is None
+
+    @staticmethod
+    def transform_shared(featurizers, corpora, progress=False):
+        """``[f.transform(corpora) for f in featurizers]`` reading the sentences once: the
+        compiled route (:attr:`compiled`) computes the rows once, in the union of the
+        featurizers' vocabularies, and cuts each one's columns out of them
+        (:mod:`learners.kernels.vocabulary_union`); the graph route builds each pair's
+        graphs once and inverts each distinct adjacency once
+        (:meth:`learners.kernels.AllPathsKernel.features_shared`).
+
+        Only valid when every featurizer would build the same graphs: equal graph settings
+        and vectorizer parameters, and parse names that hold the very same analysis in
+        every sentence with a pair (:func:`same_analyses`; raw text parsed by spaCy, whose
+        one analysis is stored under every name).  The separate results: the same
+        entries, the values up to the order in which the norms are summed (≤ 1e-14
+        relative; tested).
+        """
+        featurizers = list(featurizers)
+        corpora = list(corpora)
+        first = featurizers[0]
+        if all(f.compiled for f in featurizers):
+            parts = [corpus_graphs(c, first.parse, first.settings, graphs=False)
+                     for c in corpora]
+            union, Phi, self_kernel = PairFeaturizer.union_map(featurizers, corpora, progress)
+            Xs = union.split(Phi, self_kernel)
+        else:
+            parts, graphs = first._graphs(corpora, progress)
+            Xs = AllPathsKernel.features_shared([f.vectorizer for f in featurizers], graphs)
+        out = []
+        for f, X in zip(featurizers, Xs):
+            f.n_scaled_ = f.vectorizer.n_scaled_
+            out.append(f._split(corpora, parts, X))
+        return out
+
+    @staticmethod
+    def union_map(featurizers, corpora, progress=False):
+        """``(union, Phi, self_kernel)``: the featurizers' :class:`learners.kernels.
+        vocabulary_union.VocabularyUnion` and its unnormalized map of every pair of
+        ``corpora`` (rows in corpus order), by the compiled route (all :attr:`compiled`;
+        the conditions of :meth:`transform_shared`)."""
+        union, kernel, batches = PairFeaturizer._union_batches(featurizers, corpora, progress)
+        Phi, self_kernel = kernel.map_from_entries(
+            lambda label_ids, vocabulary: (
+                max_entries(b, label_ids, vocabulary, kernel) for b in batches))
+        for f in featurizers:
+            f.vectorizer.n_scaled_ = kernel.n_scaled_
+        return union, Phi, self_kernel
+
+    @staticmethod
+    def union_scores(featurizers, corpora, weights, progress=False):
+        """``rows_of_map(*union_map(...)[1:]) @ weights`` without the rows: a linear model's
+        scores of every pair of ``corpora`` (corpus order), ``weights`` one per column of
+        the featurizers' vocabulary union (one featurizer: its own columns); the compiled
+        route's inner products (:func:`ppi.representation.pair_rows.max_scores`), O(entries) with no
+        entry written.  The conditions of :meth:`union_map`, and a vocabulary
+        (``n_features=None``)."""
+        union, kernel, batches = PairFeaturizer._union_batches(featurizers, corpora, progress)
+        scores = kernel.linear_scores_from_entries(
+            lambda label_ids, vocabulary, dense: (
+                max_scores(b, label_ids, vocabulary, kernel, weights, dense)
+                for b in batches), weights)
+        for f in featurizers:
+            f.vectorizer.n_scaled_ = kernel.n_scaled_
+        return scores
+
+    @staticmethod
+    def _union_batches(featurizers, corpora, progress):
+        """``(union, its kernel, the pair arrays of corpora)`` of :meth:`union_map`."""
+        first = featurizers[0]
+        union = vocabulary_union([f.vectorizer for f in featurizers])
+        return union, union.union, _pair_arrays(corpora, first.parse, first.settings,
+                                                progress)
+
+    def shares_graphs_with(self, other):
+        """Whether ``other`` builds its graphs and rows the same way on the same analysis
+        (equal graph settings and vectorizer parameters; the parse names may differ)."""
+        return (isinstance(other, PairFeaturizer)
+                and self.settings.as_dict() == other.settings.as_dict()
+                and self.vectorizer.get_params() == other.vectorizer.get_params())
+
+    @staticmethod
+    def _split(corpora, parts, X):
+        rows = split_rows(X, [len(p[1]) for p in parts])
+        return [PairSet(c.source, Xc, y, pids, sids, dids)
+                for c, Xc, (_, y, pids, sids, dids) in zip(corpora, rows, parts)]
+
+
+def _pair_arrays(corpora, parse, settings, progress):
+    """:class:`ppi.representation.pair_rows.PairArrays` of consecutive sentences with pairs, about
+    :data:`learners.kernels.all_paths.CHUNK` pairs each, in corpus order."""
+    batch, size = [], 0
+    for c in corpora:
+        docs = tqdm(c.documents, desc=f"pairs {c.source}", unit="doc", disable=not progress,
+                    leave=False)
+        for doc in docs:
+            for s in doc.sentences:
+                if s.pairs:
+                    batch.append(s)
+                    size += len(s.pairs)
+                    if size >= CHUNK:
+                        yield PairArrays(batch, parse, settings)
+                        batch, size = [], 0
+    if batch:
+        yield PairArrays(batch, parse, settings)
+
+
+def same_analyses(corpora, parse_a, parse_b):
+    """Whether every sentence with a candidate pair holds the very same token and
+    dependency lists (identical objects) under both parse names — the one spaCy analysis of
+    raw text stored under each name a model reads (:mod:`ppi.parsing.spacy_parse`) — so anything
+    computed from one is what the other would give.  False on any error (a missing parse:
+    the caller then featurizes each name on its own and reports it as before)."""
+    try:
+        for c in corpora:
+            for doc in c.documents:
+                for s in doc.sentences:
+                    if s.pairs:
+                        ta, da = s.analysis(parse_a)
+                        tb, db = s.analysis(parse_b)
+                        if ta is not tb or da is not db:
+                            return False
+    except Exception:
+        return False
+    return True
+
+
+def split_rows(X, sizes):
+    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block)."""
+    if len(sizes) == 1:
+        return [X]
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def kernel(A, B=None):
+    """Dense linear kernel matrix between the feature rows of two PairSets (``B = A`` if
+    None). O(nnz products) (:func:`learners.kernels.gram_matrix`)."""
+    return gram_matrix(A.X, None if B is None else B.X)
+
+
+def gaussian_kernel(A, B=None, *, gamma):
+    """The Gaussian ``exp(−γ‖x − z‖²)`` of :func:`kernel` between two PairSets (``B = A`` if
+    None), from the linear kernel and the rows' squared norms
+    (:func:`learners.kernels.gaussian_of`)."""
+    K = kernel(A, B)
+    sq = squared_row_norms(A.X)
+    return gaussian_of(K, gamma, sq, sq if B is None else squared_row_norms(B.X))
+
+

@@ -34,110 +34,8 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import (CORPORA, DEFAULT_SPACY_MODEL, DEFAULT_SYSTEM, DOCUMENTS_SUMMARY,
-                       ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
-                       TRAIN_DEFAULT_SYSTEM, VARIANTS)
-from ppi.systems import SYSTEMS
-
-
-def _model_options(p):
-    g = p.add_argument_group("features and learner")
-    g.add_argument("--variant", choices=VARIANTS, default=None,
-                   help="G = max_kl L W Lᵀ terms (errata, published; the default) or "
-                        "G = L W Lᵀ (paper)")
-    g.add_argument("--parse", choices=PARSES, default=None,
-                   help="dependency analysis to use (default split_parse; spacy: spaCy's "
-                        "parse of the sentences, added beside the file's two and cached)")
-    g.add_argument("--system", choices=sorted(SYSTEMS), default=None,
-                   help=f"every choice below at once (default {DEFAULT_SYSTEM}; `ppi train`: "
-                        f"{TRAIN_DEFAULT_SYSTEM}): "
-                        + "; ".join(f"{name} — {cls.summary}" for name, cls in SYSTEMS.items())
-                        + f". The options below override it. (documents — {DOCUMENTS_SUMMARY})")
-    g.add_argument("--views", nargs="+", default=None, metavar="VIEW",
-                   help="views combined as a sum of normalized kernels: apg:PARSE (all-paths "
-                        "graph), bow (words before/between/after), path:PARSE (shortest-path "
-                        "walks), local (words, POS and shapes around each protein), pair (the "
-                        "two names: same, nested, overlapping); PARSE is split_parse, "
-                        "Charniak-Lease (the file's) or spacy (spaCy's parse, added and cached "
-                        "on first use)")
-    g.add_argument("--order", choices=ORDERS, default=None,
-                   help="pair (paper-v; the published code): PROT1 = the pair's e1, position "
-                        "tags relative to e1/e2; text (multiview): PROT1 = first protein in "
-                        "the sentence, tokens between the proteins tagged 'middle'")
-    g.add_argument("--endpoints", choices=ENDPOINTS, default=None,
-                   help="shortest-path end points: all (both systems; the published code): "
-                        "every token of each protein; head: one head token per protein")
-    g.add_argument("--select-by", choices=SELECT_BY, default=None,
-                   help="inner leave-one-document-out criterion of lambda: f1 (paper-v) or auc "
-                        "(multiview); the threshold is the best-F one at the chosen lambda")
-    g.add_argument("--learner", choices=LEARNERS, default=None,
-                   help="reduced_set (paper-v; Paper V's sparse RLS: ≤ --n-basis random basis "
-                        "vectors, identical to full RLS when the training set is not larger), "
-                        "rls (full-kernel RLS: one m×m eigendecomposition per fold) or auto "
-                        "(multiview: full RLS up to 6000 training pairs, reduced_set above)")
-    g.add_argument("--n-basis", type=int, default=N_BASIS,
-                   help=f"basis vectors of the reduced-set learner (default {N_BASIS}; Paper V "
-                        "used at most 4000 — same results within fold noise, twice the time)")
-    g.add_argument("--gamma", type=float, default=None, metavar="G",
-                   help="the Gaussian of the (summed views') kernel, exp(-G ||phi(x) - "
-                        "phi(z)||^2) on the unit-norm rows; 0: the linear kernel itself "
-                        "(paper-v's and multiview's default; multicorpus: 1). `ppi train` "
-                        "then saves a Gaussian multi-view model (format version 5: basis rows "
-                        "+ coefficients)")
-    g.add_argument("--alphas", type=float, nargs="+", default=None, metavar="A",
-                   help="the grid of the regularization parameter lambda the nested "
-                        "leave-one-document-out selection chooses from (default: 2^-10 … "
-                        "2^10, powers of 2)")
-    g.add_argument("--spacy-model", default=DEFAULT_SPACY_MODEL, metavar="NAME_OR_DIR",
-                   help="spaCy pipeline (installed name or folder) whose parse of the corpus "
-                        "sentences the spacy views read (text system; --relations-from: of "
-                        f"the abstracts too); default {DEFAULT_SPACY_MODEL}. Recorded in the "
-                        "model: `ppi extract` parses raw text with the same pipeline")
-    g.add_argument("--hash-features", type=int, default=None, metavar="N",
-                   help="feature hashing into N columns instead of a fitted vocabulary")
-    g.add_argument("--no-normalize", action="store_true", help="do not unit-normalize")
-
-
-def _transfer_option(p, what="cross-validate", sources=True):
-    p.add_argument("--transfer", action=argparse.BooleanOptionalAction, default=None,
-                   help=f"{what} towards the models of the other benchmark corpora (each "
-                        "trained without the sentences it shares with another corpus; their "
-                        "mean g is the prior): f = beta g + h, lambda and beta chosen "
-                        "together inside each training part (beta = 0 refuses the sources). "
-                        "Default: the system's (multicorpus: on; --no-transfer turns it off)")
-    if sources:
-        p.add_argument("--sources", nargs="+", choices=CORPORA, default=None, metavar="NAME",
-                       help="with transfer: the corpora whose models are the prior (default: "
-                            "every other benchmark corpus)")
-
-
-def _documents_options(p):
-    from ppi.names import DEFAULT_ENTITY_TYPES
-
-    g = p.add_argument_group("documents system (with --relations-from)")
-    g.add_argument("--relations-format", choices=("pubtator", "bioc-xml", "bioc-json"),
-                   default=None, help="format of --relations-from (default: from the file "
-                                      "name or root element)")
-    g.add_argument("--entity-types", nargs="+", default=None, metavar="TYPE",
-                   help="mention types whose concepts are paired (default: "
-                        f"{' '.join(DEFAULT_ENTITY_TYPES)} — genes and gene products)")
-    g.add_argument("--relation-types", nargs="+", default=None, metavar="TYPE",
-                   help="relation types that make a pair related, e.g. Bind (default: any "
-                        "type of the file; ignoring case)")
-    g.add_argument("--instances", choices=("sil", "mi"), default=None,
-                   help="labels of a related pair's mention pairs: sil — all positive "
-                        "(single-instance learning, default); mi — re-assigned by the model "
-                        "(mi-RLS, Andrews et al. 2003; not with --transfer)")
-    g.add_argument("--no-document-stage", action="store_true",
-                   help="score a gene pair by the maximum of its mention pairs only (no "
-                        "document-level features; pairs that never share a sentence stay "
-                        "unscored)")
-    g.add_argument("--stage-search", action="store_true",
-                   help="choose the document stage's λ and γ by leave-one-document-out AUC "
-                        "over a grid (default: the pair chosen that way on BioRED's 400 "
-                        "training abstracts, better below a few hundred abstracts)")
-    g.add_argument("--skip-bad", action="store_true",
-                   help="skip malformed records of --relations-from (counted)")
+from ppi.names import CORPORA, DEFAULT_SPACY_MODEL, TRAIN_DEFAULT_SYSTEM
+from ppi.systems.options import add_system_options
 
 
 def _experiment(sub, name, help, jobs=True):
@@ -145,7 +43,7 @@ def _experiment(sub, name, help, jobs=True):
     add_common(p, data_dir="the PPI corpora (ppi/<NAME>-learning-format.xml.gz)",
                output_dir=True, seed="fold assignment, basis vectors, learning-curve order",
                jobs=1 if jobs else False, threads=True)
-    _model_options(p)
+    add_system_options(p, name)
     return p
 
 
@@ -160,22 +58,13 @@ def build_parser():
                    help="a PubTator / BioC file with document-level relations, or biored / "
                         "biored-dev / bc6ppim (in the data directory): cross-validate the "
                         "documents system on it (whole documents per fold)")
-    _documents_options(p)
     p.add_argument("--folds", type=int, default=10)
-    p.add_argument("--leaky", action="store_true",
-                   help="LEAKY pair-level random folds (for comparison only, thesis §5.5)")
-    _transfer_option(p)
     p = _experiment(sub, "cross-corpus", "train on each corpus, test on the others")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
-    p.add_argument("--transfer", action=argparse.BooleanOptionalAction, default=None,
-                   help="train each corpus without the sentences it shares with another "
-                        "corpus (the transfer's source models; default: the system's — "
-                        "multicorpus: on)")
     p = _experiment(sub, "learning-curve", "AUC against training-set size")
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--points", type=int, default=8)
     p = _experiment(sub, "benchmark", "cv on all five corpora + cross-corpus + curves")
-    _transfer_option(p, sources=False)
     p.add_argument("--corpora", nargs="+", choices=CORPORA, default=list(CORPORA))
     p.add_argument("--no-curves", action="store_true", help="skip the learning curves")
     p = _experiment(sub, "ablation", "each view and parse alone, their combinations and "
@@ -197,19 +86,6 @@ def build_parser():
                         "model `ppi extract` uses on raw text; scores every gene pair of "
                         "a document")
     p.add_argument("--model", required=True, help="model directory to write")
-    p.add_argument("--select-on", metavar="FILE", default=None,
-                   help="choose lambda (and beta) by the document-level AUC of gene-pair "
-                        "candidates in FILE, abstracts with document-level relations (PubTator "
-                        "/ BioC, or biored / biored-dev / bc6ppim in the data directory), "
-                        "instead of by the inner leave-one-document-out criterion on the "
-                        "training corpus: the choice for a model that scores other literature "
-                        "(module ppi.systems.development); the threshold stays the inner best-F one. "
-                        "The text system splits FILE's abstracts in two by document id: one "
-                        "half joins the training data (every mention pair of a related gene "
-                        "pair positive), the other chooses. inner: the inner criterion. "
-                        "Default: biored for the text system, inner for the others")
-    _transfer_option(p, "train")
-    _documents_options(p)
 
     p = sub.add_parser("predict", help="score candidate pairs with a saved model")
     p.add_argument("--input", required=True, help="a learning-format XML file (gz or plain)")
@@ -385,88 +261,53 @@ def build_parser():
 
 # ----------------------------------------------------------------------------- handlers
 def _settings(args, system=None):
-    from ppi.systems import Settings
+    """The :class:`ppi.systems.Settings` of a mention-level command line."""
+    from ppi.systems.base import System
 
-    return Settings.for_system(
-        args.system or system, views=args.views, order=args.order, endpoints=args.endpoints,
-        select_by=args.select_by, variant=args.variant, parse=args.parse,
-        learner=args.learner, n_basis=args.n_basis, seed=args.seed,
-        hash_features=args.hash_features, normalize=not args.no_normalize, gamma=args.gamma,
-        alphas=args.alphas, jobs=getattr(args, "jobs", 1), progress=not args.quiet,
-        transfer=getattr(args, "transfer", None), spacy_model=args.spacy_model)
+    return System.from_options(args, system)
 
 
-#: options only the mention-level systems read (``--corpus`` / ``--input``): dest → option
-MENTION_LEVEL_OPTIONS = {"system": "--system", "variant": "--variant", "parse": "--parse",
-                         "views": "--views", "order": "--order", "endpoints": "--endpoints",
-                         "select_by": "--select-by", "gamma": "--gamma",
-                         "hash_features": "--hash-features", "no_normalize": "--no-normalize",
-                         "leaky": "--leaky", "select_on": "--select-on"}
-#: options only the documents system reads (``--relations-from``): dest → option
-DOCUMENT_LEVEL_OPTIONS = {"relations_format": "--relations-format",
-                          "entity_types": "--entity-types",
-                          "relation_types": "--relation-types", "instances": "--instances",
-                          "no_document_stage": "--no-document-stage",
-                          "stage_search": "--stage-search", "skip_bad": "--skip-bad"}
-
-
-def refuse_unread_options(args):
-    """Refuse, before any work, an option of ``ppi train`` / ``ppi cv`` that the chosen road
-    does not read — a mention-level system's option with ``--relations-from`` (``--gamma``,
-    ``--system``, …), a documents-system option without it (``--relation-types``, …), or
-    ``ppi cv --relations-from --jobs`` (one process) — instead of training silently without
-    it.  Raises :class:`~kernelrank.errors.InvalidParameterError` naming every such
-    option."""
+def refuse_unread_options(args, default_system=None):
+    """Refuse, before any work, an option of ``ppi train`` / ``ppi cv`` that the chosen
+    system does not read (:func:`ppi.systems.options.unread_options` of the registered
+    class' declared ``options``): a mention-level system's option with ``--relations-from``
+    (``--gamma``, ``--system``, …), a documents-system option without it
+    (``--relation-types``, …), or ``ppi cv --relations-from --jobs`` (the documents CV
+    runs in one process) — instead of training silently without it.  Returns the chosen
+    system's class.  Raises :class:`~kernelrank.errors.InvalidParameterError` naming every
+    such option."""
     from kernelrank.errors import InvalidParameterError
+    from ppi.systems.options import system_class, unread_options
 
-    documents = bool(args.relations_from)
-    table = MENTION_LEVEL_OPTIONS if documents else DOCUMENT_LEVEL_OPTIONS
-    given = [option for dest, option in table.items()
-             if getattr(args, dest, None) not in (None, False)]
-    if documents and args.command == "cv" and args.jobs != 1:
+    cls = system_class(args, default_system)
+    given = unread_options(args, cls)
+    if args.command == "cv" and args.jobs != 1 and "jobs" not in cls.options:
         given.append("--jobs")          # `ppi train` accepts it everywhere, without effect
     if not given:
-        return
-    if documents:
+        return cls
+    which = "it" if len(given) == 1 else "them"
+    if cls.chosen_by != "--system":
         raise InvalidParameterError(
-            f"{', '.join(given)}: not read by the documents system that --relations-from "
-            f"trains (spaCy's parse, linear mention pairs and a document stage; see `ppi "
-            f"{args.command} --help`, group 'documents system'); leave "
-            f"{'it' if len(given) == 1 else 'them'} out, or train a mention-level system "
-            "with --corpus / --input")
+            f"{', '.join(given)}: not read by the {cls.name} system that {cls.chosen_by} "
+            f"trains (see `ppi {args.command} --help`, group '{cls.name} system (with "
+            f"{cls.chosen_by})'); leave {which} out, or train a mention-level system with "
+            "--corpus / --input")
     raise InvalidParameterError(
         f"{', '.join(given)}: read only with --relations-from (the documents system, "
         "trained on document-level relations); --corpus / --input train on the corpus' own "
-        f"mention-level interactions — leave {'it' if len(given) == 1 else 'them'} out")
-
-
-def _document_system(args):
-    from ppi.documents.system import DocumentSystem
-    from ppi.names import DEFAULT_ENTITY_TYPES
-
-    transfer = True if args.transfer is None else args.transfer
-    return DocumentSystem(
-        entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
-        relation_types=None if args.relation_types is None else tuple(args.relation_types),
-        instances=args.instances or "sil", document_stage=not args.no_document_stage,
-        stage_search=args.stage_search,
-        transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
-        alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
-        progress=not args.quiet, spacy_model=args.spacy_model,
-        n_basis=args.n_basis, **({"learner": args.learner} if args.learner else {}))
+        f"mention-level interactions — leave {which} out")
 
 
 def _cv(args):
     from ppi.experiments.report import cv_line
     from ppi.experiments.runs import run_cv
 
-    refuse_unread_options(args)
+    system = refuse_unread_options(args)
     if args.relations_from:
         from ppi.documents.runs import cv_documents
-
         from ppi.names import relations_path
 
-        r, written = cv_documents(args.output_dir, _document_system(args),
+        r, written = cv_documents(args.output_dir, system.from_options(args),
                                   relations_path(args.data_dir, args.relations_from),
                                   folds=args.folds, format=args.relations_format,
                                   data_dir=args.data_dir, skip_bad=args.skip_bad)
@@ -524,13 +365,12 @@ def _ablation(args):
 def _train(args):
     from ppi.systems.training import train
 
-    refuse_unread_options(args)
+    system = refuse_unread_options(args, TRAIN_DEFAULT_SYSTEM)
     if args.relations_from:
         from ppi.documents.runs import train_documents
-
         from ppi.names import relations_path
 
-        res, written = train_documents(args.model, args.output_dir, _document_system(args),
+        res, written = train_documents(args.model, args.output_dir, system.from_options(args),
                                        relations_path(args.data_dir, args.relations_from),
                                        format=args.relations_format,
                                        data_dir=args.data_dir, skip_bad=args.skip_bad)
@@ -542,8 +382,6 @@ def _train(args):
                 + (f", F {100 * sel['stage_f1']:.1f}" if "stage_f1" in sel else "")
                 + f"; threshold {res['threshold']:.4g}")
         return Summary(written, [line])
-
-    from ppi.names import TRAIN_DEFAULT_SYSTEM
 
     res, written = train(args.model, args.output_dir, _settings(args, TRAIN_DEFAULT_SYSTEM),
                          corpus=args.corpus,

@@ -71,15 +71,14 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     """Train the ``documents`` system on ``relations_from`` and save the model to
     ``model_dir``; a report to ``output_dir``."""
     from kernelrank.report import write_report
-    from ppi.documents.system import featurize_documents, fit_documents, source_model
     from ppi.parsing.spacy_parse import CONVERSION_VERSION, pipeline_reference
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
     _check_learner_fits(system, rc)
-    feats = featurize_documents(system, [rc], data_dir)
-    w_src, info = source_model(system, feats, data_dir)
-    fit = fit_documents(system, rc, feats.rows[0].X, w_src, info)
+    feats = system.featurize([rc], data_dir)
+    w_src, info = system.source_model(feats, data_dir)
+    fit = system.fit(rc, feats.rows[0].X, w_src, info)
     training = {"file": str(relations_from), "system": system.config(),
                 "spacy_model": pipeline_reference(system.spacy_model),
                 "spacy_conversion": CONVERSION_VERSION,
@@ -124,18 +123,17 @@ def _jsonable(info):
 def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
                  data_dir=None, skip_bad=False):
     """Document-level ``folds``-fold CV of the ``documents`` system on ``relations_from``
-    (:func:`ppi.documents.system.cross_validate_documents`); ``results.json`` +
+    (:meth:`ppi.documents.system.DocumentSystem.cross_validate`); ``results.json`` +
     ``results.md`` (per-fold table, ROC plot) in ``output_dir``."""
-    from ppi.documents.system import (candidate_auc, cross_validate_documents,
-                                      featurize_documents, source_model)
+    from ppi.documents.mention_stage import candidate_auc
     from ppi.learning.outputs import plot_roc
 
     t0 = time.perf_counter()
     rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
     _check_learner_fits(system, rc)
-    feats = featurize_documents(system, [rc], data_dir)
-    w_src, info = source_model(system, feats, data_dir)
-    cv = cross_validate_documents(system, rc, feats.rows[0].X, folds=folds, w_source=w_src,
+    feats = system.featurize([rc], data_dir)
+    w_src, info = system.source_model(feats, data_dir)
+    cv = system.cross_validate(rc, feats.rows[0].X, folds=folds, w_source=w_src,
                                   source_info=info)
     c = rc.candidates
     pooled_auc = candidate_auc(c.y, cv["scores"])

@@ -1,5 +1,5 @@
 """The ``documents`` system: relations learned from document-level annotations, on spaCy's
-parse, scored at the parser's speed (issue 31).
+parse, scored at the parser's speed.
 
 Input: PubTator / BioC documents whose relations are given per document ("genes A and B are
 related in document D"; :mod:`ppi.documents.relations`).  Output: a score for every candidate concept
@@ -32,49 +32,62 @@ pair of a document.  Three parts, each chosen inside the training documents only
    Its λ and γ are transferred from BioRED (``stage_search=True``: chosen on the training
    documents).
 
-:func:`fit_documents` trains all three on a :class:`ppi.documents.relations.RelationCorpus`;
-:func:`cross_validate_documents` runs it inside document folds; :func:`predict_documents`
-scores new documents.  The saved model (``ppi train --relations-from``) is a
-:class:`ppi.models.classes.PPIModel` of format version 6 (:mod:`ppi.models.classes`).
+:class:`DocumentSystem` is the registered ``documents`` system (:mod:`ppi.systems.registry`;
+chosen by ``--relations-from``) and owns its behaviour: :meth:`~DocumentSystem.featurize`,
+:meth:`~DocumentSystem.source_model`, :meth:`~DocumentSystem.fit` (all three parts on a
+:class:`ppi.documents.relations.RelationCorpus`) and :meth:`~DocumentSystem.cross_validate`
+(inside document folds); :func:`ppi.documents.mention_stage.predict_documents` scores new
+documents.  Its parts are :mod:`ppi.documents.mention_stage` and
+:mod:`ppi.documents.stage`.  The saved model (``ppi train --relations-from``) is a
+:class:`ppi.models.classes.DocumentModel`, format version 6 (:mod:`ppi.models.formats`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import BETAS, CORPORA, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY, N_BASIS
-from ppi.documents.relations import DEFAULT_ENTITY_TYPES, bag_max
+from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY,
+                       N_BASIS)
+from ppi.systems.registry import register
 
-__all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "DocumentSystem", "DocumentFit",
-           "fit_mention_stage",
-           "featurize_documents", "fit_documents", "predict_documents",
-           "cross_validate_documents", "candidate_measures", "candidate_auc",
-           "source_model", "unscored_last"]
+__all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "ALPHAS", "DocumentSystem"]
 
 log = logging.getLogger(__name__)
 
 #: The views of the mention-pair stage: the all-paths kernel and the shortest-path walks on
-#: spaCy's parse, the bag of words, the mention pair and the local context (:mod:`ppi.representation.views`).
+#: spaCy's parse, the bag of words, the mention pair and the local context
+#: (:mod:`ppi.representation.views`).
 DOCUMENT_VIEWS = ("apg:spacy", "path:spacy", "bow", "pair", "local")
 #: How the mention pairs of a related candidate are labelled (module docstring).
 INSTANCE_LABELS = ("sil", "mi")
 #: λ grid of the mention-pair stage (the benchmark systems' 2^-10..2^10).
-ALPHAS = 2.0 ** np.arange(-10, 11)
+ALPHAS = tuple(2.0 ** k for k in range(-10, 11))
 
 
+@register
 @dataclass(frozen=True)
 class DocumentSystem:
-    """The choices of the ``documents`` system (module docstring)."""
+    """The ``documents`` system (module docstring): its choices, and the behaviour they
+    decide.
 
-    #: the system's name in reports and help (chosen by ``--relations-from``)
+    Importing this module imports no NumPy (the registry is read by ``--help``); every
+    method imports what it uses.
+    """
+
+    #: the system's name in the registry, reports and help
     name = "documents"
-    #: one line on what the system is (the ``--system`` help shows it)
+    #: one line on what the system is (the help shows it)
     summary = DOCUMENTS_SUMMARY
+    #: the option that chooses this system on the command line
+    chosen_by = "--relations-from"
+    #: the command-line options (argparse destinations) the system reads
+    #: (:mod:`ppi.systems.options`); the others are refused when it is chosen
+    options = ("relations_format", "entity_types", "relation_types", "instances",
+               "no_document_stage", "stage_search", "skip_bad", "transfer", "sources",
+               "alphas", "learner", "n_basis", "spacy_model")
 
     views: tuple = DOCUMENT_VIEWS
     entity_types: tuple = DEFAULT_ENTITY_TYPES
@@ -89,8 +102,8 @@ class DocumentSystem:
     transfer: bool = True
     sources: tuple = CORPORA
     alphas: tuple | None = None
-    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition; BioRED's 6,221
-    #: training pairs: ≈ 1 min); ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
+    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition);
+    #: ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
     learner: str = "rls"
     n_basis: int = N_BASIS
     seed: int = 0
@@ -112,12 +125,32 @@ class DocumentSystem:
                     f"view {v!r}: the documents system reads spaCy's parse only (the one raw "
                     "text gets); use apg:spacy / path:spacy")
 
+    @classmethod
+    def from_options(cls, args, default_system=None):
+        """The system of the command line's parsed ``args`` (the options of
+        :attr:`options`; ``default_system`` is not used: the system is chosen by
+        ``--relations-from``)."""
+        transfer = True if args.transfer is None else args.transfer
+        return cls(
+            entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
+            relation_types=None if args.relation_types is None else tuple(args.relation_types),
+            instances=args.instances or "sil", document_stage=not args.no_document_stage,
+            stage_search=args.stage_search,
+            transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
+            alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
+            progress=not args.quiet, spacy_model=args.spacy_model,
+            n_basis=args.n_basis, **({"learner": args.learner} if args.learner else {}))
+
     @property
     def alpha_grid(self):
-        return ALPHAS if self.alphas is None else np.asarray(self.alphas, dtype=float)
+        """The λ grid as an array (:data:`ALPHAS` when ``alphas`` is None)."""
+        import numpy as np
+
+        return np.asarray(ALPHAS if self.alphas is None else self.alphas, dtype=float)
 
     def featurizer(self):
-        """The unfitted :class:`ppi.representation.views.MultiViewFeaturizer` (text order, spaCy tokens)."""
+        """The unfitted :class:`ppi.representation.views.MultiViewFeaturizer` (text order,
+        spaCy tokens)."""
         from ppi.representation.graphs import GraphSettings
         from ppi.representation.views import MultiViewFeaturizer
 
@@ -126,7 +159,8 @@ class DocumentSystem:
 
     @property
     def model_class(self):
-        """The saved-model class: :class:`ppi.models.classes.DocumentModel` (format version 6)."""
+        """The saved-model class: :class:`ppi.models.classes.DocumentModel` (format version
+        6)."""
         from ppi.models.classes import DocumentModel
 
         return DocumentModel
@@ -144,307 +178,169 @@ class DocumentSystem:
                 "alphas": self.alpha_grid.tolist(), "learner": self.learner,
                 "n_basis": self.n_basis, "seed": self.seed, "spacy_model": self.spacy_model}
 
+    # ------------------------------------------------------------------ featurization
+    def featurize(self, relation_corpora, data_dir=None):
+        """Featurize the mention pairs of ``relation_corpora`` (and, with transfer, of the
+        benchmark corpora, spaCy-parsed) in one joint vocabulary.  Returns
+        :class:`ppi.documents.mention_stage.Features`.  O(pairs)."""
+        from ppi.documents.mention_stage import Features
 
-@dataclass
-class Features:
-    """The featurized data of a run: the fitted featurizer, each relation corpus' mention
-    pair rows, and the source corpora's (:class:`ppi.representation.features.PairSet`, leak-guarded)."""
+        t0 = time.perf_counter()
+        f = self.featurizer()
+        corpora = [rc.corpus for rc in relation_corpora]
+        names = list(self.sources) if self.transfer else []
+        if names:
+            from corpora.ppi_xml import read_corpus
+            from ppi.names import corpus_path
+            from ppi.parsing.spacy_analyses import add_spacy_analyses
 
-    featurizer: object
-    rows: list
-    sources: dict = field(default_factory=dict)
-    dropped: dict = field(default_factory=dict)
-    seconds: float = 0.0
+            corpora += [add_spacy_analyses(read_corpus(corpus_path(data_dir, n)),
+                                           self.spacy_model) for n in names]
+        sets = f.fit_transform(corpora, progress=self.progress)
+        rows = sets[:len(relation_corpora)]
+        sources, dropped = {}, {}
+        if names:
+            from ppi.learning.transfer import leak_guarded, sentence_texts
 
+            datasets = dict(zip(names, sets[len(relation_corpora):]))
+            texts = {n: sentence_texts(c)
+                     for n, c in zip(names, corpora[len(relation_corpora):])}
+            for k, rc in enumerate(relation_corpora):
+                key = f"target{k}"
+                datasets[key] = rows[k]
+                texts[key] = sentence_texts(rc.corpus)
+            guarded, dropped = leak_guarded(datasets, texts, sources=names)
+            sources = {n: guarded[n] for n in names}
+            dropped = {n: dropped[n] for n in names}
+        log.info("featurized %d documents' mention pairs%s (%.0f s)",
+                 sum(len(rc.corpus.documents) for rc in relation_corpora),
+                 f" and {', '.join(names)}" if names else "", time.perf_counter() - t0)
+        return Features(f, rows, sources, dropped, time.perf_counter() - t0)
 
-def featurize_documents(system, relation_corpora, data_dir=None):
-    """Featurize the mention pairs of ``relation_corpora`` (and, with transfer, of the
-    benchmark corpora, spaCy-parsed) in one joint vocabulary.  Returns :class:`Features`."""
-    t0 = time.perf_counter()
-    f = system.featurizer()
-    corpora = [rc.corpus for rc in relation_corpora]
-    names = list(system.sources) if system.transfer else []
-    if names:
-        from corpora.ppi_xml import read_corpus
+    # ------------------------------------------------------------------ transfer
+    def source_model(self, features, data_dir=None):
+        """``(w_g, info)`` of the transfer prior (None, {} without transfer): the mean of
+        the source corpora's linear models over the featurizer's columns (each λ by its
+        own leave-one-document-out AUC; fits cached by :mod:`ppi.learning.source_cache`),
+        and what they were."""
+        if not self.transfer:
+            return None, {}
+        import numpy as np
+
+        from ppi.documents.mention_stage import linear_kernel_input
+        from ppi.learning.evaluation import expansion, select_parameters
+        from ppi.learning.source_cache import source_fit
         from ppi.names import corpus_path
-        from ppi.parsing.spacy_analyses import add_spacy_analyses
+        from ppi.parsing.spacy_analyses import spacy_identity
 
-        corpora += [add_spacy_analyses(read_corpus(corpus_path(data_dir, n)),
-                                       system.spacy_model) for n in names]
-    sets = f.fit_transform(corpora, progress=system.progress)
-    rows = sets[:len(relation_corpora)]
-    sources, dropped = {}, {}
-    if names:
-        from ppi.learning.transfer import leak_guarded, sentence_texts
+        t0 = time.perf_counter()
+        settings = {"system": "documents", "views": list(self.views), "order": "text",
+                    "bow_parse": "spacy", "spacy": spacy_identity(self.spacy_model),
+                    "learner": self.learner, "n_basis": self.n_basis, "seed": self.seed,
+                    "alphas": self.alpha_grid.tolist(), "select_by": "auc"}
+        ws, info = [], {"sources": [], "source_alpha": {}, "dropped_pairs": features.dropped}
+        for name, d in features.sources.items():
+            def fit(d=d):
+                K = linear_kernel_input(d.X, self.learner, self.n_basis)
+                sel, choice = select_parameters(K, d.y, d.document_ids, self.alpha_grid,
+                                                self.learner, self.n_basis, self.seed, "auc")
+                _, coef = expansion(sel.model, d.X, choice["alpha"])
+                basis = getattr(sel.model, "basis_indices_", None)
+                rows = np.arange(len(d)) if basis is None else np.asarray(basis)
+                return choice["alpha"], rows, np.asarray(coef, dtype=float).ravel()
 
-        datasets = dict(zip(names, sets[len(relation_corpora):]))
-        texts = {n: sentence_texts(c) for n, c in zip(names, corpora[len(relation_corpora):])}
-        for k, rc in enumerate(relation_corpora):
-            key = f"target{k}"
-            datasets[key] = rows[k]
-            texts[key] = sentence_texts(rc.corpus)
-        guarded, dropped = leak_guarded(datasets, texts, sources=names)
-        sources = {n: guarded[n] for n in names}
-        dropped = {n: dropped[n] for n in names}
-    log.info("featurized %d documents' mention pairs%s (%.0f s)",
-             sum(len(rc.corpus.documents) for rc in relation_corpora),
-             f" and {', '.join(names)}" if names else "", time.perf_counter() - t0)
-    return Features(f, rows, sources, dropped, time.perf_counter() - t0)
+            alpha, rows, coef = source_fit(name, corpus_path(data_dir, name), d, settings,
+                                           fit, data_dir)
+            ws.append(np.asarray(d.X[rows].T @ coef).ravel())
+            info["sources"].append(name)
+            info["source_alpha"][name] = alpha
+        info["source_seconds"] = time.perf_counter() - t0
+        log.info("source models %s (%.0f s)", ", ".join(info["sources"]),
+                 info["source_seconds"])
+        return np.mean(ws, axis=0), info
 
+    # ------------------------------------------------------------------ the fit
+    def fit_mention_stage(self, rc, X, w_source=None):
+        """Stage 1 alone on the relation corpus ``rc`` (mention pairs ``X``; ``w_source``:
+        the transfer prior's weights): ``(w, selection)`` — the linear mention-pair model
+        over the featurizer's columns, and what the selection found: ``params`` (λ[, β]),
+        ``auc``, ``threshold``, ``f1`` and ``heldout``, the leave-one-document-out scores of
+        the mention pairs, from which the document stage learns (:meth:`fit`)."""
+        import numpy as np
 
-# ----------------------------------------------------------------------------- stage 1
-def _linear_kernel_input(X, learner, n_basis):
-    from ppi.learning.evaluation import learner_input
-    from ppi.representation.features import PairSet
+        from ppi.documents.mention_stage import instance_weights, select_instances
 
-    data = PairSet("", X, np.zeros(X.shape[0]), None, None, None)
-    return learner_input(data, learner, n_basis)
+        cands = rc.candidates
+        prior = None if w_source is None else np.asarray(X @ w_source).ravel()
+        bags = None
+        if self.instances == "mi":
+            related = np.flatnonzero((cands.y > 0) & (cands.bag_sizes > 0))
+            bags = [cands.bag_rows[cands.bag_ptr[c]:cands.bag_ptr[c + 1]] for c in related]
+        sel = select_instances(X, rc.instance_labels(), cands, rc.documents_of_pairs(), self,
+                               prior, bags)
+        return instance_weights(sel, X, w_source), sel
 
+    def fit(self, rc, X, w_source=None, source_info=None):
+        """Fit the system on the relation corpus ``rc`` whose mention pairs have the rows
+        ``X`` (``w_source``: the transfer prior's weights, :meth:`source_model`).  Returns
+        :class:`ppi.documents.mention_stage.DocumentFit`."""
+        from ppi.documents.mention_stage import DocumentFit, check_classes
+        from ppi.documents.stage import ALPHAS as STAGE_ALPHAS
+        from ppi.documents.stage import GAMMAS, DocumentStage, document_features
 
-def _source_weights(system, features, data_dir=None):
-    """``w_g``: the mean of the source corpora's linear models (each λ by its own
-    leave-one-document-out AUC; fits cached by :mod:`ppi.learning.source_cache`), over the
-    featurizer's columns; and what they were."""
-    from ppi.learning.evaluation import expansion, select_parameters
-    from ppi.names import corpus_path
-    from ppi.learning.source_cache import source_fit
-    from ppi.parsing.spacy_analyses import spacy_identity
+        check_classes(rc)
+        t0 = time.perf_counter()
+        cands = rc.candidates
+        w, sel = self.fit_mention_stage(rc, X, w_source)
+        info = {"alpha": sel["params"]["alpha"], "beta": sel["params"].get("beta"),
+                "instance_auc": sel["auc"], "instance_f1": sel["f1"],
+                "instance_threshold": sel["threshold"], "n_pairs": int(X.shape[0]),
+                "n_candidates": len(cands), "n_related": int((cands.y > 0).sum()),
+                "n_documents": len(rc.corpus.documents), **(source_info or {})}
+        stage = None
+        if self.document_stage:
+            F = document_features(sel["heldout"], cands)
+            grid = {"alphas": STAGE_ALPHAS, "gammas": GAMMAS} if self.stage_search else {}
+            stage = DocumentStage(**grid).fit(F, cands.y, cands.doc)
+            info.update(stage_alpha=stage.alpha_, stage_gamma=stage.gamma_,
+                        stage_auc=stage.inner_auc_, stage_f1=stage.inner_f1_)
+        info["seconds"] = time.perf_counter() - t0
+        return DocumentFit(None, w, sel["threshold"], stage, info)
 
-    settings = {"system": "documents", "views": list(system.views), "order": "text",
-                "bow_parse": "spacy", "spacy": spacy_identity(system.spacy_model),
-                "learner": system.learner, "n_basis": system.n_basis, "seed": system.seed,
-                "alphas": system.alpha_grid.tolist(), "select_by": "auc"}
-    ws, info = [], {"sources": [], "source_alpha": {}, "dropped_pairs": features.dropped}
-    for name, d in features.sources.items():
-        def fit(d=d):
-            K = _linear_kernel_input(d.X, system.learner, system.n_basis)
-            sel, choice = select_parameters(K, d.y, d.document_ids, system.alpha_grid,
-                                            system.learner, system.n_basis, system.seed,
-                                            "auc")
-            _, coef = expansion(sel.model, d.X, choice["alpha"])
-            basis = getattr(sel.model, "basis_indices_", None)
-            rows = np.arange(len(d)) if basis is None else np.asarray(basis)
-            return choice["alpha"], rows, np.asarray(coef, dtype=float).ravel()
+    # ------------------------------------------------------------------ evaluation
+    def cross_validate(self, rc, X, *, folds=10, w_source=None, source_info=None):
+        """Document-level ``folds``-fold CV of the whole system on ``rc`` (rows ``X``):
+        every fit inside the training documents (stratified document folds by related
+        candidates, :func:`learners.splits.group_folds`).  Returns the pooled out-of-fold
+        candidate scores, the per-fold measures and their mean."""
+        import numpy as np
 
-        alpha, rows, coef = source_fit(name, corpus_path(data_dir, name), d, settings, fit,
-                                       data_dir)
-        ws.append(np.asarray(d.X[rows].T @ coef).ravel())
-        info["sources"].append(name)
-        info["source_alpha"][name] = alpha
-    return np.mean(ws, axis=0), info
+        from learners.splits import group_folds
+        from ppi.documents.mention_stage import candidate_measures, predict_documents
 
-
-def unscored_last(B):
-    """Bag maxima with the empty bags' −inf replaced by less than every finite score (a
-    candidate never scored ranks last; ties among those)."""
-    B = np.array(B, dtype=float)
-    finite = np.isfinite(B)
-    low = np.where(finite, B, np.inf).min(axis=-1, keepdims=True)
-    low = np.where(np.isfinite(low), low, 0.0)
-    return np.where(finite, B, low - 1.0)
-
-
-def _select_instances(X, y, candidates, row_documents, system, prior=None, bags=None):
-    """Stage 1 (module docstring): the fitted learner, the chosen (λ[, β]), its held-out
-    (leave-one-document-out) mention-pair scores and bag-level AUC, the best-F threshold of
-    the held-out bag maxima.  ``bags``: the related candidates' bags — mi-RLS
-    (:class:`learners.mil.MultipleInstanceRLS`) instead of RLS on the labels ``y``."""
-    from learners.measures import auc, best_f_threshold
-    from learners.mil import MultipleInstanceRLS
-    from learners.selection import Channels, best_candidate, holdout_predictions
-    from learners.splits import group_sets
-    from ppi.learning.evaluation import ppi_learner
-
-    path, fit_params, fixed = {"alpha": system.alpha_grid}, None, None
-    if bags is not None:
-        if prior is not None:
-            raise InvalidParameterError("instances='mi' does not combine with transfer; use "
-                                        "--no-transfer, or --instances sil")
-        K, est, fixed = X, MultipleInstanceRLS(kernel="linear", solver="dual"), {"bags": bags}
-    else:
-        K = _linear_kernel_input(X, system.learner, system.n_basis)
-        kind = "linear" if K is X else "precomputed"
-        if prior is not None:
-            path["beta"] = np.asarray(BETAS, dtype=float)
-            fit_params = {"prior": np.asarray(prior, dtype=float)}
-        est = ppi_learner(system.learner, system.n_basis, system.seed, len(y), kind,
-                          transfer=prior is not None)
-    h, fitted = holdout_predictions(est, K, y, cv=group_sets(row_documents), path=path,
-                                    channels=Channels(fit=fit_params, fixed_fit=fixed))
-    P = h.snapped().in_row_order(len(y))
-    B = unscored_last(bag_max(P, candidates))
-    scores = np.array([auc(candidates.y, b) for b in B])
-    best = best_candidate(scores, h.candidates, True)
-    thr = best_f_threshold(candidates.y, B[best])
-    return {"model": fitted, "params": dict(h.candidates[best]), "auc": float(scores[best]),
-            "threshold": float(thr.threshold), "f1": float(thr.f1), "heldout": P[best],
-            "grid": [dict(c, auc=float(s)) for c, s in zip(h.candidates, scores)]}
-
-
-def _instance_weights(sel, X, w_source=None):
-    """The linear stage-1 model ``w`` over the featurizer's columns: ``X_bᵀ c`` (and, with
-    transfer, ``X_bᵀ(c_y − β c_g) + β w_g``)."""
-    from ppi.learning.evaluation import expansion
-
-    Xb, coef = expansion(sel["model"], X, sel["params"]["alpha"])
-    beta = sel["params"].get("beta")
-    if beta is None:
-        return np.asarray(Xb.T @ coef).ravel()
-    c = coef[:, 0] - beta * coef[:, 1]
-    return np.asarray(Xb.T @ c).ravel() + beta * w_source
-
-
-# ----------------------------------------------------------------------------- the fit
-@dataclass
-class DocumentFit:
-    """A fitted ``documents`` system: ``weights`` of the linear mention-pair model over the
-    featurizer's columns and its bag-level threshold, the document stage (or None) and what
-    was chosen."""
-
-    featurizer: object
-    weights: np.ndarray
-    instance_threshold: float
-    stage: object
-    info: dict
-
-    @property
-    def threshold(self):
-        """The decision threshold of the candidates' scores."""
-        return self.stage.threshold_ if self.stage is not None else self.instance_threshold
-
-    def candidate_scores(self, X, candidates):
-        """Scores of ``candidates`` whose mention pairs have the rows ``X``."""
-        s = np.asarray(X @ self.weights).ravel()
-        if self.stage is None:
-            return bag_max(s, candidates)
-        from ppi.documents.stage import document_features
-
-        return self.stage.decision_function(document_features(s, candidates))
-
-
-def _check_classes(rc):
-    y = rc.candidates.y
-    if not (y > 0).any() or not (y < 0).any():
-        raise InvalidParameterError(
-            f"{rc.source}: {int((y > 0).sum())} related and {int((y < 0).sum())} unrelated "
-            "candidate pairs — training needs both; give more documents (or check "
-            "--entity-types against the file's mention types)")
-    if rc.n_pairs == 0:
-        raise InvalidParameterError(f"{rc.source}: no two mentions of the entity types "
-                                    f"share a sentence: nothing to learn from")
-
-
-def fit_mention_stage(system, rc, X, w_source=None):
-    """Stage 1 of the ``documents`` system alone on the relation corpus ``rc`` (mention
-    pairs ``X``; ``w_source``: the transfer prior's weights): ``(w, selection)`` — the
-    linear mention-pair model over the featurizer's columns, and what the selection found:
-    ``params`` (λ[, β]), ``auc``, ``threshold``, ``f1`` and ``heldout``, the
-    leave-one-document-out scores of the mention pairs, from which the document stage
-    learns (:func:`fit_documents`)."""
-    cands = rc.candidates
-    prior = None if w_source is None else np.asarray(X @ w_source).ravel()
-    bags = None
-    if system.instances == "mi":
-        related = np.flatnonzero((cands.y > 0) & (cands.bag_sizes > 0))
-        bags = [cands.bag_rows[cands.bag_ptr[c]:cands.bag_ptr[c + 1]] for c in related]
-    sel = _select_instances(X, rc.instance_labels(), cands, rc.documents_of_pairs(), system,
-                            prior, bags)
-    return _instance_weights(sel, X, w_source), sel
-
-
-def fit_documents(system, rc, X, w_source=None, source_info=None):
-    """Fit the ``documents`` system on the relation corpus ``rc`` whose mention pairs have
-    the rows ``X`` (``w_source``: the transfer prior's weights, :func:`source_model`).
-    Returns :class:`DocumentFit`."""
-    from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
-
-    _check_classes(rc)
-    t0 = time.perf_counter()
-    cands = rc.candidates
-    w, sel = fit_mention_stage(system, rc, X, w_source)
-    info = {"alpha": sel["params"]["alpha"], "beta": sel["params"].get("beta"),
-            "instance_auc": sel["auc"], "instance_f1": sel["f1"],
-            "instance_threshold": sel["threshold"], "n_pairs": int(X.shape[0]),
-            "n_candidates": len(cands), "n_related": int((cands.y > 0).sum()),
-            "n_documents": len(rc.corpus.documents), **(source_info or {})}
-    stage = None
-    if system.document_stage:
-        F = document_features(sel["heldout"], cands)
-        grid = {"alphas": ALPHAS, "gammas": GAMMAS} if system.stage_search else {}
-        stage = DocumentStage(**grid).fit(F, cands.y, cands.doc)
-        info.update(stage_alpha=stage.alpha_, stage_gamma=stage.gamma_,
-                    stage_auc=stage.inner_auc_, stage_f1=stage.inner_f1_)
-    info["seconds"] = time.perf_counter() - t0
-    return DocumentFit(None, w, sel["threshold"], stage, info)
-
-
-def predict_documents(fit, X, candidates):
-    """Candidate scores and decisions (``score > threshold``)."""
-    s = fit.candidate_scores(X, candidates)
-    return s, s > fit.threshold
-
-
-def candidate_auc(y, scores):
-    """AUC of candidate ``scores`` (−inf: never scored, ranked last)."""
-    from learners.measures import auc
-
-    return float(auc(y, unscored_last(scores)))
-
-
-def candidate_measures(y, scores, threshold):
-    """AUC and P / R / F of candidate ``scores`` (−inf: never scored, ranked last) at
-    ``threshold``."""
-    from learners.measures import auc, precision_recall_f1
-
-    s = unscored_last(scores)
-    prf = precision_recall_f1(y, s, threshold)
-    return {"auc": float(auc(y, s)), "precision": float(prf.precision),
-            "recall": float(prf.recall), "f1": float(prf.f1),
-            "predicted_positive": int((s > threshold).sum()), "n": int(len(y)),
-            "related": int((np.asarray(y) > 0).sum())}
-
-
-def source_model(system, features, data_dir=None):
-    """``(w_g, info)`` of the transfer prior (None, {} without transfer)."""
-    if not system.transfer:
-        return None, {}
-    t0 = time.perf_counter()
-    w, info = _source_weights(system, features, data_dir)
-    info["source_seconds"] = time.perf_counter() - t0
-    log.info("source models %s (%.0f s)", ", ".join(info["sources"]), info["source_seconds"])
-    return w, info
-
-
-def cross_validate_documents(system, rc, X, *, folds=10, w_source=None, source_info=None):
-    """Document-level ``folds``-fold CV of the whole system on ``rc`` (rows ``X``): every
-    fit inside the training documents (stratified document folds by related candidates,
-    :func:`learners.splits.group_folds`).  Returns the pooled out-of-fold candidate
-    scores, the per-fold measures and their mean."""
-    from learners.splits import group_folds
-
-    cands = rc.candidates
-    doc_label = np.zeros(len(rc.corpus.documents))
-    np.maximum.at(doc_label, cands.doc, (cands.y > 0).astype(float))
-    fold_of_doc = group_folds(np.arange(len(doc_label)), folds, system.seed,
-                              y=np.where(doc_label > 0, 1.0, -1.0))
-    rows_doc = rc.documents_of_pairs()
-    scores = np.full(len(cands), -np.inf)
-    decided = np.zeros(len(cands), dtype=bool)
-    per_fold = []
-    for k in range(folds):
-        train_docs = np.flatnonzero(fold_of_doc != k)
-        test_docs = np.flatnonzero(fold_of_doc == k)
-        tr, te = rc.subset(train_docs), rc.subset(test_docs)
-        Xtr = X[np.flatnonzero(np.isin(rows_doc, train_docs))]
-        Xte = X[np.flatnonzero(np.isin(rows_doc, test_docs))]
-        fit = fit_documents(system, tr, Xtr, w_source, source_info)
-        s, d = predict_documents(fit, Xte, te.candidates)
-        idx = np.flatnonzero(np.isin(cands.doc, test_docs))
-        scores[idx], decided[idx] = s, d
-        m = candidate_measures(te.candidates.y, s, fit.threshold)
-        m.update(fold=k, alpha=fit.info["alpha"], beta=fit.info["beta"])
-        per_fold.append(m)
-        log.info("fold %d: AUC %.3f F %.3f", k, m["auc"], m["f1"])
-    mean = {key: float(np.mean([m[key] for m in per_fold]))
-            for key in ("auc", "precision", "recall", "f1")}
-    return {"scores": scores, "decisions": decided, "folds": per_fold, "mean": mean}
+        cands = rc.candidates
+        doc_label = np.zeros(len(rc.corpus.documents))
+        np.maximum.at(doc_label, cands.doc, (cands.y > 0).astype(float))
+        fold_of_doc = group_folds(np.arange(len(doc_label)), folds, self.seed,
+                                  y=np.where(doc_label > 0, 1.0, -1.0))
+        rows_doc = rc.documents_of_pairs()
+        scores = np.full(len(cands), -np.inf)
+        decided = np.zeros(len(cands), dtype=bool)
+        per_fold = []
+        for k in range(folds):
+            train_docs = np.flatnonzero(fold_of_doc != k)
+            test_docs = np.flatnonzero(fold_of_doc == k)
+            tr, te = rc.subset(train_docs), rc.subset(test_docs)
+            Xtr = X[np.flatnonzero(np.isin(rows_doc, train_docs))]
+            Xte = X[np.flatnonzero(np.isin(rows_doc, test_docs))]
+            fit = self.fit(tr, Xtr, w_source, source_info)
+            s, d = predict_documents(fit, Xte, te.candidates)
+            idx = np.flatnonzero(np.isin(cands.doc, test_docs))
+            scores[idx], decided[idx] = s, d
+            m = candidate_measures(te.candidates.y, s, fit.threshold)
+            m.update(fold=k, alpha=fit.info["alpha"], beta=fit.info["beta"])
+            per_fold.append(m)
+            log.info("fold %d: AUC %.3f F %.3f", k, m["auc"], m["f1"])
+        mean = {key: float(np.mean([m[key] for m in per_fold]))
+                for key in ("auc", "precision", "recall", "f1")}
+        return {"scores": scores, "decisions": decided, "folds": per_fold, "mean": mean}

@@ -20,6 +20,7 @@ from ppi.systems import paper_v  # noqa: F401
 from ppi.systems import multiview  # noqa: F401
 from ppi.systems import multicorpus  # noqa: F401
 from ppi.systems import text  # noqa: F401
+from ppi.documents import system as _documents  # noqa: F401
 from ppi.systems.base import Settings, System
 from ppi.systems.registry import SYSTEMS, register
 

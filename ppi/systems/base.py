@@ -90,8 +90,9 @@ class Settings:
         from ppi.systems.registry import SYSTEMS
 
         system = system or DEFAULT_SYSTEM
-        if system not in SYSTEMS:
-            raise InvalidParameterError(f"system={system!r}; choose one of {sorted(SYSTEMS)}")
+        named = sorted(n for n, c in SYSTEMS.items() if c.chosen_by == "--system")
+        if system not in named:
+            raise InvalidParameterError(f"system={system!r}; choose one of {named}")
         values = dict(SYSTEMS[system].defaults)
         values.update({k: v for k, v in options.items() if v is not None})
         if values.get("views") is not None:
@@ -166,6 +167,27 @@ class System:
     trains_on_development = False
     #: one line on what the system is
     summary = ""
+    #: the option that chooses the system on the command line
+    chosen_by = "--system"
+    #: the command-line options (argparse destinations) the system reads
+    #: (:mod:`ppi.systems.options`); the others are refused when it is chosen
+    options = ("system", "variant", "parse", "views", "order", "endpoints", "select_by",
+               "learner", "n_basis", "gamma", "alphas", "spacy_model", "hash_features",
+               "no_normalize", "select_on", "leaky", "transfer", "sources", "jobs")
+
+    @classmethod
+    def from_options(cls, args, default_system=None):
+        """The :class:`Settings` of the command line's parsed ``args`` (the options of
+        :attr:`options`): the system ``--system`` names, else ``default_system`` (e.g.
+        ``ppi train``'s :data:`ppi.names.TRAIN_DEFAULT_SYSTEM`)."""
+        return Settings.for_system(
+            args.system or default_system, views=args.views, order=args.order,
+            endpoints=args.endpoints, select_by=args.select_by, variant=args.variant,
+            parse=args.parse, learner=args.learner, n_basis=args.n_basis, seed=args.seed,
+            hash_features=args.hash_features, normalize=not args.no_normalize,
+            gamma=args.gamma, alphas=args.alphas, jobs=getattr(args, "jobs", 1),
+            progress=not args.quiet, transfer=getattr(args, "transfer", None),
+            spacy_model=args.spacy_model)
 
     def __init__(self, settings):
         self.settings = settings

@@ -215,7 +215,7 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
         ``development_auc``, and ``development`` (the file, its candidates and related
         pairs, the seconds taken)
     """
-    from ppi.documents.system import candidate_auc
+    from ppi.documents.mention_stage import candidate_auc
     from ppi.documents.relations import bag_max
 
     t0 = time.perf_counter()

@@ -103,7 +103,16 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
     """A mention-level system's option with --relations-from, or a documents-system option
     without it, is refused before any work (exit 2, every such option named), not silently
     left unread; nothing is written."""
-    from ppi.__main__ import DOCUMENT_LEVEL_OPTIONS, MENTION_LEVEL_OPTIONS
+    from ppi.systems import SYSTEMS
+    from ppi.systems.options import OPTIONS
+
+    def only(a, b):          # the flags system a reads and system b does not
+        return {OPTIONS[d].flag for d in SYSTEMS[a].options if d in OPTIONS} - \
+            {OPTIONS[d].flag for d in SYSTEMS[b].options if d in OPTIONS}
+
+    mention_level, document_level = only("text", "documents"), only("documents", "text")
+    assert {"--gamma", "--system", "--views", "--select-on"} <= mention_level
+    assert {"--relation-types", "--no-document-stage", "--stage-search"} <= document_level
 
     relations, corpus = tmp_path / "train.pubtator", tmp_path / "corpus.xml"
     relations.write_text("1|t|IL2 binds CD25.\n")
@@ -127,10 +136,9 @@ def test_an_option_the_chosen_road_does_not_read_is_refused(tmp_path, capsys, co
         assert main([command, *argv, *out]) == 2
         err = capsys.readouterr().err
         assert all(option in err for option in named), err
-        refused = (MENTION_LEVEL_OPTIONS if "--relations-from" in argv
-                   else DOCUMENT_LEVEL_OPTIONS)
+        refused = mention_level if "--relations-from" in argv else document_level
         assert not any(f"{option}," in err or f"{option}:" in err
-                       for option in refused.values() if option not in named), err
+                       for option in refused if option not in named), err
     assert not (tmp_path / "out").exists() and not (tmp_path / "model").exists()
 
 
@@ -195,10 +203,11 @@ def test_alphas_is_the_grid_the_selection_chooses_from(data_dir, tmp_path, capsy
 def test_stage_search_reaches_the_documents_system():
     """``--stage-search`` is the system's ``stage_search`` (recorded in its config); without
     it the stage keeps the transferred (λ, γ)."""
-    from ppi.__main__ import _document_system, build_parser
+    from ppi.__main__ import build_parser
+    from ppi.systems.options import system_class
 
     for argv, expected in (([], False), (["--stage-search"], True)):
         args = build_parser().parse_args(["train", "--relations-from", "x.pubtator",
                                           "--model", "m", *argv])
-        system = _document_system(args)
+        system = system_class(args).from_options(args)
         assert system.stage_search is expected and system.config()["stage_search"] is expected

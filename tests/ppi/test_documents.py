@@ -290,7 +290,7 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
     def featurized(*args, **kwargs):
         raise AssertionError("featurized before the memory check")
 
-    monkeypatch.setattr(ppi.documents.system, "featurize_documents", featurized)
+    monkeypatch.setattr(ppi.documents.system.DocumentSystem, "featurize", featurized)
     assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
                  "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2

@@ -1,4 +1,4 @@
-"""PPI systems as objects (ppi.systems, issue 31 item 0): the registry, the parts each
+"""PPI systems as objects (ppi.systems): the registry, the parts each
 system is composed of, the saved-model class it owns, and progress passed explicitly."""
 
 import numpy as np
@@ -11,10 +11,30 @@ from ppi.systems import SYSTEMS, Settings, System
 from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView, NoTransfer, Transfer
 
 
-def test_the_registry_names_the_command_line_systems():
-    assert set(SYSTEMS) == {"paper-v", "multiview", "multicorpus", "text"}
+def test_the_registry_names_every_system_of_both_roads():
+    """The registry holds the mention-level systems ``--system`` chooses and the
+    ``documents`` system ``--relations-from`` chooses, each registered under its own name,
+    each declaring the options it reads."""
+    from ppi.documents.system import DocumentSystem
+    from ppi.systems.options import OPTIONS
+
+    assert set(SYSTEMS) == {"paper-v", "multiview", "multicorpus", "text", "documents"}
+    assert SYSTEMS["documents"] is DocumentSystem
     for name, cls in SYSTEMS.items():
-        assert issubclass(cls, System) and cls.name == name
+        assert cls.name == name
+        assert issubclass(cls, System) == (cls.chosen_by == "--system")
+        assert set(cls.options) - {"jobs"} <= set(OPTIONS), name
+
+
+def test_registering_a_second_system_under_a_taken_name_is_refused():
+    from ppi.systems.registry import register
+
+    class Another(System):
+        name = "text"
+
+    with pytest.raises(ValueError, match="two systems named 'text'"):
+        register(Another)
+    assert SYSTEMS["text"] is not Another
 
 
 
@@ -30,8 +50,6 @@ def test_the_system_help_is_written_from_the_registry(capsys, monkeypatch):
     for name, cls in SYSTEMS.items():
         assert cls.summary
         assert " ".join(f"{name} — {cls.summary}".split()) in text
-    from ppi.documents.system import DocumentSystem   # chosen by --relations-from
-    assert " ".join(f"{DocumentSystem.name} — {DocumentSystem.summary}".split()) in text
 
 @pytest.mark.parametrize("name, parts", [
     ("paper-v", (AllPaths, Linear, NoTransfer)),

@@ -55,7 +55,7 @@ def test_default_lambda_and_beta_are_chosen_on_half_of_biored_the_other_half_tra
     that AUC is the grid's best; the threshold is the inner best-F one of the chosen
     candidate."""
     from ppi.systems.development import development_corpus, development_halves
-    from ppi.documents.system import candidate_auc
+    from ppi.documents.mention_stage import candidate_auc
     from ppi.models.classes import PPIModel
     from ppi.names import corpus_path
     from ppi.documents.relations import bag_max

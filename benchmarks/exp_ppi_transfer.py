@@ -15,7 +15,7 @@ selection, :func:`ppi.learning.evaluation.cross_validate`; nothing tuned on a te
 
 The five corpora are featurized once with the six views (one joint vocabulary); each
 variant's kernel is cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`), its
-source models are :func:`ppi.systems.inputs.source_models` (each corpus without the sentences another
+source models are :func:`ppi.systems.sources.source_models` (each corpus without the sentences another
 corpus holds, λ by its own leave-one-document-out AUC), the prior their mean
 (:func:`ppi.learning.transfer.mean_prior`).  Prints F / AUC per seed and mean ± sd over seeds.
 
@@ -53,7 +53,8 @@ def run(corpora, seeds, variants, data_dir=None):
     from ppi.experiments.ablation import combination_kernel
     from ppi.learning.evaluation import cross_validate
     from ppi.systems import Settings
-    from ppi.systems.inputs import featurize_corpora, source_models, transfer_source
+    from ppi.systems.inputs import featurize_corpora
+    from ppi.systems.sources import source_models, transfer_source
 
     settings = Settings.for_system("multicorpus", progress=False)
     t0 = time.perf_counter()

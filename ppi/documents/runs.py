@@ -17,41 +17,9 @@ import numpy as np
 
 from kernelrank.report import format_duration
 
-__all__ = ["read_relation_corpus", "train_documents", "cv_documents"]
+__all__ = ["train_documents", "cv_documents"]
 
 log = logging.getLogger(__name__)
-
-
-def read_relation_corpus(path, system, *, format=None, skip_bad=False, source=None):
-    """The :class:`ppi.documents.relations.RelationCorpus` of a PubTator / BioC file with
-    document-level relations, parsed for ``system`` (its entity types and spaCy model) and
-    labelled by its relation types."""
-    from corpora.text_input import ReadStats
-    from ppi.documents.relations import read_relation_documents, relation_corpus
-
-    t0 = time.perf_counter()
-    stats = ReadStats()
-    docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats,
-                                   relation_types=system.relation_types)
-    rc = relation_corpus(docs, system.entity_types, source=source or Path(path).name,
-                         spacy_model=system.spacy_model, progress=system.progress)
-    c = rc.candidates
-    log.info("%s: %d documents, %d candidate pairs (%d related), %d mention pairs (%s)",
-             rc.source, len(docs), len(c), int((c.y > 0).sum()), rc.n_pairs,
-             format_duration(time.perf_counter() - t0))
-    rc.read_stats = stats
-    return rc
-
-
-def _check_learner_fits(system, rc):
-    """Refuse the exact learner on the corpus' mention pairs now, when they could not fit
-    (:func:`ppi.learning.evaluation.check_full_rls_memory`; the fit would refuse them too, after
-    their featurization: minutes) — a CV's training parts are a little smaller, so this is
-    conservative there."""
-    from ppi.learning.evaluation import check_full_rls_memory, resolve_learner
-
-    if system.instances == "sil" and resolve_learner(system.learner, rc.n_pairs) == "rls":
-        check_full_rls_memory(rc.n_pairs)
 
 
 def _data_summary(rc):
@@ -74,8 +42,8 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     from ppi.parsing.spacy_parse import CONVERSION_VERSION, pipeline_reference
 
     t0 = time.perf_counter()
-    rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
-    _check_learner_fits(system, rc)
+    rc = system.read_relations(relations_from, format=format, skip_bad=skip_bad)
+    system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
     fit = system.fit(rc, feats.rows[0].X, w_src, info)
@@ -129,8 +97,8 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     from ppi.learning.outputs import plot_roc
 
     t0 = time.perf_counter()
-    rc = read_relation_corpus(relations_from, system, format=format, skip_bad=skip_bad)
-    _check_learner_fits(system, rc)
+    rc = system.read_relations(relations_from, format=format, skip_bad=skip_bad)
+    system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
     cv = system.cross_validate(rc, feats.rows[0].X, folds=folds, w_source=w_src,

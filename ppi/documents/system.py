@@ -178,6 +178,41 @@ class DocumentSystem:
                 "alphas": self.alpha_grid.tolist(), "learner": self.learner,
                 "n_basis": self.n_basis, "seed": self.seed, "spacy_model": self.spacy_model}
 
+    # ------------------------------------------------------------------ input
+    def read_relations(self, path, *, format=None, skip_bad=False, source=None):
+        """The :class:`ppi.documents.relations.RelationCorpus` of a PubTator / BioC file with
+        document-level relations, parsed for this system (its entity types and spaCy model,
+        parses cached) and labelled by its relation types; ``rc.read_stats`` counts what
+        the reader repaired, dropped or skipped.  O(documents) besides the parse."""
+        from pathlib import Path
+
+        from corpora.text_input import ReadStats
+        from kernelrank.report import format_duration
+        from ppi.documents.relations import read_relation_documents, relation_corpus
+
+        t0 = time.perf_counter()
+        stats = ReadStats()
+        docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats,
+                                       relation_types=self.relation_types)
+        rc = relation_corpus(docs, self.entity_types, source=source or Path(path).name,
+                             spacy_model=self.spacy_model, progress=self.progress)
+        c = rc.candidates
+        log.info("%s: %d documents, %d candidate pairs (%d related), %d mention pairs (%s)",
+                 rc.source, len(docs), len(c), int((c.y > 0).sum()), rc.n_pairs,
+                 format_duration(time.perf_counter() - t0))
+        rc.read_stats = stats
+        return rc
+
+    def check_learner_fits(self, rc):
+        """Refuse the exact learner on the corpus' mention pairs now, when they could not
+        fit (:func:`ppi.learning.evaluation.check_full_rls_memory`; the fit would refuse
+        them too, after their featurization) — a CV's training parts are a little smaller,
+        so this is conservative there."""
+        from ppi.learning.evaluation import check_full_rls_memory, resolve_learner
+
+        if self.instances == "sil" and resolve_learner(self.learner, rc.n_pairs) == "rls":
+            check_full_rls_memory(rc.n_pairs)
+
     # ------------------------------------------------------------------ featurization
     def featurize(self, relation_corpora, data_dir=None):
         """Featurize the mention pairs of ``relation_corpora`` (and, with transfer, of the

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
 from ppi.names import DEFAULT_SPACY_MODEL, N_BASIS
-from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView, NoTransfer, Transfer
+from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView
+from ppi.systems.sources import NoTransfer, Transfer
 
 __all__ = ["Settings", "System"]
 
@@ -267,6 +268,23 @@ class System:
         if uses_feature_rows(train, s.learner, s.n_basis):
             return data.X
         return self.top.kernel(data, train)
+
+    def kernel_function(self, datasets, train_sets=None):
+        """``kernel_fn(a, b)``: the input, for the pairs of ``datasets[a]``, of the learner
+        trained on ``train_sets[b]`` (default ``datasets[b]``; :func:`ppi.learning.evaluation.
+        learner_input`): the kernel between the two, or ``a``'s sparse feature rows when
+        ``b``'s Gram matrix would be too large; for ``a == b`` the training set's own input.
+        Nothing is cached: a corpus' own Gram matrix lives as long as its users (the
+        cross-corpus selection; the CV and then the learning curve) and is recomputed by the
+        next one, rather than held, O(m²), through the rest of the run."""
+        train_sets = datasets if train_sets is None else train_sets
+
+        def kernel_fn(a, b):
+            if a == b:
+                return self.learner_input(train_sets[b])
+            return self.cross_input(datasets[a], train_sets[b])
+
+        return kernel_fn
 
     def of_gram(self, K):
         """The top kernel of a Gram matrix of unit-norm rows (:mod:`ppi.experiments.ablation`)."""

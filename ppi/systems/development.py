@@ -74,11 +74,9 @@ def development_corpus(path, spacy_model, *, progress=False):
     """The development abstracts of the file ``path`` as a :class:`ppi.documents.relations.
     RelationCorpus` of gene / protein pairs, parsed by ``spacy_model``, every relation type
     counted."""
-    from ppi.documents.runs import read_relation_corpus
     from ppi.documents.system import DocumentSystem
 
-    return read_relation_corpus(path, DocumentSystem(spacy_model=spacy_model,
-                                                     progress=progress))
+    return DocumentSystem(spacy_model=spacy_model, progress=progress).read_relations(path)
 
 
 def check_disjoint(documents, dev, path):
@@ -205,7 +203,7 @@ def development_choice(system, featurizer, selection, choice, data, prior, dev):
     featurizer : the fitted featurizer of the model
     selection, choice : :meth:`ppi.systems.base.System.select`'s result on ``data``
     data : ppi.representation.features.PairSet — the training pairs
-    prior : ppi.systems.parts.TrainingPrior
+    prior : ppi.systems.sources.TrainingPrior
     dev : ppi.documents.relations.RelationCorpus — :func:`development_corpus`
 
     Returns

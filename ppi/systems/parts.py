@@ -1,17 +1,17 @@
 """The parts a PPI system (:mod:`ppi.systems.base`) is composed of: how a candidate pair
 becomes a feature row (its *representation*), the kernel the learner sees on those rows
 (its *top kernel*) and whether the learner fits towards the other corpora's models (its
-*source*).  Each part is chosen once, when the system is built from its settings; the
-code that runs a system asks the part and never tests a flag.
+*source*, :mod:`ppi.systems.sources`).  Each part is chosen once, when the system is built
+from its settings; the code that runs a system asks the part and never tests a flag.
 
 * representations — :class:`AllPaths` (Paper V, Airola et al. 2008 §"Methods": the
   all-paths graph kernel on one parse; saved as model format version 3) and
-  :class:`MultiView` (issue 14: the sum of normalized view kernels,
+  :class:`MultiView` (the sum of normalized view kernels,
   :class:`ppi.representation.views.MultiViewFeaturizer`; version 4, Gaussian version 5);
 * top kernels — :class:`Linear` (``k`` itself) and :class:`Gaussian`
   (``exp(−γ‖φ(x) − φ(z)‖²)`` of the rows, :func:`learners.kernels.gaussian_of`);
-* sources — :class:`NoTransfer` and :class:`Transfer` (``f = β g + h``, Tommasi et al.
-  2010 §3, :mod:`ppi.learning.transfer`).
+* sources — :class:`~ppi.systems.sources.NoTransfer` and
+  :class:`~ppi.systems.sources.Transfer` (``f = β g + h``, Tommasi et al. 2010 §3).
 
 Importing this module imports no NumPy (``python -m ppi --help`` stays instant): every
 method imports what it uses.
@@ -19,8 +19,7 @@ method imports what it uses.
 
 from __future__ import annotations
 
-__all__ = ["AllPaths", "MultiView", "Linear", "Gaussian", "NoTransfer", "Transfer",
-           "TrainingPrior", "NO_PRIOR"]
+__all__ = ["AllPaths", "MultiView", "Linear", "Gaussian"]
 
 SPACY = "spacy"
 
@@ -191,134 +190,3 @@ class Gaussian:
         return representation.gaussian_model
 
 
-# ----------------------------------------------------------------------------- sources
-class TrainingPrior:
-    """The transfer prior of a model being trained (:meth:`Transfer.training_inputs`):
-    ``g``, the mean of the source models' scores of the training pairs; ``parts``, each
-    source model's ``(rows, coefficients)``; ``info``, what they were (for the report)."""
-
-    def __init__(self, g=None, parts=(), info=None):
-        self.g, self.parts, self.info = g, list(parts), info
-
-    def expand(self, Xb, coef, choice):
-        """The saved model's rows and coefficients from the fit's ``(Xb, coef)`` at
-        ``choice``: ``f = h_y − β h_g + β g`` with ``g`` the sources' mean — the source
-        models' rows appended (weights ``β/|S| c_s``) when β > 0."""
-        import numpy as np
-        import scipy.sparse as sp
-
-        beta = choice["beta"]
-        coef = coef[:, 0] - beta * coef[:, 1]
-        if beta:
-            Xb = sp.vstack([Xb] + [X for X, _ in self.parts], format="csr")
-            coef = np.concatenate([coef] + [beta / len(self.parts) * c for _, c in self.parts])
-        self.info["beta"] = beta
-        return Xb, coef
-
-    def markdown(self):
-        """The report's sentence on the transfer."""
-        return (f"\nTransfer: f = β g + h with β = {self.info['beta']:g}, g the mean of the "
-                f"models of {', '.join(self.info['sources'])} (trained without the sentences "
-                "they share with another corpus).\n")
-
-
-class _NoPrior(TrainingPrior):
-    """No transfer: the fit is the model."""
-
-    def expand(self, Xb, coef, choice):
-        return Xb, coef
-
-    def markdown(self):
-        return ""
-
-
-#: the prior of a system without transfer
-NO_PRIOR = _NoPrior()
-
-
-class NoTransfer:
-    """Each corpus learns from its own pairs only."""
-
-    def texts(self):
-        """The sentence texts a run collects for the leak guard: none."""
-        return None
-
-    def cv_inputs(self, system, corpus, data_dir, sources, leaky):
-        """``(data, None)``: the corpus featurized alone."""
-        from ppi.systems.inputs import read_corpora
-
-        (data,) = system.featurizer().fit_transform(
-            read_corpora([corpus], system.settings, data_dir), progress=system.progress)
-        return data, None
-
-    def cross(self, system, datasets, kernel_fn, texts):
-        """The cross-corpus evaluation (:func:`ppi.learning.evaluation.cross_corpus`)."""
-        return system.cross_corpus(datasets, kernel_fn)
-
-    def benchmark_source(self, sources, name):
-        """The source hypothesis of ``name`` in a benchmark: none."""
-        return None
-
-    def training_inputs(self, system, featurizer, target, corpus, data_dir, sources):
-        """``(data, NO_PRIOR)``: the training corpus featurized alone."""
-        (data,) = featurizer.fit_transform([target], progress=system.progress)
-        return data, NO_PRIOR
-
-
-class Transfer:
-    """Each corpus learns towards the mean of the other corpora's models
-    (:mod:`ppi.learning.transfer`)."""
-
-    def texts(self):
-        """The sentence texts a run collects for the leak guard (filled by
-        :func:`ppi.systems.inputs.featurize_corpora`)."""
-        return {}
-
-    def cv_inputs(self, system, corpus, data_dir, sources, leaky):
-        """``(data, (g, info))``: the corpus featurized with the source corpora (default
-        the other benchmark corpora) in one vocabulary, and the mean of their models'
-        scores of its pairs (:func:`ppi.systems.inputs.source_models`)."""
-        import logging
-        import time
-
-        from kernelrank.report import format_duration
-        from ppi.names import CORPORA
-        from ppi.systems.inputs import (check_no_leaky_transfer, featurize_corpora,
-                                        source_models, transfer_source)
-
-        check_no_leaky_transfer(leaky)
-        names = [corpus] + [n for n in (sources or CORPORA) if n != corpus]
-        texts = {}
-        datasets, _ = featurize_corpora(names, system.settings, data_dir, texts)
-        data = datasets[corpus]
-        t1 = time.perf_counter()
-        models = source_models(datasets, texts, system.settings, trains=names[1:],
-                               tests=[corpus])
-        source = transfer_source(models, corpus)
-        source[1]["seconds"] = time.perf_counter() - t1
-        logging.getLogger("ppi.experiments.runs").info(
-            "source models for %s: %s (%s)", corpus, ", ".join(names[1:]),
-            format_duration(source[1]["seconds"]))
-        return data, source
-
-    def cross(self, system, datasets, kernel_fn, texts):
-        """The cross-corpus evaluation of the leak-guarded source models, with their
-        scores (:func:`ppi.systems.inputs.source_models`)."""
-        from ppi.systems.inputs import source_models
-
-        return source_models(datasets, texts, system.settings)
-
-    def benchmark_source(self, sources, name):
-        """``(g, info)`` of ``name`` from the benchmark's cross-corpus models."""
-        from ppi.systems.inputs import transfer_source
-
-        return transfer_source(sources, name)
-
-    def training_inputs(self, system, featurizer, target, corpus, data_dir, sources):
-        """``(data, prior)``: the training corpus featurized with the sources
-        (:func:`ppi.systems.inputs.source_prior`) and the :class:`TrainingPrior`."""
-        from ppi.systems.inputs import source_prior
-
-        data, g, parts, info = source_prior(system, featurizer, target, corpus, data_dir,
-                                            sources)
-        return data, TrainingPrior(g, parts, info)

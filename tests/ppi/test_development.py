@@ -15,7 +15,8 @@ from ppi.systems.development import development_choice, development_halves
 from ppi.learning.evaluation import select_parameters
 from ppi.representation.features import PairSet
 from ppi.documents.relations import Candidates
-from ppi.systems.parts import Gaussian, Linear, NO_PRIOR, TrainingPrior
+from ppi.systems.parts import Gaussian, Linear
+from ppi.systems.sources import NO_PRIOR, TrainingPrior
 
 ALPHAS = 2.0 ** np.arange(-8, 9, 4)
 

@@ -164,14 +164,13 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     from ppi.__main__ import main
     from ppi.aggregation.aggregate import gene_pair
     from ppi.aggregation.evaluation import gold_candidates
-    from ppi.documents.runs import read_relation_corpus
     from ppi.documents.system import DocumentSystem
     from ppi.models.classes import PPIModel
     from ppi.documents.relations import keep_relation_types
 
     types = ["Positive_Correlation", "Negative_Correlation"]
     system = DocumentSystem(relation_types=tuple(types), transfer=False, progress=False)
-    rc = read_relation_corpus(biored["train"], system)
+    rc = system.read_relations(biored["train"])
     gold = gold_candidates(keep_relation_types(list(read_pubtator(biored["train"])), types))
     c = rc.candidates
     got = {(c.doc_ids[c.doc[k]], gene_pair(c.id1[k], c.id2[k])) for k in range(len(c))

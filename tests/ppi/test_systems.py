@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from kernelrank.errors import InvalidParameterError
 from ppi.representation.features import PairSet
 from ppi.systems import SYSTEMS, Settings, System
-from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView, NoTransfer, Transfer
+from ppi.systems.parts import AllPaths, Gaussian, Linear, MultiView
+from ppi.systems.sources import NoTransfer, Transfer
 
 
 def test_the_registry_names_every_system_of_both_roads():

@@ -74,9 +74,9 @@ def test_mean_prior_averages_the_other_corpora_models():
 
 
 def test_source_models_are_the_cross_corpus_models_without_shared_sentences(rng):
-    """:func:`ppi.systems.inputs.source_models` = for each source, the selection on its guarded rows
+    """:func:`ppi.systems.sources.source_models` = for each source, the selection on its guarded rows
     (computed here from the rows directly) scoring the target."""
-    from ppi.systems.inputs import source_models
+    from ppi.systems.sources import source_models
 
     w = rng.standard_normal(30)
     data = {n: _pairset(rng, n, w=w) for n in ("T", "A", "B")}
@@ -114,7 +114,7 @@ def test_cv_towards_a_prior(rng):
 
 
 def test_transfer_refuses_leaky():
-    from ppi.systems.inputs import check_no_leaky_transfer
+    from ppi.systems.sources import check_no_leaky_transfer
 
     with pytest.raises(InvalidParameterError, match="leaky"):
         check_no_leaky_transfer(True)

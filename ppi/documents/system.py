@@ -1,5 +1,5 @@
 """The ``documents`` system: relations learned from document-level annotations, on spaCy's
-parse, scored at the parser's speed (issue 31).
+parse, scored at the parser's speed.
 
 Input: PubTator / BioC documents whose relations are given per document ("genes A and B are
 related in document D"; :mod:`ppi.documents.relations`).  Output: a score for every candidate concept
@@ -89,8 +89,8 @@ class DocumentSystem:
     transfer: bool = True
     sources: tuple = CORPORA
     alphas: tuple | None = None
-    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition; BioRED's 6,221
-    #: training pairs: ≈ 1 min); ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
+    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition, O(m³); BioRED has
+    #: 6,221 training pairs); ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
     learner: str = "rls"
     n_basis: int = N_BASIS
     seed: int = 0

@@ -6,7 +6,7 @@ code that runs a system asks the part and never tests a flag.
 
 * representations — :class:`AllPaths` (Paper V, Airola et al. 2008 §"Methods": the
   all-paths graph kernel on one parse; saved as model format version 3) and
-  :class:`MultiView` (issue 14: the sum of normalized view kernels,
+  :class:`MultiView` (the sum of normalized view kernels,
   :class:`ppi.representation.views.MultiViewFeaturizer`; version 4, Gaussian version 5);
 * top kernels — :class:`Linear` (``k`` itself) and :class:`Gaussian`
   (``exp(−γ‖φ(x) − φ(z)‖²)`` of the rows, :func:`learners.kernels.gaussian_of`);

@@ -23,21 +23,19 @@ are not UTF-8 and a truncated or damaged gzip stream are located by :mod:`corpor
 pass these checks: each tree has exactly one root, so no multi-root rule is needed.
 Cost: O(file size).
 
-Why our own reader and not a thin layer over the ``conllu`` package (issue 13): on the 81
-CRAFT files (25,491 sentences, 660,681 words, identical records) ``conllu`` 6.0.0 takes
-2.11x our time even with FEATS/MISC/DEPS/XPOS kept as raw strings, as ours keeps them
-(``python -m benchmarks.bench_readers`` with ``conllu`` installed, medians of 5
-interleaved runs, 2 shared cores at load average 5, 2026-11-24); both stream in under
-0.5 MB of traced memory. Its errors (``ParseException`` "Failed parsing field 'head':
-'x' is not a valid value", "'2-1' is not a valid ID") name no line, and a broken file
-escapes as a bare ``UnicodeDecodeError`` / ``EOFError``. It silently accepts lines with
-too few or too many columns (or split at runs of spaces), HEAD ``_``, out of range, its
-own word, cycles, two or no roots, word ids that skip or start at 0, a missing blank line
-(two sentences merged into one), comments among the words, empty FORMs and multiword
-ranges past the sentence; its default MISC parser turns ``21:ref=`` into ``{'21:ref':
-None}``. A layer over it would need all of our checks again, so it could not be faster.
-Every malformed case we know is a test (``tests/corpora/test_conllu.py``: ``MALFORMED`` and the
-UTF-8/gzip tests).
+Why our own reader and not a thin layer over the ``conllu`` package: on the 81 CRAFT files
+(25,491 sentences, 660,681 words, identical records) ``conllu`` 6.0.0 is slower than ours
+even with FEATS/MISC/DEPS/XPOS kept as raw strings, as ours keeps them (``python -m
+benchmarks.bench_readers`` with ``conllu`` installed times both); both stream the file. Its
+errors (``ParseException`` "Failed parsing field 'head': 'x' is not a valid value", "'2-1'
+is not a valid ID") name no line, and a broken file escapes as a bare ``UnicodeDecodeError``
+/ ``EOFError``. It silently accepts lines with too few or too many columns (or split at runs
+of spaces), HEAD ``_``, out of range, its own word, cycles, two or no roots, word ids that
+skip or start at 0, a missing blank line (two sentences merged into one), comments among the
+words, empty FORMs and multiword ranges past the sentence; its default MISC parser turns
+``21:ref=`` into ``{'21:ref': None}``. A layer over it would need all of our checks again,
+so it could not be faster. Every malformed case we know is a test
+(``tests/corpora/test_conllu.py``: ``MALFORMED`` and the UTF-8/gzip tests).
 """
 
 from dataclasses import dataclass, field, fields

@@ -16,7 +16,7 @@ the file variant.  Files are streamed with :func:`xml.etree.ElementTree.iterpars
 :class:`kernelrank.errors.CorpusFormatError` naming the file and the document/sentence id.
 :func:`write_corpus` writes either variant; reading what it wrote gives an equal corpus.
 
-Consistency of the records (issue 16, case 4) — each of these is a
+Consistency of the records — each of these is a
 :class:`~kernelrank.errors.CorpusFormatError` naming the file, the line of the offending
 element and its id, and saying what to fix; none is repaired, because none occurs in the
 five real corpora (checked: 0 of 4,236 / 4,421 / 405 / 1,117 / 239 entities of AIMed /

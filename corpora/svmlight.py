@@ -18,18 +18,16 @@ bytes that are not UTF-8 and a truncated or damaged gzip stream (:mod:`corpora.l
 Numbers are strict: Python's ``float``/``int`` would take ``1_0`` (= 10) and non-ASCII
 digits; we reject them. Cost: O(file size).
 
-Why our own reader and not a thin layer over ``sklearn.datasets.load_svmlight_file``
-(issue 13): on the five LETOR OHSUMED parts (16,140 rows, identical X, y and qids) we
-are faster, scikit-learn taking 1.29x our time for sparse X (its explicit zeros removed,
-as ours) and 1.30x for dense X (``python -m benchmarks.bench_readers``, medians of 5
-interleaved runs, 2 shared cores at load average 5, 2026-11-24); peak traced memory 12.4
-MB ours vs 15.3 MB. Its errors carry neither file nor line: a ``ValueError`` such as
-"could not convert string to float: b'abc'" or "Feature indices ... should be sorted and
-unique", a bare ``EOFError`` for a truncated gzip. It silently accepts ``nan``/``inf``
-labels and values, ``1_0`` (as 10), and a line without ``qid:`` (the qid array is then
-one shorter than y: misaligned). A layer over it would need a pass for the ``#docid``
-comments it drops, checks for what it accepts, and our parse again to locate each error,
-so it could not be faster. Every malformed case we know is a test
+Why our own reader and not a thin layer over ``sklearn.datasets.load_svmlight_file``: on the
+five LETOR OHSUMED parts (16,140 rows, identical X, y and qids) ours is faster than
+scikit-learn's for sparse X (its explicit zeros removed, as ours) and for dense X, and needs
+less memory (``python -m benchmarks.bench_readers`` measures both). Its errors carry neither
+file nor line: a ``ValueError`` such as "could not convert string to float: b'abc'" or
+"Feature indices ... should be sorted and unique", a bare ``EOFError`` for a truncated gzip.
+It silently accepts ``nan``/``inf`` labels and values, ``1_0`` (as 10), and a line without
+``qid:`` (the qid array is then one shorter than y: misaligned). A layer over it would need
+a pass for the ``#docid`` comments it drops, checks for what it accepts, and our parse again
+to locate each error, so it could not be faster. Every malformed case we know is a test
 (``tests/corpora/test_svmlight.py``: ``MALFORMED`` and the gzip/UTF-8 tests).
 """
 

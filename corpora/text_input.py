@@ -32,9 +32,9 @@ Writers: :func:`corpora.pubtator.write_pubtator` and
 :func:`corpora.pubmed_xml.write_pubmed_xml`; benchmark (learning-format) documents become
 :class:`TextDocument` objects with :func:`corpora.learning_text.learning_to_text_document`,
 which deals explicitly with what PubTator cannot express (discontinuous entities, see there).
-Every reader and writer is importable from this module too (its home before the split).
+Every reader and writer is importable from this module too.
 
-Document ids are unique within a file (issue 16, case 4: the extraction output is keyed by
+Document ids are unique within a file (the extraction output is keyed by
 ``(doc_id, pair_id)``, so a repeated id would give two records with the same key).  A PMID
 repeated in a PubTator file, or a PMID (with the same version) repeated in a PubMed XML file,
 is a :class:`~kernelrank.errors.CorpusFormatError` naming the lines of both records (PubMed:

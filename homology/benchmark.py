@@ -1,4 +1,4 @@
-"""SCOP 1.53 remote-homology benchmark (Liao & Noble 2003) with RLS / RankRLS (issue 5).
+"""SCOP 1.53 remote-homology benchmark (Liao & Noble 2003) with RLS / RankRLS.
 
 Protocol, per family (54 families, :mod:`corpora.scop`):
 

@@ -1,5 +1,5 @@
 """Protein representations of ``homology``: residue sequences for the string kernels, and
-global protein features from Biopython's ``ProteinAnalysis``, standardized (issue 5).
+global protein features from Biopython's ``ProteinAnalysis``, standardized.
 
 Residue sequences (:func:`residue_sequences`): upper-case strings over the 20 standard
 amino acids :data:`ALPHABET` and the ambiguity codes ``B Z J U O X``; the kernels of
@@ -28,8 +28,8 @@ given to :meth:`ProteinFeatures.fit` (constant columns get scale 1).
 sequences, optionally cosine-normalized, and can be summed with a string kernel
 (:class:`learners.kernels.SumKernel`).
 
-Cost: O(N) Python-level work per residue inside Biopython for ``physchem`` (about 1 ms per
-protein), vectorized NumPy for the compositions.
+Cost: O(N) Python-level work per residue inside Biopython for ``physchem``, vectorized NumPy
+for the compositions.
 """
 
 from numbers import Real

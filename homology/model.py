@@ -298,11 +298,9 @@ def predict_scores(model, sequences):
     protein-feature standardization kept in the file (``feature_mean``, ``feature_scale``).
 
     Cost per query sequence x: one kernel value per training sequence t — for the
-    local-alignment kernel a dynamic programme of ``|x|·Σ|t|`` cells in all (measured: 33 ms of
-    one core per 97-residue query against the 2,342 training sequences, 316,881 residues,
-    of a SCOP family), plus, once per call, the training sequences' self-alignments
-    (``Σ|t|²`` cells, 0.5 s there) — and with ``psd="ekm"`` the whole training Gram matrix
-    (m² alignments).
+    local-alignment kernel a dynamic programme of ``|x|·Σ|t|`` cells in all, plus, once per
+    call, the training sequences' self-alignments (``Σ|t|²`` cells) — and with ``psd="ekm"``
+    the whole training Gram matrix (m² alignments).
     """
     meta = model["meta"]
     try:

@@ -26,11 +26,11 @@ def release_freed_memory():
     """Hand freed heap memory back to the operating system (glibc ``malloc_trim``; a no-op
     elsewhere). Changes no number; O(heap size) of the C library's bookkeeping.
 
-    Measured: the row blocks of :meth:`learners.nystroem.NystroemMap.transform` stayed
-    resident between the inner fits of a cross-validation (40,728 CRAFT parses, all-paths
-    graph, r = 1,000: 3.0 → 3.9 GB over one outer fold of ``nystroem_rankrls``); the chunks
-    of :mod:`parse_ranking.representations` kept 1.5 GB the process no longer used after
-    featurizing the 60,444 CRAFT parses (graph: 3.7 GB resident, 2.2 GB live)."""
+    What it guards: without it the row blocks of
+    :meth:`learners.nystroem.NystroemMap.transform` stay resident between the inner fits of a
+    cross-validation, and the chunks of :mod:`parse_ranking.representations` after
+    featurizing, memory the process no longer uses
+    (docs/results/parse_ranking.md, "The all-paths graph representation within 4 GB")."""
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):

@@ -1,5 +1,4 @@
-"""Numerical guard of the learners: overflow and non-finite values become one typed error
-(issue 16, case 5).
+"""Numerical guard of the learners: overflow and non-finite values become one typed error.
 
 Finite input can still produce NaN or inf: ``X^T X`` or a kernel overflows when the features
 are unscaled (|x| around 1e154 for a linear kernel over a few hundred rows, 1e51 for a cubic

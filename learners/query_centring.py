@@ -116,7 +116,7 @@ def query_basis_map(est, X, codes, n_basis):
             qs = np.unique(codes)
             diag = np.empty(m)
             # 200 queries at a time: centred rows are denser than the rows (the union of
-            # their query's features), ~60 KB each for the all-paths graph on CRAFT
+            # their query's features)
             for i in range(0, qs.size, 200):
                 rows = np.flatnonzero(np.isin(codes, qs[i:i + 200]))
                 Z = query_centered_rows(Xs, codes, rows)

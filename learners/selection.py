@@ -80,7 +80,7 @@ specially (the disagreement error counts them as errors, AUC as 1/2) would then 
 floating-point noise, and two equivalent computations could choose different λ. So the
 hold-out predictions of each candidate are rounded to 1e-9 of their largest magnitude
 (:data:`PREDICTION_RTOL`) before scoring and before the threshold search: the score, and the
-choice, no longer depend on which exact computation produced the predictions.
+choice, do not depend on which exact computation produced the predictions.
 
 Decision threshold (``threshold="f1"``): for every candidate the F-maximizing threshold of its
 pooled hold-out predictions (:func:`learners.measures.best_f_threshold`) is recorded; the

@@ -407,7 +407,7 @@ def _read_records(path, max_parses=None):
                 raise CorpusFormatError(
                     f"sentence {rec['id']!r} again (first at line {first_line[rec['id']]}); "
                     "the file was built by an older release from a treebank that repeats a "
-                    "sentence id, or by two builds at once (builds now refuse both) — build "
+                    "sentence id, or by two builds at once (a build refuses both) — build "
                     "it afresh into a new file", path=path, line=lineno, record=rec["id"])
             status[rec["status"]] = status.get(rec["status"], 0) + 1
             if rec["status"] == STATUS_OK:

@@ -16,8 +16,7 @@ links are allowed only when no complete linkage exists (a second parse with
 ``min_null_count=1``). ``max_parse_time`` counts CPU seconds; a timed-out sentence is
 flagged, not silently kept as if normal.
 
-Cost: LG parsing is roughly linear to cubic in sentence length; ~0.01–0.07 s CPU for
-8–30 word CRAFT sentences (../shared/notes/link-grammar.md).
+Cost: LG parsing is roughly linear to cubic in sentence length.
 """
 
 import ctypes
@@ -125,7 +124,7 @@ _DICTS = {}
 
 
 def _dictionary(language):
-    """One dictionary per language and process (loading costs ~1 s; it is read-only)."""
+    """One dictionary per language and process (loading is costly; it is read-only)."""
     lib = _load()
     with _lib_lock:
         if language not in _DICTS:

@@ -29,8 +29,8 @@ Rankers (Paper I §2.4 cost variants, §5.2 setting; paper 002 for KPCRank):
 =====================  =======================================================================
 
 All the rankers above take the precomputed kernel matrix (``kernel="precomputed"``), whose
-cost is cubic in the number of training parses (issue 18: 8–10 min and 5.8 GB per fit at
-47k parses). The **sparse rankers** (Paper I §3.5 eq. 41; thesis §2.5; Paper III) take the
+cost is cubic in the number of training parses (O(m^3) time and O(m^2) memory per fit).
+The **sparse rankers** (Paper I §3.5 eq. 41; thesis §2.5; Paper III) take the
 representation's explicit sparse feature rows instead, with the linear kernel — every
 representation of :mod:`parse_ranking.representations` is linear in its features — and
 never form a parse-by-parse kernel matrix: only the kernel against ``r`` basis parses,

@@ -211,7 +211,7 @@ class FoldFeatures:
     """Feature rows of every parse computed once; per CV fold, rows with exactly the dot
     products of a representation fitted on the fold's training parses only.
 
-    Featurizing is the costly part of a fold (the all-paths graph: ~5 ms per parse), and
+    Featurizing is the costly part of a fold (above all the all-paths graph), and
     what a training-only fit changes is just which columns exist and, for the bag
     representations, the norms:
 
@@ -228,7 +228,8 @@ class FoldFeatures:
 
     A test checks both against per-fold fits. Memory: the rows of all parses (sparse); they
     are computed ``chunk`` (1,000) parses at a time (the all-paths graph's entries before
-    aggregation take ~30 KB per parse — 16 GB for all 60k CRAFT parses at once), each chunk
+    aggregation are far larger than the aggregated rows: too large for all CRAFT parses at
+    once), each chunk
     fitted on its own and its columns mapped by name (label pair, symbol pair and offset,
     feature string) into one vocabulary (columns in order of first appearance).
     """
@@ -260,10 +261,10 @@ class FoldFeatures:
         read back, bit for bit, when it ends (also on an error).
 
         For the fits of one CV fold: the fold's training rows (:meth:`train_rows`, a copy)
-        are all a fit reads, so the rows of every parse need not stay beside them. On the
-        60,444 CRAFT parses with the all-paths graph the rows take 1.45 GB and a fold's
-        training rows 1.0 GB; parking saves the 1.45 GB for the cost of writing and reading
-        them once per fold (three raw ``.npy`` files). :meth:`train_rows` / :meth:`test_rows`
+        are all a fit reads, so the rows of every parse need not stay beside them. Parking
+        saves the memory of the rows of all parses for the cost of writing and reading them
+        once per fold (three raw ``.npy`` files; docs/results/parse_ranking.md, "The all-paths
+        graph representation within 4 GB"). :meth:`train_rows` / :meth:`test_rows`
         inside the body are an error. If writing fails (e.g. a full disk) the rows stay in
         memory and the ``OSError`` names the file.
         """
@@ -333,8 +334,7 @@ class FoldFeatures:
 def _assemble(data, indices, lengths, n_rows, n_cols):
     """One CSR matrix from per-chunk ``data`` / ``indices`` / row ``lengths`` (the lists are
     emptied): the final arrays are allocated once and each chunk is copied in and released,
-    so the peak is the matrix plus one chunk — not the chunks plus their concatenation
-    (measured on the 60,444 CRAFT parses with the graph representation: 5.6 GB before)."""
+    so the peak is the matrix plus one chunk — not the chunks plus their concatenation."""
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.concatenate(lengths or [np.zeros(0, np.int64)]), out=indptr[1:])
     nnz = int(indptr[-1])

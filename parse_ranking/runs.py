@@ -69,7 +69,7 @@ def run_cv(data, output_dir, *, max_sentences=None, seed=0, command=None, **opti
     rankers = options.get("rankers") or ()
     cut = None if "corankrls" in rankers else options.get("max_parses")
     # an iterator, so that cross_validate holds the last reference to the records and
-    # frees them once the parses are featurized (0.75 GB for all 81 CRAFT articles)
+    # frees them once the parses are featurized
     results = cross_validate(iter(_records(data, max_sentences, seed, cut)), seed=seed,
                              **_given(options))
     results["data"]["command"] = command

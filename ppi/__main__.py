@@ -250,7 +250,7 @@ def build_parser():
     p.add_argument("--base-model", default=DEFAULT_SPACY_MODEL, metavar="NAME_OR_DIR",
                    help=f"spaCy pipeline to start from (default {DEFAULT_SPACY_MODEL})")
     p.add_argument("--max-steps", type=int, default=2000,
-                   help="update steps (default 2000: about 5 minutes on 2 cores)")
+                   help="update steps (default 2000)")
     p.add_argument("--eval-every", type=int, default=500,
                    help="steps between evaluations on the held-out articles; the best "
                         "checkpoint is kept (default 500)")

@@ -14,9 +14,10 @@ N_BASIS = 3000
 #: The widest hashed all-paths feature space (``--hash-features``, a saved model's
 #: ``n_features``): a model's weight vector is dense over it (8 bytes a column: 512 MB).
 MAX_HASH_FEATURES = 2 ** 26
-#: ``auto``: the exact (full) RLS while its m × m eigendecomposition per fold stays within
-#: minutes and ≈ 2 GB on 2 cores (AIMed's 5,834 pairs: 4 min 46 s, 2.11 GB for the CV);
-#: the reduced-set approximation above (BioInfer's 9,666: ≈ 5× the time).
+#: ``auto``: the exact (full) RLS while its m × m eigendecomposition per fold (O(m³) time,
+#: O(m²) memory) stays affordable — AIMed's 5,834 pairs are below, BioInfer's 9,666 above;
+#: the reduced-set approximation above (full RLS on AIMed, its time and memory:
+#: docs/results/ppi.md, "History", the multiview system).
 FULL_RLS_MAX = 6000
 #: Dependency analyses of the learning-format corpora (``spacy``: spaCy's, added beside the
 #: files' two by :func:`ppi.parsing.spacy_analyses.add_spacy_analyses`).

@@ -1,6 +1,6 @@
 """The all-paths features by expanding every label-pair term and sorting: the oracle the
 compiled route of :mod:`learners.kernels.all_paths` (and of :mod:`ppi.representation.pair_rows`) is tested
-against (issue 34: the reference lives in the tests only).
+against (the reference lives in the tests only).
 
 * :func:`graph_features` — ``G`` of one instance as a dict ``{(label_i, label_j): value}``;
 * :class:`ReferenceAllPathsKernel` — :class:`learners.kernels.AllPathsKernel` whose

@@ -32,8 +32,8 @@ blocks (:mod:`learners.kernels.gram_blocks`) on ``n_jobs`` threads or a Dask clu
 (``scheduler``) and, with ``memory`` (a directory), cached under the SHA-256 of the
 sequences, the parameters and the version of the programme, resumable when killed. A
 symmetric Gram matrix computes each pair once. The eigenvalue shift costs the smallest
-eigenvalue of the m × m training matrix (LAPACK ``syevx``: a tridiagonal reduction, O(m³);
-19 s for m = 4,352 on a loaded 2-core machine); the empirical map one m × m × n product.
+eigenvalue of the m × m training matrix (LAPACK ``syevx``: a tridiagonal reduction, O(m³));
+the empirical map one m × m × n product.
 
 :func:`smith_waterman_scores` exposes the same recursion with ``max`` instead of the sum
 (Biopython's ``PairwiseAligner`` local score, checked by the tests).

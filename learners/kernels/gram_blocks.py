@@ -50,7 +50,7 @@ log = logging.getLogger("learners")
 
 #: Rows (and columns) per block.
 DEFAULT_BLOCK = 256
-#: Below this total cost (the caller's units, e.g. DP cells: ~0.2 s of work) the blocks run
+#: Below this total cost (the caller's units, e.g. DP cells) the blocks run
 #: in this thread: starting workers would cost more than it saves.
 SERIAL_COST = 2e8
 

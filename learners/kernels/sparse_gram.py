@@ -34,8 +34,8 @@ def dense_gram(A, B):
 
     NumPy computes ``A @ A.T`` (the same buffer on both sides) by BLAS's SYRK, and the
     threaded SYRK of the OpenBLAS in NumPy's wheels kills the process with a segmentation
-    fault on large matrices (numpy/numpy#19685, OpenMathLib/OpenBLAS#2821; on the 2-core
-    development machine, NumPy 2.4: from 20,000 × 200 on, not at 16,000 × 200).  Above
+    fault on large matrices (numpy/numpy#19685, OpenMathLib/OpenBLAS#2821; with NumPy 2.4
+    from 20,000 × 200 on, not at 16,000 × 200).  Above
     :data:`SYRK_MAX_ROWS` rows the right operand is copied first, so the product takes the
     GEMM path: twice SYRK's multiply-adds and one more copy of ``B`` (n × d), and the
     same result up to round-off.
@@ -111,8 +111,8 @@ def _add_sparse_product(K, X, Zt, columns=None):
     """``K += X[:, columns] Zt`` for sparse ``X`` and ``Zt`` (a transposed Z in CSR), one
     block of rows of ``X`` at a time (``columns`` None: all of X's columns), accumulated
     straight into K's rows on all cores (:func:`learners.kernels.sparse_product.
-    add_sparse_product`: no sparse intermediate, no symbolic pass — BioInfer's all-view
-    Gram matrix on 2 cores in 22 s instead of 34 s)."""
+    add_sparse_product`: no sparse intermediate, no symbolic pass; its effect on BioInfer's
+    all-view Gram matrix: docs/results/ppi.md, "Time and memory of the benchmark")."""
     from learners.kernels.sparse_product import add_sparse_product
 
     for start in range(0, X.shape[0], SPARSE_BLOCK):

@@ -29,7 +29,7 @@ pair), so a model trained here sees the parse it will score.  The parses of a fi
 (:func:`parsed_documents`; key: the documents' ids, texts and mention spans, the spaCy and
 model versions, the parse names).
 
-Complexity: parsing dominates (spaCy, ≈ 10 ms a sentence); the candidates of a document with
+Complexity: parsing dominates (spaCy, O(tokens) a sentence); the candidates of a document with
 ``g`` distinct ids and ``p`` mention pairs cost O(g² + p · ids per mention²).
 """
 

@@ -183,8 +183,8 @@ ALPHAS = 2.0 ** np.arange(-8, 9, 2)
 #: the γ grid searched with ``--stage-search`` (the Gaussian on standardized features)
 GAMMAS = (0.001, 0.003, 0.01, 0.03)
 #: the default λ and γ of :class:`DocumentStage`: the grid's choice on BioRED's 400 training
-#: abstracts (module docstring; ``ppi train --relations-from biored --stage-search``,
-#: 2026-11-29)
+#: abstracts (module docstring; ``ppi train --relations-from biored --stage-search``;
+#: docs/results/ppi.md, "The document stage's lambda and gamma transferred from BioRED")
 STAGE_ALPHA, STAGE_GAMMA = 0.25, 0.001
 
 #: candidates scored together by :meth:`DocumentStage.decision_function` (a block holds

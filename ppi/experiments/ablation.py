@@ -1,4 +1,4 @@
-"""Ablation of the multi-view PPI system (issue 14): each view alone, the combinations, and
+"""Ablation of the multi-view PPI system: each view alone, the combinations, and
 Paper V's system, under the document-level 10-fold protocol on every corpus, over several
 fold seeds (F and AUC as mean ± sd over seeds; each seed's value is the mean over folds).
 
@@ -11,7 +11,7 @@ training part (:func:`ppi.learning.evaluation.cross_validate`); the combination 
 (equal), not tuned.
 
 Cost: per corpus, one featurization of every view plus ``|views|`` Gram matrices, then one
-nested CV per (combination, seed): on AIMed about 2 minutes each on 2 cores.
+nested CV per (combination, seed), each O(m³) for the m pairs of the corpus.
 """
 
 from __future__ import annotations

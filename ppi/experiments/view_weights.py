@@ -1,5 +1,4 @@
-"""View weights chosen inside the training folds (issue 14, "weights chosen inside the
-training folds only").
+"""View weights chosen inside the training folds only.
 
 The multiview kernel is ``k = Σ_v w_v k̂_v`` (:mod:`ppi.representation.views`).  Instead of fixed equal
 weights, :func:`cross_validate_view_weights` chooses ``w`` from a small grid *per outer

@@ -80,8 +80,8 @@ def recorded_definition(output):
         return {}
     try:
         r = json.loads(summary.read_text(encoding="utf-8"))
-        # summaries before 2026-11-29 name the output only as given (resolved here, from
-        # this working directory)
+        # a summary without ``output_path`` names the output only as given (resolved here,
+        # from this working directory)
         same = Path(r.get("output_path", r["output"])).resolve() == Path(output).resolve()
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logging.getLogger(__name__).warning(

@@ -1,5 +1,5 @@
 """spaCy pipeline component ``kernelrank_ppi``: protein–protein interaction scores of the
-entity pairs of a spaCy ``Doc`` with a saved all-paths model (issue 15, item 7; the kernel
+entity pairs of a spaCy ``Doc`` with a saved all-paths model (the kernel
 is Paper V's all-paths graph kernel, the model is :mod:`ppi.models.classes`).
 
 For text-mining pipelines that already find their gene / protein mentions (an NER model, an

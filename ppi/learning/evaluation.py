@@ -90,10 +90,10 @@ def ppi_learner(learner="rls", n_basis=N_BASIS, seed=0, m=None, kernel="precompu
 #: five benchmark corpora have at most 9,666).
 MAX_GRAM_BYTES = 2 ** 31
 #: m × m matrices of doubles full RLS holds at its peak: the kernel, its eigenvectors and the
-#: symmetric eigensolver's work space (LAPACK ``dsyevd``: 1 + 6m + 2m² doubles).  Without
-#: this check 28,575 training pairs of the documents system (a parser that never split an
-#: abstract into sentences) died of SIGSEGV while forming the 6.1 GiB kernel, at 19.4 GB RSS
-#: on a 24 GB machine
+#: symmetric eigensolver's work space (LAPACK ``dsyevd``: 1 + 6m + 2m² doubles).  The check
+#: refuses a fit the machine cannot hold before it starts, instead of the process dying
+#: while it forms the kernel: 28,575 training pairs of the documents system (a parser that
+#: never splits an abstract into sentences) make a 6.1 GiB kernel, three of them at the peak
 FULL_RLS_MATRICES = 3
 #: the part of the machine's memory full RLS may plan to use
 FULL_RLS_MEMORY_SHARE = 0.75

@@ -1,5 +1,5 @@
-"""What ``ppi train`` refuses to save, and why (issue 35: every ``train`` either saves a
-model that ``predict`` loads, or exits 2 with the reason).
+"""What ``ppi train`` refuses to save, and why (every ``train`` either saves a model that
+``predict`` loads, or exits 2 with the reason).
 
 * :func:`check_training_set` — before any work: no candidate pair, pairs of one class only,
   fewer than 2 documents (λ and the threshold are chosen by leave-one-document-out);

@@ -319,8 +319,8 @@ class GaussianModel(PPIModel):
         """``Σ_j c_j exp(−γ‖x − b_j‖²)`` for the rows ``X``: the inner products by one
         sparse product with the stored ``Bᵀ`` (CSR) into a dense result
         (:func:`learners.kernels.sparse_product.sparse_dense_product`;
-        :func:`learners.kernels.gram_matrix`'s dense/sparse column split costs ≈ 70 ms a
-        call over a model's columns, more than a batch of sentences), then
+        :func:`learners.kernels.gram_matrix`'s dense/sparse column split of a model's
+        columns costs more a call than the product for a batch of sentences), then
         :meth:`_gaussian_of_products`."""
         return self._gaussian_of_products(sparse_dense_product(X, self._basis_t))
 

@@ -40,9 +40,9 @@ JSON of ``meta_sha256`` is ``json.dumps(meta, sort_keys=True, separators=(",", "
 whitespace and key order do not matter. Version 2 (no ``meta_sha256``) and version 1
 directories (no checksum at all) still load, with every field checked.
 
-Version 4 (multi-view models, :class:`ppi.representation.views.MultiViewFeaturizer`; issue 14) — single-view
-(``paper-v``) models are still written as version 3, so that they stay readable by older
-releases and their files do not change; ``model.json``::
+Version 4 (multi-view models, :class:`ppi.representation.views.MultiViewFeaturizer`) —
+single-view (``paper-v``) models are still written as version 3, so that they stay readable
+by older releases and their files do not change; ``model.json``::
 
     {"format": "kernelrank-ppi-model", "version": 4,
      "featurizer": {"kind": "multiview", "variant": "max"|"sum", "normalize": true,

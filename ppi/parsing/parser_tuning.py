@@ -25,9 +25,10 @@ the parser's own; spaCy's ``nlp.evaluate``), which is measured against the base 
 same documents.
 Training documents are 10 consecutive sentences of an article: the parser also splits raw
 text into sentences, and trained on one sentence per document it learns never to split (a
-whole abstract then became one sentence).  Cost: 2,000 steps (the default) took 5 min 29 s
-and 1.5 GB peak RSS on the 2-core development machine at load ≈ 2 (``/usr/bin/time -v
-python -m ppi tune-parser``, 2026-11-28).
+whole abstract then becomes one sentence).  Cost: ``max_steps`` updates of the three
+sourced components, O(steps × batch size); the time and peak memory of the default 2,000
+steps are on the results page (docs/results/ppi.md, "A biomedical parser: spaCy tuned on
+CRAFT").
 """
 
 from __future__ import annotations

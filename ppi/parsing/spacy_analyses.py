@@ -9,16 +9,17 @@ stores it under the parse name :data:`SPACY_PARSE` (tokenization of the same nam
 the corpus' own analyses, so that views ``apg:spacy`` and ``path:spacy``
 (:mod:`ppi.representation.views`) combine a genuinely different parser with the file's two.
 
-Cache.  Parsing the five corpora takes about 14 s on one core (AIMed 5.3 s, BioInfer 5.3 s
-for the sentences with pairs; spaCy's load 2 s and ≈ 300 MB of RSS more).  The analyses are
-therefore cached as gzipped JSON in ``<cache_dir>/<source>-<key>.json.gz`` (default
+Cache.  Parsing the five corpora costs spaCy's load (and its memory) and a parse of every
+sentence with pairs, far more than reading the analyses back (time: docs/results/ppi.md,
+"History", the multiview system).  The analyses are therefore cached as gzipped JSON in
+``<cache_dir>/<source>-<key>.json.gz`` (default
 ``platformdirs.user_cache_dir("kernelrank")/ppi-spacy``, ``$KERNELRANK_SPACY_CACHE``
 overrides), written atomically (:func:`kernelrank.atomic.atomic_open`).  The key is the
-sha256 of: the corpus checksum (:func:`corpus_checksum`: every sentence's id, text and entity
-offsets — all the parse reads), the spaCy version, the model's installed name and version,
-``collapse`` and the cache format.  A hit neither imports nor loads spaCy; a stale or
-unreadable file is parsed anew and overwritten.  Read back, the analyses are equal to a fresh
-parse (token ids, texts, POS, offsets, dependencies and attributes).
+sha256 of: the corpus checksum (:func:`corpus_checksum`: every sentence's id, text and
+entity offsets — all the parse reads), the spaCy version, the model's installed name and
+version, ``collapse`` and the cache format.  A hit neither imports nor loads spaCy; a stale
+or unreadable file is parsed anew and overwritten.  Read back, the analyses are equal to a
+fresh parse (token ids, texts, POS, offsets, dependencies and attributes).
 """
 
 from __future__ import annotations

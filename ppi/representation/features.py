@@ -87,8 +87,7 @@ def corpus_graphs(corpus, parse="split_parse", settings=None, progress=False, gr
 def keep_vocabulary_only(vectorizer):
     """Drop a fitted feature-map kernel's training rows (``X_fit_``): featurizers use its
     vocabulary (``features``), never its kernel against the training rows, and the rows are
-    the size of the whole featurized data (0.4 GB for the five PPI corpora' all-paths
-    features) — the caller holds them already."""
+    the size of the whole featurized data — the caller holds them already."""
     for name in ("X_fit_", "self_kernel_fit_"):
         vectorizer.__dict__.pop(name, None)
 

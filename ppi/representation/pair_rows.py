@@ -1,4 +1,4 @@
-"""All-paths feature rows of candidate pairs compiled straight from sentence arrays (issue 15).
+"""All-paths feature rows of candidate pairs compiled straight from sentence arrays.
 
 :class:`ppi.representation.features.PairFeaturizer` builds, for every candidate pair, the two
 :class:`learners.kernels.LabelledGraph` objects of :mod:`ppi.representation.graphs` and lets the generic

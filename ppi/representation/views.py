@@ -1,4 +1,4 @@
-"""More views of a candidate pair than the all-paths graph, and their combination (issue 14).
+"""More views of a candidate pair than the all-paths graph, and their combination.
 
 Each view turns a candidate pair into a sparse, unit-norm feature row; the combined kernel is
 the weighted sum of the views' normalized kernels, ``k = Σ_v w_v k̂_v`` (Σ w_v = 1, so

@@ -9,7 +9,7 @@ BioRED's abstracts better (the results page, "parser match").  This module score
 candidate of the selection grid on abstracts with document-level relations — a
 PubTator / BioC file, e.g. BioRED's training abstracts, none of them a test corpus — and
 keeps the one whose document-level AUC is best.  The measure is the one of ``ppi
-evaluate-documents`` (issue 31): every unordered pair of two distinct ids of the entity
+evaluate-documents``: every unordered pair of two distinct ids of the entity
 types (default gene / protein) in an abstract is a candidate, related when the file relates
 the two ids; a candidate's score is the maximum over its mention pairs
 (:func:`ppi.documents.relations.bag_max`), a candidate never scored ranks last.

@@ -1,4 +1,4 @@
-"""``multiview`` — issue 14's first system: text order, λ by the inner AUC, the all-paths
+"""``multiview`` — the multi-view system: text order, λ by the inner AUC, the all-paths
 kernels of both parses of the corpus files plus the bag-of-words and shortest-path views,
 their normalized kernels summed (Miwa et al. 2009; :mod:`ppi.representation.views`), linear."""
 

@@ -181,7 +181,7 @@ def test_real_craft_file(data_dir):
         assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
 
 
-# Issue 16, case 9: an invalid tree names the file, the line and the sentence.
+# An invalid tree names the file, the line and the sentence.
 TREE_ERRORS = [
     (_word(1, "We", 2) + _word(2, "go", 1) + _word(3, "x", 0, "root"), "form a cycle", 3),
     (_word(1, "We", 2) + _word(2, "go", 1), "no word has HEAD 0", 3),

@@ -1,6 +1,6 @@
-"""Fuzz suite of every reader in ``corpora`` (issue 16): damaged real input ends in a typed
-error or in a result that keeps the reader's promises — never another exception, never a
-silently inconsistent result.
+"""Fuzz suite of every reader in ``corpora``: damaged real input ends in a typed error or in
+a result that keeps the reader's promises — never another exception, never a silently
+inconsistent result.
 
 For each reader a small slice of the REAL file in ``$KERNELRANK_DATA`` is cut here into
 ``tmp_path`` (skipped, with the reason, when the file is absent; nothing is committed):
@@ -35,10 +35,9 @@ labels in range, finite numbers, valid trees, ...
 ``CASES`` = 200 cases per reader (11 readers: 2,200 cases), fixed seeds, deterministic;
 ``KERNELRANK_FUZZ_CASES=N`` runs N per reader instead (long runs). A failure lists the
 reader, the case number and the mutations, so ``_mutate(reader, case, slice)`` replays it.
-Wall time of the whole file at 200 cases: 8-10 s (see ``CASES``). On the readers before
-this suite, 4 of the 9 fuzz tests fail (ppi-xml, learning-xml, pubmed-xml, text: entity
-text off its offsets, duplicate ids, self-pairs, repeated PMIDs, a UTF-8 BOM read as
-text); it also found the unknown-encoding ``LookupError`` of the XML readers.
+What the suite guards against: entity text off its offsets, duplicate ids, self-pairs,
+repeated PMIDs, a UTF-8 BOM read as text, and an unknown encoding escaping the XML readers
+as a ``LookupError``.
 """
 
 import gzip
@@ -67,9 +66,7 @@ from kernelrank.errors import KernelrankError
 
 pytestmark = pytest.mark.slow      # fuzz: seeded mutations of slices of the real data files
 
-#: cases per reader; with 200 the whole file (1,800 cases + 10 checks) takes 8-10 s of
-#: wall time on this 2-core machine shared with other jobs (3,000 per reader: 75 s);
-#: KERNELRANK_FUZZ_CASES raises it for long runs
+#: cases per reader; KERNELRANK_FUZZ_CASES raises it for long runs
 CASES = int(os.environ.get("KERNELRANK_FUZZ_CASES", "200"))
 
 

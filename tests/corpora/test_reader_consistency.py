@@ -1,9 +1,9 @@
 """Inconsistent records are refused by name, consistent real ones are read unchanged.
 
-Issue 16, case 4: the learning-format reader accepted an entity whose ``text`` contradicts
-its ``charOffset`` (the score of the pair moved from -0.88 to -0.17), duplicate entity,
-pair, sentence and document ids, and a pair of an entity with itself; a PMID repeated in
-PubTator input gave two records with the same ``(doc_id, pair_id)``. Each case is built
+The learning-format reader refuses an entity whose ``text`` contradicts its ``charOffset``
+(accepted, it would move the pair's score), duplicate entity, pair, sentence and document
+ids, and a pair of an entity with itself; a PMID repeated in PubTator input is refused, as
+it would give two records with the same ``(doc_id, pair_id)``. Each case is built
 here by one edit of a small valid file the test writes; the expected line is the line of
 the edited element in that file, found by the test itself.
 """
@@ -156,7 +156,7 @@ def test_interaction_variant_end_is_exclusive_and_checked(tmp_path):
            '<interaction id="d.s0.i0" e1="d.s0.e0" e2="d.s0.e1"/></sentence></document>'
            '</corpus>')
     assert read_corpus(_write(tmp_path, raw.format(end=9))).documents[0].sentences[0].pairs
-    # one character past the end of the sentence (9 characters) was accepted before
+    # one character past the end of the sentence (9 characters)
     with pytest.raises(CorpusFormatError, match="lies outside its sentence"):
         read_corpus(_write(tmp_path, raw.format(end=10), "past.xml.gz"))
 

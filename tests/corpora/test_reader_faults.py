@@ -1,8 +1,8 @@
 """Every reader of ``corpora`` answers a damaged or wrong input with a typed error.
 
-Issue 16, case 6: a truncated ``.gz`` (a download that broke off), a damaged gzip stream,
-bytes that are not UTF-8, a path that does not exist and a directory given as a file used to
-escape as ``EOFError``, ``BadGzipFile``, ``UnicodeDecodeError``, ``FileNotFoundError`` or
+A truncated ``.gz`` (a download that broke off), a damaged gzip stream, bytes that are not
+UTF-8, a path that does not exist and a directory given as a file must not escape as
+``EOFError``, ``BadGzipFile``, ``UnicodeDecodeError``, ``FileNotFoundError`` or
 ``IsADirectoryError`` tracebacks. Each case is built here from a valid file the test writes
 itself (large enough that the gzip stream spans several blocks), and each must end in a
 :class:`CorpusFormatError` naming the file (and the line where one can be told) or a

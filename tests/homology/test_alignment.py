@@ -1,7 +1,7 @@
-"""The local-alignment kernel in the homology package (issue 32): kernel names and options,
-the weight of a sum chosen with λ on the training part only, the SCOP command with
-``--kernel la`` (Gram matrix cached in the data directory), and ``train`` / ``predict``
-round trips whose scores equal the kernel and learner computed directly."""
+"""The local-alignment kernel in the homology package: kernel names and options, the weight
+of a sum chosen with λ on the training part only, the SCOP command with ``--kernel la``
+(Gram matrix cached in the data directory), and ``train`` / ``predict`` round trips whose
+scores equal the kernel and learner computed directly."""
 
 import json
 

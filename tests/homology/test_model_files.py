@@ -1,8 +1,8 @@
-"""The saved homology model (one .npz) is sealed and checked whole on load (issue 16).
+"""The saved homology model (one .npz) is sealed and checked whole on load.
 
-Before: an empty or truncated file raised ``EOFError`` / ``BadZipFile``, an object array a
-bare ``ValueError``, a field of the wrong type a ``TypeError`` at prediction, and an edited
-coefficient or intercept scored silently. Every case here is now a
+An empty or truncated file (not ``EOFError`` / ``BadZipFile``), an object array (not a bare
+``ValueError``), a field of the wrong type (not a ``TypeError`` at prediction) and an edited
+coefficient or intercept (not scored silently): every case here is a
 :class:`CorpusFormatError` naming the file; versions 2 and 1 still load.
 """
 
@@ -43,7 +43,7 @@ def _rewrite(path, change, reseal=False):
     seal (a writer with a bug), so that the checks behind it are reached."""
     try:
         from homology.model import content_sha256
-    except ImportError:             # the model code before the seal (to count old failures)
+    except ImportError:             # a model module without a seal: nothing to recompute
         content_sha256 = None
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}

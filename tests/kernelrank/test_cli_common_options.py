@@ -1,8 +1,8 @@
-"""Every subcommand of every command accepts the common options (issue 34, item 5).
+"""Every subcommand of every command accepts the common options.
 
 ``--data-dir --output-dir --seed --quiet --threads --jobs`` mean something on some
 subcommands and nothing on others; where they mean nothing they are accepted as documented
-no-ops (:func:`kernelrank.cli.complete_common`), so ``ppi predict --quiet`` no longer fails
+no-ops (:func:`kernelrank.cli.complete_common`), so ``ppi predict --quiet`` does not fail
 with "unrecognized arguments". The test walks every parser of the five commands, all
 subparsers at any depth, as :func:`kernelrank.cli.run_subcommand` builds them.
 """
@@ -74,8 +74,8 @@ def test_a_no_op_option_says_so_in_the_help():
 
 
 def test_ppi_predict_quiet_reaches_the_handler_checks_not_an_unknown_option(capsys):
-    """Through the console entry point (``main``): ``--quiet`` is no longer refused; the
-    missing ``--model`` is what argparse reports."""
+    """Through the console entry point (``main``): ``--quiet`` is not refused; the missing
+    ``--model`` is what argparse reports."""
     from ppi.__main__ import main
 
     with pytest.raises(SystemExit) as exit_:

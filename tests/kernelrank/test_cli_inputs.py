@@ -2,12 +2,12 @@
 commands ends in ``error: <message naming the file>`` and exit code 2 — never a traceback —
 for a path that does not exist, a directory, an empty file and binary bytes.
 
-Issue 16, case 6 (CLI part): ``ppi predict|train --input`` gave ``FileNotFoundError`` /
-``IsADirectoryError``, an empty LETOR part a ``ValueError``, a binary file as ``homology
-train --positives`` a traceback; the sweep of the other options found more (an empty or PNG
-``homology predict --model``: ``EOFError``; a binary ``parse_ranking train --data``:
-``UnicodeDecodeError``; an output directory that is a file or an output file that is a
-directory: ``FileExistsError`` / ``IsADirectoryError`` after the work). Everything is run
+What this guards against: ``ppi predict|train --input`` ending in ``FileNotFoundError`` /
+``IsADirectoryError``, an empty LETOR part in a ``ValueError``, a binary file as ``homology
+train --positives`` in a traceback, an empty or PNG ``homology predict --model`` in
+``EOFError``, a binary ``parse_ranking train --data`` in ``UnicodeDecodeError``, an output
+directory that is a file or an output file that is a directory in ``FileExistsError`` /
+``IsADirectoryError`` after the work. Everything is run
 through the commands' ``main([...])``; fixtures are generated here (the PPI model needs the
 real LLL corpus and is skipped without it).
 """

@@ -1,4 +1,4 @@
-"""kernelrank.lock.output_lock: one run per output (issue 16 cases 2 and 3, the lock itself).
+"""kernelrank.lock.output_lock: one run per output (the lock itself).
 
 A second holder is refused at once with the first one's PID and start time; the lock of a
 killed process is taken over with a logged message; the lock is released on success, on an

@@ -1,7 +1,7 @@
-"""Faults of a run, not of its input (issue 16 cases 2, 3, 7 and the run/CLI parts of 6 and
-9): two runs on one output, a corrupt run record, an output path that is a directory, a
-full disk, Ctrl-C, an unreachable or malformed Dask scheduler, the cluster dying mid-run,
-the dashboard's interface, the permissions of output files, a build that keeps nothing.
+"""Faults of a run, not of its input: two runs on one output, a corrupt run record, an
+output path that is a directory, a full disk, Ctrl-C, an unreachable or malformed Dask
+scheduler, the cluster dying mid-run, the dashboard's interface, the permissions of output
+files, a build that keeps nothing.
 
 Real data (the LLL corpus, CRAFT trees) come from $KERNELRANK_DATA (skipped when absent);
 ``parse_ranking build`` needs Link Grammar (skipped with a reason when absent)."""
@@ -68,11 +68,11 @@ def _extract_cli(*args):
     return main(["extract", "--quiet", *map(str, args)])
 
 
-# ----------------------------------------------------------------------------- case 2
-def test_case2_second_build_on_the_same_output_refuses_instead_of_doubling(
+# ------------------------------------------------------------- two builds on one output
+def test_second_build_on_the_same_output_refuses_instead_of_doubling(
         treebank, built, tmp_path, monkeypatch):
     """Build A is held inside its first chunk while build B starts on the same output: B
-    must refuse at once (before: B wrote every record, then A wrote them all again)."""
+    must refuse at once (not write every record for A to write them all again)."""
     from parse_ranking import dataset
 
     out = tmp_path / "d.jsonl"
@@ -112,7 +112,8 @@ def test_case2_second_build_on_the_same_output_refuses_instead_of_doubling(
     assert not out.with_name(out.name + ".lock").exists()
 
 
-def test_case2_cli_names_the_holders_pid_and_start_time(treebank, tmp_path, capsys):
+def test_a_build_on_a_locked_output_names_the_holders_pid_and_start_time(treebank, tmp_path,
+                                                                         capsys):
     from kernelrank.lock import lock_path
     out = tmp_path / "d.jsonl"
     holder = (f"import sys, time\nsys.path.insert(0, {str(ROOT)!r})\n"
@@ -132,11 +133,11 @@ def test_case2_cli_names_the_holders_pid_and_start_time(treebank, tmp_path, caps
         proc.wait()
 
 
-# ----------------------------------------------------------------------------- case 3
-def test_case3_second_extract_on_the_same_output_refuses(data_dir, lll_model, tmp_path,
-                                                         monkeypatch):
-    """Extract A is held inside its second chunk while extract B starts on the same output
-    (before: B computed, assembled and removed OUT.parts under A's feet)."""
+# -------------------------------------------------------- two extractions on one output
+def test_second_extract_on_the_same_output_refuses(data_dir, lll_model, tmp_path,
+                                                   monkeypatch):
+    """Extract A is held inside its second chunk while extract B starts on the same output:
+    B refuses (it must not compute, assemble and remove OUT.parts under A's feet)."""
     from ppi.extraction import extract as ex
 
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
@@ -179,9 +180,9 @@ def test_case3_second_extract_on_the_same_output_refuses(data_dir, lll_model, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "ref.jsonl"]
 
 
-# ----------------------------------------------------------------------------- case 7
-def test_case7_no_sentence_selected_is_an_error_and_writes_nothing(treebank, tmp_path,
-                                                                    capsys):
+# ------------------------------------------------------------- a run that keeps nothing
+def test_no_sentence_selected_is_an_error_and_writes_nothing(treebank, tmp_path,
+                                                             capsys):
     out2 = tmp_path / "e.jsonl"
     from parse_ranking.__main__ import main
     code = main(["build", "--treebank", str(treebank), "--output", str(out2), "--quiet",
@@ -191,10 +192,10 @@ def test_case7_no_sentence_selected_is_an_error_and_writes_nothing(treebank, tmp
     assert not out2.exists() and not Path(str(out2) + ".meta.json").exists()
 
 
-def test_case7_no_sentence_kept_is_an_error_and_keeps_the_complete_file(treebank, tmp_path,
-                                                                       capsys):
-    """--max-parses 1: no sentence can have two distinct scores (before: TypeError in the
-    summary after the file was written)."""
+def test_no_sentence_kept_is_an_error_and_keeps_the_complete_file(treebank, tmp_path,
+                                                                  capsys):
+    """--max-parses 1: no sentence can have two distinct scores; a typed error (not a
+    TypeError in the summary after the file was written)."""
     from parse_ranking.__main__ import main
     out = tmp_path / "d.jsonl"
     argv = ["build", "--treebank", str(treebank), "--output", str(out), "--quiet",
@@ -209,15 +210,15 @@ def test_case7_no_sentence_kept_is_an_error_and_keeps_the_complete_file(treebank
     assert len(out.read_text().splitlines()) == 6
 
 
-# ----------------------------------------------------------------------------- case 6
+# --------------------------------------- corrupt run records, output paths, a full disk
 @pytest.mark.parametrize("content, problem", [
     ('{"input": "/x", "form', "not JSON"),             # truncated
     ("\x00\x01garbage", "not JSON"),
     ("[1, 2]", "JSON list"),
     ('{"input": "/x"}', "lacks"),
 ])
-def test_case6_corrupt_run_record_names_it_and_says_overwrite(data_dir, lll_model, tmp_path,
-                                                              content, problem):
+def test_corrupt_run_record_names_it_and_says_overwrite(data_dir, lll_model, tmp_path,
+                                                        content, problem):
     from ppi.extraction.extract import extract
     src, out = _lll(data_dir), tmp_path / "out.jsonl"
     extract(src, lll_model, out, "learning-xml", chunk_size=20, workers=0, progress=False,
@@ -235,7 +236,7 @@ def test_case6_corrupt_run_record_names_it_and_says_overwrite(data_dir, lll_mode
     assert summary["resumed_chunks"] == 0 and out.exists()
 
 
-def test_case6_corrupt_build_record_is_a_typed_error(treebank, tmp_path):
+def test_corrupt_build_record_is_a_typed_error(treebank, tmp_path):
     from parse_ranking.dataset import build_dataset
     out = tmp_path / "d.jsonl"
     out.write_text("")
@@ -245,7 +246,7 @@ def test_case6_corrupt_build_record_is_a_typed_error(treebank, tmp_path):
         build_dataset(treebank, out, **BUILD)
 
 
-def test_case6_output_naming_a_directory(treebank, tmp_path, capsys):
+def test_output_naming_a_directory(treebank, tmp_path, capsys):
     d = tmp_path / "dir"
     d.mkdir()
     assert _extract_cli("--model", tmp_path / "no-model", "--input", tmp_path / "x",
@@ -260,7 +261,7 @@ def test_case6_output_naming_a_directory(treebank, tmp_path, capsys):
             pass
 
 
-def test_case6_output_dir_naming_a_file(tmp_path, capsys):
+def test_output_dir_naming_a_file(tmp_path, capsys):
     from parse_ranking.__main__ import main
     f = tmp_path / "results"
     f.write_text("not a folder")
@@ -269,7 +270,7 @@ def test_case6_output_dir_naming_a_file(tmp_path, capsys):
                                        "folder; give a folder (it is created if absent)\n")
 
 
-def test_case6_oserror_naming_a_file_is_one_line_other_errors_keep_the_traceback(capsys):
+def test_oserror_naming_a_file_is_one_line_other_errors_keep_the_traceback(capsys):
     def full():
         raise OSError(errno.ENOSPC, "No space left on device", "/data/out.jsonl")
     assert exit_code(full) == 2
@@ -301,7 +302,7 @@ def _failing_fsync(module, monkeypatch, fail_on):
     monkeypatch.setattr(module, "os", types.SimpleNamespace(**{**vars(os), "fsync": fsync}))
 
 
-def test_case6_disk_full_in_atomic_open_names_the_file_and_leaves_no_temporary(
+def test_disk_full_in_atomic_open_names_the_file_and_leaves_no_temporary(
         tmp_path, monkeypatch):
     from kernelrank import atomic
     _failing_fsync(atomic, monkeypatch, 1)
@@ -312,8 +313,8 @@ def test_case6_disk_full_in_atomic_open_names_the_file_and_leaves_no_temporary(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_case6_disk_full_during_build_one_line_then_resume(treebank, built, tmp_path,
-                                                            monkeypatch, capsys):
+def test_disk_full_during_build_one_line_then_resume(treebank, built, tmp_path,
+                                                     monkeypatch, capsys):
     from parse_ranking import dataset
     out = tmp_path / "d.jsonl"
     _failing_fsync(dataset, monkeypatch, 2)          # the second chunk's write fails
@@ -328,7 +329,7 @@ def test_case6_disk_full_during_build_one_line_then_resume(treebank, built, tmp_
     assert out.read_bytes() == built
 
 
-# ----------------------------------------------------------------------------- case 9
+# ---------------------------------------------------------- file permissions and Ctrl-C
 def _ctrl_c_as_in_a_terminal():
     """Child processes get Ctrl-C's default disposition: a run started in the background by
     a non-interactive shell (``cmd &``) inherits SIGINT *ignored*, and Python then keeps it
@@ -345,7 +346,7 @@ def sigint_handler():
 
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
-def test_case9_output_files_follow_the_umask(tmp_path, umask, mode):
+def test_output_files_follow_the_umask(tmp_path, umask, mode):
     from kernelrank.atomic import write_text
     old = os.umask(umask)
     try:
@@ -360,14 +361,14 @@ def test_case9_output_files_follow_the_umask(tmp_path, umask, mode):
 @pytest.mark.parametrize("resumes, line", [
     (False, "interrupted\n"),
     (True, "interrupted; rerun the same command to resume (completed chunks are kept)\n")])
-def test_case9_ctrl_c_is_one_line_and_exit_130(capsys, resumes, line):
+def test_ctrl_c_is_one_line_and_exit_130(capsys, resumes, line):
     def run():
         raise KeyboardInterrupt
     assert exit_code(run, resumes=resumes) == 130
     assert capsys.readouterr().err == line
 
 
-def test_case9_ctrl_c_of_a_real_build_then_resume(treebank, built, tmp_path):
+def test_ctrl_c_of_a_real_build_then_resume(treebank, built, tmp_path):
     """SIGINT to the whole process group (as the terminal sends it) of a running build with
     two worker processes: one line on stderr, exit 130, no lock left, the rerun completes
     the same file."""
@@ -393,8 +394,8 @@ def test_case9_ctrl_c_of_a_real_build_then_resume(treebank, built, tmp_path):
     assert out.read_bytes() == built
 
 
-def test_case9_ctrl_c_of_extract_on_a_local_cluster_then_resume(data_dir, lll_model,
-                                                                tmp_path):
+def test_ctrl_c_of_extract_on_a_local_cluster_then_resume(data_dir, lll_model,
+                                                          tmp_path):
     """SIGINT to the process group of `ppi extract` running on a local Dask cluster (its
     worker processes get it too): one line, exit 130, no lock left, the rerun resumes to
     the output of an uninterrupted run."""
@@ -479,9 +480,9 @@ def test_dask_worker_death_is_a_cluster_error():
 
 
 def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, lll_model,
-                                                                     tmp_path, monkeypatch):
+                                                                    tmp_path, monkeypatch):
     """The only worker process is killed (as by the OOM killer) while it computes a chunk:
-    a ClusterError saying that the completed chunks are kept (before: a KilledWorker
+    a ClusterError saying that the completed chunks are kept (not a KilledWorker
     traceback); the same call resumes them."""
     import dask
     from distributed import Client, LocalCluster
@@ -539,9 +540,9 @@ def test_dask_local_cluster_listens_on_loopback_only(processes):
         cluster.close()
 
 
-def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys, sigint_handler):
+def test_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys, sigint_handler):
     """A Ctrl-C that arrives while Python runs a finalizer (Dask's Future.__del__ and its gc
-    callback were seen swallowing it: the run went on and exited 0) is re-raised: one line,
+    callback can swallow it: the run would go on and exit 0) is re-raised: one line,
     exit 130, and nothing after it runs."""
     import time
 
@@ -563,7 +564,7 @@ def test_case9_ctrl_c_inside_a_finalizer_still_stops_the_run(capsys, sigint_hand
     assert reached == []
 
 
-def test_case9_ctrl_c_swallowed_just_before_the_end_still_counts(capsys, sigint_handler):
+def test_ctrl_c_swallowed_just_before_the_end_still_counts(capsys, sigint_handler):
     """The interrupt is swallowed by a finalizer and the run returns at once: still exit 130
     (not 0 followed by a stray signal)."""
     class Finalizer:
@@ -581,8 +582,8 @@ def test_case9_ctrl_c_swallowed_just_before_the_end_still_counts(capsys, sigint_
 def test_an_interrupt_after_a_chunk_writer_created_its_file_leaves_no_temporary_file(
         data_dir, lll_model, tmp_path, monkeypatch):
     """Ctrl-C can land inside ``tempfile.mkstemp``, after the chunk's temporary file exists
-    and before ``atomic_open`` can remove it (the race case 9 above met about once in ten
-    runs): the interrupted extraction removes it; the completed chunks stay and the rerun
+    and before ``atomic_open`` can remove it (a race the interrupt tests above can meet):
+    the interrupted extraction removes it; the completed chunks stay and the rerun
     resumes to an uninterrupted run's output."""
     import ppi.extraction.extract as extract_module
     from ppi.extraction.extract import extract

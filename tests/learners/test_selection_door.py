@@ -1,6 +1,6 @@
-"""The door of the selection engine (issue 34, item 1): the splitter objects of
-learners/splits.py, the PathLearner protocol and HoldoutMixin of learners/base.py, and the
-grouped inputs of learners/selection.py (Search, Scoring, RowStructure, Channels).
+"""The door of the selection engine: the splitter objects of learners/splits.py, the
+PathLearner protocol and HoldoutMixin of learners/base.py, and the grouped inputs of
+learners/selection.py (Search, Scoring, RowStructure, Channels).
 
 Each splitter's hold-out sets are checked against their definition (not against another
 output of our code), every splitter served by the closed form is checked against explicit
@@ -181,8 +181,8 @@ def test_leave_pair_out_through_select_is_its_error_of_retrained_pairs(rng):
 
 
 def test_lpo_cv_estimator_predicts_with_the_chosen_alpha(rng):
-    """The CV estimator's best_estimator_ is fitted at alpha_ (it was the path model fitted
-    at the largest λ, whichever λ won, while leave-pair-out had its own code path)."""
+    """The CV estimator's best_estimator_ is fitted at alpha_ under leave-pair-out too (not
+    the path model fitted at the largest λ, whichever λ won)."""
     X = rng.normal(size=(60, 5))
     y = (X[:, 0] + 0.1 * rng.normal(size=60) > 0).astype(float)
     cv = GlobalRankRLSCV(alphas=[1e-2, 1.0, 1e2, 1e4], cv="lpo").fit(X, y)

@@ -148,14 +148,14 @@ def test_cli_train_graph(data, tmp_path, capsys):
     assert views[0].kind == "graph" and len(meta["views"][0]["representation"]["labels"]) > 0
 
 
-# ------------------------------------------------- issue 16: the two files as a checked pair
+# --------------------------------------------------------- the two files as a checked pair
 def _reseal(path):
     """Recompute the seals of ``path``.json (a writer with a bug), so that the checks behind
     them are reached."""
     from kernelrank.checksum import file_sha256
     try:
         from parse_ranking.model import meta_sha256
-    except ImportError:             # the model code before the seals (to count old failures)
+    except ImportError:             # a model module without seals: nothing to recompute
         return
     meta = json.loads(path.with_suffix(".json").read_text())
     meta["weights_sha256"] = file_sha256(path.with_suffix(".npz"))

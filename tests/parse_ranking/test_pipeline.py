@@ -139,8 +139,9 @@ def test_article_folds_keep_articles_together():
 
 @needs_lg
 def test_a_file_written_twice_is_refused_naming_the_repeated_sentence(built, tmp_path):
-    """Issue 16 case 2: two concurrent builds (before builds took a lock) wrote every record
-    twice and `train` fitted on the doubled data; such a file is now refused on load."""
+    """A file with every record twice (as two concurrent builds without the lock would write
+    it, and `train` would fit on the doubled data) is refused on load, naming the line and
+    the repeated sentence."""
     import shutil
 
     from kernelrank.errors import CorpusFormatError

@@ -1,4 +1,4 @@
-"""Sparse rankers (issue 18): Nyström features + linear query RankRLS equals the brute-force
+"""Sparse rankers: Nyström features + linear query RankRLS equals the brute-force
 reduced-set solution (Paper I eq. 41) and the reduced-set learner; the blocked Nyström map
 equals the unblocked one; the parse rankers ``sparse_rankrls`` / ``nystroem_rankrls`` choose
 λ (and the basis size) by inner CV equal to explicit retraining without the held-out rows,
@@ -332,8 +332,8 @@ def test_reading_with_max_parses_keeps_the_same_records_and_parses(rng, tmp_path
 
 
 def test_memory_lean_steps_equal_the_plain_expressions(rng):
-    """The in-place / row-block forms in the reduced-set learner (issue 18: the m x r map
-    held once) give the values of the plain expressions they replace."""
+    """The in-place / row-block forms in the reduced-set learner (the m x r map held once)
+    give the values of the plain expressions they stand for."""
     from learners import reduced_set as rs
     from learners.query_centring import centre_scale
 

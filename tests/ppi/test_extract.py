@@ -659,7 +659,7 @@ def test_cli_missing_spacy_model_is_a_clean_error(nlp, lll_model, tmp_path, caps
 
 def test_repeated_document_ids_keep_their_own_scores(nlp, data_dir, lll_model):
     """process_chunk matches scores to pairs by position: two documents with one id (which
-    the readers refuse, issue 16 case 4, but a library caller may pass) keep their own."""
+    the readers refuse, but a library caller may pass) keep their own."""
     import ppi.extraction.extract as ex
     from ppi.models.classes import PPIModel
     a, b = _abstracts(data_dir, n_docs=2)

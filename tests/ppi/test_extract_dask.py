@@ -1,8 +1,7 @@
-"""``ppi extract --scheduler`` against a cluster of separate processes (issue 15 item 8): an
-external ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1, started here the
-way a user starts them, import this checkout (``PYTHONPATH``) and must write byte for byte
-the output of the in-process run, on a slice of the real BioCreative VI PPIm PubTator
-file."""
+"""``ppi extract --scheduler`` against a cluster of separate processes: an external ``dask
+scheduler`` and two ``dask worker`` processes on 127.0.0.1, started here the way a user
+starts them, import this checkout (``PYTHONPATH``) and must write byte for byte the output
+of the in-process run, on a slice of the real BioCreative VI PPIm PubTator file."""
 
 import gzip
 import os

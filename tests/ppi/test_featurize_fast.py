@@ -1,5 +1,5 @@
-"""Issue 15 item 1, the all-paths featurization at extraction speed, tested against the
-straightforward computation bit for bit:
+"""The all-paths featurization at extraction speed, tested against the straightforward
+computation bit for bit:
 
 * the ``max`` aggregation without expanding the label-pair terms (``max_label_pairs``, one
   W per distinct adjacency; the kernel's one route) against the expand-and-sort oracle of
@@ -258,8 +258,8 @@ def test_gaussian_model_scores_without_rows_equal_its_decision_function(lll, hpr
 
 # ------------------------------------------------------------------ pair graphs, BFS
 def _reference_pair_graphs(st, pair, settings):
-    """ppi/representation/graphs.py's pair graph construction before issue 15 (one Python pass per pair
-    over the dependencies and tokens), the reference of the vectorized one."""
+    """The pair graph construction by one Python pass per pair over the dependencies and
+    tokens: the reference of the vectorized one in ppi/representation/graphs.py."""
     s = settings
     toks1, toks2 = st.pair_tokens(pair, s.order)
     n, deps = st.n, st.deps

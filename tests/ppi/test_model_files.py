@@ -1,10 +1,10 @@
 """A saved PPI model is written as a unit and its two files are checked against each other.
 
-Issue 16, case 1: with the disk filling up (or a kill) while ``ppi train`` overwrote a
-model, ``model.json`` of one model ended up beside ``weights.npz`` of another and
-``ppi predict`` scored silently with the mixture; a hand-shortened ``labels`` list loaded
-too. Every case here must now be a :class:`CorpusFormatError` naming the file — or, for the
-interrupted save, leave the old model whole.
+With the disk filling up (or a kill) while ``ppi train`` overwrites a model, ``model.json``
+of one model must not end up beside ``weights.npz`` of another for ``ppi predict`` to score
+silently with the mixture, nor a hand-shortened ``labels`` list load. Every case here must be
+a :class:`CorpusFormatError` naming the file — or, for the interrupted save, leave the old
+model whole.
 """
 
 import json
@@ -45,7 +45,7 @@ def _edit_json(directory, change, reseal=True):
     a writer with a bug would), so that the checks behind the seal are reached."""
     try:
         from ppi.models.classes import meta_sha256
-    except ImportError:             # the model code before the seal (to count old failures)
+    except ImportError:             # a model module without a seal: nothing to recompute
         meta_sha256 = None
     path = directory / "model.json"
     meta = json.loads(path.read_text())
@@ -172,8 +172,8 @@ def test_interrupted_save_leaves_the_old_model_whole(lll, tmp_path, monkeypatch)
                                    "graph": {**m["featurizer"]["graph"], "path_weight": 0.5}}},
 ])
 def test_hand_edited_model_json_is_refused(lll, tmp_path, change):
-    """Issue 16, fuzz finding: a valid-looking edit of model.json (threshold, label order,
-    a graph weight) scored silently differently; the content is now sealed."""
+    """A valid-looking edit of model.json (threshold, label order, a graph weight) is refused
+    by the content's seal, not scored silently differently."""
     from ppi.models.classes import PPIModel
     _model(lll, 0).save(tmp_path / "M")
     _edit_json(tmp_path / "M", change, reseal=False)

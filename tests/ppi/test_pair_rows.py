@@ -1,12 +1,12 @@
-"""The compiled route of :mod:`ppi.representation.pair_rows` (issue 15; since issue 34 the one route of
-``fit_transform`` and ``transform`` alike) against the kernel's route through the pair graphs
-(``LabelledGraph`` objects, an LU inverse per adjacency): the same label table and
-vocabulary, and the same rows up to round-off — the same columns in every row
-and values within 1e-12 relative — on every pair of real corpora under every graph setting,
-and on random sentences whose dependency graphs are trees, DAGs with shared dependents, or
-cyclic (those pairs take the graph route); plus the pieces it is made of.  A linear model's
-scores without the rows (:meth:`ppi.representation.features.PairFeaturizer.union_scores`) against the
-graph route's rows times the weights, on the same pairs."""
+"""The compiled route of :mod:`ppi.representation.pair_rows` (the one route of
+``fit_transform`` and ``transform`` alike) against the kernel's route through the pair
+graphs (``LabelledGraph`` objects, an LU inverse per adjacency): the same label table and
+vocabulary, and the same rows up to round-off — the same columns in every row and values
+within 1e-12 relative — on every pair of real corpora under every graph setting, and on
+random sentences whose dependency graphs are trees, DAGs with shared dependents, or cyclic
+(those pairs take the graph route); plus the pieces it is made of.  A linear model's scores
+without the rows (:meth:`ppi.representation.features.PairFeaturizer.union_scores`) against
+the graph route's rows times the weights, on the same pairs."""
 
 import dataclasses
 import itertools

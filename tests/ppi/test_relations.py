@@ -196,7 +196,7 @@ def test_passage_relations_are_gold_too_and_relation_types_filter_them(tmp_path)
 
 def test_evaluating_on_one_class_of_pairs_or_an_absent_type_says_so(tmp_path, capsys):
     """A gold file whose every candidate is related has no AUC: the summary leaves it out
-    (it used to stop on a TypeError); a relation type the file lacks is a typed error."""
+    (rather than stop on a TypeError); a relation type the file lacks is a typed error."""
     from ppi.__main__ import main
 
     doc = {"id": "9", "infons": {}, "annotations": [], "relations": [], "passages": [{

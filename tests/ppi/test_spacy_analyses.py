@@ -1,5 +1,5 @@
-"""spaCy as a third parse of the benchmark corpora (issue 14): the parse name ``spacy``, its
-analyses added beside the file's two, their cache, and the views that read them."""
+"""spaCy as a third parse of the benchmark corpora: the parse name ``spacy``, its analyses
+added beside the file's two, their cache, and the views that read them."""
 
 import gzip
 

@@ -1,8 +1,8 @@
-"""The spaCy component ``kernelrank_ppi`` (issue 15 item 7) in a real pipeline: the pinned
-``en_core_web_sm`` (tagger + parser), a model trained on LLL, real LLL abstracts whose gold
-mentions are set as ``doc.ents`` or ``doc.spans[...]`` by a component before it.  Its scores
-must be those of ``ppi extract`` on the same text and mentions (PubTator input); bad
-pipelines and configs are typed errors; the factory is declared as a package entry point."""
+"""The spaCy component ``kernelrank_ppi`` in a real pipeline: the pinned ``en_core_web_sm``
+(tagger + parser), a model trained on LLL, real LLL abstracts whose gold mentions are set as
+``doc.ents`` or ``doc.spans[...]`` by a component before it.  Its scores must be those of
+``ppi extract`` on the same text and mentions (PubTator input); bad pipelines and configs
+are typed errors; the factory is declared as a package entry point."""
 
 import importlib
 import json

@@ -1,5 +1,5 @@
-"""PPI systems as objects (ppi.systems): the registry, the parts each
-system is composed of, the saved-model class it owns, and progress passed explicitly."""
+"""PPI systems as objects (ppi.systems): the registry, the parts each system is composed of,
+the saved-model class it owns, and progress passed explicitly."""
 
 import numpy as np
 import pytest

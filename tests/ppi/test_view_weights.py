@@ -1,5 +1,5 @@
-"""View weights chosen inside the training folds (issue 14): the grid over groups of views,
-the reweighted rows' kernel, and the per-fold choice by the inner criterion."""
+"""View weights chosen inside the training folds: the grid over groups of views, the
+reweighted rows' kernel, and the per-fold choice by the inner criterion."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 14's additions to the pair representation: head-token path end points, the
+"""The pair representation beyond the all-paths graph: head-token path end points, the
 bag-of-words and shortest-path views, their combination as a sum of normalized kernels, the
 bag-of-features kernel they use, and λ chosen by inner AUC."""
 

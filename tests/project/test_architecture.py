@@ -4,6 +4,7 @@ package only the ground floor, applications never each other; and no two modules
 each other, directly or around a cycle."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -266,7 +267,7 @@ def _private_uses(path, module):
 
 def test_no_module_uses_another_modules_private_names():
     """No module imports (or reaches through a module) a private name of another module:
-    what one module needs of another is public and documented (issue 34).  Private modules
+    what one module needs of another is public and documented.  Private modules
     (``_solvers.py``) are their package's own, see :func:`_may_use_module`."""
     bad = [f"{rel}:{line}: {text}" for name, (rel, path) in MODULES.items()
            for line, text in _private_uses(path, name)]
@@ -292,3 +293,56 @@ def test_the_private_name_check_sees_violations(tmp_path):
                      "from learners import _solvers", "from learners._solvers import ..."}
     assert {t for _, t in _private_uses(src, "learners.m")} == \
         {"from learners.kernels.all_paths import _x", "learners.rls._z"}
+
+
+# ------------------------------------------------------------ code that speaks of the code
+#: Where the code may not speak of its history: the packages and the benchmarks (history is
+#: kept in CHANGELOG.md and docs/results/*.md).
+HISTORY_FREE = PACKAGES + ("benchmarks",)
+#: A reference to an issue by its number, or a calendar date (YYYY-MM-DD).  Assembled from
+#: pieces, so that the source of this test does not match it.
+HISTORY = re.compile("[Ii]ssue" + "s? #?[0-9]+" + "|" + "20[0-9]{2}" + "-[0-9]{2}" * 2)
+
+
+def _history_lines(base, roots):
+    """``path:line: text`` of every line of a ``.py`` file under the folders ``roots`` of
+    ``base`` that names an issue by number or a date.  O(size of the files)."""
+    out = []
+    for root in roots:
+        for path in sorted((base / root).rglob("*.py")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            out += [f"{path.relative_to(base).as_posix()}:{n}: {line.strip()}"
+                    for n, line in enumerate(lines, 1) if HISTORY.search(line)]
+    return out
+
+
+def test_the_code_speaks_of_what_it_does_not_of_its_history():
+    """No issue number and no date in the packages or the benchmarks (code, docstrings,
+    comments, help texts): a line says what the code does or guards."""
+    bad = _history_lines(ROOT, HISTORY_FREE)
+    assert not bad, "issue numbers or dates in the code:\n" + "\n".join(bad)
+
+
+def test_tests_are_named_for_what_they_check():
+    """No test function or class is named after an issue: its name says what it checks."""
+    bad = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad += [f"{path.relative_to(ROOT).as_posix()}:{node.lineno}: {node.name}"
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and node.name.lower().startswith("test") and "issue" in node.name.lower()]
+    assert not bad, "tests named after an issue:\n" + "\n".join(bad)
+
+
+def test_the_history_check_sees_numbered_references_and_dates(tmp_path):
+    """The check itself: issue numbers and dates are found, other numbers are not (the
+    lines are assembled from pieces, as the pattern is)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        "# see iss" + "ue 16\n" + "x = 1  # Iss" + "ues #3 and 4\n"
+        "# measured 2026-11" + "-24\n"
+        "# an issued warning, 16 issues, version 2.0-11, 2026 cells, 12-24\n",
+        encoding="utf-8")
+    found = [line.split(":")[1] for line in _history_lines(tmp_path, ["pkg"])]
+    assert found == ["1", "2", "3"]

@@ -1,4 +1,4 @@
-"""One estimator contract across every learner of ``learners`` (issue 13, part 4).
+"""One estimator contract across every learner of ``learners``.
 
 * ``score``: every ranker's ``score(X, y, qids=None)`` is the concordance index of
   :func:`learners.measures.cindex` (= 1 - disagreement error with ties 1/2) on held-out data;

@@ -1,4 +1,4 @@
-"""Fuzz suite of the saved model files (issue 16): every damaged model is refused or harmless.
+"""Fuzz suite of the saved model files: every damaged model is refused or harmless.
 
 One tiny model of each kind is trained (a PPI model on four LLL documents — skipped without
 the real data —, a homology detector on six FASTA sequences with the spectrum + protein
@@ -26,12 +26,9 @@ Each mutated model must either raise a :class:`~kernelrank.errors.KernelrankErro
 or prediction, or predict **exactly** the original scores (and, for PPI, decisions) — never
 another exception, never silently different results; a re-formatting must load. The run
 prints the outcomes per kind (``pytest -s``; at the default seed and 500 cases about 80 %
-refused, 20 % identical). Wall time of this file: 10 s at 500 cases per kind on the shared
-2-core machine (``time pytest tests/project/test_fuzz_models.py``; 26-37 s at 1,000-1,500, 75 s at
-3,000 — all passed, also with another seed). On the model code before this change (main at
-5eb0b7d, without resealing, whose helpers it lacks) 7 of 200 PPI, 60 of 200 homology and 86
-of 200 parse_ranking cases failed: BadZipFile, UnicodeDecodeError, TypeError, ValueError
-tracebacks and silently different scores (an edited graph weight, a float32 weight array).
+refused, 20 % identical). What the suite guards against: BadZipFile, UnicodeDecodeError,
+TypeError, ValueError tracebacks and silently different scores (an edited graph weight, a
+float32 weight array).
 """
 
 import copy

@@ -1,13 +1,13 @@
-"""Numerical guard and input types of every learner (issue 16, cases 5 and 8).
+"""Numerical guard and input types of every learner.
 
-Case 5: features so large that ``X^T X`` or a kernel overflows used to give all-zero
+Overflow: features so large that ``X^T X`` or a kernel overflows would give all-zero
 predictions (primal RLS: ``X^T X = inf`` makes the Cholesky solve return ``w = 0``), NaN
-(dual), a bare ``LinAlgError`` from the CV shortcuts, or a RankSVM that never returned; now
-every learner, kernel and CV shortcut raises :class:`NumericalError` naming the estimator,
-the step and the magnitude of the features. Finite but hard problems (λ = 2^-15 on
-near-collinear data, features of 1e150 on few rows) are not errors and stay exact.
+(dual), a bare ``LinAlgError`` from the CV shortcuts, or a RankSVM that never returns;
+instead every learner, kernel and CV shortcut raises :class:`NumericalError` naming the
+estimator, the step and the magnitude of the features. Finite but hard problems (λ = 2^-15
+on near-collinear data, features of 1e150 on few rows) are not errors and stay exact.
 
-Case 8: no rows, no features, complex, string, date or object input is an
+Input types: no rows, no features, complex, string, date or object input is an
 :class:`InvalidInputError` whose message names the estimator, for every estimator.
 """
 
@@ -100,7 +100,7 @@ SPECS = {
 
 def _quiet(fn, *args):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")            # the old code's overflow RuntimeWarnings
+        warnings.simplefilter("ignore")            # overflow RuntimeWarnings of unguarded code
         return fn(*args)
 
 
@@ -155,10 +155,10 @@ def test_guard_checks_solutions_not_diagnostics():
         _Toy().leave_one_out()
 
 
-# ---------------------------------------------------------------------- case 5
+# ---------------------------------------------------------------------- overflow
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_unscaled_features_raise_numerical_error(name):
-    """X * 1e160: all-zero or NaN predictions (or no return) before; a typed error now."""
+    """X * 1e160: a typed error, not all-zero or NaN predictions (or no return)."""
     with pytest.raises(NumericalError, match="scale them") as info:
         _fit_apply(name, _data(HUGE))
     assert name in str(info.value) and "e+160" in str(info.value)
@@ -166,8 +166,8 @@ def test_unscaled_features_raise_numerical_error(name):
 
 
 @pytest.mark.parametrize("solver", ["primal", "dual"])
-def test_issue_probe_rls_and_leave_one_out(solver):
-    """The issue's probe: RLS().fit(X * 1e160, y) then leave_one_out."""
+def test_rls_fit_then_leave_one_out_on_unscaled_features(solver):
+    """RLS().fit(X * 1e160, y) then leave_one_out: the fit names the features' magnitude."""
     d = _data(HUGE)
     with pytest.raises(NumericalError, match=r"RLS\.fit: .*features up to \d\.\de\+160"):
         _quiet(lambda: learners.RLS(solver=solver).fit(d.X, d.y).leave_one_out())
@@ -329,7 +329,7 @@ def test_tiny_lambda_on_near_collinear_features_stays_exact(solver):
         assert np.all(np.isfinite(fitted.leave_one_out()))
 
 
-# ---------------------------------------------------------------------- case 8
+# ------------------------------------------------------------------- input types
 def _bad_inputs():
     X = _data().X
     obj = X.astype(object)
@@ -381,13 +381,14 @@ def test_bad_input_types_at_predict(name, bad):
         _quiet(apply, model, d)
 
 
-def test_issue_probe_nystroem_zero_features():
+def test_nystroem_map_refuses_zero_features():
     with pytest.raises(InvalidInputError, match="0 feature.*NystroemMap"):
         NystroemMap(n_basis=2).fit(np.zeros((10, 0)))
 
 
 def test_complex_is_not_cast_to_real():
-    """Complex X was cast silently (ComplexWarning) by the views and node-set paths."""
+    """Complex X is refused, not cast silently (ComplexWarning), by the views and node-set
+    paths too."""
     X = _data().X + 1j
     for est, call in [(learners.CoRLS(), lambda e: e.fit([X, X], np.ones(40))),
                       (learners.KronRLS(), lambda e: e.fit(X[:8], np.ones((8, 8)))),

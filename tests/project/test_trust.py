@@ -1,22 +1,22 @@
-"""Issue 35, "Why": each failure a careless or unlucky user met, as a test (each failed before
-the fix). The classes these cases belong to are probed in ``test_trust_probes.py``.
+"""Trust under misuse: each failure a careless or unlucky user can meet, as a test that it
+is guarded against. The classes these cases belong to are probed in ``test_trust_probes.py``.
 
-1. an input destroyed: ``ppi extract --input F --output F --overwrite`` deleted F;
-   ``homology predict --input F.fa --output F.fa`` overwrote the FASTA with its TSV;
-2. a model saved that nothing loads: ``ppi train`` on 12 LLL documents (bow view) saved a
-   threshold of −∞ and ``results.json`` held ``-Infinity``; ``PPIModel.load(M).save(X)``
-   raised an ``AttributeError``;
+1. an input destroyed: ``ppi extract --input F --output F --overwrite`` must not delete F,
+   nor ``homology predict --input F.fa --output F.fa`` overwrite the FASTA with its TSV;
+2. a model saved that nothing loads: ``ppi train`` on 12 LLL documents (bow view) must not
+   save a threshold of −∞ nor ``results.json`` hold ``-Infinity``; ``PPIModel.load(M).save(X)``
+   must not raise an ``AttributeError``;
 3. stale work resumed: a ``--format text`` folder edited in place between a kill and the
-   resume kept its old chunks;
-4. a mention dropped without a word: a PubTator offset ``21a`` / `` 21`` was taken for a
-   relation line;
+   resume must not keep its old chunks;
+4. a mention dropped without a word: a PubTator offset ``21a`` / `` 21`` must not be taken
+   for a relation line;
 5. memory sized by the file: one LETOR feature index of 10,000 (or 10^9) in a few dozen
-   rows formed a d × d matrix (or ended in a ``MemoryError``);
+   rows must not form a d × d matrix (or end in a ``MemoryError``);
 6. tracebacks: qid / feature index beyond int64, a grid 2^-100000..2^100000, a non-UTF-8 or
-   gzipped lexicon;
-7. late and misleading: a repeated CoNLL-U sentence id reported only after the parsing, as
-   concurrent builds; a model read while it is replaced failing with a raw
-   ``FileNotFoundError``.
+   gzipped lexicon are located errors instead;
+7. late and misleading: a repeated CoNLL-U sentence id is reported when the file is read,
+   not after the parsing as concurrent builds; a model read while it is replaced does not
+   fail with a raw ``FileNotFoundError``.
 """
 
 import gzip

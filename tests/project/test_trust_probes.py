@@ -1,11 +1,10 @@
-"""The probe suite of issue 35 ("trust under misuse"): every command tried as a careless or
-unlucky user would, by class, on generated inputs; each probe must end in a typed error
-(``error: …``, exit code 2, the input untouched) or in the correct result — never a
-traceback, a destroyed input, a model that does not load, stale work or JSON that strict
-readers refuse.
+"""The probe suite of trust under misuse: every command tried as a careless or unlucky user
+would, by class, on generated inputs; each probe must end in a typed error (``error: …``,
+exit code 2, the input untouched) or in the correct result — never a traceback, a destroyed
+input, a model that does not load, stale work or JSON that strict readers refuse.
 
-Classes (the case counts are in the closing note of issue 35; ``pytest --collect-only -q
-tests/project/test_trust_probes.py`` lists them):
+Classes (``pytest --collect-only -q tests/project/test_trust_probes.py`` lists their
+cases):
 
 * **declarations** — every subcommand of the five commands declares what it reads and
   writes and bounds every number it takes (a new option cannot slip through);

@@ -30,8 +30,8 @@ _CONTROLLER = []
 
 def one_blas_thread():
     """``threadpool_limits(1)`` from one :class:`threadpoolctl.ThreadpoolController`, made on
-    first use: a new limiter scans the process' loaded libraries (reads ``/proc/self/maps``,
-    5 ms), which cost more than the featurization of a small batch."""
+    first use: a new limiter scans the process' loaded libraries (reads ``/proc/self/maps``),
+    which costs more than the featurization of a small batch."""
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1)

@@ -290,8 +290,8 @@ def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
 @pytest.mark.slow
 def test_log_space_programme_exact_after_the_scaled_one_compiled_first():
     """The programmes share their log-add; compiled first in a fresh process, the scaled
-    programme's fast-math options must not reach the log-space one (with ``ninf`` they did:
-    ``log_add(-inf, -inf)`` became NaN, depending only on which compiled first)."""
+    programme's fast-math options must not reach the log-space one (with ``ninf`` among them
+    ``log_add(-inf, -inf)`` would be NaN, depending only on which compiled first)."""
     import os
     import subprocess
     import sys

@@ -22,6 +22,22 @@ def test_every_exported_learner_resolves_and_clones():
         learners.NoSuchLearner  # noqa: B018
 
 
+@pytest.mark.parametrize("door", ["ppi", "ppi.models"])
+def test_the_documented_doors_of_ppi_resolve(door):
+    """The names ``ppi`` and ``ppi.models`` export — the documented library API, imported on
+    first use — all resolve, to objects defined in the sub-packages; the saved-model
+    classes are reached there by name, whatever module holds them."""
+    import importlib
+
+    module = importlib.import_module(door)
+    for name in module.__all__:
+        obj = getattr(module, name)
+        assert obj.__module__.startswith("ppi."), (door, name, obj.__module__)
+    assert {"PPIModel", "load_model"} <= set(importlib.import_module("ppi").__all__)
+    with pytest.raises(AttributeError):
+        module.NoSuchName  # noqa: B018
+
+
 @pytest.mark.parametrize("package", EVERY_COMMAND)
 def test_cli_help(package):
     out = subprocess.run([sys.executable, "-m", package, "--help"], capture_output=True,

@@ -49,6 +49,9 @@ def unscored_last(B):
 
 
 def linear_kernel_input(X, learner, n_basis):
+    """The input of ``learner`` trained on the mention-pair rows ``X`` with the linear kernel
+    (:func:`ppi.learning.evaluation.learner_input`: the Gram matrix, or ``X`` itself when
+    the learner takes rows)."""
     from ppi.learning.evaluation import learner_input
     from ppi.representation.features import PairSet
 
@@ -134,6 +137,9 @@ class DocumentFit:
 
 
 def check_classes(rc):
+    """Refuse a relation corpus ``rc`` that has no related or no unrelated candidate, or no
+    mention pair at all: nothing to learn from (:class:`~kernelrank.errors.
+    InvalidParameterError` naming the file)."""
     y = rc.candidates.y
     if not (y > 0).any() or not (y < 0).any():
         raise InvalidParameterError(

@@ -10,7 +10,7 @@ of a model being trained (:func:`source_prior`, :class:`TrainingPrior`).
 
 Cost: one selection per source corpus (that of the system's learner on its pairs; fits
 cached by :mod:`ppi.learning.source_cache` when training), and one kernel block
-O(|target| × |basis|) per source to score the target.  Importing this module imports no
+``O(|target| × |basis|)`` per source to score the target.  Importing this module imports no
 NumPy: every function imports what it uses.
 """
 

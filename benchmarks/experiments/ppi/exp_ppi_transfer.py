@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from benchmarks.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
 from ppi.names import CORPORA
 from ppi.systems import SYSTEMS
 

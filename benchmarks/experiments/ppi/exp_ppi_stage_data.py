@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.exp_ppi_small_n import load_average, summary_rows, write_results
+from benchmarks.experiments.ppi.exp_ppi_small_n import load_average, summary_rows, write_results
 
 #: the entity types whose pairs other than gene–gene feed ``other pairs``
 OTHER_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeature",
@@ -162,7 +162,7 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
 
-    from benchmarks.exp_ppi_documents import prepare_features, subset_documents
+    from benchmarks.experiments.ppi.exp_ppi_documents import prepare_features, subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features

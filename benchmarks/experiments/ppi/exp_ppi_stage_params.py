@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.exp_ppi_small_n import load_average, summary_rows, write_results
+from benchmarks.experiments.ppi.exp_ppi_small_n import load_average, summary_rows, write_results
 
 RULES = ("own", "test oracle")
 
@@ -47,7 +47,7 @@ RULES = ("own", "test oracle")
 def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
     """The runs of one corpus: ``rc`` (rows ``X``) drawn from, ``tests(drawn)`` → the test
     ``(features of its candidates given w, labels)`` maker."""
-    from benchmarks.exp_ppi_documents import subset_documents
+    from benchmarks.experiments.ppi.exp_ppi_documents import subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
     from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
@@ -95,7 +95,7 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
 
-    from benchmarks.exp_ppi_documents import prepare_features, subset_documents
+    from benchmarks.experiments.ppi.exp_ppi_documents import prepare_features, subset_documents
     from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import document_features
     from ppi.documents.system import DocumentSystem

@@ -33,11 +33,11 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.bench_ppi_extract import run_extract, train_model
+from benchmarks.timings.bench_ppi_extract import run_extract, train_model
 from kernelrank.atomic import write_json
 from kernelrank.datadir import resolve_data_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BC6 = Path("text") / "PMtask_Relations_TrainingSet.pubtator.gz"
 
 

@@ -3,7 +3,7 @@
 # the real files: each prints the case, the command's exit code and the last line of stderr
 # (what a user sees). Usage (from an installed checkout): bash benchmarks/probe_bad_input.sh
 # Needs ../shared/data (or KERNELRANK_DATA) and Link Grammar; takes a few minutes.
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 export KERNELRANK_DATA="${KERNELRANK_DATA:-$(cd .. && pwd)/shared/data}" MPLBACKEND=Agg
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 D=$KERNELRANK_DATA

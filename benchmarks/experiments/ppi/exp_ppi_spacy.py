@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from benchmarks.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.experiments.ablation import combination_kernel
 from ppi.names import corpus_path

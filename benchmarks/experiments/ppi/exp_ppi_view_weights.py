@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from benchmarks.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.names import corpus_path
 from ppi.systems import SYSTEMS

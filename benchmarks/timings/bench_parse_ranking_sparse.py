@@ -87,7 +87,7 @@ def main(argv=None):
     rows = []
     for kernel in args.kernels.split(","):
         for ranker in args.rankers.split(","):
-            cmd = [sys.executable, "-m", "benchmarks.bench_parse_ranking_sparse", "--data",
+            cmd = [sys.executable, "-m", "benchmarks.timings.bench_parse_ranking_sparse", "--data",
                    args.data, "--basis", args.basis, "--max-parses", str(args.max_parses),
                    "--folds", str(args.folds), "--threads", str(args.threads),
                    "--child", kernel, ranker]

@@ -108,7 +108,7 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     t0, load0 = time.perf_counter(), load_average()
 
-    from benchmarks.exp_ppi_documents import subset_documents, prepare
+    from benchmarks.experiments.ppi.exp_ppi_documents import subset_documents, prepare
     from learners.measures import precision_recall_f1
     from ppi.documents.system import (DocumentSystem, candidate_auc, fit_documents,
                                      predict_documents, unscored_last)

@@ -30,11 +30,10 @@ random sequences is computed with 1 and with ``--threads`` threads: the parallel
 
 Usage::
 
-    python -m benchmarks.bench_alignment [--data-dir D] [--pairs 10000] [--repeat 3]
+    python -m benchmarks.timings.bench_alignment [--data-dir D] [--pairs 10000] [--repeat 3]
         [--threads 2] [--output FILE]
 """
 
-import argparse
 import math
 import os
 import platform
@@ -43,8 +42,8 @@ import time
 
 import numpy as np
 
+from benchmarks import harness
 from corpora.scop import load_scop
-from kernelrank.atomic import write_json
 from learners.kernels import LocalAlignmentKernel
 from learners.kernels.alignment import encode_sequences, substitution_matrix
 from learners.kernels.alignment_dp import la_log_dp, la_scaled_dp
@@ -72,13 +71,6 @@ def vector_lanes():
     return 8 if " avx512f" in flags else 4 if " avx2" in flags else 2
 
 
-def _load():
-    try:
-        return os.getloadavg()
-    except OSError:
-        return None
-
-
 def _timed(fn, repeat=1):
     """``(CPU s, wall s)`` of the median of ``repeat`` runs of ``fn`` (by CPU time)."""
     runs = []
@@ -90,19 +82,19 @@ def _timed(fn, repeat=1):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=None)
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--pairs", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
+    harness.add_seed(parser)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--thread-sequences", type=int, default=600,
                         help="sequences of the Gram block timed with 1 and --threads threads")
-    parser.add_argument("--output", default=None, help="JSON file for the numbers")
-    args = parser.parse_args(argv)
+    harness.add_output(parser)
+    args = harness.parse_args(parser, argv)
     from Bio.Align import PairwiseAligner, substitution_matrices
 
-    load_start = _load()
+    load_start = harness.load_average()
     bench = load_scop(args.data_dir)
     seqs = [s.upper() for s in bench.sequences]
     alphabet, S = substitution_matrix("BLOSUM62")
@@ -142,7 +134,7 @@ def main(argv=None):
         "cpu_count": os.cpu_count(), "platform": platform.platform(), "clock_hz": hz,
         "float64_lanes": lanes}, "load_average_start": load_start, "runs": {}}
     print(f"{len(pairs)} random pairs of SCOP 1.53 sequences, {cells(pairs):.3g} DP cells; "
-          f"load average at start {load_start}")
+          f"load average at start {harness.format_load(load_start)}")
     for name, (pp, fn) in runs.items():
         cpu, wall = _timed(fn, args.repeat)
         rate = cells(pp) / cpu
@@ -184,10 +176,8 @@ def main(argv=None):
               f"{args.threads} threads {times[args.threads][1]:.1f} s wall "
               f"(speed-up {times[1][1] / times[args.threads][1]:.2f}x; CPU "
               f"{times[1][0]:.1f} / {times[args.threads][0]:.1f} s)")
-    out["load_average_end"] = _load()
-    print(f"load average at end {out['load_average_end']}")
-    if args.output:
-        write_json(args.output, out)
+    out["load_average_end"] = harness.print_load("end")
+    harness.save_json(args.output, out)
     return 0
 
 

@@ -18,24 +18,18 @@ Timings are from ONE run on this (shared) machine; nothing is asserted.
 
 Usage::
 
-    python -m benchmarks.bench_cg [--m 100000] [--n 50000] [--nnz-per-row 20]
-                                  [--query-size 200] [--preferences 5000000]
+    python -m benchmarks.timings.bench_cg [--m 100000] [--n 50000] [--nnz-per-row 20]
+                                           [--query-size 200] [--preferences 5000000]
 """
 
-import argparse
-import os
-import resource
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
+from benchmarks import harness
 from learners.cg import CGRankRLS, query_laplacian
 from learners.pairs import incidence_matrix
-
-
-def _peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
 
 
 def _sparse_rows(m, n, per_row, rng):
@@ -53,7 +47,7 @@ def _residual(X, middle, alpha, w, rhs):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--m", type=int, default=100_000)
     parser.add_argument("--n", type=int, default=50_000)
     parser.add_argument("--nnz-per-row", type=int, default=20)
@@ -63,11 +57,11 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=1.0)
     parser.add_argument("--tol", type=float, default=1e-6)
     parser.add_argument("--max-iter", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    args = harness.parse_args(parser, argv)
     rng = np.random.default_rng(args.seed)
-    print(f"load average at start: {os.getloadavg()}")
-    rss0 = _peak_rss_mb()
+    harness.print_load("start")
+    rss0 = harness.peak_rss()
     X = _sparse_rows(args.m, args.n, args.nnz_per_row, rng)
     w_true = rng.normal(size=args.n)
     y = np.digitize(X @ w_true + rng.normal(scale=1.0, size=args.m), [-1.0, 1.0]).astype(float)
@@ -79,7 +73,7 @@ def main(argv=None):
     print(f"X: {args.m} x {args.n}, nnz {X.nnz} ({x_mb:.0f} MiB in CSR); "
           f"{len(sizes)} queries of {args.query_size}; implied within-query pairs: {n_pairs:,}")
     print(f"materializing the pair difference vectors would take ~{pair_gb:.1f} GiB")
-    rss_data = _peak_rss_mb()
+    rss_data = harness.peak_rss()
     print(f"peak RSS: {rss0:.0f} MiB at start, {rss_data:.0f} MiB with the data")
 
     model = CGRankRLS(alpha=args.alpha, tol=args.tol, max_iter=args.max_iter)
@@ -92,7 +86,7 @@ def main(argv=None):
     print(f"scored/queries: {elapsed:.2f} s, {model.n_iter_} CG iterations "
           f"({elapsed / max(model.n_iter_, 1) * 1e3:.1f} ms each), converged={model.converged_}, "
           f"relative residual {res:.1e}, pairs in the loss {model.n_pairs_:,}; "
-          f"peak RSS {_peak_rss_mb():.0f} MiB")
+          f"peak RSS {harness.peak_rss():.0f} MiB")
 
     if args.preferences:
         l = args.preferences
@@ -104,7 +98,7 @@ def main(argv=None):
         upper = y[a] > y[b]
         pairs = np.column_stack([np.where(upper, a, b), np.where(upper, b, a)])
         del q, a, b, keep, upper
-        print(f"peak RSS after generating {len(pairs):,} pairs: {_peak_rss_mb():.0f} MiB "
+        print(f"peak RSS after generating {len(pairs):,} pairs: {harness.peak_rss():.0f} MiB "
               f"(the pair index array alone: {pairs.nbytes / 2**20:.0f} MiB)")
         pref = CGRankRLS(alpha=args.alpha, tol=args.tol, max_iter=args.max_iter)
         start = time.perf_counter()
@@ -116,8 +110,8 @@ def main(argv=None):
         res = _residual(X, middle, args.alpha, pref.coef_, rhs)
         print(f"preferences: l = {len(pairs):,} pairs, {elapsed:.2f} s, {pref.n_iter_} CG "
               f"iterations, converged={pref.converged_}, relative residual {res:.1e}; "
-              f"peak RSS {_peak_rss_mb():.0f} MiB")
-    print(f"load average at end: {os.getloadavg()}")
+              f"peak RSS {harness.peak_rss():.0f} MiB")
+    harness.print_load("end")
 
 
 if __name__ == "__main__":

@@ -15,15 +15,15 @@ gamma = 1e-3, 50 standardized random features, fixed seed, y a noisy nonlinear f
    sample of explicit retrainings.
 
 Every shortcut is also checked against a few explicit retrainings (the largest absolute
-difference is printed). Reference timings from the project issue (another machine, other
-software) are printed beside ours; the targets are ratios measured here when possible.
+difference is printed). Reference timings of the reference implementation and of
+KernelRidge, measured on another machine with other software, are printed beside ours for
+orientation; the targets are ratios measured here when possible.
 
 Usage::
 
-    python -m benchmarks.bench_core [--sizes 1000 2000 4000] [--quick] [--output FILE]
+    python -m benchmarks.timings.bench_core [--sizes 1000 2000 4000] [--quick] [--output FILE]
 """
 
-import argparse
 import os
 import platform
 import sys
@@ -33,8 +33,9 @@ import numpy as np
 import scipy.linalg as sla
 from sklearn.kernel_ridge import KernelRidge
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from kernelrank.cli import add_threads, thread_limit
+from kernelrank.report import markdown_table
 from learners.splits import folds_to_sets, group_folds
 from learners.kernels import kernel_matrix
 
@@ -42,7 +43,8 @@ GAMMA = 1e-3
 N_FEATURES = 50
 GRID = 2.0 ** np.arange(-15, 16)  # the 31 regularization values
 LPO_ALPHA = 1.0
-# Reference timings quoted in the issue (reference implementation / KernelRidge).
+# Reference timings of another machine and other software (reference implementation /
+# KernelRidge), printed beside ours for orientation.
 REFERENCE = {
     "fit_4000_reference_s": 14.0,
     "fit_4000_kernelridge_s": 1.5,
@@ -77,12 +79,7 @@ def timed(fn, repeats=1):
     threads summed) is far less sensitive to other jobs on a shared machine and, with
     ``--threads 1``, approximates the single-core time of an idle machine.
     """
-    best, out = np.inf, None
-    for _ in range(repeats):
-        t0 = _clock()
-        out = fn()
-        best = min(best, _clock() - t0)
-    return best, out
+    return harness.best_time(fn, repeats, _clock)
 
 
 # --------------------------------------------------------------------------- our learner
@@ -241,13 +238,12 @@ def table(results):
                          "naive retraining", lp["naive_s_extrapolated"],
                          f"extrapolated ({lp['retrainings_timed']} fits)",
                          "26 (m=2000)" if m == 2000 else ""))
-    head = ("m", "task", "ours [s]", "compared with", "their [s]", "how", "x faster",
-            "issue ref. [s]")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for m, task, ours, what, theirs, how, ref in rows:
-        lines.append(f"| {m} | {task} | {_fmt(ours)} | {what} | {_fmt(theirs)} | {how} | "
-                     f"{theirs / ours:.3g} | {ref} |")
-    return "\n".join(lines)
+    head = ["m", "task", "ours [s]", "compared with", "their [s]", "how", "x faster",
+            "issue ref. [s]"]
+    cells = [dict(zip(head, (str(m), task, _fmt(ours), what, _fmt(theirs), how,
+                             f"{theirs / ours:.3g}", ref)))
+             for m, task, ours, what, theirs, how, ref in rows]
+    return markdown_table(cells, head).rstrip("\n")
 
 
 def targets(results):
@@ -269,11 +265,11 @@ def targets(results):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000])
     parser.add_argument("--quick", action="store_true",
                         help="sizes 300 and 600, fewer retrainings (smoke test)")
-    parser.add_argument("--seed", type=int, default=0)
+    harness.add_seed(parser)
     parser.add_argument("--retrain", type=int, default=5,
                         help="explicit retrainings timed for each extrapolation")
     parser.add_argument("--max-refits", type=int, default=31,
@@ -284,8 +280,8 @@ def main(argv=None):
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall time (default) or process CPU time (robust to load; "
                              "use with --threads 1)")
-    parser.add_argument("--output", default=None, help="write the results as JSON here")
-    args = parser.parse_args(argv)
+    harness.add_output(parser)
+    args = harness.parse_args(parser, argv)
     global _clock
     _clock = CLOCKS[args.clock]
     with thread_limit(args.threads):
@@ -299,16 +295,17 @@ def _run(args):
     n_retrain = 2 if args.quick else args.retrain
     max_refits = 10 if args.quick else args.max_refits
 
-    load = os.getloadavg()
+    load = harness.load_average()
     results = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                            "loadavg_start": load, "python": sys.version.split()[0],
                            "numpy": np.__version__,
                            "blas": [{k: i.get(k) for k in ("internal_api", "num_threads",
                                                           "version")}
                                     for i in threadpool_info()]},
-               "clock": args.clock, "blas_threads": args.threads, "gamma": GAMMA, "n_features": N_FEATURES, "seed": args.seed,
+               "clock": args.clock, "blas_threads": args.threads, "gamma": GAMMA,
+               "n_features": N_FEATURES, "seed": args.seed,
                "reference_from_issue": REFERENCE, "sizes": {}}
-    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
+    print(f"load average at start: {harness.format_load(load)} "
           f"({os.cpu_count()} CPUs); clock: {args.clock}; BLAS threads: "
           f"{args.threads or 'library default'}", flush=True)
     rng = np.random.default_rng(args.seed + 1)
@@ -318,17 +315,17 @@ def _run(args):
     for m in sizes:
         X, y, y_bin = make_data(m, args.seed)
         r = {}
-        print(f"m={m}: one training", flush=True)
+        harness.log.info("m=%d: one training", m)
         r["fit"] = bench_fit(X, y, repeats=3)   # best of 3: the first call pays warm-up
-        print(f"m={m}: leave-one-out over {GRID.size} lambdas", flush=True)
+        harness.log.info("m=%d: leave-one-out over %d lambdas", m, GRID.size)
         r["loo"] = bench_loo(X, y, n_retrain, rng)
-        print(f"m={m}: 10-fold CV over {GRID.size} lambdas", flush=True)
+        harness.log.info("m=%d: 10-fold CV over %d lambdas", m, GRID.size)
         r["cv10"] = bench_cv10(X, y, max_refits, rng)
         if m <= args.lpo_max_m:
-            print(f"m={m}: leave-pair-out", flush=True)
+            harness.log.info("m=%d: leave-pair-out", m)
             r["lpo"] = bench_lpo(X, y_bin, n_retrain, rng)
         results["sizes"][m] = r
-    results["machine"]["loadavg_end"] = os.getloadavg()
+    results["machine"]["loadavg_end"] = harness.load_average()
     print()
     print(table(results))
     print()
@@ -343,12 +340,10 @@ def _run(args):
         if "lpo" in r:
             parts.append(f"LPO {r['lpo']['max_abs_diff_vs_retraining']:.1e}")
         print(f"  m={m}: " + ", ".join(parts))
-    end = results["machine"]["loadavg_end"]
-    print(f"load average at end: {end[0]:.2f} {end[1]:.2f} {end[2]:.2f}")
+    print(f"load average at end: {harness.format_load(results['machine']['loadavg_end'])}")
     results["targets"] = [{"target": n, "ours_s": o, "bound_s": b, "met": bool(ok)}
                           for n, o, b, ok in targets(results)]
-    if args.output:
-        write_json(args.output, results)
+    if harness.save_json(args.output, results):
         print(f"wrote {args.output}")
     return 0
 

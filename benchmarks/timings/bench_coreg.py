@@ -8,17 +8,16 @@ basis vector, O(M³(m + n)³)) for the small sizes. Timings use one BLAS thread.
 
 Usage::
 
-    python -m benchmarks.bench_coreg [--sizes 2000 4000 8000 16000 32000] [--n-basis 200]
+    python -m benchmarks.timings.bench_coreg [--sizes 2000 4000 8000 16000 32000] [--n-basis 200]
 """
 
-import argparse
 import sys
 import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from learners.coreg import CoRankRLS
 
 
@@ -28,13 +27,13 @@ def data(n, rng, d=10):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 4000, 8000, 16000, 32000])
     parser.add_argument("--n-basis", type=int, default=200)
     parser.add_argument("--exact-max", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=None)
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    harness.add_output(parser)
+    args = harness.parse_args(parser, argv)
     rng = np.random.default_rng(args.seed)
     Xl, yl = data(200, rng)
     ql = np.repeat(np.arange(20), 10)
@@ -58,8 +57,7 @@ def main(argv=None):
             extra = f", exact {row['exact_s']:.2f} s" if "exact_s" in row else ""
             print(f"n = {n:6d} unlabelled: sparse (r = {args.n_basis}) {t:.2f} s "
                   f"({row['sparse_s_per_1000']:.3f} s per 1000){extra}", flush=True)
-    if args.output:
-        write_json(args.output, {"args": vars(args), "rows": rows})
+    harness.save_json(args.output, {"args": vars(args), "rows": rows})
     return 0
 
 

@@ -15,10 +15,9 @@ Measures in ONE run on the same machine:
 
 Usage::
 
-    python -m benchmarks.bench_homology [--data-dir D] [--subset 60] [--output FILE]
+    python -m benchmarks.timings.bench_homology [--data-dir D] [--subset 60] [--output FILE]
 """
 
-import argparse
 import json
 import os
 import platform
@@ -26,7 +25,7 @@ import time
 
 import numpy as np
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from corpora.scop import load_scop
 from homology.features import ALPHABET
 from learners.kernels import LocalityKernel, MismatchKernel, SpectrumKernel
@@ -54,12 +53,12 @@ def naive_pairwise(sequences, k, m):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=None)
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--subset", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=None, help="JSON file for the numbers")
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    harness.add_output(parser, "JSON file for the numbers (default: printed)")
+    args = harness.parse_args(parser, argv)
 
     bench = load_scop(args.data_dir)
     seqs = list(bench.sequences)
@@ -104,13 +103,9 @@ def main(argv=None):
         k.fit_transform(seqs)
         out[name] = {"gram_s": time.perf_counter() - t0}
         print(f"{name} Gram: {out[name]['gram_s']:.1f} s", flush=True)
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = None
-    out["load_average_1min_at_end"] = load
+    out["load_average_1min_at_end"] = harness.load_1min()
     if args.output:
-        write_json(args.output, out)
+        harness.save_json(args.output, out)
     else:
         print(json.dumps(out, indent=2))
     return 0

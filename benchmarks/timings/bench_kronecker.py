@@ -14,27 +14,19 @@ Gaussian node kernel on random 20-dimensional features; fixed seed.
 
 Usage::
 
-    python -m benchmarks.bench_kronecker [--nodes 1000] [--cg-nodes 1500]
+    python -m benchmarks.timings.bench_kronecker [--nodes 1000] [--cg-nodes 1500]
         [--cg-edges 1000000] [--cg-iter 30] [--output FILE]
 """
 
-import argparse
 import platform
 import sys
-import time
 
 import numpy as np
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from learners.kernels import kernel_matrix
 from learners.kronecker import KronRankRLS, KronRLS
 from learners.measures import disagreement_error
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
 
 
 def node_data(m, rng, d=20):
@@ -55,16 +47,16 @@ def explicit_rankrls(K, Y, alpha):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--small", type=int, nargs="+", default=[10, 20, 30, 40])
     parser.add_argument("--cg-nodes", type=int, default=1500)
     parser.add_argument("--cg-edges", type=int, default=1_000_000)
     parser.add_argument("--cg-iter", type=int, default=30)
     parser.add_argument("--alpha", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=None, help="JSON file for the results")
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    harness.add_output(parser)
+    args = harness.parse_args(parser, argv)
     rng = np.random.default_rng(args.seed)
     res = {"machine": platform.platform(), "python": sys.version.split()[0], "args": vars(args)}
 
@@ -73,14 +65,15 @@ def main(argv=None):
     X, Y = node_data(m, rng)
     Xt, _ = node_data(200, rng)
     for name, est in (("KronRLS", KronRLS), ("KronRankRLS", KronRankRLS)):
-        model, t = timed(lambda est=est: est(alpha=args.alpha, kernel="gaussian", gamma=0.05)
-                         .fit(X, Y))
-        _, tp = timed(lambda model=model: model.predict(Xt))
+        model, t = harness.timed(lambda est=est: est(alpha=args.alpha, kernel="gaussian",
+                                                     gamma=0.05).fit(X, Y))
+        _, tp = harness.timed(lambda model=model: model.predict(Xt))
         res[f"closed_{name}_{m}x{m}_s"] = t
         print(f"{name} closed form, {m} x {m} nodes = {m * m:,} edges: fit {t:.2f} s, "
               f"predict 200 x 200 new node pairs {tp:.2f} s")
-    model, t = timed(lambda: KronRLS(alpha=args.alpha, kernel="gaussian", gamma=0.05).fit(X, Y))
-    _, tl = timed(model.leave_one_out)
+    model, t = harness.timed(lambda: KronRLS(alpha=args.alpha, kernel="gaussian",
+                                             gamma=0.05).fit(X, Y))
+    _, tl = harness.timed(model.leave_one_out)
     res["loo_KronRLS_s"] = tl
     print(f"KronRLS exact leave-one-edge-out for all {m * m:,} edges: {tl:.2f} s")
 
@@ -89,9 +82,9 @@ def main(argv=None):
     for ms in args.small:
         Xs, Ys = node_data(ms, rng)
         K = kernel_matrix(Xs, Xs, "gaussian", gamma=0.05)
-        fast, tf = timed(lambda: KronRankRLS(alpha=args.alpha, kernel="gaussian", gamma=0.05)
-                         .fit(Xs, Ys).predict(Xs))
-        slow, ts = timed(lambda: explicit_rankrls(K, Ys, args.alpha))
+        fast, tf = harness.timed(lambda: KronRankRLS(alpha=args.alpha, kernel="gaussian",
+                                                     gamma=0.05).fit(Xs, Ys).predict(Xs))
+        slow, ts = harness.timed(lambda: explicit_rankrls(K, Ys, args.alpha))
         diff = float(np.abs(fast - slow).max() / np.abs(slow).max())
         res["small"].append({"nodes": ms, "edges": ms * ms, "closed_s": tf, "explicit_s": ts,
                              "ratio": ts / tf, "max_rel_diff": diff})
@@ -108,7 +101,7 @@ def main(argv=None):
     test = test[~np.isin(test, flat)]
     te = np.column_stack(np.unravel_index(test, (mc, mc)))
     for pairwise in ("kronecker", "symmetric"):
-        model, t = timed(lambda pairwise=pairwise: KronRankRLS(
+        model, t = harness.timed(lambda pairwise=pairwise: KronRankRLS(
             alpha=args.alpha, kernel="gaussian", gamma=0.05, pairwise=pairwise, solver="cg",
             max_iter=args.cg_iter).fit(Xc, y, edges=edges))
         pred = model.predict(Xc, edges=te)
@@ -119,8 +112,7 @@ def main(argv=None):
         print(f"CG conditional RankRLS ({pairwise}), {mc} nodes, {len(edges):,} observed edges: "
               f"{model.n_iter_} iterations in {t:.1f} s ({t / max(model.n_iter_, 1):.2f} s/iter), "
               f"held-out ranking loss {err:.4f}")
-    if args.output:
-        write_json(args.output, res)
+    harness.save_json(args.output, res)
     return 0
 
 

@@ -4,8 +4,9 @@ explicit retraining and against scikit-learn's SVC (libsvm, hinge loss) as the p
 Measures in ONE run on the same machine, for each of ``--families`` (mismatch(5,1) Gram of
 all 4,352 sequences computed once):
 
-1. ours: :class:`learners.l2svm.L2SVM` (class-balanced, as in :mod:`homology.benchmark`) over the λ grid of
-   :mod:`homology.benchmark` — fit, the whole path and the leave-one-out of every λ;
+1. ours: :class:`learners.l2svm.L2SVM` (class-balanced, as in :mod:`homology.benchmark`)
+   over the λ grid of :mod:`homology.benchmark` — fit, the whole path and the leave-one-out
+   of every λ;
 2. explicit leave-one-out: ``--retrain`` random training examples refitted without
    themselves at every λ; time per refit extrapolated to the m refits per λ; the largest
    difference from our values and how many agree to 1e-8 (the inactive examples always do;
@@ -16,10 +17,9 @@ all 4,352 sequences computed once):
 
 Usage::
 
-    python -m benchmarks.bench_l2svm [--data-dir D] [--families 1.27.1.2,...] [--retrain 8]
+    python -m benchmarks.timings.bench_l2svm [--data-dir D] [--families 1.27.1.2,...] [--retrain 8]
 """
 
-import argparse
 import os
 import time
 
@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.svm import SVC
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from corpora.scop import load_scop
 from homology.benchmark import L2SVM_ALPHAS, full_gram, learner_for, make_kernel
 from kernelrank.cli import exit_code
@@ -95,22 +95,21 @@ def run(args):
             print(f"   λ={lam:g}: test ROC/ROC50 ours {o[0]:.3f}/{o[1]:.3f}, SVC "
                   f"{p[0]:.3f}/{p[1]:.3f}")
     out = {"alphas": alphas.tolist(), "families": rows, "cpu_count": os.cpu_count(),
-           "load_average_1min_at_end": os.getloadavg()[0]}
-    if args.output:
-        write_json(args.output, out)
+           "load_average_1min_at_end": harness.load_1min()}
+    harness.save_json(args.output, out)
     return 0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=None)
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--families", default=None,
                         help="comma-separated family ids (default: the first three)")
     parser.add_argument("--retrain", type=int, default=8,
                         help="training examples refitted explicitly per λ")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", default=None, help="JSON file for the numbers")
-    return exit_code(run, parser.parse_args(argv))
+    harness.add_seed(parser)
+    harness.add_output(parser)
+    return exit_code(run, harness.parse_args(parser, argv))
 
 
 if __name__ == "__main__":

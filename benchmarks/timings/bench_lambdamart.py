@@ -1,6 +1,6 @@
 """Our linear learners vs LambdaMART (LightGBM's ``LGBMRanker``) on the LETOR folds.
 
-Issue 17 item 3: every learner on the same five folds of LETOR 3.0 OHSUMED, once from the
+Every learner on the same five folds of LETOR 3.0 OHSUMED, once from the
 project's data folder (the ``--dataset OHSUMED`` preset) and once from an ``S1..S5`` layout
 built in a temporary folder from OHSUMED's parts (``S_i`` = part ``(i mod 5) + 1``, so that
 fold k tests on the same part in both; the folder is deleted at the end, never committed).
@@ -15,12 +15,10 @@ here is asserted.
 
 Usage::
 
-    python -m benchmarks.bench_lambdamart [--data-dir D] [--learners rankrls rls ranksvm
+    python -m benchmarks.timings.bench_lambdamart [--data-dir D] [--learners rankrls rls ranksvm
         ranksvm_hinge cgrankrls lightgbm] [--threads 2] [--output results/bench_lambdamart.json]
 """
 
-import argparse
-import os
 import shutil
 import tempfile
 import time
@@ -28,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from kernelrank.datadir import require_file
+from kernelrank.report import markdown_table
 from letor.lambdamart import fit_lambdamart
 from letor.layouts import open_letor
 from letor.protocol import evaluate_test_part, validation_map, run_letors
@@ -39,13 +38,11 @@ COLUMNS = ["MAP", "NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10"]
 
 
 def _table(results):
-    lines = ["| learner | " + " | ".join(COLUMNS) + " | fit s (5 folds) |",
-             "|---" * (len(COLUMNS) + 2) + "|"]
-    for name, res in results.items():
-        seconds = sum(f["train_seconds"] for f in res["folds"])
-        lines.append(f"| {name} | " + " | ".join(f"{res['mean'][c]:.4f}" for c in COLUMNS)
-                     + f" | {seconds:.1f} |")
-    return "\n".join(lines)
+    head = ["learner", *COLUMNS, "fit s (5 folds)"]
+    rows = [{"learner": name, **{c: f"{res['mean'][c]:.4f}" for c in COLUMNS},
+             "fit s (5 folds)": f"{sum(f['train_seconds'] for f in res['folds']):.1f}"}
+            for name, res in results.items()]
+    return markdown_table(rows, head).rstrip("\n")
 
 
 def _s_layout(data_dir, folder):
@@ -71,14 +68,13 @@ def _lambdamart_by_tree_size(data, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir")
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--learners", nargs="+", default=LEARNERS, choices=LEARNERS)
     parser.add_argument("--threads", type=int, default=None, help="LightGBM threads")
-    parser.add_argument("--output", help="write the results as JSON here")
-    args = parser.parse_args(argv)
-    print(f"load average at start: {os.getloadavg()}")
-    report = {"load_average_start": os.getloadavg(), "data": {}}
+    harness.add_output(parser)
+    args = harness.parse_args(parser, argv)
+    report = {"load_average_start": harness.print_load("start"), "data": {}}
     with tempfile.TemporaryDirectory(prefix="ohsumed-S-") as tmp:
         sources = {"OHSUMED (preset)": open_letor(dataset="OHSUMED", data_dir=args.data_dir),
                    "OHSUMED as S1..S5": open_letor(_s_layout(args.data_dir, Path(tmp)))}
@@ -95,10 +91,9 @@ def main(argv=None):
             print("\nLambdaMART five-fold test MAP by tree size (hindsight): "
                   + ", ".join(f"{k} leaves {v:.4f}" for k, v in by_size.items()))
             report["lambdamart_map_by_num_leaves"] = by_size
-    report["load_average_end"] = os.getloadavg()
-    print(f"\nload average at end: {report['load_average_end']}")
-    if args.output:
-        write_json(args.output, report)
+    print()
+    report["load_average_end"] = harness.print_load("end")
+    harness.save_json(args.output, report)
 
 
 if __name__ == "__main__":

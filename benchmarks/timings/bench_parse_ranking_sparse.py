@@ -1,6 +1,6 @@
 """Parse ranking: the full-kernel RankRLS against the sparse rankers, one process each.
 
-Issue 18. On a built parse ranking data set (the README's 1,000-sentence
+On a built parse ranking data set (the README's 1,000-sentence
 ``craft1000.jsonl``), for every representation (``--kernels``) and every ranker
 (``--rankers``: the full-kernel ``rankrls``, which decomposes the parse-by-parse kernel
 matrix, O(m^3); ``sparse_rankrls`` and ``nystroem_rankrls``, which form only the kernel
@@ -20,18 +20,19 @@ on a loaded machine an oversubscribed BLAS pool is many times slower.
 
 Usage::
 
-    python -m benchmarks.bench_parse_ranking_sparse --data craft1000.jsonl \\
+    python -m benchmarks.timings.bench_parse_ranking_sparse --data craft1000.jsonl \\
         [--kernels locality,links_words,graph] [--basis 1000,1500,2000] \\
         [--max-parses 5] [--folds 3] [--output results/bench_sparse.json]
 """
 
 import argparse
 import json
-import os
-import resource
 import subprocess
 import sys
 import time
+
+from benchmarks import harness
+from kernelrank.report import markdown_table
 
 RANKERS = ("rankrls", "sparse_rankrls", "nystroem_rankrls")
 
@@ -56,7 +57,7 @@ def child(args):
                features_seconds=res["timings_seconds"].get(f"features[{args.kernel}]"),
                wall_seconds=round(time.perf_counter() - t0, 2),
                cpu_seconds=round(time.process_time() - c0, 2),
-               peak_rss_gb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 3),
+               peak_rss_gb=round(harness.peak_rss("KiB") / 1e6, 3),
                parses=res["data"]["parses"], sentences=res["data"]["sentences"])
     print(json.dumps(out))
 
@@ -65,9 +66,26 @@ def _sizes(text):
     return tuple(int(v) for v in text.split(","))
 
 
+#: the columns of the printed table
+TABLE = ["kernel", "ranker", "τ_b", "Δτ_b vs full", "disagreement", "top-1 F", "r per fold",
+         "λ per fold", "fit s", "CPU s", "fit-time ratio full/this", "peak RSS GB"]
+
+
+def _table_row(r, full):
+    """The printed cells of the row ``r`` (``full``: the full RankRLS's row of its kernel)."""
+    nb = ", ".join(str(b) for b in r["n_basis"]) if r["n_basis"][0] else ""
+    return dict(zip(TABLE, (
+        r["kernel"], r["ranker"], f"{r['kendall_tau_b']:.3f}",
+        f"{r['kendall_tau_b'] - full['kendall_tau_b']:+.3f}" if full else "",
+        f"{r['disagreement']:.3f}", f"{r['top1_f']:.3f}", nb,
+        ", ".join(f"{a:g}" for a in r["alpha"] if a is not None),
+        f"{r['fit_seconds']:.1f}", f"{r['cpu_seconds']:.1f}",
+        f"{full['fit_seconds'] / r['fit_seconds']:.2f}" if full else "",
+        f"{r['peak_rss_gb']:.2f}")))
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = harness.parser(__doc__, full=True)
     p.add_argument("--data", required=True, help="a parse ranking data set (.jsonl)")
     p.add_argument("--kernels", default="locality,links_words,graph")
     p.add_argument("--rankers", default=",".join(RANKERS))
@@ -76,46 +94,32 @@ def main(argv=None):
     p.add_argument("--max-parses", type=int, default=5)
     p.add_argument("--folds", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--output", default=None, help="also write the rows as JSON here")
+    harness.add_output(p, "also write the rows as JSON here (default: none)")
     p.add_argument("--child", nargs=2, metavar=("KERNEL", "RANKER"), help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
+    args = harness.parse_args(p, argv)
     if args.child:
         args.kernel, args.ranker = args.child
         child(args)
         return 0
-    print(f"load average at start: {os.getloadavg()}", flush=True)
+    harness.print_load("start")
     rows = []
     for kernel in args.kernels.split(","):
         for ranker in args.rankers.split(","):
-            cmd = [sys.executable, "-m", "benchmarks.timings.bench_parse_ranking_sparse", "--data",
-                   args.data, "--basis", args.basis, "--max-parses", str(args.max_parses),
+            # this module again (``__spec__.name``: its dotted name under ``python -m``)
+            cmd = [sys.executable, "-m", __spec__.name, "--data", args.data, "--basis", args.basis, "--max-parses", str(args.max_parses),
                    "--folds", str(args.folds), "--threads", str(args.threads),
                    "--child", kernel, ranker]
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row = json.loads(done.stdout.strip().splitlines()[-1])
-            row.update(kernel=kernel, ranker=ranker, load=os.getloadavg()[0])
+            row.update(kernel=kernel, ranker=ranker, load=harness.load_1min())
             rows.append(row)
             print(f"  done {ranker}[{kernel}] load {row['load']:.2f}", flush=True)
     full = {r["kernel"]: r for r in rows if r["ranker"] == "rankrls"}
     print(f"\n{rows[0]['sentences']} sentences, {rows[0]['parses']} parses, {args.folds} "
           f"article folds; LG τ_b {rows[0]['lg_tau_b']:.3f}; basis sizes {args.basis}\n")
-    print("| kernel | ranker | τ_b | Δτ_b vs full | disagreement | top-1 F | r per fold | "
-          "λ per fold | fit s | CPU s | fit-time ratio full/this | peak RSS GB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        f = full.get(r["kernel"])
-        delta = f"{r['kendall_tau_b'] - f['kendall_tau_b']:+.3f}" if f else ""
-        ratio = f"{f['fit_seconds'] / r['fit_seconds']:.2f}" if f else ""
-        nb = ", ".join(str(b) for b in r["n_basis"]) if r["n_basis"][0] else ""
-        al = ", ".join(f"{a:g}" for a in r["alpha"] if a is not None)
-        print(f"| {r['kernel']} | {r['ranker']} | {r['kendall_tau_b']:.3f} | {delta} | "
-              f"{r['disagreement']:.3f} | {r['top1_f']:.3f} | {nb} | {al} | "
-              f"{r['fit_seconds']:.1f} | {r['cpu_seconds']:.1f} | {ratio} | "
-              f"{r['peak_rss_gb']:.2f} |")
-    print(f"\nload average at end: {os.getloadavg()}")
-    if args.output:
-        from kernelrank.atomic import write_json
-        write_json(args.output, {"rows": rows, "args": vars(args)})
+    print(markdown_table([_table_row(r, full.get(r["kernel"])) for r in rows], TABLE))
+    harness.print_load("end")
+    harness.save_json(args.output, {"rows": rows, "args": vars(args)})
     return 0
 
 

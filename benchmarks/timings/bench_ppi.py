@@ -18,12 +18,11 @@
 
 Usage::
 
-    python -m benchmarks.bench_ppi [--data-dir D] [--corpora AIMed LLL ...] [--output F]
+    python -m benchmarks.timings.bench_ppi [--data-dir D] [--corpora AIMed LLL ...] [--output F]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import time
@@ -31,7 +30,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
 from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import read_corpus
 from learners.kernels import gram_matrix
@@ -41,18 +40,12 @@ from ppi.learning.evaluation import ALPHAS, select_parameters
 from ppi.representation.features import PairFeaturizer, corpus_graphs
 
 
-def timed(fn, *a, **k):
-    t = time.perf_counter()
-    out = fn(*a, **k)
-    return out, time.perf_counter() - t
-
-
 def bench_corpus(path, name, n_sample=300, do_learn=True):
     res = {"corpus": name}
     corpus = read_corpus(path)
     f = PairFeaturizer()
     cpu0 = time.process_time()
-    (data,), t_feat = timed(f.fit_transform, [corpus])
+    (data,), t_feat = harness.timed(f.fit_transform, [corpus])
     cpu = time.process_time() - cpu0   # CPU seconds: meaningful on a loaded machine too
     res.update(pairs=len(data), featurize_seconds=t_feat, featurize_cpu_seconds=cpu,
                pairs_per_cpu_second=len(data) / cpu, pairs_per_second=len(data) / t_feat,
@@ -61,15 +54,15 @@ def bench_corpus(path, name, n_sample=300, do_learn=True):
     inst = corpus_graphs(corpus)[0][:n_sample]
     As = [g.adjacency() for pair in inst for g in pair]
     with threadpool_limits(1):
-        _, t_ours = timed(lambda: [all_paths_matrix(A) for A in As])
-        _, t_inv = timed(lambda: [np.linalg.inv(np.eye(len(A)) - A) for A in As])
+        _, t_ours = harness.timed(lambda: [all_paths_matrix(A) for A in As])
+        _, t_inv = harness.timed(lambda: [np.linalg.inv(np.eye(len(A)) - A) for A in As])
     res.update(inverse_ours_seconds=t_ours, inverse_general_seconds=t_inv,
                inverse_speedup=t_inv / t_ours, inverse_sample_graphs=len(As))
     # 2. kernel
-    K, t_gram = timed(gram_matrix, data.X)
+    K, t_gram = harness.timed(gram_matrix, data.X)
     res["gram_seconds"] = t_gram
     if len(data) <= 6000:
-        K2, t_sparse = timed(lambda: (data.X @ data.X.T).toarray())
+        K2, t_sparse = harness.timed(lambda: (data.X @ data.X.T).toarray())
         res.update(gram_sparse_seconds=t_sparse, gram_speedup=t_sparse / t_gram,
                    gram_max_abs_diff=float(np.abs(K - K2).max()))
         del K2
@@ -84,8 +77,8 @@ def bench_corpus(path, name, n_sample=300, do_learn=True):
         if learner == "reduced_set" and len(train) <= 4000:
             res["reduced_set_same_as_rls"] = True
             continue
-        (sel, choice), t = timed(select_parameters, Kt, data.y[train],
-                                 data.document_ids[train], ALPHAS, learner)
+        (sel, choice), t = harness.timed(select_parameters, Kt, data.y[train],
+                                         data.document_ids[train], ALPHAS, learner)
         model = sel.model
         res[f"{learner}_fold_seconds"] = t
         res[f"{learner}_cv_seconds_extrapolated"] = 10 * t
@@ -105,7 +98,7 @@ def _explicit_lodo(model, Kt, y, docs, n_docs=3):
     names = np.unique(docs.astype(str))
     chosen = np.random.default_rng(0).choice(names, size=min(n_docs, names.size), replace=False)
     sets = [np.flatnonzero(docs.astype(str) == d) for d in chosen]
-    fast, t_fast = timed(model.holdout_sets, sets, alphas=list(ALPHAS))
+    fast, t_fast = harness.timed(model.holdout_sets, sets, alphas=list(ALPHAS))
     t_slow, diff = 0.0, 0.0
     R = model.basis_indices_
     for U, P in zip(sets, fast):
@@ -125,17 +118,16 @@ def _explicit_lodo(model, Kt, y, docs, n_docs=3):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None)
+    ap = harness.parser(__doc__, full=True)
+    harness.add_data_dir(ap)
     ap.add_argument("--corpora", nargs="+",
                     default=["LLL", "HPRD50", "IEPA", "AIMed", "BioInfer"])
     ap.add_argument("--no-learn", action="store_true", help="skip part 3")
-    ap.add_argument("--output", default=None)
-    args = ap.parse_args(argv)
+    harness.add_output(ap)
+    args = harness.parse_args(ap, argv)
     root = resolve_data_dir(args.data_dir)
     out = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                       "load_average": os.getloadavg()}, "corpora": []}
+                       "load_average": harness.load_average()}, "corpora": []}
     with threadpool_limits(1):
         for name in args.corpora:
             r = bench_corpus(root / "ppi" / f"{name}-learning-format.xml.gz", name,
@@ -161,14 +153,14 @@ def main(argv=None):
     import scipy.linalg as sla
     for n in (1, 2):
         with threadpool_limits(n):
-            _, t = timed(lambda: [sla.eigh(S, driver="evd") for _ in range(5)])
+            _, t = harness.timed(lambda: [sla.eigh(S, driver="evd") for _ in range(5)])
         out[f"eigh330_threads{n}_seconds"] = t / 5
-    out["machine"]["load_average_end"] = os.getloadavg()
+    out["machine"]["load_average_end"] = harness.load_average()
     print(f"eigh 330x330: 1 thread {out['eigh330_threads1_seconds'] * 1e3:.1f} ms, "
           f"2 threads {out['eigh330_threads2_seconds'] * 1e3:.1f} ms; load average "
-          f"{out['machine']['load_average']}")
-    if args.output:
-        write_json(args.output, out)
+          f"{harness.format_load(out['machine']['load_average'])} at start, "
+          f"{harness.format_load(out['machine']['load_average_end'])} at end")
+    harness.save_json(args.output, out)
     return out
 
 

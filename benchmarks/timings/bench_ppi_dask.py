@@ -1,5 +1,5 @@
 """``ppi extract --scheduler`` on an external local Dask cluster: 1 worker vs 2, measured in ONE
-run (issue 15 item 8).
+run.
 
 For each worker count a fresh cluster of separate processes is started the way a user
 starts one (:func:`kernelrank.parallel.process_cluster`: ``dask scheduler`` and ``dask
@@ -8,17 +8,17 @@ checkout through ``PYTHONPATH``), then ``python -m ppi extract --scheduler ADDRE
 in a fresh child process on a real input — by default the BioCreative VI PPIm training set
 as PubTator (597 abstracts, 8,833 gene mentions) — with a model trained by ``python -m ppi
 train`` (LLL unless ``--model``); mentions that cannot be placed are left out and counted
-(``--skip-bad``: the BC6 file has a few, see :mod:`corpora.standoff`).  Printed per worker count: wall time of the extract
-process, documents/s and sentences/s, peak RSS of the client (the extract process:
-reader, scheduling, writer) and of the workers (sum over the worker processes and their
-children, sampled every 0.2 s with psutil) and their summed CPU time, peak RSS of the
-scheduler, and the load average before and after; then the speed-up (wall 1 worker / wall 2 workers) and whether the two
-outputs are byte-identical.  The wall times include each worker loading spaCy and its
-model once (the first chunk it gets).
+(``--skip-bad``: the BC6 file has a few, see :mod:`corpora.standoff`).  Printed per worker
+count: wall time of the extract process, documents/s and sentences/s, peak RSS of the client
+(the extract process: reader, scheduling, writer) and of the workers (sum over the worker
+processes and their children, sampled every 0.2 s with psutil) and their summed CPU time,
+peak RSS of the scheduler, and the load average before and after; then the speed-up (wall 1
+worker / wall 2 workers) and whether the two outputs are byte-identical.  The wall times
+include each worker loading spaCy and its model once (the first chunk it gets).
 
 Usage::
 
-    python -m benchmarks.bench_ppi_dask [--input FILE.pubtator[.gz]] [--workers 1 2]
+    python -m benchmarks.timings.bench_ppi_dask [--input FILE.pubtator[.gz]] [--workers 1 2]
         [--chunk-size 20] [--model DIR] [--workdir bench-ppi-dask]
 
 The machine is usually shared: read the load average printed beside each run.
@@ -26,18 +26,16 @@ The machine is usually shared: read the load average printed beside each run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import threading
 import time
 from pathlib import Path
 
-from benchmarks.timings.bench_ppi_extract import run_extract, train_model
-from kernelrank.atomic import write_json
+from benchmarks import harness
+from benchmarks.timings._ppi_extract import run_extract, train_model
 from kernelrank.datadir import resolve_data_dir
 
-ROOT = Path(__file__).resolve().parents[2]
 BC6 = Path("text") / "PMtask_Relations_TrainingSet.pubtator.gz"
 
 
@@ -86,7 +84,8 @@ class PeakRSS:
 
 
 def _env():
-    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    paths = [str(harness.REPOSITORY),
+             *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     return dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)))
 
 
@@ -95,7 +94,7 @@ def measure(n_workers, model, src, workdir, chunk_size):
     from kernelrank.parallel import process_cluster
     out = workdir / f"out-{n_workers}w.jsonl"
     with process_cluster(n_workers, workdir / f"cluster-{n_workers}w", env=_env()) as cluster:
-        load_before = os.getloadavg()
+        load_before = harness.load_average()
         workers = PeakRSS([w.pid for w in cluster.workers])
         scheduler = PeakRSS([cluster.scheduler.pid])
         summary, wall, client_peak = run_extract(
@@ -111,7 +110,7 @@ def measure(n_workers, model, src, workdir, chunk_size):
                "peak_rss_workers_mib": workers.stop(),
                "workers_cpu_seconds": workers.cpu_seconds,
                "peak_rss_scheduler_mib": scheduler.stop(),
-               "load_average_before": load_before, "load_average_after": os.getloadavg()}
+               "load_average_before": load_before, "load_average_after": harness.load_average()}
     print(f"{n_workers} worker(s): {row['documents']} documents, {row['sentences']} sentences, "
           f"{row['pairs']} pairs in {wall:.1f} s wall → {row['documents_per_second']:.2f} "
           f"documents/s, {row['sentences_per_second']:.1f} sentences/s; peak RSS client "
@@ -123,24 +122,23 @@ def measure(n_workers, model, src, workdir, chunk_size):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
     p.add_argument("--input", default=None,
                    help="PubTator input (default: the BC6 PPIm file of the data folder)")
     p.add_argument("--model", default=None, help="saved PPI model (default: train on LLL)")
     p.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     p.add_argument("--chunk-size", type=int, default=20)
     p.add_argument("--workdir", default="bench-ppi-dask")
-    p.add_argument("--output", default=None, help="JSON results (default: workdir/dask.json)")
-    args = p.parse_args(argv)
+    harness.add_output(p, "JSON results (default: workdir/dask.json)")
+    args = harness.parse_args(p, argv)
     data_dir = resolve_data_dir(args.data_dir)
     workdir = Path(args.workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     src = Path(args.input) if args.input else data_dir / BC6
     model = Path(args.model) if args.model else train_model(data_dir, workdir)
     print(f"input {src}, model {model}, chunks of {args.chunk_size} documents, "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
+          f"{os.cpu_count()} cores, load average {harness.load_1min():.2f}", flush=True)
     t0 = time.perf_counter()
     rows, outputs = [], []
     for n in args.workers:
@@ -156,8 +154,8 @@ def main(argv=None):
         print(f"speed-up {rows[-1]['workers']} / {rows[0]['workers']} workers: "
               f"{res['speedup']:.2f}× (wall)")
     print(f"outputs byte-identical: {res['outputs_identical']}; load average "
-          f"{os.getloadavg()[0]:.2f}")
-    write_json(args.output or workdir / "dask.json", res)
+          f"{harness.load_1min():.2f}")
+    harness.save_json(args.output or workdir / "dask.json", res)
 
 
 if __name__ == "__main__":

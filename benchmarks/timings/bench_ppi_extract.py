@@ -32,15 +32,15 @@ peak memory on 1× and 10× the input, and (``shift``) the parser-shift study.
 
 Usage::
 
-    python -m benchmarks.bench_ppi_extract throughput [--corpora ...] [--jobs 1 2] [--workdir W]
-    python -m benchmarks.bench_ppi_extract memory [--corpora LLL HPRD50]
-    python -m benchmarks.bench_ppi_extract shift [--corpora LLL HPRD50 IEPA]
-    python -m benchmarks.bench_ppi_extract model-shift --models M1 M2 [--corpora ...]
+    python -m benchmarks.timings.bench_ppi_extract throughput [--corpora ...] [--jobs 1 2]
+        [--workdir W]
+    python -m benchmarks.timings.bench_ppi_extract memory [--corpora LLL HPRD50]
+    python -m benchmarks.timings.bench_ppi_extract shift [--corpora LLL HPRD50 IEPA]
+    python -m benchmarks.timings.bench_ppi_extract model-shift --models M1 M2 [--corpora ...]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -48,7 +48,9 @@ import sys
 import time
 from pathlib import Path
 
-from kernelrank.atomic import atomic_open, write_json
+from benchmarks import harness
+from benchmarks.timings._ppi_extract import run_extract, train_model
+from kernelrank.atomic import atomic_open
 from kernelrank.datadir import resolve_data_dir
 from corpora.ppi_xml import iter_documents
 from corpora.text_input import ConversionStats, learning_to_text_document, write_pubtator
@@ -103,37 +105,6 @@ def _report_conversion(stats):
     return stats.as_dict()
 
 
-def train_model(data_dir, workdir):
-    model = workdir / "model-LLL"
-    if not (model / "model.json").exists():
-        subprocess.run([sys.executable, "-m", "ppi", "train", "--corpus", "LLL", "--data-dir",
-                        str(data_dir), "--model", str(model), "--output-dir",
-                        str(workdir / "train-report"), "--quiet"], check=True)
-    return model
-
-
-_CHILD = ("import resource, sys\n"
-          "from ppi.__main__ import main\n"
-          "rc = main(sys.argv[1:])\n"
-          "print('PEAK_RSS_KIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-          "sys.exit(rc)\n")
-
-
-def run_extract(model, src, out, workers, extra=()):
-    """Run ``ppi extract`` in a fresh child; (summary, wall seconds, peak RSS MiB of the
-    child process itself — the whole pipeline when ``workers == 0``)."""
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, "extract", "--quiet", "--model",
-                           str(model), "--input", str(src), "--format", "pubtator", "--output",
-                           str(out), "--jobs", str(workers), "--overwrite", *extra],
-                          check=True, stdout=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    peak = [int(line.split()[1]) for line in proc.stdout.splitlines()
-            if line.startswith("PEAK_RSS_KIB")][0] / 1024.0
-    summary = json.loads(Path(str(out) + ".summary.json").read_text())
-    return summary, wall, peak
-
-
 def throughput(args, data_dir, workdir):
     model = train_model(data_dir, workdir)
     src = workdir / "bench.pubtator"
@@ -155,11 +126,11 @@ def throughput(args, data_dir, workdir):
               f"{row['pairs_per_second']:.1f} pairs/s")
     res = {"rows": rows, "corpora": args.corpora, "conversion": conversion,
            "cpu_count": os.cpu_count(),
-           "load_average": os.getloadavg()}
+           "load_average": harness.load_average()}
     if len(rows) >= 2:
         res["ratio_pairs_per_second"] = rows[-1]["pairs_per_second"] / rows[0]["pairs_per_second"]
         print(f"ratio {rows[-1]['workers']} / {rows[0]['workers']} workers: "
-              f"{res['ratio_pairs_per_second']:.2f}× (load average {os.getloadavg()[0]:.1f})")
+              f"{res['ratio_pairs_per_second']:.2f}× (load average {harness.load_1min():.1f})")
     return res
 
 
@@ -259,7 +230,7 @@ def model_shift(args, data_dir, workdir):
             print(f"{Path(model).name} → {name}: {provided} | spaCy AUC "
                   f"{row['spacy_auc']:.3f} F {row['spacy_f1']:.3f}", flush=True)
     return {"rows": rows, "spacy_model": args.spacy_model, "collapse": not args.no_collapse,
-            "load_average": os.getloadavg()}
+            "load_average": harness.load_average()}
 
 
 def _auc_f(r):
@@ -268,12 +239,11 @@ def _auc_f(r):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = harness.parser(__doc__, full=True)
     p.add_argument("mode", choices=("throughput", "memory", "shift", "model-shift"))
     p.add_argument("--models", nargs="+", default=[],
                    help="model-shift: saved model directories (from `ppi train`)")
-    p.add_argument("--data-dir", default=None)
+    harness.add_data_dir(p)
     p.add_argument("--workdir", default="bench-ppi-extract")
     p.add_argument("--corpora", nargs="+", default=None)
     p.add_argument("--jobs", nargs="+", type=int, default=[1, 2],
@@ -286,8 +256,8 @@ def main(argv=None):
                    help="shift: pair orientation passed to `ppi cv` (same for both parses)")
     p.add_argument("--no-collapse", action="store_true",
                    help="shift: keep spaCy's labels (no collapsed-Stanford rewriting)")
-    p.add_argument("--output", default=None, help="JSON results (default: workdir/MODE.json)")
-    args = p.parse_args(argv)
+    harness.add_output(p, "JSON results (default: workdir/MODE.json)")
+    args = harness.parse_args(p, argv)
     data_dir = resolve_data_dir(args.data_dir)
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -307,7 +277,7 @@ def main(argv=None):
            "model-shift": model_shift}[args.mode](args, data_dir, workdir)
     res["command"] = " ".join(sys.argv)
     suffix = "-nocollapse" if args.mode == "shift" and args.no_collapse else ""
-    write_json(args.output or workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json", res)
+    harness.save_json(args.output or workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json", res)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """Is raw-text extraction parser-bound?  spaCy's parse vs everything else, in ONE run
-(issue 15, item 1: featurization + scoring + I/O should cost ≤ 25 % of the parse).
+(the target: featurization + scoring + I/O cost at most 25 % of the parse).
 
 For each input (the PubMed 2020 baseline slice, tagged with a lexicon of the AIMed and
 BioInfer entity names, and the BioCreative VI PPIm PubTator file, its own gene mentions) the
 documents are streamed in chunks of ``--chunk-size`` exactly as ``ppi extract --jobs 0``
-processes them (:func:`ppi.extraction.extract.process_chunk`: resident objects frozen, the cyclic
-garbage collector paused during a chunk, spaCy's memory zone), with each step timed on its own in
+processes them (:func:`ppi.extraction.extract.process_chunk`: resident objects frozen, the
+cyclic garbage collector paused during a chunk, spaCy's memory zone), with each step timed on
+its own in
 **process CPU seconds** (``time.process_time``; the machine is shared, wall times measure
 the other jobs):
 
@@ -34,12 +35,13 @@ the other jobs):
     the candidate gene pairs of each document, their document features and the document
     stage), per model;
 ``write``
-    output records (:func:`ppi.extraction.records.pair_records`), JSONL text, written to a file, per model.
+    output records (:func:`ppi.extraction.records.pair_records`), JSONL text, written to a
+    file, per model.
 
-Two ratios are printed per model: ``featurize + score / parse`` (issue 31's target, ≤ 0.25:
-the model's own work per pair against spaCy) and ``(read + mentions + split + convert +
+Two ratios are printed per model: ``featurize + score / parse`` (the target: ≤ 0.25, the
+model's own work per pair against spaCy) and ``(read + mentions + split + convert +
 featurize + score + documents + write) / parse`` — every step that is not spaCy against
-spaCy.  Two models, trained at the start of
+spaCy.  The models are trained at the start of
 the run with :func:`ppi.systems.training.train` on **LLL** (the smallest benchmark corpus, to keep
 the run short; the training corpus of a linear model changes its vocabulary size, not the
 work per pair — a Gaussian model's work per pair grows with its basis rows, the training
@@ -60,7 +62,7 @@ NAME=DIR`` adds saved models (e.g. the documents model of ``ppi train --relation
 
 Usage::
 
-    python -m benchmarks.bench_ppi_throughput [--inputs pubmed bc6] [--limit N]
+    python -m benchmarks.timings.bench_ppi_throughput [--inputs pubmed bc6] [--limit N]
         [--workdir DIR] [--profile FILE] [--gamma G] [--systems text documents paper-v ...]
         [--models NAME=DIR ...]
 
@@ -70,19 +72,18 @@ whole extraction (both inputs) to FILE.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import itertools
-import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import harness
 from kernelrank.datadir import resolve_data_dir
+from kernelrank.report import markdown_table
 
 INPUTS = {"pubmed": ("text/pubmed20n1015.xml.gz", "pubmed-xml"),
           "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator")}
@@ -102,11 +103,6 @@ _TRAIN = ("import sys\n"
           "else:\n"
           "    train(model, report, Settings.for_system(system, progress=False,\n"
           "          gamma=float(gamma) or None), corpus='LLL', data_dir=data)\n")
-
-
-def _load_str():
-    a, b, c = os.getloadavg()
-    return f"{a:.2f}, {b:.2f}, {c:.2f}"
 
 
 def train_models(data_dir, workdir, gamma=None, systems=DEFAULT_SYSTEMS):
@@ -240,6 +236,12 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
             "rss_last_chunk_mib": rss[-1] if rss else None}
 
 
+#: the columns of the table :func:`report` prints
+TABLE = ["model", "sentences", "with ≥2 mentions", "pairs", "convert", "featurize + score",
+         "documents", "write", "featurize + score / parse", "non-parse / parse",
+         "sentences/s/core", "abstracts/s/core"]
+
+
 def report(name, r):
     parse = r["shared"].get("parse", 0.0)
     read, ment = r["shared"].get("read", 0.0), r["shared"].get("mentions", 0.0)
@@ -247,10 +249,7 @@ def report(name, r):
     print(f"\n## {name}: {r['documents']} documents; CPU seconds (process_time)")
     print(f"parse (spaCy) {parse:.2f}   read {read:.2f}   mentions {ment:.2f}   "
           f"split {split:.2f}")
-    print("| model | sentences | with ≥2 mentions | pairs | convert | featurize + score | "
-          "documents | write | featurize + score / parse | non-parse / parse | "
-          "sentences/s/core | abstracts/s/core |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
     for system, m in r["models"].items():
         st = m["steps"]
         other = read + ment + split + sum(st.get(s, 0.0) for s in (
@@ -261,32 +260,33 @@ def report(name, r):
                                       else float("nan"))
         m["sentences_per_cpu_s"] = m["sentences"] / total if total else float("nan")
         m["abstracts_per_cpu_s"] = r["documents"] / total if total else float("nan")
-        print(f"| {system} | {m['sentences']} | {m['sentences_with_pairs']} | {m['pairs']} | "
-              + " | ".join(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize+score",
-                                                             "documents", "write"))
-              + f" | {m['featurize_score_ratio']:.3f} | {m['ratio']:.3f} | "
-              f"{m['sentences_per_cpu_s']:.1f} | "
-              f"{m['abstracts_per_cpu_s']:.2f} |")
+        rows.append(dict(zip(TABLE, (
+            system, str(m["sentences"]), str(m["sentences_with_pairs"]), str(m["pairs"]),
+            *(f"{st.get(s, 0.0):.2f}" for s in ("convert", "featurize+score", "documents",
+                                                "write")),
+            f"{m['featurize_score_ratio']:.3f}", f"{m['ratio']:.3f}",
+            f"{m['sentences_per_cpu_s']:.1f}", f"{m['abstracts_per_cpu_s']:.2f}"))))
+    print(markdown_table(rows, TABLE), end="")
     print(f"RSS after the first chunk {r['rss_first_chunk_mib']:.0f} MiB, after the last "
           f"{r['rss_last_chunk_mib']:.0f} MiB")
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("--inputs", nargs="+", choices=sorted(INPUTS), default=list(INPUTS))
     ap.add_argument("--limit", type=int, default=None, help="first N documents per input")
     ap.add_argument("--chunk-size", type=int, default=100)
-    ap.add_argument("--data-dir", default=None)
+    harness.add_data_dir(ap)
     ap.add_argument("--workdir", default=None, help="keeps the trained models between runs")
     ap.add_argument("--profile", default=None, help="write a cProfile of the extraction")
-    ap.add_argument("--output", default=None, help="results as JSON")
+    harness.add_output(ap)
     ap.add_argument("--gamma", type=float, default=None,
                     help="also a multiview model with the Gaussian top kernel (ppi --gamma)")
     ap.add_argument("--systems", nargs="*", choices=SYSTEMS, default=list(DEFAULT_SYSTEMS),
                     help="systems trained in the run (default: text documents)")
     ap.add_argument("--models", nargs="*", default=[], metavar="NAME=DIR",
                     help="saved models to measure too")
-    args = ap.parse_args(argv)
+    args = harness.parse_args(ap, argv)
 
     from ppi.extraction.mentions import DictionaryTagger, build_lexicon
     from ppi.models.classes import PPIModel
@@ -295,7 +295,8 @@ def main(argv=None):
     data_dir = Path(resolve_data_dir(args.data_dir))
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench_ppi_throughput-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    print(f"load average at start: {_load_str()} ({os.cpu_count()} cores)")
+    print(f"load average at start: {harness.format_load(harness.load_average())} "
+          f"({os.cpu_count()} cores)")
     paths = train_models(data_dir, workdir, args.gamma, args.systems)
     paths.update(dict(x.split("=", 1) for x in args.models))
     models = {}
@@ -318,17 +319,16 @@ def main(argv=None):
             profiler.disable()
         report(name, results[name])
     wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    load = os.getloadavg()
+    peak = harness.peak_rss()
+    load = harness.load_average()
     print(f"\npeak RSS {peak:.0f} MiB (extraction; models trained in a child process); "
           f"wall {wall:.1f} s{' (under load)' if max(load) > 1.5 else ''}; "
-          f"load average at end: {_load_str()}")
+          f"load average at end: {harness.format_load(load)}")
     if profiler:
         profiler.dump_stats(args.profile)
         print(f"profile written to {args.profile}")
-    if args.output:
-        Path(args.output).write_text(json.dumps({"results": results, "peak_rss_mib": peak,
-                                                 "load_end": load}, indent=1))
+    harness.save_json(args.output, {"results": results, "peak_rss_mib": peak,
+                                    "load_end": load})
     return 0
 
 

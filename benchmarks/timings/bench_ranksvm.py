@@ -19,27 +19,14 @@ ONE run on this (shared) machine; nothing here is asserted.
 
 Usage::
 
-    python -m benchmarks.bench_ranksvm [--sizes 10000 100000 1000000] [--explicit-max 30000]
+    python -m benchmarks.timings.bench_ranksvm [--sizes 10000 100000 1000000] [--explicit-max 30000]
 """
-
-import argparse
-import os
-import time
 
 import numpy as np
 
+from benchmarks import harness
 from learners.ranksvm import (QueryStructure, sweep_counts, pairwise_hinge,
                               pairwise_hinge_explicit)
-
-
-def _best_time(fn, repeat):
-    best = np.inf
-    out = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def _problem(m, setting, rng):
@@ -64,22 +51,22 @@ def _interpreted(f, structure):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--explicit-max", type=int, default=20_000,
                         help="largest m for explicit pairs in the global setting")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    args = harness.parse_args(parser, argv)
     rng = np.random.default_rng(args.seed)
-    print(f"load average at start: {os.getloadavg()}")
+    harness.print_load("start")
     # compile once (excluded from the timings)
     f0, y0, q0 = _problem(1000, "global", rng)
     pairwise_hinge(f0, QueryStructure(y0, q0))
 
     s = QueryStructure(y0, q0)
-    t_jit, _ = _best_time(lambda: pairwise_hinge(f0, s), args.repeat)
-    t_py, c_py = _best_time(lambda: _interpreted(f0, s), 1)
+    t_jit, _ = harness.best_time(lambda: pairwise_hinge(f0, s), args.repeat)
+    t_py, c_py = harness.best_time(lambda: _interpreted(f0, s), 1)
     print(f"numba check at m=1000 (global): compiled {t_jit * 1e3:.2f} ms, interpreted "
           f"{t_py * 1e3:.1f} ms, ratio {t_py / t_jit:.0f}x")
 
@@ -90,11 +77,12 @@ def main(argv=None):
         measured = None  # (m, seconds) of the largest explicit run, for extrapolation
         for m in args.sizes:
             f, y, qids = _problem(m, setting, rng)
-            t_struct, structure = _best_time(lambda: QueryStructure(y, qids), 1)
-            t_tree, (loss, coef) = _best_time(lambda: pairwise_hinge(f, structure), args.repeat)
+            t_struct, structure = harness.best_time(lambda: QueryStructure(y, qids), 1)
+            t_tree, (loss, coef) = harness.best_time(lambda: pairwise_hinge(f, structure),
+                                                     args.repeat)
             feasible = setting == "queries" or m <= args.explicit_max
             if feasible:
-                t_exp, (loss_e, coef_e) = _best_time(
+                t_exp, (loss_e, coef_e) = harness.best_time(
                     lambda: pairwise_hinge_explicit(f, y, qids), 1)
                 if not np.array_equal(coef, coef_e):
                     raise SystemExit(f"coefficient mismatch at m={m} ({setting})")
@@ -113,7 +101,7 @@ def main(argv=None):
             print(f"{setting:8s} {m:9d} {structure.n_pairs:14d} {t_tree:9.4f} {exp_text} "
                   f"{ratio_text} {norm:19.2f} {diff_text}   (query structure once: "
                   f"{t_struct:.3f} s)")
-    print(f"load average at end: {os.getloadavg()}")
+    harness.print_load("end")
 
 
 if __name__ == "__main__":

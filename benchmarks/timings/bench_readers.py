@@ -21,13 +21,11 @@ lemmas, tags, heads, relations, sentence ids, texts). Asserts nothing about time
 
 Usage::
 
-    python -m benchmarks.bench_readers [--data-dir D] [--repeat 5] [--craft-files N]
+    python -m benchmarks.timings.bench_readers [--data-dir D] [--repeat 5] [--craft-files N]
 """
 
-import argparse
 import gzip
 import io
-import os
 import statistics
 import sys
 import time
@@ -35,6 +33,7 @@ from importlib.metadata import version
 
 import numpy as np
 
+from benchmarks import harness
 from corpora.conllu import ConlluSentence, MultiwordToken, Token, iter_conllu
 from corpora.svmlight import load_svmlight
 from kernelrank.datadir import resolve_data_dir
@@ -149,19 +148,19 @@ def bench_conllu(root, repeat, n_files):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=None)
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--repeat", type=int, default=5,
                         help="timed runs of each reader (median reported)")
     parser.add_argument("--craft-files", type=int, default=None,
                         help="only the first N CRAFT files (default: all)")
-    args = parser.parse_args(argv)
+    args = harness.parse_args(parser, argv)
     root = resolve_data_dir(args.data_dir)
-    print(f"load average at start: {os.getloadavg()}  (times measured under this load; "
-          "compare the ratios)", flush=True)
+    print(f"load average at start: {harness.format_load(harness.load_average())}  (times "
+          "measured under this load; compare the ratios)", flush=True)
     bench_svmlight(root, args.repeat)
     bench_conllu(root, args.repeat, args.craft_files)
-    print(f"load average at end: {os.getloadavg()}", flush=True)
+    harness.print_load("end")
     return 0
 
 

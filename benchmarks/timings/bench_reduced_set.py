@@ -17,17 +17,17 @@ parses of one sentence (2 basis vectors per group, as in the paper).
 
 Usage::
 
-    python -m benchmarks.bench_reduced_set [--m 50000 --r 4000] [--skip-scale] [--skip-fig1]
+    python -m benchmarks.timings.bench_reduced_set [--m 50000 --r 4000] [--skip-scale] [--skip-fig1]
         [--data-dir DIR] [--output-dir results] [--seed 0] [--check]
 """
 
-import argparse
 import os
 import sys
 import time
 
 import numpy as np
 
+from benchmarks import harness
 from kernelrank.datadir import resolve_data_dir
 from kernelrank.cli import add_threads, exit_code, thread_limit
 from kernelrank.errors import KernelrankError
@@ -41,7 +41,8 @@ FIG1_GRID = 10.0 ** np.arange(-9, 10)      # Paper III Sect. 4.1
 
 
 def _load():
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    """``load average 0.52 0.61 0.70``, as the report quotes it."""
+    return "load average " + harness.format_load(harness.load_average())
 
 
 def make_data(m, n_features, seed):
@@ -174,13 +175,13 @@ def bench_fig1(args, data):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = harness.parser(__doc__)
     p.add_argument("--m", type=int, default=50000)
     p.add_argument("--r", type=int, default=4000)
     p.add_argument("--n-features", type=int, default=50)
     p.add_argument("--gamma", type=float, default=1e-3)
     p.add_argument("--folds", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0)
+    harness.add_seed(p)
     p.add_argument("--check", action="store_true",
                    help="retrain one fold from scratch and compare (one more training)")
     p.add_argument("--skip-scale", action="store_true")
@@ -190,9 +191,9 @@ def main(argv=None):
     p.add_argument("--basis-per-group", type=int, default=20,
                    help="basis vectors per OHSUMED query (about 14%% of the rows)")
     add_threads(p)      # 1 is fastest on a loaded machine
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output-dir", default=None, help="write bench_reduced_set.{json,md} here")
-    args = p.parse_args(argv)
+    harness.add_data_dir(p)
+    harness.add_output_dir(p, help="write bench_reduced_set.{json,md} here (default: none)")
+    args = harness.parse_args(p, argv)
     with thread_limit(args.threads):
         return exit_code(_run, args)
 

@@ -1,6 +1,6 @@
 """Linear learning to rank at web scale: an MSLR-WEB10K-shaped problem, fit + selection.
 
-Issue 17 item 4. A synthetic problem with the shape of MSLR-WEB10K (no such file is at
+A synthetic problem with the shape of MSLR-WEB10K (no such file is at
 hand): ``--queries`` queries (default 10,000) of 60..180 documents (mean 120; ≈ 1.2 M
 documents), 136 dense standardized features, graded labels 0..4 drawn with MSLR-WEB10K's
 proportions (about 52 / 32 / 13 / 2 / 1 %) from a noisy score that is linear in 40 features
@@ -34,17 +34,15 @@ here is asserted.
 
 Usage::
 
-    python -m benchmarks.bench_webscale --learner cgrankrls [--queries 10000] [--threads 2]
+    python -m benchmarks.timings.bench_webscale --learner cgrankrls [--queries 10000] [--threads 2]
 """
 
-import argparse
-import os
-import resource
 import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks import harness
 from learners.measures import letor_evaluation, ndcg_at_k
 from learners.selection import Channels, Scoring, Search, ValidationSet, select
 
@@ -147,7 +145,7 @@ GRIDS = {"rankrls": 2.0 ** np.arange(-10, 31, 2), "cgrankrls": 10.0 ** np.arange
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--learner", required=True,
                         choices=["rankrls", "cgrankrls", "ranksvm", "lightgbm"])
     parser.add_argument("--queries", type=int, default=10_000)
@@ -157,8 +155,8 @@ def main(argv=None):
     parser.add_argument("--max-trees", type=int, default=500)
     parser.add_argument("--grid", type=float, nargs="+",
                         help="λ (or C) values instead of the default grid")
-    args = parser.parse_args(argv)
-    print(f"load average at start: {os.getloadavg()}")
+    args = harness.parse_args(parser, argv)
+    harness.print_load("start")
     t0 = time.perf_counter()
     X, y, qids, sizes = make_problem(args.queries)
     train, val, test = split(X, y, qids, sizes)
@@ -181,7 +179,7 @@ def main(argv=None):
         seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         scores = model.predict(test[0])
     out = letor_evaluation(test[1], scores, test[2], max_k=10, convention="mslr")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = harness.peak_rss()
     grid = None if args.learner == "lightgbm" else grid
     fitted = getattr(model, "model", None)
     extra = (f"; {fitted.n_iter_} iterations at the chosen value"
@@ -195,7 +193,7 @@ def main(argv=None):
           f"chosen {chosen}{extra}); validation NDCG@10 path {np.round(path, 5).tolist()}")
     print(f"{args.learner}: test NDCG@10 {out['NDCG@10']:.4f}  MAP {out['MAP']:.4f}; "
           f"peak RSS {peak:.0f} MB")
-    print(f"load average at end: {os.getloadavg()}")
+    harness.print_load("end")
 
 
 if __name__ == "__main__":

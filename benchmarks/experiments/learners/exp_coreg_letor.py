@@ -26,11 +26,10 @@ are not stated. Here (our protocol):
 
 Usage::
 
-    python -m benchmarks.exp_coreg_letor [--data-dir DIR] [--labelled-queries 2 5 10 20]
-        [--repetitions 2] [--seed 0] [--output-dir DIR]
+    python -m benchmarks.experiments.learners.exp_coreg_letor [--data-dir DIR]
+        [--labelled-queries 2 5 10 20] [--repetitions 2] [--seed 0] [--output-dir DIR]
 """
 
-import argparse
 import sys
 import time
 
@@ -38,6 +37,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from benchmarks import harness
 from kernelrank.datadir import require_file, resolve_data_dir
 from corpora.svmlight import load_svmlight
 from learners.coreg import CoRankRLS
@@ -113,15 +113,16 @@ def run_fold(parts, k, n_labelled, rng, n_unlabelled, n_basis):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=None)
+    parser = harness.parser(__doc__)
+    harness.add_data_dir(parser)
     parser.add_argument("--labelled-queries", type=int, nargs="+", default=[2, 5, 10, 20])
     parser.add_argument("--repetitions", type=int, default=2)
     parser.add_argument("--n-unlabelled", type=int, default=3000)
     parser.add_argument("--n-basis", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", default="results/coreg_letor")
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    harness.add_output_dir(parser, "results/coreg_letor", "where coreg_letor.json and "
+                           "coreg_letor.md are written (default: %(default)s)")
+    args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 
 
@@ -133,7 +134,8 @@ def _run(args):
     for n_lab in args.labelled_queries:
         runs = []
         jobs = [(k, r) for k in range(5) for r in range(args.repetitions)]
-        for k, _ in tqdm(jobs, desc=f"{n_lab} labelled queries", file=sys.stderr):
+        for k, _ in tqdm(jobs, desc=f"{n_lab} labelled queries", file=sys.stderr,
+                         disable=args.quiet):
             with threadpool_limits(1):   # a shared machine: one BLAS thread is fastest
                 runs.append(run_fold(parts, k, n_lab, rng, args.n_unlabelled,
                                      args.n_basis))

@@ -25,10 +25,10 @@ draws of pools, training points and noise.
 
 Usage::
 
-    python -m benchmarks.exp_kpcrank_sinc [--repetitions 10] [--seed 0] [--output-dir DIR]
+    python -m benchmarks.experiments.learners.exp_kpcrank_sinc [--repetitions 10] [--seed 0]
+        [--output-dir DIR]
 """
 
-import argparse
 import sys
 import time
 
@@ -36,6 +36,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from benchmarks import harness
 from kernelrank.cli import exit_code
 from learners.kpcrank import KPCRank
 from learners.measures import disagreement_error
@@ -107,14 +108,15 @@ def run_once(rng, sigma, n_train, gammas):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--sigmas", type=float, nargs="+", default=[0.0, 0.25, 0.5, 1.0])
     parser.add_argument("--gammas", type=float, nargs="+", default=[0.1, 1.0, 10.0])
     parser.add_argument("--n-train", type=int, default=379)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output-dir", default="results/kpcrank_sinc")
-    args = parser.parse_args(argv)
+    harness.add_seed(parser)
+    harness.add_output_dir(parser, "results/kpcrank_sinc", "where kpcrank_sinc.json and "
+                           "kpcrank_sinc.md are written (default: %(default)s)")
+    args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 
 
@@ -126,7 +128,7 @@ def _run(args):
         with threadpool_limits(1):      # small matrices: BLAS threads only add overhead
             runs = [run_once(rng, sigma, args.n_train, args.gammas)
                     for _ in tqdm(range(args.repetitions), desc=f"sigma={sigma}",
-                                  file=sys.stderr)]
+                                  file=sys.stderr, disable=args.quiet)]
         row = {"sigma": sigma}
         for m in METHODS:
             vals = np.array([r[m] for r in runs])

@@ -32,11 +32,10 @@ mis-ordered pairs of opponents (ties in the predictions count ½), averaged over
 
 Usage::
 
-    python -m benchmarks.exp_rock_paper_scissors [--repetitions 100] [--seed 0]
-        [--output-dir results/rps]
+    python -m benchmarks.experiments.learners.exp_rock_paper_scissors [--repetitions 100]
+        [--seed 0] [--output-dir results/rock_paper_scissors]
 """
 
-import argparse
 import sys
 import time
 
@@ -44,6 +43,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from benchmarks import harness
 from kernelrank.cli import exit_code
 from learners.kronecker import KronRankRLS, KronRLS
 from learners.measures import disagreement_error
@@ -127,15 +127,17 @@ def run_once(w, rng, alpha, svm_C, n_players=100, n_games=1000):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("--repetitions", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
+    harness.add_seed(parser)
     parser.add_argument("--alpha", type=float, default=1e-6,
                         help="λ of c.reg / c.rank (004: 'close to zero')")
     parser.add_argument("--svm-C", type=float, default=100.0,
                         help="RankSVM C (large C = small regularisation)")
-    parser.add_argument("--output-dir", default="results/rock_paper_scissors")
-    args = parser.parse_args(argv)
+    harness.add_output_dir(parser, "results/rock_paper_scissors", "where "
+                           "rock_paper_scissors.json and rock_paper_scissors.md are written "
+                           "(default: %(default)s)")
+    args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 
 
@@ -146,7 +148,8 @@ def _run(args):
     for variant, w in VARIANTS.items():
         with threadpool_limits(1):      # tiny matrices: BLAS threads only add overhead
             runs = [run_once(w, rng, args.alpha, args.svm_C)
-                    for _ in tqdm(range(args.repetitions), desc=variant, file=sys.stderr)]
+                    for _ in tqdm(range(args.repetitions), desc=variant, file=sys.stderr,
+                                  disable=args.quiet)]
         means = {m: float(np.mean([r[m] for r in runs])) for m in METHODS}
         sems = {m: float(np.std([r[m] for r in runs], ddof=1) / np.sqrt(len(runs)))
                 for m in METHODS}

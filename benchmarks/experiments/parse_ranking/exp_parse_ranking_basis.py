@@ -1,9 +1,9 @@
 """Basis choice of the sparse parse rankers: test τ_b along the λ grid, per basis rule.
 
-Issue 18 diagnosis. On a built data set (the README's ``craft1000.jsonl``), article-level
-outer folds as in ``python -m parse_ranking cv``; for each representation and basis size r,
-the reduced-set query RankRLS (Paper I eq. 41; the model of ``sparse_rankrls``) is fitted
-on the training parses with the basis chosen by
+A diagnosis. On a built data set (the README's ``craft1000.jsonl``), article-level outer
+folds as in ``python -m parse_ranking cv``; for each representation and basis size r, the
+reduced-set query RankRLS (Paper I eq. 41; the model of ``sparse_rankrls``) is fitted on the
+training parses with the basis chosen by
 
 * ``rand``: r raw training parses drawn uniformly (Williams & Seeger 2001; Paper III §2.1);
 * ``rand_c``: the same parses, each centred within its sentence;
@@ -17,15 +17,14 @@ and ``full`` is RankRLS on all training parses. Printed: the pooled out-of-fold 
 test parses (NOT a model-selection result; ``cv`` / ``bench_parse_ranking_sparse`` choose λ
 inside the training articles). Dense m x m training kernels: for the 1,000-sentence set only.
 
-    python -m benchmarks.exp_parse_ranking_basis --data craft1000.jsonl \\
-        [--kernels locality,links_words,graph] [--basis 1000,1500,2000]
+    python -m benchmarks.experiments.parse_ranking.exp_parse_ranking_basis \\
+        --data craft1000.jsonl [--kernels locality,links_words,graph] [--basis 1000,1500,2000]
 """
-
-import argparse
 
 import numpy as np
 import scipy.linalg as sla
 
+from benchmarks import harness
 from learners.nystroem import rp_cholesky_pivots
 from parse_ranking.dataset import load_dataset
 from parse_ranking.evaluation import article_folds, flatten, ranking_measures
@@ -80,14 +79,13 @@ def _path(KtrZ, KteZ, KZZ, codes, y):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = harness.parser(__doc__, full=True)
     p.add_argument("--data", required=True)
     p.add_argument("--kernels", default="locality,links_words,graph")
     p.add_argument("--basis", default="1000,1500,2000")
     p.add_argument("--max-parses", type=int, default=5)
     p.add_argument("--folds", type=int, default=3)
-    args = p.parse_args(argv)
+    args = harness.parse_args(p, argv)
     records = load_dataset(args.data, max_parses=args.max_parses)
     items, y, q, arts, lg = flatten(records, args.max_parses)
     folds = article_folds(arts, args.folds, 0)

@@ -1,8 +1,9 @@
 """The documents system on BioRED: its parts on dev, and dev F / AUC against the number of
-training abstracts with and without transfer (issue 31).
+training abstracts with and without transfer.
 
-    python -m benchmarks.exp_ppi_documents --output-dir results/exp_documents
-    python -m benchmarks.exp_ppi_documents --sizes 25 50 100 200 400 --seeds 0 1 2
+    python -m benchmarks.experiments.ppi.exp_ppi_documents --output-dir results/exp_documents
+    python -m benchmarks.experiments.ppi.exp_ppi_documents --sizes 25 50 100 200 400 \\
+        --seeds 0 1 2
 
 Trains on ``biored/Train.PubTator.gz`` (or ``--train``) and scores ``biored/Dev.PubTator.gz``
 (``--dev``) with the measure of ``ppi evaluate-documents`` (every candidate gene pair of a
@@ -25,16 +26,14 @@ peak RSS at the end (``resource.getrusage``).
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
-import resource
 import time
 from pathlib import Path
 
 import numpy as np
 
-from kernelrank.datadir import resolve_data_dir
+from benchmarks import harness
+from benchmarks.experiments.ppi._biored import add_stage_search, prepare, subset_documents
 
 
 def _measures(fit, X, rc):
@@ -44,59 +43,19 @@ def _measures(fit, X, rc):
     return candidate_measures(rc.candidates.y, s, fit.threshold)
 
 
-def subset_documents(rc, X, docs):
-    """The relation corpus ``rc`` restricted to the documents ``docs`` and the rows of ``X``
-    (its mention pairs) that belong to them."""
-    docs = np.sort(np.asarray(docs))
-    rows = np.flatnonzero(np.isin(rc.documents_of_pairs(), docs))
-    return rc.subset(docs), X[rows]
-
-
-def prepare(data_dir=None, train=None, dev=None):
-    """BioRED train and dev read and featurized once with the default ``documents`` system
-    (one joint vocabulary with the five benchmark corpora, spaCy-parsed) and the transfer
-    prior's weights: ``(train path, dev path, train corpus, dev corpus, X_train, X_dev, w_g,
-    source info)``.  Shared with :mod:`benchmarks.exp_ppi_small_n`."""
-    train, dev, tr, dv, feats, w_src, info = prepare_features(data_dir, train, dev)
-    return train, dev, tr, dv, feats.rows[0].X, feats.rows[1].X, w_src, info
-
-
-def prepare_features(data_dir=None, train=None, dev=None):
-    """:func:`prepare` with the whole :class:`ppi.documents.system.Features` (its fitted
-    featurizer turns other corpora into the same columns) in place of the two row
-    matrices: ``(train path, dev path, train corpus, dev corpus, features, w_g, source
-    info)``."""
-    from ppi.documents.runs import read_relation_corpus
-    from ppi.documents.system import DocumentSystem, featurize_documents, source_model
-
-    data = resolve_data_dir(data_dir)
-    train = train or data / "biored" / "Train.PubTator.gz"
-    dev = dev or data / "biored" / "Dev.PubTator.gz"
-    default = DocumentSystem(progress=False)
-    tr = read_relation_corpus(train, default, source="train")
-    dv = read_relation_corpus(dev, default, source="dev")
-    feats = featurize_documents(default, [tr, dv], data)
-    w_src, info = source_model(default, feats, data)
-    return train, dev, tr, dv, feats, w_src, info
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
     p.add_argument("--train", default=None, help="default <data>/biored/Train.PubTator.gz")
     p.add_argument("--dev", default=None, help="default <data>/biored/Dev.PubTator.gz")
-    p.add_argument("--output-dir", default="results/exp_ppi_documents")
+    harness.add_output_dir(p, "results/exp_ppi_documents")
     p.add_argument("--sizes", type=int, nargs="*", default=[25, 50, 100, 200, 400])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--no-variants", action="store_true")
-    p.add_argument("--stage-search", action="store_true",
-                   help="the document stage searches its (λ, γ) grid (the default until "
-                        "2026-11-29) instead of the pair transferred from BioRED")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    add_stage_search(p)
+    args = harness.parse_args(p, argv)
     t0 = time.perf_counter()
-    load0 = _load()
+    load0 = harness.load_1min()
 
     from ppi.documents.system import (DocumentSystem, candidate_measures, fit_documents)
     from ppi.documents.relations import bag_max
@@ -130,9 +89,9 @@ def main(argv=None):
             else:
                 row["inner_auc"] = fit.info["stage_auc"]
             out["variants"].append(row)
-            logging.info("%s: %s", name, {k: row[k] for k in ("auc", "f1")})
+            harness.log.info("%s: %s", name, {k: row[k] for k in ("auc", "f1")})
             if system.document_stage and system.transfer:
-                # item 4: the same model with the cross-sentence candidates left unscored
+                # the same model with the cross-sentence candidates left unscored
                 from ppi.documents.system import predict_documents
                 full, decided = predict_documents(fit, Xdv, dv.candidates)
                 within = np.where(c.bag_sizes > 0, full, -np.inf)
@@ -161,32 +120,23 @@ def main(argv=None):
                 row = {**_measures(fit, Xdv, dv), "abstracts": n, "seed": seed,
                        "transfer": transfer, "beta": fit.info["beta"]}
                 out["curve"].append(row)
-                logging.info("n=%d seed=%d transfer=%s: AUC %.3f F %.3f", n, seed, transfer,
+                harness.log.info("n=%d seed=%d transfer=%s: AUC %.3f F %.3f", n, seed, transfer,
                              row["auc"], row["f1"])
     out["seconds"] = time.perf_counter() - t0
-    out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
-    out["load_average"] = [load0, _load()]
+    out["peak_rss_gb"] = harness.peak_rss("GiB")
+    out["load_average"] = [load0, harness.load_1min()]
     _write(out, Path(args.output_dir))
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-          f"{load0:.1f} → {_load():.1f}")
+          f"{load0:.1f} → {harness.load_1min():.1f}")
     return 0
 
 
-def _load():
-    import os
-    return os.getloadavg()[0]
-
-
 def _write(out, d):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from kernelrank.atomic import save_figure
+    from kernelrank.report import markdown_table, pyplot, write_report
 
-    from kernelrank.atomic import save_figure, write_json, write_text
-    from kernelrank.report import markdown_table
-
+    plt = pyplot()
     d.mkdir(parents=True, exist_ok=True)
-    write_json(d / "results.json", out)
     curve = {}
     for r in out["curve"]:
         if "error" not in r:
@@ -222,7 +172,7 @@ def _write(out, d):
           "", "![learning curve](learning_curve.png)", "",
           f"Wall time {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
           f"average {out['load_average'][0]:.1f} → {out['load_average'][1]:.1f}.", ""]
-    write_text(d / "results.md", "\n".join(md))
+    write_report(d, "results", out, "\n".join(md))
     print(json.dumps({"variants": [{k: r.get(k) for k in ("system", "f1", "auc")}
                                    for r in out["variants"]], "curve": rows}, indent=1))
 

@@ -1,15 +1,18 @@
-"""Experiment (issue 14): which choices explain the LLL gap of Paper V's all-paths system?
+"""Which choices explain the LLL gap of Paper V's all-paths system? F / AUC of each factor
+(pair orientation, path end points, the criterion of λ) alone and combined, over fold seeds.
 
 Measures each factor alone, and their combinations, under the document-level 10-fold
-protocol with nested leave-one-document-out selection (:func:`ppi.learning.evaluation.cross_validate`),
-on every corpus given, over several fold seeds (the small corpora's F moves by several points
-from one fold assignment to another, so one seed proves nothing):
+protocol with nested leave-one-document-out selection
+(:func:`ppi.learning.evaluation.cross_validate`), on every corpus given, over several fold
+seeds (the small corpora's F moves by several points from one fold assignment to another, so
+one seed proves nothing):
 
 * ``order``      — ``pair`` (published code: PROT1 = the pair's e1, tokens between the two
                    tagged "before" when e2 comes first) or ``text`` (text order, ``M_`` from the
                    first to the last token of the two candidates);
 * ``endpoints``  — shortest paths between ``all`` tokens of the two entities (published) or
-                   between one ``head`` token each (:meth:`ppi.representation.graphs._SentenceStructure.head_token`);
+                   between one ``head`` token each
+                   (:meth:`ppi.representation.graphs._SentenceStructure.head_token`);
 * ``select_by``  — λ by the inner pooled F (Paper V) or by the inner pooled AUC (the threshold
                    then by best F at that λ).
 
@@ -19,24 +22,23 @@ selection criteria. Prints, per corpus and configuration, F and AUC as mean ± s
 
 Usage::
 
-    python -m benchmarks.exp_ppi_factors --corpora LLL HPRD50 IEPA --seeds 0 1 2 3 4 \\
-        --output /tmp/factors.json
+    python -m benchmarks.experiments.ppi.exp_ppi_factors --corpora LLL HPRD50 IEPA \\
+        --seeds 0 1 2 3 4 --output /tmp/factors.json
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import os
 import time
 
 import numpy as np
 
-from kernelrank.atomic import write_json
+from benchmarks import harness
+from benchmarks.experiments.ppi._corpora import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.learning.evaluation import ALPHAS, cross_validate
 from ppi.representation.features import kernel
-from ppi.names import CORPORA, ENDPOINTS, ORDERS, SELECT_BY, corpus_path
+from ppi.names import ENDPOINTS, ORDERS, SELECT_BY, corpus_path
 from ppi.systems import Settings
 from ppi.systems.inputs import prepare_corpus
 
@@ -76,45 +78,16 @@ def run(corpora, seeds, orders, endpoints, select_by, learner, data_dir, views=N
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--corpora", nargs="+", choices=CORPORA, default=["LLL", "HPRD50", "IEPA"])
-    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    p = experiment_parser(__doc__, default=["LLL", "HPRD50", "IEPA"], seeds=[0, 1, 2, 3, 4])
     p.add_argument("--orders", nargs="+", choices=ORDERS, default=list(ORDERS))
     p.add_argument("--endpoints", nargs="+", choices=ENDPOINTS, default=list(ENDPOINTS))
     p.add_argument("--select-by", nargs="+", choices=SELECT_BY, default=list(SELECT_BY))
     p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls"))
     p.add_argument("--views", nargs="+", default=None,
                    help="views combined (ppi.representation.views; default: apg:split_parse alone)")
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output", default=None, help="JSON file to write")
-    a = p.parse_args(argv)
+    a = harness.parse_args(p, argv)
     logged_run(lambda: run(a.corpora, a.seeds, a.orders, a.endpoints, a.select_by, a.learner,
                            a.data_dir, tuple(a.views) if a.views else None), a.output)
-
-
-def experiment_parser(doc, corpora=CORPORA):
-    """The options every ``exp_ppi_*`` experiment takes: ``--corpora``, ``--seeds``,
-    ``--data-dir``, ``--output`` (the description: ``doc``'s first paragraph)."""
-    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("--corpora", nargs="+", choices=corpora, default=list(corpora))
-    p.add_argument("--seeds", nargs="+", type=int, default=[0])
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output", default=None, help="JSON file to write")
-    return p
-
-
-def logged_run(compute, output):
-    """``compute()`` between two prints of the load average; its rows written as JSON to
-    ``output`` (if given) with the load at start and end.  Shared by the ``exp_ppi_*``
-    experiments."""
-    load = os.getloadavg()
-    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
-    rows = compute()
-    end = os.getloadavg()
-    print(f"load average at end: {end[0]:.2f}")
-    if output:
-        write_json(output, {"rows": rows, "load_start": load[0], "load_end": end[0]})
-    return rows
 
 
 if __name__ == "__main__":

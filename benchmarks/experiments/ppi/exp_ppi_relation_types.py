@@ -1,7 +1,8 @@
-"""Typed relations (issue 31, item 6): one multi-output RLS gives a score per relation type
-from the same decomposition; per-type F / AUC on BioRED dev.
+"""Typed relations: one multi-output RLS gives a score per relation type from the same
+decomposition; per-type F / AUC on BioRED dev.
 
-    python -m benchmarks.exp_ppi_relation_types --output-dir results/exp_relation_types
+    python -m benchmarks.experiments.ppi.exp_ppi_relation_types \\
+        --output-dir results/exp_relation_types
 
 The documents system without transfer (:mod:`ppi.documents.system`), with one target column
 per relation type instead of one: the mention pairs of a candidate related by type ``t`` are
@@ -11,36 +12,31 @@ document for every column from it); λ is chosen per type by the pooled leave-on
 AUC of the candidates' maxima, and each type gets its own document stage on its column's
 held-out scores — with the stage's λ and γ transferred from BioRED (the default of
 :class:`ppi.documents.stage.DocumentStage`), or, with ``--stage-search``, chosen per type by
-leave-one-document-out AUC over the stage's grid (the default until 2026-11-29).  Measured
+leave-one-document-out AUC over the stage's grid.  Measured
 per type over every dev candidate (positive: related by that type); a candidate related by
 two types counts for both.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
-import resource
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks import harness
+from benchmarks.experiments.ppi._biored import add_stage_search
 from kernelrank.datadir import resolve_data_dir
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output-dir", default="results/exp_ppi_relation_types")
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
+    harness.add_output_dir(p, "results/exp_ppi_relation_types")
     p.add_argument("--types", nargs="+", default=["Association", "Positive_Correlation",
                                                   "Negative_Correlation", "Bind"])
-    p.add_argument("--stage-search", action="store_true",
-                   help="every type's document stage searches its (λ, γ) grid (the default "
-                        "until 2026-11-29) instead of the pair transferred from BioRED")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    add_stage_search(p, "every type's document stage")
+    args = harness.parse_args(p, argv)
     t0 = time.perf_counter()
 
     from learners import RLS
@@ -96,19 +92,17 @@ def main(argv=None):
                          "dev_related": int((y_dev > 0).sum()), "alpha": float(alphas[best]),
                          "stage_alpha": stage.alpha_, "stage_gamma": stage.gamma_,
                          "mention_pairs_auc": m1["auc"], "mention_pairs_f1": m1["f1"], **m})
-        logging.info("%s: %s", t, rows_out[-1])
+        harness.log.info("%s: %s", t, rows_out[-1])
     out = {"types": rows_out, "stage_search": args.stage_search,
            "seconds": time.perf_counter() - t0,
-           "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20}
-    from kernelrank.atomic import write_json, write_text
-    from kernelrank.report import markdown_table
+           "peak_rss_gb": harness.peak_rss("GiB")}
+    from kernelrank.report import markdown_table, write_report
 
-    d = Path(args.output_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    write_json(d / "results.json", out)
-    write_text(d / "results.md", "# Relation types on BioRED dev\n\n" + markdown_table(
-        rows_out, ["type", "train_related", "dev_related", "mention_pairs_auc",
-                   "mention_pairs_f1", "precision", "recall", "f1", "auc"]) + "\n")
+    table = markdown_table(rows_out, ["type", "train_related", "dev_related",
+                                      "mention_pairs_auc", "mention_pairs_f1", "precision",
+                                      "recall", "f1", "auc"])
+    write_report(Path(args.output_dir), "results", out,
+                 "# Relation types on BioRED dev\n\n" + table + "\n")
     print(markdown_table(rows_out, ["type", "train_related", "dev_related", "precision",
                                     "recall", "f1", "auc"]))
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB")

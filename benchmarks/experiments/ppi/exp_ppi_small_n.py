@@ -1,12 +1,12 @@
 """Why 50 annotated abstracts stay below 400 on BioRED dev, and what does not close the gap
-(issue 31, target 3: "trained on 50 abstracts with transfer, F within 0.05 of the full-data
-model").
+(the target: trained on 50 abstracts with transfer, F within 0.05 of the full-data model):
+dev AUC and F at four decision thresholds, per system and training-set size.
 
-    python -m benchmarks.exp_ppi_small_n --output-dir results/exp_ppi_small_n
-    python -m benchmarks.exp_ppi_small_n --sizes 50 100 --seeds 0 1 2 3 4
+    python -m benchmarks.experiments.ppi.exp_ppi_small_n --output-dir results/exp_ppi_small_n
+    python -m benchmarks.experiments.ppi.exp_ppi_small_n --sizes 50 100 --seeds 0 1 2 3 4
 
 For every size n and seed, n training abstracts are drawn at random (the same draw as
-:mod:`benchmarks.exp_ppi_documents`), and three systems are fitted on them:
+:mod:`benchmarks.experiments.ppi.exp_ppi_documents`), and three systems are fitted on them:
 
 ``default``
     the ``documents`` system as ``ppi train --relations-from`` fits it (single-instance
@@ -51,13 +51,14 @@ threshold); prints wall time and peak RSS.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import resource
 import time
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks import harness
+from benchmarks.experiments.ppi._biored import (add_stage_search, prepare, subset_documents,
+                                                summary_rows, write_results)
 
 SYSTEMS = {"default": {}, "no transfer": {"transfer": False},
            "mi": {"transfer": False, "instances": "mi"}}
@@ -93,22 +94,17 @@ def thresholds_of(fit, training_y, dev_y, dev_scores):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output-dir", default="results/exp_ppi_small_n")
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
+    harness.add_output_dir(p, "results/exp_ppi_small_n")
     p.add_argument("--sizes", type=int, nargs="+", default=[50])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--stages", action="store_true",
                    help="also fit the two stage diagnostics (module docstring)")
-    p.add_argument("--stage-search", action="store_true",
-                   help="every document stage searches its (λ, γ) grid (the default until "
-                        "2026-11-29) instead of the pair transferred from BioRED")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    t0, load0 = time.perf_counter(), load_average()
+    add_stage_search(p, "every document stage")
+    args = harness.parse_args(p, argv)
+    t0, load0 = time.perf_counter(), harness.load_1min()
 
-    from benchmarks.experiments.ppi.exp_ppi_documents import subset_documents, prepare
     from learners.measures import precision_recall_f1
     from ppi.documents.system import (DocumentSystem, candidate_auc, fit_documents,
                                      predict_documents, unscored_last)
@@ -138,14 +134,15 @@ def main(argv=None):
                 for rule, t in thresholds_of(fit, training_y, y_dev, s).items():
                     row[f"f1 {rule}"] = float(precision_recall_f1(y_dev, s, t).f1)
                 runs.append(row)
-                logging.info("n=%d seed=%d %s: %s", n, seed, name,
+                harness.log.info("n=%d seed=%d %s: %s", n, seed, name,
                              {k: round(v, 3) for k, v in row.items() if k.startswith("f1")})
-    out = {"runs": runs, "summary": summary_rows(runs), "seconds": time.perf_counter() - t0,
-           "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
-           "load_average": [load0, load_average()]}
-    write_results(out, Path(args.output_dir))
+    out = {"runs": runs, "summary": summary_rows(runs, THRESHOLDS),
+           "seconds": time.perf_counter() - t0, "peak_rss_gb": harness.peak_rss("GiB"),
+           "load_average": [load0, harness.load_1min()]}
+    write_results(out, Path(args.output_dir), THRESHOLDS,
+                  "Small training sets on BioRED dev (mean ± sd over seeds)")
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-          f"{load0:.1f} → {load_average():.1f}")
+          f"{load0:.1f} → {harness.load_1min():.1f}")
     return 0
 
 
@@ -171,44 +168,6 @@ def stage_swaps(seed, drawn, rest, fit, w_src, info, stage_search=False):
         out[name] = (DocumentFit(None, mention_fit.weights, None, stage, {}),
                      rc.candidates.y)
     return out
-
-
-def summary_rows(runs, rules=THRESHOLDS):
-    """Mean ± sd over seeds per size and system of the runs' AUC and ``f1 <rule>``."""
-    rows = []
-    for key in dict.fromkeys((r["abstracts"], r["system"]) for r in runs):
-        rs = [r for r in runs if (r["abstracts"], r["system"]) == key]
-        row = {"abstracts": key[0], "system": key[1], "runs": len(rs),
-               "auc": f"{100 * np.mean([r['auc'] for r in rs]):.1f}"}
-        for rule in rules:
-            v = 100 * np.array([r[f"f1 {rule}"] for r in rs])
-            row[f"F {rule}"] = f"{v.mean():.1f} ± {v.std():.1f}"
-        rows.append(row)
-    return rows
-
-
-def load_average():
-    import os
-    return os.getloadavg()[0]
-
-
-def write_results(out, d, rules=THRESHOLDS,
-                  title="Small training sets on BioRED dev (mean ± sd over seeds)",
-                  columns=()):
-    """``results.json`` and ``results.md`` (the summary table: ``columns`` first) in the
-    folder ``d``; the table printed too."""
-    from kernelrank.atomic import write_json, write_text
-    from kernelrank.report import markdown_table
-
-    d.mkdir(parents=True, exist_ok=True)
-    write_json(d / "results.json", out)
-    cols = [*columns, "abstracts", "system", "runs", "auc"] + [f"F {r}" for r in rules]
-    write_text(d / "results.md", "\n".join([
-        f"# {title}", "",
-        markdown_table(out["summary"], cols), "",
-        f"Wall time {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-        f"average {out['load_average'][0]:.1f} → {out['load_average'][1]:.1f}.", ""]))
-    print(markdown_table(out["summary"], cols))
 
 
 if __name__ == "__main__":

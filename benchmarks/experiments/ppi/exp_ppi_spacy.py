@@ -1,11 +1,12 @@
-"""Experiment (issue 14): does spaCy as a third parser — or a Gaussian of the summed
-kernel — add to the multiview system?
+"""Does spaCy as a third parser — or a Gaussian of the summed kernel — add to the multiview
+system? F / AUC / P / R of each view combination over fold seeds.
 
 For every corpus given: spaCy's analyses are added beside the file's two
-(:func:`ppi.parsing.spacy_analyses.add_spacy_analyses`, cached), every view of every combination is
-featurized once (:class:`ppi.representation.views.MultiViewFeaturizer`, equal weights, the ``multiview``
-system's text order, all-token end points), and each combination's equal-weight kernel is
-cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`, one m × m matrix at a time).
+(:func:`ppi.parsing.spacy_analyses.add_spacy_analyses`, cached), every view of every
+combination is featurized once (:class:`ppi.representation.views.MultiViewFeaturizer`, equal
+weights, the ``multiview`` system's text order, all-token end points), and each combination's
+equal-weight kernel is cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`,
+one m × m matrix at a time).
 Then the document-level 10-fold CV with nested leave-one-document-out selection (λ by inner
 AUC, threshold by best inner F; :func:`ppi.learning.evaluation.cross_validate`) per fold seed.
 ``--gammas 0 1``: each combination's kernel as it is (0) and its Gaussian
@@ -15,9 +16,9 @@ is the mean over folds) and writes the rows as JSON.
 
 Usage::
 
-    python -m benchmarks.exp_ppi_spacy --corpora LLL HPRD50 IEPA --seeds 0 1 2 \\
-        --output /tmp/spacy.json
-    python -m benchmarks.exp_ppi_spacy --combinations multiview --gammas 0 1 \\
+    python -m benchmarks.experiments.ppi.exp_ppi_spacy --corpora LLL HPRD50 IEPA \\
+        --seeds 0 1 2 --output /tmp/spacy.json
+    python -m benchmarks.experiments.ppi.exp_ppi_spacy --combinations multiview --gammas 0 1 \\
         --learner auto --corpora LLL HPRD50 IEPA --seeds 0 1 2
 """
 
@@ -27,7 +28,8 @@ import time
 
 import numpy as np
 
-from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks import harness
+from benchmarks.experiments.ppi._corpora import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.experiments.ablation import combination_kernel
 from ppi.names import corpus_path
@@ -117,7 +119,7 @@ def main(argv=None):
     p.add_argument("--learner", default="reduced_set", choices=("reduced_set", "rls", "auto"))
     p.add_argument("--gammas", nargs="+", type=float, default=[0.0],
                    help="0: the summed kernel itself; G > 0: its Gaussian exp(-G d^2)")
-    a = p.parse_args(argv)
+    a = harness.parse_args(p, argv)
     gammas = [g or None for g in a.gammas]
     logged_run(lambda: run(a.corpora, a.seeds, a.combinations, a.data_dir, a.learner, gammas),
                a.output)

@@ -1,13 +1,14 @@
-"""More data for the document stage at 50 annotated abstracts (issue 31, target 3): the
-stage is what 50 abstracts cannot teach (:mod:`benchmarks.exp_ppi_small_n` ``--stages``), so
-give it more candidates without more gene–gene annotation.
+"""More data for the document stage at 50 annotated abstracts: dev AUC / F of the stage fitted
+with more candidates but no more gene–gene annotation — the stage is what 50 abstracts cannot
+teach (:mod:`benchmarks.experiments.ppi.exp_ppi_small_n` ``--stages``).
 
-    python -m benchmarks.exp_ppi_stage_data --output-dir results/exp_ppi_stage_data
-    python -m benchmarks.exp_ppi_stage_data --seeds 0 1 2
-    python -m benchmarks.exp_ppi_stage_data --abstracts 400 --seeds 0     # all of them
+    python -m benchmarks.experiments.ppi.exp_ppi_stage_data \\
+        --output-dir results/exp_ppi_stage_data
+    python -m benchmarks.experiments.ppi.exp_ppi_stage_data --seeds 0 1 2
+    python -m benchmarks.experiments.ppi.exp_ppi_stage_data --abstracts 400 --seeds 0  # all
 
 For every seed, 50 (``--abstracts``) of BioRED's 400 training abstracts are drawn (the draw of
-:mod:`benchmarks.exp_ppi_small_n`); the mention-pair stage is the default system's (transfer)
+:mod:`benchmarks.experiments.ppi.exp_ppi_small_n`); the mention-pair stage is the default system's (transfer)
 fitted on them, and the document stage is fitted five ways, each measured on dev (AUC, F at
 the stage's own bagged threshold, F at the threshold chosen on dev — the ceiling):
 
@@ -53,20 +54,19 @@ peak RSS and the load.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import resource
 import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.experiments.ppi.exp_ppi_small_n import load_average, summary_rows, write_results
+from benchmarks import harness
+from benchmarks.experiments.ppi._biored import (prepare_features, subset_documents,
+                                                summary_rows, write_results)
 
 #: the entity types whose pairs other than gene–gene feed ``other pairs``
 OTHER_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeature",
                "SequenceVariant")
-#: the decision thresholds measured (:func:`benchmarks.exp_ppi_small_n.summary_rows`)
+#: the decision thresholds measured (:func:`benchmarks.experiments.ppi._biored.summary_rows`)
 RULES = ("own", "dev oracle")
 
 
@@ -148,21 +148,18 @@ def _rows(*parts):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output-dir", default="results/exp_ppi_stage_data")
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
+    harness.add_output_dir(p, "results/exp_ppi_stage_data")
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     p.add_argument("--abstracts", type=int, default=50,
                    help="training abstracts drawn per seed (default 50; at most 400)")
     p.add_argument("--more-sources", action="store_true",
                    help="also BC6 PPIm's abstracts and the other entity pairs of all 400 "
                         "abstracts as more rows (module docstring)")
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    t0, load0 = time.perf_counter(), load_average()
+    args = harness.parse_args(p, argv)
+    t0, load0 = time.perf_counter(), harness.load_1min()
 
-    from benchmarks.experiments.ppi.exp_ppi_documents import prepare_features, subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
@@ -202,7 +199,7 @@ def main(argv=None):
         genes = (F, c.y, np.sort(drawn[:n])[c.doc])
         other = (F_o, o.y[~gene], np.sort(drawn[:n])[o.doc[~gene]])
         pooled = _rows(genes, other)
-        # every stage here searches the grid (the stage's default until 2026-11-29)
+        # every stage here searches the grid (DocumentStage's default transfers the pair)
         default = DocumentStage(seed=seed, alphas=ALPHAS, gammas=GAMMAS).fit(F, c.y, c.doc)
         stages = {"default": default}
         if n < len(drawn):
@@ -242,16 +239,16 @@ def main(argv=None):
                          "f1 dev oracle": float(best_f_threshold(y_dev, s).f1),
                          "other candidates": int((~gene).sum()),
                          "other related": int((o.y[~gene] > 0).sum())})
-            logging.info("seed %d %s: AUC %.3f F %.3f", seed, name, runs[-1]["auc"],
+            harness.log.info("seed %d %s: AUC %.3f F %.3f", seed, name, runs[-1]["auc"],
                          runs[-1]["f1 own"])
     out = {"runs": runs, "summary": summary_rows(runs, RULES),
            "seconds": time.perf_counter() - t0,
-           "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
-           "load_average": [load0, load_average()]}
+           "peak_rss_gb": harness.peak_rss("GiB"),
+           "load_average": [load0, harness.load_1min()]}
     write_results(out, Path(args.output_dir), RULES,
                   f"More data for the document stage at {n} abstracts (mean ± sd over seeds)")
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-          f"{load0:.1f} → {load_average():.1f}")
+          f"{load0:.1f} → {harness.load_1min():.1f}")
     return 0
 
 

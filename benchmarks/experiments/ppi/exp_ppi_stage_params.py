@@ -1,8 +1,9 @@
 """The document stage's λ and γ: transferred from BioRED, or searched on the training
-abstracts (issue 31, target 3; :mod:`ppi.documents.stage`).
+abstracts (:mod:`ppi.documents.stage`) — AUC / F on BioRED dev and on BC6 PPIm.
 
-    python -m benchmarks.exp_ppi_stage_params --output-dir results/exp_ppi_stage_params
-    python -m benchmarks.exp_ppi_stage_params --sizes 50 --seeds 0 1 2
+    python -m benchmarks.experiments.ppi.exp_ppi_stage_params \\
+        --output-dir results/exp_ppi_stage_params
+    python -m benchmarks.experiments.ppi.exp_ppi_stage_params --sizes 50 --seeds 0 1 2
 
 For every corpus, size n (``--sizes``) and seed, n abstracts are drawn at random, the
 ``documents`` system's mention-pair stage (transfer from the five corpora) is fitted on
@@ -15,10 +16,10 @@ them, and the document stage twice on its held-out scores:
 ``searched``
     the same stage choosing (λ, γ) from :data:`~ppi.documents.stage.ALPHAS` ×
     :data:`~ppi.documents.stage.GAMMAS` by the drawn abstracts' leave-one-document-out AUC
-    (the default until 2026-11-29; ``--stage-search``).
+    (what ``--stage-search`` does in the other experiments).
 
-Both are measured by the issue-31 candidate measure (AUC, F at the stage's own bagged
-threshold, F at the best threshold of the test set — the ceiling) on
+Both are measured by the candidate measure of ``ppi evaluate-documents`` (AUC, F at the
+stage's own bagged threshold, F at the best threshold of the test set — the ceiling) on
 
 * **BioRED**: the dev file (100 abstracts).  In-domain for the transferred pair: it was
   chosen with the labels of the training abstracts the draws come from.
@@ -31,15 +32,14 @@ Writes ``results.json`` and ``results.md``; prints wall time, peak RSS and the l
 
 from __future__ import annotations
 
-import argparse
-import logging
-import resource
 import time
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.experiments.ppi.exp_ppi_small_n import load_average, summary_rows, write_results
+from benchmarks import harness
+from benchmarks.experiments.ppi._biored import (prepare_features, subset_documents,
+                                                summary_rows, write_results)
 
 RULES = ("own", "test oracle")
 
@@ -47,7 +47,6 @@ RULES = ("own", "test oracle")
 def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
     """The runs of one corpus: ``rc`` (rows ``X``) drawn from, ``tests(drawn)`` → the test
     ``(features of its candidates given w, labels)`` maker."""
-    from benchmarks.experiments.ppi.exp_ppi_documents import subset_documents
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
     from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
@@ -61,8 +60,8 @@ def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
             sub, Xs = subset_documents(rc, X, drawn[:n])
             c = sub.candidates
             if len(np.unique(c.y)) < 2:
-                logging.info("%s, %d abstracts, seed %d: one class drawn, skipped", corpus, n,
-                             seed)
+                harness.log.info("%s, %d abstracts, seed %d: one class drawn, skipped",
+                                 corpus, n, seed)
                 continue
             w, sel = fit_mention_stage(DocumentSystem(progress=False, seed=seed), sub, Xs,
                                        w_src)
@@ -78,24 +77,21 @@ def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
                              "f1 own": float(precision_recall_f1(y_test, s,
                                                                  stage.threshold_).f1),
                              "f1 test oracle": float(best_f_threshold(y_test, s).f1)})
-                logging.info("%s %d seed %d %s (λ %g, γ %g): AUC %.3f F %.3f", corpus, n, seed,
-                             name, stage.alpha_, stage.gamma_, runs[-1]["auc"],
-                             runs[-1]["f1 own"])
+                harness.log.info("%s %d seed %d %s (λ %g, γ %g): AUC %.3f F %.3f", corpus, n,
+                                 seed, name, stage.alpha_, stage.gamma_, runs[-1]["auc"],
+                                 runs[-1]["f1 own"])
     return runs
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data-dir", default=None)
-    p.add_argument("--output-dir", default="results/exp_ppi_stage_params")
+    p = harness.parser(__doc__, full=True)
+    harness.add_data_dir(p)
+    harness.add_output_dir(p, "results/exp_ppi_stage_params")
     p.add_argument("--sizes", type=int, nargs="+", default=[25, 50, 100, 200])
     p.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    t0, load0 = time.perf_counter(), load_average()
+    args = harness.parse_args(p, argv)
+    t0, load0 = time.perf_counter(), harness.load_1min()
 
-    from benchmarks.experiments.ppi.exp_ppi_documents import prepare_features, subset_documents
     from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import document_features
     from ppi.documents.system import DocumentSystem
@@ -122,13 +118,13 @@ def main(argv=None):
         for row in summary_rows([r for r in runs if r["corpus"] == corpus], RULES):
             summary.append({"corpus": corpus, **row})
     out = {"runs": runs, "summary": summary, "seconds": time.perf_counter() - t0,
-           "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20,
-           "load_average": [load0, load_average()]}
+           "peak_rss_gb": harness.peak_rss("GiB"),
+           "load_average": [load0, harness.load_1min()]}
     write_results(out, Path(args.output_dir), RULES,
                   "The document stage's λ and γ, transferred or searched (mean ± sd over "
                   "seeds)", columns=["corpus"])
     print(f"wall {out['seconds']:.0f} s, peak RSS {out['peak_rss_gb']:.2f} GB, load "
-          f"{load0:.1f} → {load_average():.1f}")
+          f"{load0:.1f} → {harness.load_1min():.1f}")
     return 0
 
 

@@ -1,11 +1,10 @@
-"""Experiment (issue 14): what each part of the ``multicorpus`` system adds — the mention-pair
-view, the Gaussian of the summed kernel, transfer from the other corpora — each alone on
-the same folds.
+"""What each part of the ``multicorpus`` system adds — the mention-pair view, the Gaussian of
+the summed kernel, transfer from the other corpora: F / AUC of each alone on the same folds.
 
 Variants (F / AUC of the document-level 10-fold CV with nested leave-one-document-out
 selection, :func:`ppi.learning.evaluation.cross_validate`; nothing tuned on a test fold):
 
-* ``multiview`` — the five views of issue 14's first system, linear;
+* ``multiview`` — the five views of the ``multiview`` system, linear;
 * ``+pair`` — with the mention-pair view (:func:`ppi.representation.views.pair_features`);
 * ``+pair γ=1`` — the Gaussian of that sum (:func:`learners.kernels.gaussian_of`);
 * ``+pair +transfer`` — linear, towards the mean of the other corpora's (linear) models;
@@ -14,16 +13,18 @@ selection, :func:`ppi.learning.evaluation.cross_validate`; nothing tuned on a te
   inner F instead of the inner AUC.
 
 The five corpora are featurized once with the six views (one joint vocabulary); each
-variant's kernel is cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`), its
-source models are :func:`ppi.systems.inputs.source_models` (each corpus without the sentences another
-corpus holds, λ by its own leave-one-document-out AUC), the prior their mean
+variant's kernel is cut from those rows (:func:`ppi.experiments.ablation.combination_kernel`),
+its source models are :func:`ppi.systems.inputs.source_models` (each corpus without the
+sentences another corpus holds, λ by its own leave-one-document-out AUC), the prior their mean
 (:func:`ppi.learning.transfer.mean_prior`).  Prints F / AUC per seed and mean ± sd over seeds.
 
 Usage::
 
-    python -m benchmarks.exp_ppi_transfer --corpora LLL HPRD50 IEPA --seeds 0 1 2 3 4
-    python -m benchmarks.exp_ppi_transfer --corpora AIMed BioInfer --seeds 0
-    python -m benchmarks.exp_ppi_transfer --corpora AIMed --seeds 1 2 --variants multicorpus
+    python -m benchmarks.experiments.ppi.exp_ppi_transfer --corpora LLL HPRD50 IEPA \\
+        --seeds 0 1 2 3 4
+    python -m benchmarks.experiments.ppi.exp_ppi_transfer --corpora AIMed BioInfer --seeds 0
+    python -m benchmarks.experiments.ppi.exp_ppi_transfer --corpora AIMed --seeds 1 2 \\
+        --variants multicorpus
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ import time
 
 import numpy as np
 
-from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks import harness
+from benchmarks.experiments.ppi._corpora import experiment_parser, logged_run
 from ppi.names import CORPORA
 from ppi.systems import SYSTEMS
 
@@ -103,7 +105,7 @@ def run(corpora, seeds, variants, data_dir=None):
 def main(argv=None):
     p = experiment_parser(__doc__)
     p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
-    a = p.parse_args(argv)
+    a = harness.parse_args(p, argv)
     logged_run(lambda: run(a.corpora, a.seeds, a.variants, a.data_dir), a.output)
 
 

@@ -1,18 +1,20 @@
-"""Experiment (issue 14): view weights chosen inside the training folds.
+"""View weights chosen inside the training folds: F / AUC of the chosen weights and of every
+fixed weight vector of the grid, over fold seeds.
 
 For every corpus: the views are featurized once (equal weights, the ``multiview`` system's
 text order and all-token end points; spaCy's analyses added when a view reads them), then
-:func:`ppi.experiments.view_weights.cross_validate_view_weights` runs the document-level 10-fold CV
-once per weight vector of the grid (:data:`ppi.experiments.view_weights.DEFAULT_GROUP_GRID` over the
-``apg`` / ``bow`` / ``path`` groups) and picks, per outer fold, the vector with the best
+:func:`ppi.experiments.view_weights.cross_validate_view_weights` runs the document-level
+10-fold CV once per weight vector of the grid
+(:data:`ppi.experiments.view_weights.DEFAULT_GROUP_GRID` over the ``apg`` / ``bow`` / ``path``
+groups) and picks, per outer fold, the vector with the best
 inner leave-one-document-out AUC (λ by inner AUC, threshold by best inner F). Prints, per
 corpus, the chosen-weights F / AUC and every fixed vector's F / AUC (mean ± sd over seeds),
 and how often each vector was chosen; writes the rows as JSON.
 
 Usage::
 
-    python -m benchmarks.exp_ppi_view_weights --corpora LLL HPRD50 IEPA --seeds 0 1 2 \\
-        --output /tmp/weights.json
+    python -m benchmarks.experiments.ppi.exp_ppi_view_weights --corpora LLL HPRD50 IEPA \\
+        --seeds 0 1 2 --output /tmp/weights.json
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import time
 
 import numpy as np
 
-from benchmarks.experiments.ppi.exp_ppi_factors import experiment_parser, logged_run
+from benchmarks import harness
+from benchmarks.experiments.ppi._corpora import experiment_parser, logged_run
 from corpora.ppi_xml import read_corpus
 from ppi.names import corpus_path
 from ppi.systems import SYSTEMS
@@ -77,7 +80,7 @@ def run(corpora, seeds, views, group_grid, data_dir=None):
 def main(argv=None):
     p = experiment_parser(__doc__)
     p.add_argument("--views", nargs="+", default=list(SYSTEMS["multiview"].defaults["views"]))
-    a = p.parse_args(argv)
+    a = harness.parse_args(p, argv)
     logged_run(lambda: run(a.corpora, a.seeds, tuple(a.views), DEFAULT_GROUP_GRID,
                            a.data_dir), a.output)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 16's probes of bad input, faults and concurrent runs, on throw-away inputs made from
-# the real files: each prints the case, the command's exit code and the last line of stderr
-# (what a user sees). Usage (from an installed checkout): bash benchmarks/probe_bad_input.sh
+# How the commands meet bad input, faults and concurrent runs, on throw-away inputs made from
+# the real files: each probe prints its case, the command's exit code and the last line of
+# stderr (what a user sees). Usage (from an installed checkout):
+# bash benchmarks/probes/probe_bad_input.sh
 # Needs ../shared/data (or KERNELRANK_DATA) and Link Grammar; takes a few minutes.
 cd "$(dirname "$0")/../.." || exit 1
 export KERNELRANK_DATA="${KERNELRANK_DATA:-$(cd .. && pwd)/shared/data}" MPLBACKEND=Agg

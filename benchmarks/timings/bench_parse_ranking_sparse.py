@@ -106,9 +106,9 @@ def main(argv=None):
     for kernel in args.kernels.split(","):
         for ranker in args.rankers.split(","):
             # this module again (``__spec__.name``: its dotted name under ``python -m``)
-            cmd = [sys.executable, "-m", __spec__.name, "--data", args.data, "--basis", args.basis, "--max-parses", str(args.max_parses),
-                   "--folds", str(args.folds), "--threads", str(args.threads),
-                   "--child", kernel, ranker]
+            cmd = [sys.executable, "-m", __spec__.name, "--data", args.data, "--basis",
+                   args.basis, "--max-parses", str(args.max_parses), "--folds",
+                   str(args.folds), "--threads", str(args.threads), "--child", kernel, ranker]
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row = json.loads(done.stdout.strip().splitlines()[-1])
             row.update(kernel=kernel, ranker=ranker, load=harness.load_1min())

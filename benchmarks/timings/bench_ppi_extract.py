@@ -277,7 +277,8 @@ def main(argv=None):
            "model-shift": model_shift}[args.mode](args, data_dir, workdir)
     res["command"] = " ".join(sys.argv)
     suffix = "-nocollapse" if args.mode == "shift" and args.no_collapse else ""
-    harness.save_json(args.output or workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json", res)
+    default = workdir / f"{args.mode}{suffix}-{'-'.join(args.corpora)}.json"
+    harness.save_json(args.output or default, res)
 
 
 if __name__ == "__main__":

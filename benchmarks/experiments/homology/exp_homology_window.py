@@ -13,7 +13,8 @@ gives the leave-one-out ROC and the test ROC / ROC50 for every λ of its grid. P
 
 Usage::
 
-    python -m benchmarks.experiments.homology.exp_homology_window [--data-dir D] [--half-widths 3,5,7] [--output F]
+    python -m benchmarks.experiments.homology.exp_homology_window [--data-dir D]
+        [--half-widths 3,5,7] [--output F]
 """
 
 import time

@@ -8,9 +8,10 @@ teach (:mod:`benchmarks.experiments.ppi.exp_ppi_small_n` ``--stages``).
     python -m benchmarks.experiments.ppi.exp_ppi_stage_data --abstracts 400 --seeds 0  # all
 
 For every seed, 50 (``--abstracts``) of BioRED's 400 training abstracts are drawn (the draw of
-:mod:`benchmarks.experiments.ppi.exp_ppi_small_n`); the mention-pair stage is the default system's (transfer)
-fitted on them, and the document stage is fitted five ways, each measured on dev (AUC, F at
-the stage's own bagged threshold, F at the threshold chosen on dev — the ceiling):
+:mod:`benchmarks.experiments.ppi.exp_ppi_small_n`); the mention-pair stage is the default
+system's (transfer) fitted on them, and the document stage is fitted five ways, each measured
+on dev (AUC, F at the stage's own bagged threshold, F at the threshold chosen on dev — the
+ceiling):
 
 ``default``
     the ``documents`` system's stage (:class:`ppi.documents.stage.DocumentStage`) on the 50

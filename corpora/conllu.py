@@ -26,7 +26,7 @@ Cost: O(file size).
 Why our own reader and not a thin layer over the ``conllu`` package (issue 13): on the 81
 CRAFT files (25,491 sentences, 660,681 words, identical records) ``conllu`` 6.0.0 takes
 2.11x our time even with FEATS/MISC/DEPS/XPOS kept as raw strings, as ours keeps them
-(``python -m benchmarks.bench_readers`` with ``conllu`` installed, medians of 5
+(``python -m benchmarks.timings.bench_readers`` with ``conllu`` installed, medians of 5
 interleaved runs, 2 shared cores at load average 5, 2026-11-24); both stream in under
 0.5 MB of traced memory. Its errors (``ParseException`` "Failed parsing field 'head':
 'x' is not a valid value", "'2-1' is not a valid ID") name no line, and a broken file

@@ -21,8 +21,8 @@ digits; we reject them. Cost: O(file size).
 Why our own reader and not a thin layer over ``sklearn.datasets.load_svmlight_file``
 (issue 13): on the five LETOR OHSUMED parts (16,140 rows, identical X, y and qids) we
 are faster, scikit-learn taking 1.29x our time for sparse X (its explicit zeros removed,
-as ours) and 1.30x for dense X (``python -m benchmarks.bench_readers``, medians of 5
-interleaved runs, 2 shared cores at load average 5, 2026-11-24); peak traced memory 12.4
+as ours) and 1.30x for dense X (``python -m benchmarks.timings.bench_readers``, medians of
+5 interleaved runs, 2 shared cores at load average 5, 2026-11-24); peak traced memory 12.4
 MB ours vs 15.3 MB. Its errors carry neither file nor line: a ``ValueError`` such as
 "could not convert string to float: b'abc'" or "Feature indices ... should be sorted and
 unique", a bare ``EOFError`` for a truncated gzip. It silently accepts ``nan``/``inf``

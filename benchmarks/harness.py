@@ -92,15 +92,19 @@ def add_output(parser, help="JSON file for the results (default: none)"):
     parser.add_argument("--output", default=None, metavar="FILE", help=help)
 
 
-def add_output_dir(parser, default=None, help=None):
+def add_output_dir(parser, default=None, help=None, report=None):
     """``--output-dir DIR``: the folder of the script's report; ``default`` None writes no
-    report unless one is asked for."""
+    report unless one is asked for. ``report``: the report's name, for the help
+    (``<report>.json`` and ``<report>.md``, :func:`kernelrank.report.write_report`);
+    ``help`` replaces the help text."""
+    files = f"{report}.json and {report}.md" if report else "the report (JSON and Markdown)"
     if default is None:
         parser.add_argument("--output-dir", default=None, metavar="DIR",
-                            help=help or "write the report (JSON and Markdown) here "
-                                         "(default: none)")
+                            help=help or f"write {files} here (default: none)")
     else:
-        cli.add_output_dir(parser, default, help)
+        cli.add_output_dir(parser, default,
+                           help or (f"where {files} are written (default: %(default)s)"
+                                    if report else None))
 
 
 def parse_args(parser, argv=None):

@@ -192,7 +192,7 @@ def main(argv=None):
                    help="basis vectors per OHSUMED query (about 14%% of the rows)")
     add_threads(p)      # 1 is fastest on a loaded machine
     harness.add_data_dir(p)
-    harness.add_output_dir(p, help="write bench_reduced_set.{json,md} here (default: none)")
+    harness.add_output_dir(p, report="bench_reduced_set")
     args = harness.parse_args(p, argv)
     with thread_limit(args.threads):
         return exit_code(_run, args)

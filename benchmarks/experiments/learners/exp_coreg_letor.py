@@ -120,8 +120,7 @@ def main(argv=None):
     parser.add_argument("--n-unlabelled", type=int, default=3000)
     parser.add_argument("--n-basis", type=int, default=200)
     harness.add_seed(parser)
-    harness.add_output_dir(parser, "results/coreg_letor", "where coreg_letor.json and "
-                           "coreg_letor.md are written (default: %(default)s)")
+    harness.add_output_dir(parser, "results/coreg_letor", report="coreg_letor")
     args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 

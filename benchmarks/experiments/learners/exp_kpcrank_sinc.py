@@ -114,8 +114,7 @@ def main(argv=None):
     parser.add_argument("--gammas", type=float, nargs="+", default=[0.1, 1.0, 10.0])
     parser.add_argument("--n-train", type=int, default=379)
     harness.add_seed(parser)
-    harness.add_output_dir(parser, "results/kpcrank_sinc", "where kpcrank_sinc.json and "
-                           "kpcrank_sinc.md are written (default: %(default)s)")
+    harness.add_output_dir(parser, "results/kpcrank_sinc", report="kpcrank_sinc")
     args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 

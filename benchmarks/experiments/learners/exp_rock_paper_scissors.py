@@ -134,9 +134,8 @@ def main(argv=None):
                         help="λ of c.reg / c.rank (004: 'close to zero')")
     parser.add_argument("--svm-C", type=float, default=100.0,
                         help="RankSVM C (large C = small regularisation)")
-    harness.add_output_dir(parser, "results/rock_paper_scissors", "where "
-                           "rock_paper_scissors.json and rock_paper_scissors.md are written "
-                           "(default: %(default)s)")
+    harness.add_output_dir(parser, "results/rock_paper_scissors",
+                           report="rock_paper_scissors")
     args = harness.parse_args(parser, argv)
     return exit_code(_run, args)
 

@@ -26,7 +26,7 @@ Cost: O(file size).
 Why our own reader and not a thin layer over the ``conllu`` package: on the 81 CRAFT files
 (25,491 sentences, 660,681 words, identical records) ``conllu`` 6.0.0 is slower than ours
 even with FEATS/MISC/DEPS/XPOS kept as raw strings, as ours keeps them (``python -m
-benchmarks.bench_readers`` with ``conllu`` installed times both); both stream the file. Its
+benchmarks.timings.bench_readers`` with ``conllu`` installed times both); both stream the file. Its
 errors (``ParseException`` "Failed parsing field 'head': 'x' is not a valid value", "'2-1'
 is not a valid ID") name no line, and a broken file escapes as a bare ``UnicodeDecodeError``
 / ``EOFError``. It silently accepts lines with too few or too many columns (or split at runs

@@ -21,7 +21,7 @@ digits; we reject them. Cost: O(file size).
 Why our own reader and not a thin layer over ``sklearn.datasets.load_svmlight_file``: on the
 five LETOR OHSUMED parts (16,140 rows, identical X, y and qids) ours is faster than
 scikit-learn's for sparse X (its explicit zeros removed, as ours) and for dense X, and needs
-less memory (``python -m benchmarks.bench_readers`` measures both). Its errors carry neither
+less memory (``python -m benchmarks.timings.bench_readers`` measures both). Its errors carry neither
 file nor line: a ``ValueError`` such as "could not convert string to float: b'abc'" or
 "Feature indices ... should be sorted and unique", a bare ``EOFError`` for a truncated gzip.
 It silently accepts ``nan``/``inf`` labels and values, ``1_0`` (as 10), and a line without

@@ -46,7 +46,7 @@ preconditioned with ``M = I + 2 C ρ X^T L_r X``, L_r the Laplacian of *all* rel
 (closed form from per-query and per-(query, label) sums, O(m n^2) once per training set and
 an n x n eigendecomposition; its diagonal when n > 1000) and ρ the fraction of pairs active
 at the iterate. On a 2,000-query version of the ill-conditioned problem of
-``benchmarks/bench_webscale.py`` (C = 1e-5, tol 1e-3) it took the fit from 66
+``benchmarks/timings/bench_webscale.py`` (C = 1e-5, tol 1e-3) it took the fit from 66
 Hessian-vector products in 4 Newton steps to 3 in 3.
 
 **Hinge (``loss="hinge"``): bundle method.** Thesis §4.2 (Paper II; Joachims 2006; Teo et
@@ -61,15 +61,15 @@ here a Fenwick tree (binary indexed tree) over the label ranks of a query plays 
 after one NumPy ``lexsort`` by (query, score), two sweeps per query (by decreasing score for
 d, increasing for c) insert items and query prefix counts, O(n_q log r_q) per query — so
 the loss and subgradient cost O(m log m + nnz(X)) in total. The sweep loop is compiled with
-numba (measured in ``benchmarks/bench_ranksvm.py``). Training is the bundle method for
-regularized risk minimization (BMRM, Teo et al. 2010; equivalently the one-slack
+numba (measured in ``benchmarks/timings/bench_ranksvm.py``). Training is the bundle method
+for regularized risk minimization (BMRM, Teo et al. 2010; equivalently the one-slack
 cutting-plane algorithm of Joachims 2006): each iteration adds the cutting plane at the
 current w and solves the small dual QP over the simplex (an SMO-type pairwise coordinate
 method). Stopping: ``J(w_best) - lower bound <= tol * J(w_best)``, a certified relative
 optimality gap. O(1 / (C^-1 ε)) iterations (Smola et al. 2007), each
 O(m log m + nnz(X) + t n): many more than TRON's Newton steps when C is large relative to
 the number of pairs (a 720 k-document web-scale problem hits 300 planes,
-``benchmarks/bench_webscale.py``).
+``benchmarks/timings/bench_webscale.py``).
 """
 
 import warnings

@@ -9,7 +9,7 @@ the fold's validation part (LightGBM's own NDCG@10 on it; training stops after
 the tree size is then chosen by validation MAP (the caller's scorer), the LETOR rule by
 which λ is chosen for our learners. Why a tree-size grid: on LETOR OHSUMED (about 63
 training queries per fold) LightGBM's default 31 leaves overfit — test MAP 0.421 with 31
-leaves, 0.443 with 4 (five-fold means, ``python -m benchmarks.bench_lambdamart``). LightGBM counts a validation query without relevant document as NDCG 1 (the LETOR
+leaves, 0.443 with 4 (five-fold means, ``python -m benchmarks.timings.bench_lambdamart``). LightGBM counts a validation query without relevant document as NDCG 1 (the LETOR
 scripts as 0); it only shifts every round's score by the same amount, so the chosen
 iteration is unaffected. LightGBM is an optional extra (``pip install kernelrank[lightgbm]``).
 """

@@ -65,13 +65,13 @@ the basis on that common part: at r = 1,000 of ~3,090 training parses it lost 0.
 τ_b to the full RankRLS (links with words 0.313 vs 0.365 at the best λ). On the centred
 kernel, greedy largest-residual pivoting (Smola & Schölkopf 2000) gave 0.331 / 0.353 /
 0.362 at r = 1,000 / 1,500 / 2,000 and the randomly pivoted rule 0.327 / 0.361 / 0.364
-(``benchmarks/exp_parse_ranking_basis.py``; within noise of each other). Randomly pivoted
-Cholesky is kept because it is the cheaper one here: its pivots come in blocks of 100,
-each one sparse product against all rows (the greedy rule needs one pass per pivot), cf. the
-adaptive sampling schemes compared by Kumar, Mohri & Talwalkar 2012 (JMLR 13). The
-selection reads the feature rows
-of the training parses only, never a score. ``r`` is capped at the number of training
-parses (then the model is the exact RankRLS).
+(``benchmarks/experiments/parse_ranking/exp_parse_ranking_basis.py``; within noise of each
+other). Randomly pivoted Cholesky is kept because it is the cheaper one here: its pivots
+come in blocks of 100, each one sparse product against all rows (the greedy rule needs one
+pass per pivot), cf. the adaptive sampling schemes compared by Kumar, Mohri & Talwalkar
+2012 (JMLR 13). The selection reads the feature rows of the training parses only, never a
+score. ``r`` is capped at the number of training parses (then the model is the exact
+RankRLS).
 """
 
 import numpy as np

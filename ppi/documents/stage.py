@@ -42,7 +42,7 @@ to choose by: on random draws of 25 / 50 / 100 / 200 training abstracts (10 each
 BioRED dev F +1.4 / +1.2 / +0.6 / +0.4 and AUC +1.5 / +1.1 / +0.8 / −0.4 over the grid
 search, and — the test of a transfer — on *BioCreative VI PPIm*, another corpus with another
 definition of a relation, AUC +1.7 / +4.0 / +0.7 / +0.8 and F +0.5 / +0.4 / +0.2 / +0.2 on
-its undrawn abstracts (``benchmarks/exp_ppi_stage_params.py``).  ``ppi train
+its undrawn abstracts (``benchmarks/experiments/ppi/exp_ppi_stage_params.py``).  ``ppi train
 --relations-from … --stage-search`` searches the grid instead
 (``DocumentStage(alphas=ALPHAS, gammas=GAMMAS)``).
 

@@ -207,7 +207,8 @@ class System:
                    if self.trains_on_development else
                    f"chooses λ and β on the development abstracts ({self.development_set})")
                 + ", so its model is measured on other corpora instead (the results page, "
-                  "'parser match': `python -m benchmarks.bench_ppi_extract model-shift`).")
+                  "'parser match': `python -m benchmarks.timings.bench_ppi_extract "
+                  "model-shift`).")
 
     @staticmethod
     def make_parts(s):

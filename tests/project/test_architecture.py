@@ -274,13 +274,93 @@ def test_no_module_uses_another_modules_private_names():
     assert not bad, "private names of other modules:\n" + "\n".join(sorted(bad))
 
 
+# --------------------------------------------------------------------- benchmarks
+def _benchmark_modules(root=ROOT):
+    """Name → path of every module of ``benchmarks/`` at any depth (a package by its
+    ``__init__``)."""
+    out = {}
+    for path in sorted((root / "benchmarks").rglob("*.py")):
+        name = ".".join(path.relative_to(root).with_suffix("").parts)
+        out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def _benchmark_scripts(modules):
+    """The scripts among ``modules`` (:func:`_benchmark_modules`): every module but the
+    packages, :mod:`benchmarks.harness` and the private modules (``_biored.py``) that hold
+    what the scripts of their package share."""
+    return {name: path for name, path in modules.items()
+            if path.name != "__init__.py" and name != "benchmarks.harness"
+            and not _private(name.rpartition(".")[2])}
+
+
+def _scripts_imported(modules):
+    """``path: imports X`` for every module of ``modules`` that imports a benchmark script
+    (not itself) or a private module outside that module's package."""
+    scripts = _benchmark_scripts(modules)
+    bad = []
+    for name, path in modules.items():
+        for imp in sorted(_imports(path, name)):
+            if imp in scripts and imp != name:
+                bad.append(f"{path.name}: imports the script {imp}")
+            elif imp in modules and not _may_use_module(name, imp):
+                bad.append(f"{path.name}: imports {imp}, private to another package")
+    return bad
+
 
 def test_benchmarks_use_only_public_names():
     """The benchmarks are the first users of the packages: what they need is public too."""
-    bad = [f"benchmarks/{path.name}:{line}: {text}"
-           for path in sorted((ROOT / "benchmarks").glob("*.py"))
-           for line, text in _private_uses(path, f"benchmarks.{path.stem}")]
+    bad = [f"{path.relative_to(ROOT).as_posix()}:{line}: {text}"
+           for name, path in _benchmark_modules().items()
+           for line, text in _private_uses(path, name)]
     assert not bad, "private names used by benchmarks:\n" + "\n".join(bad)
+
+
+def test_no_benchmark_script_imports_another_script():
+    """A script is not a library: what two benchmark scripts share lives in
+    :mod:`benchmarks.harness`, in a private module of their package
+    (``benchmarks/experiments/ppi/_biored.py``) or in the packages' public API."""
+    bad = _scripts_imported(_benchmark_modules())
+    assert not bad, "benchmark modules importing scripts:\n" + "\n".join(bad)
+
+
+def test_the_script_import_check_sees_violations(tmp_path):
+    """The check itself: a script importing a script, and one importing another package's
+    private module, are found; the harness and the own package's private module are not."""
+    planted = _tree(tmp_path, {
+        "benchmarks/__init__.py": "",
+        "benchmarks/harness.py": "",
+        "benchmarks/timings/__init__.py": "",
+        "benchmarks/timings/_shared.py": "",
+        "benchmarks/timings/bench_a.py": "from benchmarks import harness\n"
+                                         "from benchmarks.timings._shared import f\n",
+        "benchmarks/timings/bench_b.py": "from benchmarks.timings.bench_a import main\n",
+        "benchmarks/experiments/__init__.py": "",
+        "benchmarks/experiments/exp_c.py": "from benchmarks.timings import _shared\n",
+    })
+    assert _scripts_imported(planted) == [
+        "bench_b.py: imports the script benchmarks.timings.bench_a",
+        "exp_c.py: imports benchmarks.timings._shared, private to another package"]
+
+
+def test_every_benchmark_script_uses_the_harness():
+    """Command line, logging, load average and JSON output of every script come from one
+    place, :mod:`benchmarks.harness`."""
+    bad = [path.relative_to(ROOT).as_posix()
+           for name, path in _benchmark_scripts(_benchmark_modules()).items()
+           if "benchmarks.harness" not in _imports(path, name)]
+    assert not bad, "benchmark scripts without the harness: " + ", ".join(bad)
+
+
+def test_the_benchmarks_readme_gives_every_scripts_command():
+    """``benchmarks/README.md`` names every script by the command that runs it."""
+    text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    commands = [f"python -m {name}" for name in _benchmark_scripts(_benchmark_modules())]
+    commands += [f"bash {path.relative_to(ROOT).as_posix()}"
+                 for path in sorted((ROOT / "benchmarks").rglob("*.sh"))]
+    missing = [c for c in commands if f"`{c}" not in text]
+    assert not missing, "not in benchmarks/README.md: " + ", ".join(missing)
+
 
 def test_the_private_name_check_sees_violations(tmp_path):
     """The check itself: each form of private use is found; public uses are not."""

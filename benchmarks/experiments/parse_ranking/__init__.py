@@ -1,0 +1,1 @@
+"""Experiments of parse ranking on CRAFT: the basis rules of the sparse rankers."""

@@ -32,17 +32,16 @@ def prepare_features(data_dir=None, train=None, dev=None):
     featurizer turns other corpora into the same columns) in place of the two row
     matrices: ``(train path, dev path, train corpus, dev corpus, features, w_g, source
     info)``."""
-    from ppi.documents.runs import read_relation_corpus
-    from ppi.documents.system import DocumentSystem, featurize_documents, source_model
+    from ppi.documents.system import DocumentSystem
 
     data = resolve_data_dir(data_dir)
     train = train or data / "biored" / "Train.PubTator.gz"
     dev = dev or data / "biored" / "Dev.PubTator.gz"
     default = DocumentSystem(progress=False)
-    tr = read_relation_corpus(train, default, source="train")
-    dv = read_relation_corpus(dev, default, source="dev")
-    feats = featurize_documents(default, [tr, dv], data)
-    w_src, info = source_model(default, feats, data)
+    tr = default.read_relations(train, source="train")
+    dv = default.read_relations(dev, source="dev")
+    feats = default.featurize([tr, dv], data)
+    w_src, info = default.source_model(feats, data)
     return train, dev, tr, dv, feats, w_src, info
 
 

@@ -9,7 +9,7 @@ Trains on ``biored/Train.PubTator.gz`` (or ``--train``) and scores ``biored/Dev.
 (``--dev``) with the measure of ``ppi evaluate-documents`` (every candidate gene pair of a
 dev abstract; a pair never scored ranks last).  Everything is featurized once (one joint
 vocabulary with the five benchmark corpora, spaCy-parsed, for the transfer prior, which is
-trained once); each row then fits :func:`ppi.documents.system.fit_documents` on a subset of
+trained once); each row then fits :meth:`ppi.documents.system.DocumentSystem.fit` on a subset of
 the training documents.
 
 Rows:
@@ -37,7 +37,7 @@ from benchmarks.experiments.ppi._biored import add_stage_search, prepare, subset
 
 
 def _measures(fit, X, rc):
-    from ppi.documents.system import candidate_measures, predict_documents
+    from ppi.documents.mention_stage import candidate_measures, predict_documents
 
     s, _ = predict_documents(fit, X, rc.candidates)
     return candidate_measures(rc.candidates.y, s, fit.threshold)
@@ -57,7 +57,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     load0 = harness.load_1min()
 
-    from ppi.documents.system import (DocumentSystem, candidate_measures, fit_documents)
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import candidate_measures
     from ppi.documents.relations import bag_max
 
     train, dev, tr, dv, Xtr, Xdv, w_src, info = prepare(args.data_dir, args.train, args.dev)
@@ -81,7 +82,7 @@ def main(argv=None):
                          ("+ document stage + transfer (default)", {})):
             system = DocumentSystem(progress=False, stage_search=args.stage_search, **kw)
             t1 = time.perf_counter()
-            fit = fit_documents(system, tr, Xtr, w_src if system.transfer else None, info)
+            fit = system.fit(tr, Xtr, w_src if system.transfer else None, info)
             row = {"system": name, **_measures(fit, Xdv, dv), "alpha": fit.info["alpha"],
                    "beta": fit.info["beta"], "seconds": time.perf_counter() - t1}
             if fit.stage is None:
@@ -92,7 +93,7 @@ def main(argv=None):
             harness.log.info("%s: %s", name, {k: row[k] for k in ("auc", "f1")})
             if system.document_stage and system.transfer:
                 # the same model with the cross-sentence candidates left unscored
-                from ppi.documents.system import predict_documents
+                from ppi.documents.mention_stage import predict_documents
                 full, decided = predict_documents(fit, Xdv, dv.candidates)
                 within = np.where(c.bag_sizes > 0, full, -np.inf)
                 out["variants"].append({
@@ -112,7 +113,7 @@ def main(argv=None):
                 system = DocumentSystem(progress=False, transfer=transfer, seed=seed,
                                         stage_search=args.stage_search)
                 try:
-                    fit = fit_documents(system, sub, Xs, w_src if transfer else None, info)
+                    fit = system.fit(sub, Xs, w_src if transfer else None, info)
                 except Exception as exc:          # a tiny subset may hold one class
                     out["curve"].append({"abstracts": n, "seed": seed, "transfer": transfer,
                                          "error": str(exc)})

@@ -43,17 +43,16 @@ def main(argv=None):
     from learners.measures import auc, best_f_threshold
     from learners.selection import best_candidate, holdout_predictions
     from learners.splits import group_sets
-    from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.documents.system import (DocumentSystem, candidate_measures, featurize_documents,
-                                     unscored_last)
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import candidate_measures, unscored_last
     from ppi.documents.relations import bag_max
 
     data = resolve_data_dir(args.data_dir)
     system = DocumentSystem(transfer=False, progress=False)
-    tr = read_relation_corpus(data / "biored" / "Train.PubTator.gz", system, source="train")
-    dv = read_relation_corpus(data / "biored" / "Dev.PubTator.gz", system, source="dev")
-    feats = featurize_documents(system, [tr, dv], data)
+    tr = system.read_relations(data / "biored" / "Train.PubTator.gz", source="train")
+    dv = system.read_relations(data / "biored" / "Dev.PubTator.gz", source="dev")
+    feats = system.featurize([tr, dv], data)
     Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
 
     def typed(rc, t):

@@ -106,8 +106,8 @@ def main(argv=None):
     t0, load0 = time.perf_counter(), harness.load_1min()
 
     from learners.measures import precision_recall_f1
-    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_documents,
-                                     predict_documents, unscored_last)
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import candidate_auc, predict_documents, unscored_last
 
     _, _, tr, dv, Xtr, Xdv, w_src, info = prepare(args.data_dir)
     y_dev = dv.candidates.y
@@ -120,8 +120,8 @@ def main(argv=None):
             for name, options in SYSTEMS.items():
                 system = DocumentSystem(progress=False, seed=seed,
                                         stage_search=args.stage_search, **options)
-                fits[name] = (fit_documents(system, sub, Xs, w_src if system.transfer else None,
-                                            info), sub.candidates.y)
+                fits[name] = (system.fit(sub, Xs, w_src if system.transfer else None, info),
+                              sub.candidates.y)
             if args.stages:
                 rest = subset_documents(tr, Xtr, np.setdiff1d(np.arange(len(tr.corpus.documents)),
                                                               docs))
@@ -152,13 +152,13 @@ def stage_swaps(seed, drawn, rest, fit, w_src, info, stage_search=False):
     training abstracts, ``fit`` the default system fitted on the drawn ones.  Returns name →
     ``(fit, the labels its document stage was trained on)``."""
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.documents.system import DocumentFit, DocumentSystem, fit_documents
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import DocumentFit
 
     out = {}
     mentions_only = DocumentSystem(progress=False, seed=seed, document_stage=False)
     for name, (mention_fit, stage_data) in {
-            "mention stage from the rest": (fit_documents(mentions_only, *rest, w_src, info),
-                                            drawn),
+            "mention stage from the rest": (mentions_only.fit(*rest, w_src, info), drawn),
             "document stage from the rest": (fit, rest)}.items():
         rc, X = stage_data
         scores = np.asarray(X @ mention_fit.weights).ravel()

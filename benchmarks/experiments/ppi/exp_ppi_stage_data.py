@@ -162,22 +162,20 @@ def main(argv=None):
     t0, load0 = time.perf_counter(), harness.load_1min()
 
     from learners.measures import best_f_threshold, precision_recall_f1
-    from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
-                                     unscored_last)
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import candidate_auc, unscored_last
 
     train, _, tr, dv, feats, w_src, _ = prepare_features(args.data_dir)
     Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
-    others = read_relation_corpus(train, DocumentSystem(progress=False,
-                                                        entity_types=OTHER_TYPES),
-                                  source="train, all entity types")
+    others = DocumentSystem(progress=False, entity_types=OTHER_TYPES).read_relations(
+        train, source="train, all entity types")
     X_others = feats.featurizer.transform([others.corpus])[0].X
     if args.more_sources:
         from ppi.names import relations_path
 
-        bc6 = read_relation_corpus(relations_path(args.data_dir, "bc6ppim"),
-                                   DocumentSystem(progress=False), source="bc6ppim")
+        bc6 = DocumentSystem(progress=False).read_relations(
+            relations_path(args.data_dir, "bc6ppim"), source="bc6ppim")
         X_bc6 = feats.featurizer.transform([bc6.corpus])[0].X
     if not 1 <= args.abstracts <= len(tr.corpus.documents):
         p.error(f"--abstracts {args.abstracts}: give 1 to {len(tr.corpus.documents)}")
@@ -189,7 +187,7 @@ def main(argv=None):
         sub, Xs = subset_documents(tr, Xtr, drawn[:n])
         oth, Xo = subset_documents(others, X_others, drawn[:n])
         c = sub.candidates
-        w, sel = fit_mention_stage(DocumentSystem(progress=False, seed=seed), sub, Xs, w_src)
+        w, sel = DocumentSystem(progress=False, seed=seed).fit_mention_stage(sub, Xs, w_src)
         F = document_features(sel["heldout"], c)
         F_dev = document_features(np.asarray(Xdv @ w).ravel(), dv.candidates)
         o = oth.candidates

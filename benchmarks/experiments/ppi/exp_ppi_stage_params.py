@@ -49,8 +49,8 @@ def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
     ``(features of its candidates given w, labels)`` maker."""
     from learners.measures import best_f_threshold, precision_recall_f1
     from ppi.documents.stage import ALPHAS, GAMMAS, DocumentStage, document_features
-    from ppi.documents.system import (DocumentSystem, candidate_auc, fit_mention_stage,
-                                     unscored_last)
+    from ppi.documents.system import DocumentSystem
+    from ppi.documents.mention_stage import candidate_auc, unscored_last
 
     runs = []
     n_docs = len(rc.corpus.documents)
@@ -63,8 +63,8 @@ def stage_runs(corpus, rc, X, tests, sizes, seeds, w_src):
                 harness.log.info("%s, %d abstracts, seed %d: one class drawn, skipped",
                                  corpus, n, seed)
                 continue
-            w, sel = fit_mention_stage(DocumentSystem(progress=False, seed=seed), sub, Xs,
-                                       w_src)
+            system = DocumentSystem(progress=False, seed=seed)
+            w, sel = system.fit_mention_stage(sub, Xs, w_src)
             F = document_features(sel["heldout"], c)
             F_test, y_test = tests(drawn[n:], w)
             for name, grid in (("transferred", {}),
@@ -92,15 +92,14 @@ def main(argv=None):
     args = harness.parse_args(p, argv)
     t0, load0 = time.perf_counter(), harness.load_1min()
 
-    from ppi.documents.runs import read_relation_corpus
     from ppi.documents.stage import document_features
     from ppi.documents.system import DocumentSystem
     from ppi.names import relations_path
 
     _, _, tr, dv, feats, w_src, _ = prepare_features(args.data_dir)
     Xtr, Xdv = feats.rows[0].X, feats.rows[1].X
-    bc6 = read_relation_corpus(relations_path(args.data_dir, "bc6ppim"),
-                               DocumentSystem(progress=False), source="bc6ppim")
+    bc6 = DocumentSystem(progress=False).read_relations(relations_path(args.data_dir, "bc6ppim"),
+                                                        source="bc6ppim")
     X_bc6 = feats.featurizer.transform([bc6.corpus])[0].X
 
     def biored_dev(_, w):

@@ -7,7 +7,7 @@ Used by the parts of a system (:mod:`ppi.systems.parts`), by the experiments
 system (``settings.strategy``) and imports none of those modules.
 
 Cost: reading and featurizing are linear in the corpora's pairs; a kernel between corpora
-``a`` and ``b`` is O(|a| |b|) in time and memory (nothing cached: a corpus' own Gram matrix
+``a`` and ``b`` is ``O(|a| |b|)`` in time and memory (nothing cached: a corpus' own Gram matrix
 lives as long as its users and is recomputed by the next one).
 """
 

@@ -17,8 +17,9 @@ every package:
 * **resume** — a chunk is done when its part exists.  A rerun with the same fingerprint
   skips the done chunks (they are still read from the iterable, which numbers them) and
   computes the others; a different fingerprint is refused, naming the keys that differ, and
-  so is an unreadable ``run.json`` (``--overwrite`` starts afresh: the parts and ``OUT``
-  are removed first).  Temporary files of a killed run are deleted on the rerun;
+  so is an unreadable ``run.json`` (not a JSON object holding every key of the fingerprint);
+  ``overwrite`` (``--overwrite``) starts afresh: the parts and ``OUT`` are removed first.
+  Temporary files of a killed run are deleted on the rerun;
 * **the output** — when every chunk is done, ``OUT`` is written atomically: ``header``, then
   the parts in chunk order; ``OUT.parts`` is then removed.  ``OUT`` existing without
   ``OUT.parts`` is a finished run, refused unless ``--overwrite``;
@@ -159,7 +160,8 @@ class ChunkParts:
         ``overwrite``: remove the parts and the output first.  Otherwise an output without
         parts (a finished run) is an :class:`~kernelrank.errors.InvalidParameterError`, so is
         a ``run.json`` of another fingerprint (naming the keys that differ), and an unreadable
-        one is a :class:`~kernelrank.errors.CorpusFormatError`.  Removes the temporary files
+        one (not a JSON object holding every key of ``fingerprint``) is a
+        :class:`~kernelrank.errors.CorpusFormatError`.  Removes the temporary files
         of a killed run and records ``fingerprint`` in ``run.json``.
         """
         fingerprint = json.loads(dumps_strict(fingerprint))      # as it reads back

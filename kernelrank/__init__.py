@@ -9,9 +9,14 @@ command's ``--help`` stays fast:
   validated before it replaces anything, and consistent reads of what is being replaced;
 * :mod:`kernelrank.paths` — no command writes one of its inputs;
 * :mod:`kernelrank.datadir` — where data lives (``--data-dir``, ``$KERNELRANK_DATA``, cache);
-* :mod:`kernelrank.cli` — the one command-line convention of the five commands;
+* :mod:`kernelrank.cli` — the one command-line convention of the five commands: the shared
+  options (:mod:`kernelrank.options`), the grid syntax (:mod:`kernelrank.grid`), the checks
+  before any work (:mod:`kernelrank.checks`) and how a command ends (:mod:`kernelrank.exits`);
 * :mod:`kernelrank.report` — ``results.json`` + ``results.md`` reports;
 * :mod:`kernelrank.parallel` — the Dask task runner (:func:`~kernelrank.parallel.map_tasks`);
+* :mod:`kernelrank.chunks` — the resumable map of a function over the chunks of an input into
+  one output (:func:`~kernelrank.chunks.map_chunks`);
+* :mod:`kernelrank.lock` — one run per output;
 * :mod:`kernelrank.sealed` — the sealed model file (JSON + arrays, their sha256 and a seal);
 * :mod:`kernelrank.memory` — freed heap memory handed back to the system.
 

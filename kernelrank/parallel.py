@@ -10,7 +10,8 @@ finish. Each task runs with ``blas_threads`` BLAS threads (default: unchanged wh
 tasks run in this process, else the machine's cores divided by the number of workers, so
 parallel tasks do not oversubscribe the cores).
 
-The Dask plumbing shared with ``ppi extract``:
+The Dask plumbing shared with :mod:`kernelrank.chunks` (the resumable chunk map of
+``ppi extract``):
 
 * :func:`local_cluster` — a local cluster whose scheduler and dashboard listen on
   127.0.0.1 only (never on every interface of the machine);

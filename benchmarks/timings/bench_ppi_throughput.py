@@ -4,9 +4,8 @@
 For each input (the PubMed 2020 baseline slice, tagged with a lexicon of the AIMed and
 BioInfer entity names, and the BioCreative VI PPIm PubTator file, its own gene mentions) the
 documents are streamed in chunks of ``--chunk-size`` exactly as ``ppi extract --jobs 0``
-processes them (:func:`ppi.extraction.extract.process_chunk`: resident objects frozen, the
-cyclic garbage collector paused during a chunk, spaCy's memory zone), with each step timed on
-its own in
+processes them (:func:`ppi.extraction.scoring.process_chunk`: resident objects frozen, the cyclic
+garbage collector paused during a chunk, spaCy's memory zone), with each step timed on its own in
 **process CPU seconds** (``time.process_time``; the machine is shared, wall times measure
 the other jobs):
 
@@ -28,10 +27,10 @@ the other jobs):
     the analysis under every parse name the model reads (:func:`ppi.parsing.spacy_parse.
     doc_sentences` with ``analyse_pairless=False``, as ``ppi extract``), per model;
 ``featurize + score``
-    :func:`ppi.extraction.extract.score_sentences` (``model.scores`` on cost-bounded batches of the
+    :func:`ppi.extraction.scoring.score_sentences` (``model.scores`` on cost-bounded batches of the
     sentences with a pair; the others never reach it), per model;
 ``documents``
-    a ``documents`` model's document records (:func:`ppi.extraction.extract.with_document_records`:
+    a ``documents`` model's document records (:func:`ppi.extraction.scoring.with_document_records`:
     the candidate gene pairs of each document, their document features and the document
     stage), per model;
 ``write``
@@ -164,8 +163,9 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
-    from ppi.extraction.extract import (ExtractionResources, with_document_records, cyclic_gc_paused,
-                             freeze_resident_objects, score_sentences)
+    from ppi.extraction.scoring import (ExtractionResources, cyclic_gc_paused,
+                                        freeze_resident_objects, score_sentences,
+                                        with_document_records)
     from ppi.extraction.records import format_records, pair_records
     from ppi.parsing.spacy_parse import DOCUMENT_BATCH_SIZE, doc_sentences, load_spacy, split_tokens
 

@@ -27,8 +27,8 @@ What it does, per document
    sentences with entities, pairs and the analysis (Penn tags, dependencies rewritten
    towards collapsed Stanford ones when ``collapse``), and two sentences are merged where a
    mention crosses their boundary.
-3. **Scores**: :func:`ppi.extraction.extract.score_sentences` — the one featurize-and-score step of
-   ``ppi extract`` — with the saved model; ``interaction`` is ``score > threshold`` of the
+3. **Scores**: :func:`ppi.extraction.scoring.score_sentences` — the one featurize-and-score
+   step of ``ppi extract`` — with the saved model; ``interaction`` is ``score > threshold`` of the
    model (the rule of :meth:`ppi.models.classes.PPIModel.predict` and ``ppi extract``).
 
 So for the same text and mentions the scores are those of ``ppi extract`` (the tests check
@@ -155,7 +155,7 @@ class PPIComponent:
     def __call__(self, doc):
         """Score the candidate pairs of ``doc``; returns ``doc`` with ``doc._.interactions``
         set."""
-        from ppi.extraction.extract import score_sentences
+        from ppi.extraction.scoring import score_sentences
         from ppi.parsing.spacy_parse import doc_sentences
 
         if len(doc):

@@ -487,6 +487,7 @@ def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, ll
     import dask
     from distributed import Client, LocalCluster
 
+    from kernelrank.chunks import ChunkParts
     from ppi.extraction import extract as ex
     src, out, ref = _lll(data_dir), tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
     ex.extract(src, lll_model, ref, "learning-xml", chunk_size=10, workers=0, progress=False)
@@ -494,7 +495,7 @@ def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, ll
         with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                           host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster, \
                 Client(cluster) as spy:
-            real_write = ex._Parts.write
+            real_write = ChunkParts.write
 
             def write_then_kill(self, k, text, counts):
                 real_write(self, k, text, counts)
@@ -502,7 +503,7 @@ def test_dask_cluster_lost_mid_extract_keeps_the_chunks_and_resumes(data_dir, ll
                     for pid in spy.run(os.getpid).values():
                         os.kill(pid, signal.SIGKILL)
 
-            monkeypatch.setattr(ex._Parts, "write", write_then_kill)
+            monkeypatch.setattr(ChunkParts, "write", write_then_kill)
             with pytest.raises(ClusterError) as info:
                 ex.extract(src, lll_model, out, "learning-xml", chunk_size=10,
                            scheduler=cluster.scheduler_address, progress=False)

@@ -36,7 +36,7 @@ def _write_jsonl(records, path):
 
 
 def _write_tsv(records, path):
-    from ppi.extraction.extract import TSV_COLUMNS, format_records
+    from ppi.extraction.records import TSV_COLUMNS, format_records
     path.write_text("\t".join(TSV_COLUMNS) + "\n" + format_records(records, "tsv"),
                     encoding="utf-8")
     return path

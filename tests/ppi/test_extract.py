@@ -694,14 +694,14 @@ def test_scores_do_not_depend_on_the_featurization_batches(nlp, data_dir, lll_mo
                                                            monkeypatch):
     """Long sentences' pairs are split over batches (SCORE_BUDGET): same scores as one
     batch per chunk."""
-    import ppi.extraction.extract as ex
+    import ppi.extraction.scoring as scoring
     from ppi.models.classes import PPIModel
     docs = _abstracts(data_dir, n_docs=6)
-    res = ex.ExtractionResources(PPIModel.load(lll_model))
-    monkeypatch.setattr(ex, "SCORE_BUDGET", 10 ** 12)
-    whole, _ = ex.process_chunk(docs, res)
-    monkeypatch.setattr(ex, "SCORE_BUDGET", 1)         # one pair per batch
-    single, counts = ex.process_chunk(docs, res)
+    res = scoring.ExtractionResources(PPIModel.load(lll_model))
+    monkeypatch.setattr(scoring, "SCORE_BUDGET", 10 ** 12)
+    whole, _ = scoring.process_chunk(docs, res)
+    monkeypatch.setattr(scoring, "SCORE_BUDGET", 1)         # one pair per batch
+    single, counts = scoring.process_chunk(docs, res)
     a = [json.loads(x) for x in whole.splitlines()]
     b = [json.loads(x) for x in single.splitlines()]
     assert len(a) == len(b) == counts["pairs"] > 0

@@ -911,8 +911,8 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("kernelrank/parallel.py", "failed"): "Dask's own logs, for the error message",
         ("corpora/fetch.py", "load_manifest"): "package data (the manifest)",
         ("corpora/fetch.py", "_download_verified"): "a download, its checksum verified",
-        ("ppi/extraction/extract.py", "_read_run"): "its own run record",
-        ("ppi/extraction/extract.py", "assemble"): "its own chunk files",
+        ("kernelrank/chunks.py", "_read_run"): "its own run record",
+        ("kernelrank/chunks.py", "assemble"): "its own chunk files",
         ("ppi/extraction/records.py", "recorded_definition"):
             "its own run summary (informative; a damaged one is said)",
         ("ppi/parsing/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",

@@ -34,7 +34,7 @@ import sys
 from corpora.text_input import FORMATS
 from kernelrank.cli import (Summary, add_common, add_jobs, add_output_dir, add_threads,
                             run_subcommand, thread_limit)
-from ppi.names import CORPORA, DEFAULT_SPACY_MODEL, TRAIN_DEFAULT_SYSTEM
+from ppi.names import CORPORA, DEFAULT_SPACY_MODEL, MAX_TOP_EDGES, TRAIN_DEFAULT_SYSTEM
 from ppi.systems.options import add_system_options
 
 
@@ -179,7 +179,8 @@ def build_parser():
     p.add_argument("--top-edges", type=int, default=100,
                    help="at most this many edges in network.png: the largest connected "
                         "components, largest first, the largest cut to its strongest edges "
-                        "if it alone is larger (default 100)")
+                        f"if it alone is larger (default 100, at most {MAX_TOP_EDGES}; "
+                        "network.tsv and network.graphml hold every edge)")
     add_common(p, output_dir=True, seed=False)
 
     p = sub.add_parser("evaluate-documents",
@@ -453,8 +454,12 @@ def _network(args):
 
     r, written = run_network(args.input, args.output_dir, all_pairs=args.all_pairs,
                              top_edges=args.top_edges, seed=args.seed)
-    return Summary(written, [f"{r['nodes']} genes, {r['edges']} interactions, "
-                             f"{r['components']} components (largest {r['largest_component']})"])
+    lines = [(f"{r['nodes']} genes, {r['edges']} interactions, "
+              f"{r['components']} components (largest {r['largest_component']})")]
+    if not r["edges"]:
+        lines.append(f"no interaction in the {r['document_pairs_read']} document pairs read: "
+                     "the outputs hold an empty network (the report says why)")
+    return Summary(written, lines)
 
 
 def _evaluate_documents(args):

@@ -12,7 +12,7 @@ from pathlib import Path
 from kernelrank.cli import Checks
 from kernelrank.datadir import resolve_data_dir
 from kernelrank.paths import PathSpec
-from ppi.names import MAX_HASH_FEATURES
+from ppi.names import MAX_HASH_FEATURES, MAX_TOP_EDGES
 
 #: bounds of the options of the evaluation and training commands (:func:`_model_options`)
 _MODEL_BOUNDS = {"n_basis": (1, 2 ** 31 - 1), "gamma": (0, None),
@@ -132,7 +132,7 @@ CHECKS = {
     "extract": Checks(_extract, {"chunk_size": (1, 10 ** 7),
                                  "scheduler_timeout": (0, 86_400, "open")}),
     "aggregate": Checks(_aggregate, {"evidence": (0, 10 ** 6)}),
-    "network": Checks(_network, {"top_edges": (0, 10 ** 7)}),
+    "network": Checks(_network, {"top_edges": (1, MAX_TOP_EDGES)}),
     "evaluate-documents": Checks(_evaluate_documents),
     "mentions": Checks(_mentions, {"min_length": (1, 10_000)}),
     "tune-parser": Checks(_tune_parser, {"max_steps": (1, 10 ** 7),

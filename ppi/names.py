@@ -14,6 +14,9 @@ N_BASIS = 3000
 #: The widest hashed all-paths feature space (``--hash-features``, a saved model's
 #: ``n_features``): a model's weight vector is dense over it (8 bytes a column: 512 MB).
 MAX_HASH_FEATURES = 2 ** 26
+#: The most edges ``ppi network`` draws (``--top-edges``): the layout of a component of n
+#: genes holds n × n distances (the TSV and the GraphML hold every edge).
+MAX_TOP_EDGES = 2000
 #: ``auto``: the exact (full) RLS while its m × m eigendecomposition per fold (O(m³) time,
 #: O(m²) memory) stays affordable — AIMed's 5,834 pairs are below, BioInfer's 9,666 above;
 #: the reduced-set approximation above (full RLS on AIMed, its time and memory:

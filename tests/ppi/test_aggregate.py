@@ -142,7 +142,7 @@ def test_network_edges_attributes_graphml(tmp_path):
     report = (net / "results.md").read_text()
     assert (net / "network.png").stat().st_size > 0 and "[`network.png`](network.png)" in report
     assert results["picture"] == {"components": 2, "components_drawn": 2, "components_cut": 0,
-                                  "self_loops": 1, "edges": 2, "genes": 4}
+                                  "self_loops": 1, "edges": 2, "genes": 4, "labelled": 4}
     # co-occurrence network: every co-mentioned pair, documents counted over all of them
     allp = tmp_path / "all"
     assert _main("network", "--quiet", "--input", docs, "--output-dir", allp,
@@ -226,6 +226,7 @@ def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkey
     import matplotlib.pyplot as plt
 
     import ppi.aggregation.network as network
+    from ppi.aggregation import picture
     # a dense component — 40 genes, each linked to the next six — with long names, beside a
     # chain of three: labels placed at their genes collide
     genes = [f"g{k:02d}" for k in range(40)]
@@ -244,7 +245,7 @@ def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkey
                 for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
 
     with monkeypatch.context() as m:            # the labels left where they are placed
-        m.setattr(network, "_separate_labels", lambda *a, **k: 0)
+        m.setattr(picture, "_separate_labels", lambda fig, ax, texts, anchors: texts)
         fig, labels = network.draw_network(g, parts, counts)
         assert overlaps(labels, fig)
         plt.close(fig)
@@ -256,6 +257,126 @@ def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkey
     assert [t.get_text() for t in legend.get_texts()] == ["1 document", "2 documents",
                                                           "4 documents"]
     assert any("best document score" in ax.get_ylabel() for ax in fig.axes)   # colour bar
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("records", ["none", "none interacting"])
+def test_a_network_without_interaction_is_written_whole_and_said(records, tmp_path, capsys):
+    """An aggregate file without a record, or with none predicted to interact: exit 0, every
+    output written and consistent (the TSV its header, an empty GraphML graph, a picture),
+    and the report and the summary say there is no interaction."""
+    import networkx as nx
+
+    from ppi.aggregation.network import TSV_COLUMNS
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("" if records == "none" else json.dumps(
+        {"doc_id": "A", "gene1": "1", "gene2": "2", "score": -1.0, "interaction": False})
+        + "\n")
+    net = tmp_path / "net"
+    assert _main("network", "--input", docs, "--output-dir", net) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "no interaction in the" in out
+    assert sorted(p.name for p in net.iterdir()) == ["network.graphml", "network.png",
+                                                     "network.tsv", "results.json",
+                                                     "results.md"]
+    assert (net / "network.tsv").read_text().splitlines() == ["\t".join(TSV_COLUMNS)]
+    assert nx.read_graphml(net / "network.graphml").number_of_nodes() == 0
+    assert (net / "network.png").read_bytes()[:4] == b"\x89PNG"
+    results = json.loads((net / "results.json").read_text())
+    assert (results["nodes"], results["edges"], results["document_pairs_read"]) == \
+        (0, 0, 0 if records == "none" else 1)
+    assert "**No interaction**" in (net / "results.md").read_text()
+
+
+def test_a_network_whose_picture_fails_leaves_no_file(tmp_path, monkeypatch):
+    """The three network files and the report are one unit: the picture failing leaves
+    none of them (not a TSV and a GraphML without their picture and report)."""
+    from ppi.aggregation import network
+    src = _write_jsonl(RECORDS, tmp_path / "pairs.jsonl")
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", src, "--output", docs) == 0
+
+    def fail(*args):
+        raise MemoryError("the picture")
+    monkeypatch.setattr(network, "draw_network", fail)
+    with pytest.raises(MemoryError):
+        network.run_network(docs, tmp_path / "net")
+    assert not (tmp_path / "net").exists() or not any((tmp_path / "net").iterdir())
+
+
+def _energy(graph, pos):
+    """Kamada and Kawai's energy Σ d⁻² (‖x_i − x_j‖ − d)² of ``pos`` at its best scale
+    (layouts are scaled to the unit square), by enumeration of the node pairs."""
+    import networkx as nx
+    import numpy as np
+    hops = dict(nx.all_pairs_shortest_path_length(graph))
+    nodes = list(graph)
+    ratios = np.array([np.hypot(*np.subtract(pos[a], pos[b])) / hops[a][b]
+                       for i, a in enumerate(nodes) for b in nodes[i + 1:]])
+    scale = ratios.sum() / (ratios ** 2).sum()
+    return float(((scale * ratios - 1) ** 2).sum())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_stress_layout_reaches_kamada_kawai_energy(seed):
+    """The layout of the picture minimises Kamada and Kawai's energy as well as networkx's
+    general-purpose optimizer of it when run to convergence, and within 5 % of it at the
+    picture's tolerance, on random connected graphs, stars (nodes in symmetric places) and
+    paths (energy 0: a perfect embedding)."""
+    import networkx as nx
+
+    from ppi.aggregation.picture import stress_layout
+    graphs = [nx.barabasi_albert_graph(60 + 20 * seed, 1 + seed % 2, seed=seed),
+              nx.star_graph(8 + seed), nx.path_graph(5 + seed)]
+    for g in graphs:
+        ours = stress_layout(g)
+        assert set(ours) == set(g)
+        assert max(abs(c) for xy in ours.values() for c in xy) == pytest.approx(1.0)
+        reference = _energy(g, nx.kamada_kawai_layout(g))
+        assert _energy(g, ours) <= 1.05 * reference + 1e-6
+        converged = stress_layout(g, iterations=5000, tol=1e-9)
+        assert _energy(g, converged) <= 1.001 * reference + 1e-6
+        assert len({(round(x, 6), round(y, 6)) for x, y in ours.values()}) == len(g)
+
+
+def _boxes_overlapping(fig, labels):
+    """Pairs of ``labels`` whose drawn boxes overlap (matplotlib's own extents)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    return [(labels[i].get_text(), labels[j].get_text()) for i in range(len(boxes))
+            for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+@pytest.mark.slow
+def test_a_large_network_picture_grows_and_no_two_labels_overlap():
+    """A generated literature-like network (preferential attachment, 1,500 genes) drawn at
+    800 edges: the picture is larger than a small network's, the best-connected genes are
+    labelled, every label lies inside the plot and no two labels' boxes overlap."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import networkx as nx
+
+    from ppi.aggregation.network import draw_network, picture_edges
+    ba = nx.barabasi_albert_graph(1500, 2, seed=3)
+    g = _network([(f"g{u}", f"g{v}", 1 + (u * v) % 3, ((u + v) % 10) / 10) for u, v in ba.edges])
+    parts, counts = picture_edges(g, top_edges=800)
+    fig, labels = draw_network(g, parts, counts)
+    drawn = {n for part in parts for e in part for n in e}
+    width, height = fig.get_size_inches()
+    assert width * height > 16 * 12 and len(drawn) > 600
+    assert 50 <= len(labels) < len(drawn)
+    sub = g.subgraph(drawn).edge_subgraph([e for part in parts for e in part])
+    hub = max(drawn, key=lambda n: (sub.degree(n), n))
+    assert f"name-{hub}" in {t.get_text() for t in labels}
+    assert not _boxes_overlapping(fig, labels)
+    frame = fig.axes[0].get_window_extent(fig.canvas.get_renderer())
+    renderer = fig.canvas.get_renderer()
+    for t in labels:
+        box = t.get_window_extent(renderer)
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 <= frame.y1
     plt.close(fig)
 
 

@@ -5,8 +5,14 @@ Every number of the command line within its bounds (:func:`check_numbers`: finit
 a list at most :data:`kernelrank.grid.MAX_GRID` long — a value far beyond what the work needs
 is refused instead of sizing memory or time by it); no output naming an input
 (:mod:`kernelrank.paths`: the command's declared inputs are then protected from every atomic
-writer while it runs); and no ``--output-dir`` naming an existing file
-(:func:`check_output_dir`).
+writer while it runs); no ``--output-dir`` naming an existing file
+(:func:`check_output_dir`); and no ``-`` for a file (:func:`refuse_standard_streams`).
+
+One rule for ``-``: no command reads its input from standard input or writes an output to
+standard output (outputs are written atomically, with reports, summaries and resumable parts
+beside them, which a pipe cannot hold), so ``-`` given for any declared input or output is
+refused, before any work, on both sides alike — instead of being read or written as a file
+named ``-`` in the current folder. A file of that name is still reached as ``./-``.
 """
 
 import math
@@ -16,7 +22,8 @@ from dataclasses import dataclass, field
 from kernelrank.errors import InvalidParameterError
 from kernelrank.grid import MAX_GRID
 
-__all__ = ["Checks", "COMMON_BOUNDS", "check_numbers", "check_output_dir"]
+__all__ = ["Checks", "COMMON_BOUNDS", "check_numbers", "check_output_dir",
+           "refuse_standard_streams", "STANDARD_STREAM"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +90,46 @@ def check_output_dir(path, option="--output-dir"):
     if path and os.path.exists(path) and not os.path.isdir(path):
         raise InvalidParameterError(f"{option} {path} is an existing file, not a folder; "
                                     "give a folder (it is created if absent)")
+
+
+#: the name that means standard input or output to the usual Unix command
+STANDARD_STREAM = "-"
+
+
+def refuse_standard_streams(parser, args, spec):
+    """Refuse ``-`` (:data:`STANDARD_STREAM`) as the value of an option that ``spec`` (the
+    subcommand's :class:`kernelrank.paths.PathSpec`) declares as an input or an output
+    (module docstring: no command reads standard input or writes standard output).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser (the options the declarations' labels name).
+    args : argparse.Namespace
+        The parsed arguments.
+    spec : kernelrank.paths.PathSpec
+        What the subcommand reads and writes (its ``sides``: every label declared, given a
+        path or not); a label that is no option of ``parser`` is not checked.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the option, the side (input or output) and ``./-`` for a file named ``-``.
+    """
+    by_option = {o: a for a in parser._actions for o in a.option_strings}
+    for label, side in spec.sides.items():
+        action = by_option.get(label)
+        if action is None:
+            continue
+        value = getattr(args, action.dest, None)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if STANDARD_STREAM not in [str(v) for v in values if v is not None]:
+            continue
+        if side == "input":
+            what = "nothing is read from standard input here"
+        else:
+            what = ("nothing is written to standard output here (outputs are written "
+                    "atomically, with their reports beside them)")
+        raise InvalidParameterError(f"{label} -: {what}; give a file or folder name for "
+                                    f"this {side} (./- for one named '-')")
+    return spec

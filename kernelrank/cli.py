@@ -12,7 +12,8 @@ own:
   ``2^-8..2^16:2``);
 * the checks before any work — :mod:`kernelrank.checks` (:class:`Checks`, one per
   subcommand: every number of the command line within its bounds, :func:`check_numbers`;
-  no output naming an input, :mod:`kernelrank.paths`);
+  no ``-`` for a file, :func:`~kernelrank.checks.refuse_standard_streams`; no output naming
+  an input, :mod:`kernelrank.paths`);
 * how a command ends — :mod:`kernelrank.exits` (:func:`exit_code`: the :class:`Summary`
   printed last by :func:`print_summary`, ``error: …`` and exit code 2, Ctrl-C and exit
   code 130, a closed pipe).
@@ -20,7 +21,8 @@ own:
 Running (:func:`run_subcommand`, here): complete the parser (:func:`command_parser`:
 ``--version`` and the common options of every subcommand); parse the arguments; with no
 subcommand print the help; refuse an ``--output-dir`` naming an existing file, a number out
-of its bounds and an output naming an input; then run the handler under :func:`exit_code`,
+of its bounds, ``-`` for an input or an output (no command streams: the one rule for both
+sides) and an output naming an input; then run the handler under :func:`exit_code`,
 with the command's inputs protected from every atomic writer. A typed
 :class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
 becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
@@ -36,7 +38,8 @@ Nothing here imports NumPy or any other heavy package: building a parser stays c
 import shlex
 import sys
 
-from kernelrank.checks import COMMON_BOUNDS, Checks, check_numbers, check_output_dir
+from kernelrank.checks import (COMMON_BOUNDS, Checks, check_numbers, check_output_dir,
+                               refuse_standard_streams)
 from kernelrank.exits import (CLOSED_PIPE, INTERRUPTED, INTERRUPTED_RESUMABLE, STAGE_LOGGERS,
                               Summary, exit_code, os_error_message, peak_memory,
                               print_summary)
@@ -88,6 +91,8 @@ def run_subcommand(parser, argv, run, checks=None):
         if sub is not None:
             check_numbers(sub, args, check.bounds)
         spec = check.paths(args) if check.paths is not None else PathSpec()
+        if sub is not None:
+            refuse_standard_streams(sub, args, spec)
         refuse_overwriting_inputs(spec)
         with protected(spec.inputs):
             return run(args)

@@ -56,14 +56,18 @@ class PathSpec:
 
     ``inputs``: ``(label, path)`` pairs — the label names the option (``--input``) for the
     message; a path may be None (option not given) and is skipped. ``outputs``:
-    ``(label, path, kind)`` triples, ``kind`` one of :data:`OUTPUT_KINDS`.
+    ``(label, path, kind)`` triples, ``kind`` one of :data:`OUTPUT_KINDS`. ``sides``: label
+    → ``"input"`` / ``"output"`` of every label declared, with a path or not (an option
+    read only when it names an existing folder, ``--spacy-model``, is still a path option).
     """
 
     inputs: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
+    sides: dict = field(default_factory=dict)
 
     def input(self, label, *paths):
         """Add inputs (None and empty strings are skipped); returns ``self``."""
+        self.sides.setdefault(label, "input")
         for p in paths:
             if p is not None and str(p) != "":
                 self.inputs.append((label, Path(p)))
@@ -73,6 +77,7 @@ class PathSpec:
         """Add an output of ``kind`` (None is skipped); returns ``self``."""
         if kind not in OUTPUT_KINDS:
             raise ValueError(f"output kind {kind!r}; one of {OUTPUT_KINDS}")
+        self.sides.setdefault(label, "output")
         if path is not None and str(path) != "":
             self.outputs.append((label, Path(path), kind))
         return self

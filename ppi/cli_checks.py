@@ -62,7 +62,8 @@ def _train(args):
 
 
 def _tune_parser(args):
-    spec = PathSpec().input("--craft-dir", craft_dir(args))
+    spec = PathSpec().input("--data-dir" if args.craft_dir is None else "--craft-dir",
+                            craft_dir(args))
     spec.input("--base-model", _spacy_path(args.base_model))
     return spec.folder("--output-dir", args.output_dir, "pipeline", *_REPORT)
 

@@ -8,6 +8,9 @@ cases):
 
 * **declarations** — every subcommand of the five commands declares what it reads and
   writes and bounds every number it takes (a new option cannot slip through);
+* **one rule for -** — no command streams: ``-`` given for any file or folder option of
+  any subcommand, input or output, is refused alike (naming the option and the stream),
+  never read or written as a file named ``-``;
 * **input = output** — for every writing command, every (input option, output option) pair:
   the same path, a symbolic link, a hard link, an output inside an input folder, a
   replaced folder holding an input, an input named as a report file of the output folder;
@@ -312,6 +315,39 @@ def test_output_naming_an_input_is_refused_before_any_work(prog, name, inp, belo
     code = _main(prog)(argv)
     _refused(code, capsys.readouterr().err, "overwrite", o_opt.option_strings[-1])
     assert _snapshot(guarded) == before
+
+
+# ======================================================================== one rule for -
+def _dash_cases():
+    """``(prog, name, dest)`` of every path option of every subcommand (the string options
+    that are no :data:`NOT_PATHS`: what :func:`test_every_path_option_is_declared` checks is
+    declared)."""
+    return [(prog, name, a.dest) for prog, name, sub in COMMANDS
+            for a in _string_options(sub) if a.dest not in NOT_PATHS]
+
+
+DASH_CASES = _dash_cases()
+
+
+@pytest.mark.parametrize("prog, name, dest", DASH_CASES,
+                         ids=[f"{p}-{n}-{d}" for p, n, d in DASH_CASES])
+def test_dash_is_refused_alike_for_every_input_and_output(prog, name, dest, tmp_path,
+                                                         monkeypatch, capsys):
+    """No command streams standard input or output, so ``-`` for any file or folder option —
+    input or output — is refused before any work, naming the option and the stream; no file
+    named ``-`` (nor ``-.summary.json``, …) appears in the current folder."""
+    sub = dict(((p, n), s) for p, n, s in COMMANDS)[(prog, name)]
+    option = _option(sub, dest).option_strings[-1]
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    argv = _set([name, *_base_argv(sub, tmp_path, use=(dest,))], option, "-")
+    code = _main(prog)(argv)
+    err = capsys.readouterr().err
+    _refused(code, err, f"{option} -: nothing is ")
+    assert re.search(r"(read from standard input|written to standard output) here", err), err
+    assert not any(work.iterdir()) and not any(p.name.startswith("-")
+                                               for p in tmp_path.rglob("*"))
 
 
 # ======================================================================== absurd numbers

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from kernelrank.errors import InvalidParameterError
 from kernelrank.grid import MAX_GRID
 
-__all__ = ["Checks", "COMMON_BOUNDS", "check_numbers", "check_output_dir",
-           "refuse_standard_streams", "STANDARD_STREAM"]
+__all__ = ["COMMON_BOUNDS", "STANDARD_STREAM", "Checks", "check_numbers", "check_output_dir",
+           "refuse_standard_streams"]
 
 
 @dataclass(frozen=True)

@@ -336,7 +336,7 @@ def test_dash_is_refused_alike_for_every_input_and_output(prog, name, dest, tmp_
     """No command streams standard input or output, so ``-`` for any file or folder option —
     input or output — is refused before any work, naming the option and the stream; no file
     named ``-`` (nor ``-.summary.json``, …) appears in the current folder."""
-    sub = dict(((p, n), s) for p, n, s in COMMANDS)[(prog, name)]
+    sub = {(p, n): s for p, n, s in COMMANDS}[(prog, name)]
     option = _option(sub, dest).option_strings[-1]
     work = tmp_path / "cwd"
     work.mkdir()

@@ -38,6 +38,7 @@ from kernelrank.errors import (  # noqa: E402
     InvalidInputError,
     InvalidParameterError,
     KernelrankError,
+    NoPreferenceWarning,
     UndefinedMeasureError,
     UnsaveableError,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidParameterError",
     "KernelrankError",
+    "NoPreferenceWarning",
     "UndefinedMeasureError",
     "UnsaveableError",
 ]

@@ -4,6 +4,9 @@ Every error a user can provoke with bad input derives from :class:`KernelrankErr
 pipeline can catch the whole family with one ``except``; each one also derives from the
 closest built-in (``ValueError``, ``FileNotFoundError``) so generic handlers keep working.
 Messages name the offending parameter, file, line or id and say what to do.
+
+Warnings (not errors: scikit-learn's estimator contract fits degenerate data without
+raising) derive from :class:`UserWarning`: :class:`NoPreferenceWarning`.
 """
 
 
@@ -84,3 +87,10 @@ class ConcurrentChangeError(KernelrankError):
     """A file or directory kept changing while it was read (another run is replacing it);
     nothing was read — retry when that run has finished (:func:`kernelrank.atomic.
     read_consistently`)."""
+
+
+class NoPreferenceWarning(UserWarning):
+    """A ranker was fitted on data without a single preference pair — one sample, every
+    query a single row, or equal scores inside every query: nothing could be learnt, and the
+    model gives every input the same score. The message names the estimator and the reason
+    (:func:`learners._validation.warn_without_preference`)."""

@@ -46,6 +46,7 @@ from kernelrank.errors import (  # re-exported: learners.KernelrankError etc.
     InvalidInputError,
     InvalidParameterError,
     KernelrankError,
+    NoPreferenceWarning,
     UndefinedMeasureError,
 )
 from kernelrank.lazy import lazy_exports
@@ -78,6 +79,6 @@ _LAZY = {
 
 __all__ = ["ChecksumMismatchError", "CorpusFormatError", "DataNotFoundError",
            "InvalidInputError", "InvalidParameterError", "KernelrankError",
-           "UndefinedMeasureError", *sorted(_LAZY)]
+           "NoPreferenceWarning", "UndefinedMeasureError", *sorted(_LAZY)]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -8,13 +8,15 @@ not checked here: each estimator declares them in ``_parameter_constraints``, va
 ``fit`` by :func:`learners.base.validate_hyperparameters`.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from kernelrank.errors import InvalidInputError, InvalidParameterError, KernelrankError
+from kernelrank.errors import (InvalidInputError, InvalidParameterError, KernelrankError,
+                               NoPreferenceWarning)
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -33,7 +35,8 @@ class InvalidInputTypeError(InvalidInputError, TypeError):
 
 
 #: dtype kinds the learners refuse, with what to do instead (bool, int, float are accepted;
-#: an object array is accepted when its items are numbers, as in scikit-learn)
+#: an object array is accepted when its items are numbers, as in scikit-learn, and refused
+#: when it holds strings: :func:`_first_string`)
 _REFUSED_KINDS = {
     "c": "complex values (Complex data not supported); the learners work on real numbers: use "
          "the modulus, or the real and imaginary parts as separate columns "
@@ -62,23 +65,106 @@ def _dtypes(a):
         return ()
 
 
+def _object_items(a):
+    """The items of an object-dtype array-like ``a`` (a sparse matrix: its stored values), or
+    None when ``a`` holds no object dtype."""
+    if not any(d.kind == "O" for d in _dtypes(a)):
+        return None
+    if sp.issparse(a):
+        return np.asarray(a.data, dtype=object).ravel()
+    try:
+        return np.asarray(a, dtype=object).ravel()
+    except (TypeError, ValueError):                  # ragged: check_array will say so
+        return None
+
+
+def _first_string(items):
+    """``(index, item)`` of the first string (or bytes) among ``items``, or None — the one
+    kind of non-number that a conversion to float takes silently (``float("1.5")``); any
+    other (a dict, None, a date) fails the conversion with a ``TypeError``. Cost: one
+    ``isinstance`` per item (an object array is converted item by item anyway)."""
+    for k, item in enumerate(items):
+        if isinstance(item, (str, bytes)):
+            return k, item
+    return None
+
+
 def check_numeric_dtype(a, owner, name="X"):
-    """Refuse complex, string, date and structured input with a message naming ``owner`` (an
-    estimator name, or None) and ``name``.
+    """Refuse complex, string, date and structured input, and object arrays holding anything
+    but numbers, with a message naming ``owner`` (an estimator name, or None) and ``name``.
 
     NumPy would silently drop the imaginary part of complex input (``ComplexWarning``) and
-    parse strings of digits as numbers; both are errors here.
+    parse strings of digits as numbers — in a ``str`` array or in an object array alike
+    (``np.array(["1.5", 2], dtype=object)`` would become 1.5 and 2); all are errors here.
 
     Raises
     ------
     InvalidInputTypeError
     """
+    prefix = f"{owner}: " if owner else ""
     for dtype in _dtypes(a):
         advice = _REFUSED_KINDS.get(dtype.kind)
         if advice is not None:
-            prefix = f"{owner}: " if owner else ""
             raise InvalidInputTypeError(
                 f"{prefix}{name} has {advice.format(name=name)} (got dtype {dtype})")
+    items = _object_items(a)
+    bad = None if items is None else _first_string(items)
+    if bad is not None:
+        k, item = bad
+        raise InvalidInputTypeError(
+            f"{prefix}{name} is an object array holding strings (item {k} in C order: "
+            f"{item!r}); an object array is data only when its items are numbers, as a "
+            f"string array is refused — convert the values to numbers first (e.g. "
+            f"{name}.astype(float) for numeric strings, sklearn.preprocessing.OrdinalEncoder "
+            "for categories)")
+
+
+def warn_without_preference(owner, y, codes=None):
+    """Warn (:class:`~kernelrank.errors.NoPreferenceWarning`) when the scores ``y`` hold no
+    preference pair: no two rows of one query (``codes``: integer query codes; None: one
+    query of all rows) with different scores, in any output column of ``y`` (m,) or (m, t).
+
+    A ranker fitted on such data learns nothing (its pairwise loss is zero whatever it
+    predicts) and gives every input the same score; scikit-learn's estimator contract fits
+    it anyway, so this is a warning, not an error. Returns whether there is a pair.
+
+    Cost: O(m log m) (one sort by query).
+    """
+    Y = np.asarray(y, dtype=np.float64)
+    Y = Y.reshape(Y.shape[0], -1)
+    m = Y.shape[0]
+    codes = np.zeros(m, dtype=np.intp) if codes is None else np.asarray(codes)
+    if m:
+        order = np.argsort(codes, kind="stable")
+        sorted_codes = codes[order]
+        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        spread = (np.maximum.reduceat(Y[order], starts, axis=0)
+                  - np.minimum.reduceat(Y[order], starts, axis=0))
+        if (spread > 0).any():
+            return True
+        sizes = np.diff(np.r_[starts, m])
+    why = ("one sample" if m == 1 else "no sample" if m == 0
+           else "every query holds a single row" if (sizes == 1).all()
+           else "the scores are all equal" if starts.size == 1
+           else "the scores are equal inside every query")
+    warnings.warn(f"{owner}: no preference pair to learn from ({why}): nothing can be "
+                  "learnt, the model gives every input the same score; give rows of "
+                  "different scores in one query", NoPreferenceWarning,
+                  stacklevel=_outside_learners())
+    return False
+
+
+def _outside_learners():
+    """The ``stacklevel`` of the first caller outside this package (for a warning raised by
+    the caller of this function: the user's ``fit``, not our wrappers)."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def with_owner(owner, message):

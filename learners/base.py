@@ -30,7 +30,13 @@
 * **Input types**: no rows, no features, complex, string or date values are
   :class:`kernelrank.errors.InvalidInputError` whose message starts with the estimator's
   name (:func:`learners._validation.validate_data`); an object array of numbers is data,
-  as in scikit-learn.
+  as in scikit-learn, and one holding strings is refused as a string array is.
+* **Nothing to rank**: a ranker fitted on data without a single preference pair (one
+  sample, every query a single row, equal scores inside every query) warns
+  (:class:`kernelrank.errors.NoPreferenceWarning`, at the caller's line) that nothing can be
+  learnt — its model gives every input the same score — or, where its fit needs a pair
+  (RankSVM, PairwiseRankRLS, GreedyRankRLS's leave-query-out), refuses the data with a
+  typed error (:func:`learners._validation.warn_without_preference`).
 """
 
 from numbers import Integral, Real

@@ -36,7 +36,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernelrank.errors import InvalidInputError
 from learners._numerics import numerical_guard
-from learners._validation import check_pairs, check_vector, validate_data
+from learners._validation import (check_pairs, check_vector, validate_data,
+                                  warn_without_preference)
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 from learners.pairs import count_preference_pairs, incidence_matrix
 
@@ -325,6 +326,7 @@ class CGRankRLS(RankerMixin, _CGBase):
             y = check_vector(column_or_1d(y, warn=True), "y", m)
             qids = np.zeros(m, dtype=np.int64) if qids is None else check_vector(
                 qids, "qids", m, numeric=False)
+            warn_without_preference(type(self).__name__, y, qids)
             middle = query_laplacian(qids, y, self.ties)
             b = np.asarray(X.T @ middle(y)).ravel()
             self.n_pairs_ = _count_pairs(qids, y, self.ties)

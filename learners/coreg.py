@@ -59,7 +59,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
-from learners._validation import check_alphas, check_matrix
+from learners._validation import check_alphas, check_matrix, warn_without_preference
 from learners.base import (
     NON_NEGATIVE,
     POSITIVE,
@@ -396,4 +396,6 @@ class CoRankRLS(RankerMixin, _CoRegBase):
                 raise InvalidInputError("qids_unlabelled given without X_unlabelled")
             codes_U = _codes(qids_unlabelled, np.asarray(qids_unlabelled).shape[0],
                              "qids_unlabelled")
-        return self._fit(X_views, y, codes_L, X_unlabelled, codes_U)
+        self._fit(X_views, y, codes_L, X_unlabelled, codes_U)
+        warn_without_preference("CoRankRLS", y, codes_L)        # y checked by the fit
+        return self

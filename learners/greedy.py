@@ -31,7 +31,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
-from learners._validation import as_2d_targets, check_groups, validate_data
+from learners._validation import (as_2d_targets, check_groups, validate_data,
+                                  warn_without_preference)
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "greedy_forward_selection"]
@@ -240,5 +241,6 @@ class GreedyRankRLS(RankerMixin, _GreedyBase):
         n_pairs = float(np.sum(n_q * (n_q - 1) / 2))
         if n_pairs == 0:
             raise InvalidInputError("every query has a single row; there are no pairs to rank")
+        warn_without_preference(type(self).__name__, y, codes)
         self.loo_errors_ = errors / (n_pairs * t)
         return self

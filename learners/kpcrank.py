@@ -49,7 +49,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
-from learners._validation import check_groups, validate_data
+from learners._validation import check_groups, validate_data, warn_without_preference
 from learners.base import (
     KERNEL_CONSTRAINTS,
     POSITIVE_INT,
@@ -232,6 +232,7 @@ class KPCRank(RankerMixin, KernelLearnerMixin, BaseEstimator):
         if y.ndim != 1:
             raise InvalidInputError(f"y must be a vector of length {n}, got shape {y.shape}")
         codes = np.zeros(n, dtype=np.intp) if qids is None else check_groups(qids, n)[0]
+        warn_without_preference("KPCRank", y, codes)
         if self.n_components == "cv":
             self.cv_errors_ = self._cross_validate(X, y, codes)
             # the selection engine's tie rule: the fewest components among equal errors

@@ -63,7 +63,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
-from learners._validation import check_alphas, check_matrix
+from learners._validation import check_alphas, check_matrix, warn_without_preference
 from learners.base import (
     KERNEL_CONSTRAINTS,
     NON_NEGATIVE,
@@ -294,6 +294,9 @@ class _KronBase(BaseEstimator):
         else:
             edges = _check_edges(edges, m, m_end)
             Y = _check_labels(y, (len(edges),))
+        if self._ranking:          # queries: the start nodes
+            warn_without_preference(type(self).__name__, np.ravel(Y), np.repeat(
+                np.arange(m), m_end) if complete else edges[:, 0])
         solver = self._resolve_solver(complete)
 
         K = self._node_kernel(X, X)

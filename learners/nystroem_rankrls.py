@@ -8,13 +8,16 @@ each training part (a new map from that part's own rows). Cost: ``fit`` m r kern
 evaluations + O(m r^2 + r^3); memory O(m r).
 """
 
+import warnings
+
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kernelrank.errors import NoPreferenceWarning
 from kernelrank.memory import release_freed_memory
 from learners._numerics import numerical_guard
-from learners._validation import check_groups, validate_data
+from learners._validation import check_groups, validate_data, warn_without_preference
 from learners.base import RankerMixin, validate_hyperparameters
 from learners.kernel_learner import KernelTagsMixin
 from learners.nystroem import NystroemLearnerParams
@@ -85,12 +88,15 @@ class NystroemQueryRankRLS(RankerMixin, KernelTagsMixin, NystroemLearnerParams, 
         X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
         m = X.shape[0]
         codes, _ = check_groups(qids, m, name="qids")
+        warn_without_preference(type(self).__name__, y, codes)
         nm = query_basis_map(self, X, codes, min(int(self.n_basis), m))
         Phi = nm.transform(X)
         self.nystroem_ = nm
         self.basis_indices_ = nm.basis_indices_
-        self.ranker_ = QueryRankRLS(alpha=float(self.alpha), kernel="linear",
-                                    solver="primal").fit(Phi, y, qids)
+        with warnings.catch_warnings():               # said above, in this class' name
+            warnings.simplefilter("ignore", NoPreferenceWarning)
+            self.ranker_ = QueryRankRLS(alpha=float(self.alpha), kernel="linear",
+                                        solver="primal").fit(Phi, y, qids)
         self.dual_coef_ = nm.coef_to_dual(self.ranker_.coef_.T).T
         release_freed_memory()              # one fit per inner fold in cross-validation
         return self

@@ -40,6 +40,7 @@ from learners._validation import (
     check_leave_pair_out,
     check_pairs,
     check_vector,
+    warn_without_preference,
     validate_data,
 )
 from kernelrank.errors import InvalidInputError, InvalidParameterError
@@ -297,6 +298,7 @@ class _QueryStructuredRankRLS(_RankRLSBase):
 
     def _fit_structure(self, X, y, codes):
         spec, X, y = self._validate_fit(X, y)
+        warn_without_preference(type(self).__name__, y, codes)
         Y = self._start(X, y, spec)
         if codes is None:
             codes = np.zeros(X.shape[0], dtype=np.intp)

@@ -57,6 +57,7 @@ from learners._validation import (
     check_index_sets,
     check_leave_pair_out,
     validate_data,
+    warn_without_preference,
 )
 from learners.base import HoldoutMixin, RankerMixin, validate_hyperparameters
 from learners.kernel_learner import KernelLearnerMixin, shape_output
@@ -118,6 +119,8 @@ class _ReducedSetBase(HoldoutMixin, KernelLearnerMixin, NystroemLearnerParams, B
         alpha = float(self.alpha)
         X, y = validate_data(self, X, y, precomputed=self.kernel == "precomputed")
         Y, self._y_1d = as_2d_targets(y)
+        if isinstance(self, RankerMixin):
+            warn_without_preference(type(self).__name__, Y, groups)
         nm = self._make_map(X, groups)
         Phi = nm.transform(X)
         self.nystroem_ = nm

@@ -8,6 +8,9 @@
   no ``fit`` keyword repeats a hyper-parameter.
 * one path name, ``predict_path``, with the grid keyword ``alphas`` for λ;
 * ``input_tags.pairwise`` wherever ``kernel="precomputed"`` is accepted.
+
+Degenerate data given to every learner (object arrays of strings, no preference pair) are
+probes of ``tests/project/test_trust_probes.py`` ("degenerate learning"), on :data:`SPECS`.
 """
 
 import inspect
@@ -198,3 +201,4 @@ def test_predict_path_has_the_grid_first(name):
     path = model.predict_path(Xt, [0.5, 1.0])
     direct = model.decision_function(Xt) if name == "L2SVM" else model.predict(Xt)
     np.testing.assert_allclose(path[1], direct, rtol=1e-7, atol=1e-9)
+

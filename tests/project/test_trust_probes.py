@@ -23,6 +23,10 @@ cases):
   kernels, parse rankers) on no pair, one class, one document, two documents, identical
   sequences, sequences shorter than the k-mers, one sentence, equal scores: a model that
   ``predict`` loads or exit 2 with the reason, and strict JSON;
+* **degenerate learning** — every learner of the library (the specifications of
+  ``test_contract.py``): numeric strings in an object array refused as in a string array;
+  every ranker on no preference pair (one sample, equal scores, one row per query, equal
+  scores inside every query): a typed error, or a ``NoPreferenceWarning`` and one score;
 * **edited inputs between a kill and the resume** — ``ppi extract`` (text folder and
   PubTator file edited in place keeping size and time, lexicon and model replaced),
   ``homology benchmark --reuse`` on edited data: refused (or redone), never resumed.
@@ -801,6 +805,95 @@ def test_parse_ranking_train_saves_what_loads_or_exits_2(case, ranker, tmp_path,
         return
     load_model(tmp_path / "m")          # what `rank` loads (which also needs Link Grammar)
     assert strict_json_files(tmp_path / "m.json") == 1
+
+
+# ==================================================================== degenerate learning
+def _contract():
+    """The learners' specifications of ``tests/project/test_contract.py`` (every exported
+    estimator, how it is fitted, its test inputs)."""
+    from tests.project import test_contract
+    return test_contract
+
+
+C = _contract()
+SPECS, FLAT, QUERY, D, ESTIMATORS, RANKERS, views = (C.SPECS, C.FLAT, C.QUERY, C.D,
+                                                    C.ESTIMATORS, C.RANKERS, C.views)
+#: the learners fitted on (X, y) or (X, y, qids) rows, and how
+ROW_FITS = {n: ("query" if SPECS[n][2] is QUERY[0] else "flat") for n in ESTIMATORS
+            if SPECS[n][2] in (FLAT[0], QUERY[0])}
+
+
+def _fit_rows(name, X, y):
+    est = SPECS[name][1]()
+    return est.fit(X, y, D.q) if ROW_FITS[name] == "query" else est.fit(X, y)
+
+
+@pytest.mark.parametrize("name", sorted(ROW_FITS))
+def test_numeric_strings_in_an_object_array_are_refused_as_in_a_string_array(name):
+    """``np.array(["1.5", ...], dtype=object)`` is refused like ``np.array(["1.5", ...])``
+    (both ``TypeError`` and typed, naming X or y); an object array of numbers is data."""
+    from learners._validation import InvalidInputTypeError
+    y = D.labels if name == "L2SVM" else D.y
+    text = D.X.astype(str)
+    for X in (text, text.astype(object)):
+        with pytest.raises(InvalidInputTypeError, match=f"{name}: X .*strings"):
+            _fit_rows(name, X, y)
+    with pytest.raises(InvalidInputTypeError, match="y is an object array holding strings"):
+        _fit_rows(name, D.X, y.astype(str).astype(object))
+    np.testing.assert_allclose(_fit_rows(name, D.X.astype(object), y).predict(D.Xt),
+                               _fit_rows(name, D.X, y).predict(D.Xt), rtol=1e-12, atol=1e-12)
+
+
+def _degenerate_fit(name, case):
+    """Fit ranker ``name`` (a small configuration that accepts 12 rows) on the degenerate
+    data set ``case``; returns the model and test inputs for predict."""
+    ones, rows = np.repeat([1.0, 2.0, 3.0], 4), np.arange(12)
+    X, y, q = {"one sample": (D.X[:1], D.y[:1], D.q[:1]),
+               "equal scores": (D.X[:12], np.ones(12), D.q[:12]),
+               "one row per query": (D.X[:12], D.y[:12], rows),
+               "equal scores inside every query": (D.X[:12], ones, rows // 4)}[case]
+    small = {"ReducedSetGlobalRankRLS": dict(n_basis=1), "ReducedSetQueryRankRLS":
+             dict(n_basis=1), "NystroemQueryRankRLS": dict(n_basis=1),
+             "KPCRank": dict(n_components=1), "GlobalRankRLSCV": dict(cv=2)}
+    from sklearn.base import clone
+    est = clone(SPECS[name][1]()).set_params(**small.get(name, {}))
+    if name == "KronRankRLS":
+        k = 1 if case == "one sample" else 4
+        return est.fit(D.nodes[:k], np.ones((k, k))), D.nodes_t
+    if name == "CoRankRLS":
+        return est.fit(views(X), y, q, views(D.Xt)), views(D.Xt)
+    if SPECS[name][2] is FLAT[0]:
+        return est.fit(X, y), D.Xt
+    return est.fit(X, y, q), D.Xt
+
+
+NO_PAIR_CASES = [(n, c) for n in RANKERS for c in ("one sample", "equal scores",
+                                                     "one row per query",
+                                                     "equal scores inside every query")
+                 if SPECS[n][2] is QUERY[0] or n == "CoRankRLS" or c in ("one sample",
+                                                                         "equal scores")]
+
+
+@pytest.mark.parametrize("name, case", NO_PAIR_CASES)
+def test_a_ranker_without_a_preference_pair_says_nothing_can_be_learnt(name, case):
+    """Never a silent constant model: a typed error with the reason, or a
+    :class:`~kernelrank.errors.NoPreferenceWarning` naming the estimator at the caller's
+    line, and one score for every input."""
+    import warnings
+
+    from kernelrank.errors import KernelrankError, NoPreferenceWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model, Xt = _degenerate_fit(name, case)
+        except KernelrankError:
+            return                                           # refused, with its reason
+    said = [w for w in caught if issubclass(w.category, NoPreferenceWarning)]
+    assert len(said) == 1, [str(w.message) for w in caught]
+    assert str(said[0].message).startswith(f"{name}: no preference pair")
+    assert said[0].filename == __file__                       # points at the caller's fit
+    p = np.ravel(model.predict(Xt))
+    np.testing.assert_allclose(p, p[0], atol=1e-9)           # one score for every input
 
 
 # ============================================================== edited inputs and resume

@@ -15,8 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from kernelrank.errors import (InvalidInputError, InvalidParameterError, KernelrankError,
-                               NoPreferenceWarning)
+from kernelrank.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    KernelrankError,
+    NoPreferenceWarning,
+)
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data

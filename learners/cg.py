@@ -36,8 +36,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from kernelrank.errors import InvalidInputError
 from learners._numerics import numerical_guard
-from learners._validation import (check_pairs, check_vector, validate_data,
-                                  warn_without_preference)
+from learners._validation import (
+    check_pairs,
+    check_vector,
+    validate_data,
+    warn_without_preference,
+)
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 from learners.pairs import count_preference_pairs, incidence_matrix
 

@@ -31,8 +31,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelrank.errors import InvalidInputError, InvalidParameterError
 from learners._numerics import numerical_guard
-from learners._validation import (as_2d_targets, check_groups, validate_data,
-                                  warn_without_preference)
+from learners._validation import (
+    as_2d_targets,
+    check_groups,
+    validate_data,
+    warn_without_preference,
+)
 from learners.base import POSITIVE, POSITIVE_INT, RankerMixin, validate_hyperparameters
 
 __all__ = ["GreedyRLS", "GreedyRankRLS", "greedy_forward_selection"]

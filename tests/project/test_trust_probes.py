@@ -852,9 +852,9 @@ def _degenerate_fit(name, case):
                "equal scores": (D.X[:12], np.ones(12), D.q[:12]),
                "one row per query": (D.X[:12], D.y[:12], rows),
                "equal scores inside every query": (D.X[:12], ones, rows // 4)}[case]
-    small = {"ReducedSetGlobalRankRLS": dict(n_basis=1), "ReducedSetQueryRankRLS":
-             dict(n_basis=1), "NystroemQueryRankRLS": dict(n_basis=1),
-             "KPCRank": dict(n_components=1), "GlobalRankRLSCV": dict(cv=2)}
+    small = {"ReducedSetGlobalRankRLS": {"n_basis": 1}, "ReducedSetQueryRankRLS":
+             {"n_basis": 1}, "NystroemQueryRankRLS": {"n_basis": 1},
+             "KPCRank": {"n_components": 1}, "GlobalRankRLSCV": {"cv": 2}}
     from sklearn.base import clone
     est = clone(SPECS[name][1]()).set_params(**small.get(name, {}))
     if name == "KronRankRLS":

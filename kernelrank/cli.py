@@ -15,8 +15,8 @@ own:
   no ``-`` for a file, :func:`~kernelrank.checks.refuse_standard_streams`; no output naming
   an input, :mod:`kernelrank.paths`);
 * how a command ends — :mod:`kernelrank.exits` (:func:`exit_code`: the :class:`Summary`
-  printed last by :func:`print_summary`, ``error: …`` and exit code 2, Ctrl-C and exit
-  code 130, a closed pipe).
+  printed last by :func:`print_summary`, ``error: …`` and exit code 2, Ctrl-C or SIGTERM
+  and exit code 130, a closed pipe).
 
 Running (:func:`run_subcommand`, here): complete the parser (:func:`command_parser`:
 ``--version`` and the common options of every subcommand); parse the arguments; with no
@@ -26,10 +26,10 @@ sides) and an output naming an input; then run the handler under :func:`exit_cod
 with the command's inputs protected from every atomic writer. A typed
 :class:`~kernelrank.errors.KernelrankError` (bad input, missing data, wrong checksum)
 becomes ``error: <message>`` on stderr and exit code 2 instead of a traceback; so does an
-:class:`OSError` that names a file. Ctrl-C ends with one line, ``interrupted`` (for a
-command that resumes — its parser sets ``resumes=True`` with ``set_defaults`` —
-``interrupted; rerun the same command to resume …``), and exit code 130; the command's
-locks and temporary files are released on the way out.
+:class:`OSError` that names a file. Ctrl-C — and SIGTERM, taken as Ctrl-C — ends with
+one line, ``interrupted`` (for a command that resumes — its parser sets ``resumes=True``
+with ``set_defaults`` — ``interrupted; rerun the same command to resume …``), and exit code
+130; the command's locks, temporary files and worker processes are released on the way out.
 
 Nothing here imports NumPy or any other heavy package: building a parser stays cheap, so
 ``--help`` answers at once.

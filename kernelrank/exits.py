@@ -9,8 +9,11 @@ wrong checksum) or an :class:`OSError` that names a file (disk full, permission 
 directory where a file is written: ``error: <path>: <reason>``, :func:`os_error_message`)
 — other exceptions are programming errors and keep their traceback; one line,
 :data:`INTERRUPTED` (for a command that resumes, :data:`INTERRUPTED_RESUMABLE`), and exit
-code 130 for Ctrl-C, also one Python swallowed in a finalizer; and :data:`CLOSED_PIPE`
-without a traceback when the reader of its output went away (``| head``).
+code 130 for Ctrl-C, also one Python swallowed in a finalizer — and for SIGTERM (``kill
+PID``, a service manager stopping the command, a batch system's time limit), which stops the
+command exactly as Ctrl-C does (:class:`Terminated`, :func:`_terminate_like_ctrl_c`: the same
+line, the same exit code, its locks released and its worker processes shut down); and
+:data:`CLOSED_PIPE` without a traceback when the reader of its output went away (``| head``).
 """
 
 import contextlib
@@ -28,7 +31,8 @@ from kernelrank.errors import KernelrankError
 from kernelrank.report import format_duration
 
 __all__ = ["exit_code", "Summary", "print_summary", "peak_memory", "os_error_message",
-           "STAGE_LOGGERS", "INTERRUPTED", "INTERRUPTED_RESUMABLE", "CLOSED_PIPE"]
+           "Terminated", "STAGE_LOGGERS", "INTERRUPTED", "INTERRUPTED_RESUMABLE",
+           "CLOSED_PIPE"]
 
 #: packages whose INFO log records are the stage lines printed on stdout while a command runs
 STAGE_LOGGERS = ("kernelrank", "learners", "corpora", "ppi", "homology", "parse_ranking",
@@ -161,6 +165,42 @@ def _redeliver_swallowed_interrupts():
             resend.cancel()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread while a command runs
+    (:func:`_terminate_like_ctrl_c`): a :class:`KeyboardInterrupt`, so that everything that
+    cleans up after Ctrl-C — locks, temporary files, a local Dask cluster and its worker
+    processes — does so after SIGTERM too."""
+
+
+@contextlib.contextmanager
+def _terminate_like_ctrl_c():
+    """While the block runs in the main thread, SIGTERM raises :class:`Terminated` there.
+
+    Without it SIGTERM ends the process at once: no "interrupted; rerun …" line, the lock of
+    a resumable run left for the next run to take over, the worker processes of a local
+    Dask cluster killed with their semaphores (the ``resource_tracker`` warns of leaked
+    ones). The first SIGTERM raises; any further one while the command cleans up is ignored
+    (a service manager that insists sends SIGKILL). A SIGTERM disposition other than the
+    default — ignored by the parent, or handled by a program embedding the command — is
+    left as it is; the previous one is restored when the block ends.
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    raised = []
+
+    def handler(signum, frame):
+        if not raised:
+            raised.append(signum)
+            raise Terminated
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _quiet_exit_after_interrupt():
     """After a Ctrl-C, keep the exit to the one line already printed: drop the error
     CPython 3.11 may report while the interpreter shuts down when a
@@ -191,12 +231,12 @@ def exit_code(run, *args, name=None, resumes=False):
     :class:`~kernelrank.errors.KernelrankError` or an :class:`OSError` naming a file (other
     exceptions propagate with their traceback); or 130 after printing one line when it is
     interrupted (Ctrl-C, also one that arrives inside a finalizer:
-    :func:`_redeliver_swallowed_interrupts`; ``resumes``: the line says how to resume). Also
-    for scripts without subcommands.
+    :func:`_redeliver_swallowed_interrupts`, or SIGTERM: :func:`_terminate_like_ctrl_c`;
+    ``resumes``: the line says how to resume). Also for scripts without subcommands.
     """
     start = time.perf_counter()
     try:
-        with _stage_lines(), _redeliver_swallowed_interrupts():
+        with _terminate_like_ctrl_c(), _stage_lines(), _redeliver_swallowed_interrupts():
             result = run(*args)
     except BrokenPipeError:
         return _closed_pipe()

@@ -84,20 +84,24 @@ def local_cluster(n_workers, threads_per_worker=1, processes=True):
 
 @contextlib.contextmanager
 def _workers_ignore_ctrl_c(processes):
-    """Worker processes started in the block ignore SIGINT (they inherit the ignored
-    signal): Ctrl-C in a terminal reaches the whole process group, and each worker would
-    print its own ``KeyboardInterrupt`` traceback while this process shuts them down."""
+    """Worker processes started in the block ignore SIGINT and SIGTERM (they inherit the
+    ignored signals): Ctrl-C in a terminal reaches the whole process group, and so does
+    ``kill -TERM -PGID`` (a service manager stopping the command); each worker would print
+    its own ``KeyboardInterrupt`` traceback, or die leaving its semaphores, while this
+    process — which takes both signals as Ctrl-C (:mod:`kernelrank.exits`) — shuts them
+    down."""
     import signal
     import threading
 
     if not processes or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def connect(scheduler, connect_timeout=None, option="--scheduler"):

@@ -195,10 +195,12 @@ def _read_done(output):
     return done
 
 
-def _ignore_sigint():
-    """Pool workers ignore Ctrl-C (the terminal sends it to the whole process group): the
-    build stops them, and each would print its own traceback."""
+def _ignore_interrupts():
+    """Pool workers ignore Ctrl-C (the terminal sends it to the whole process group) and
+    SIGTERM (``kill -TERM -PGID``, which the build takes as Ctrl-C: :mod:`kernelrank.exits`):
+    the build stops them, and each would print its own traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _read_meta(meta_path, output):
@@ -313,7 +315,7 @@ def _build(treebank, output, opts, jobs, chunk_size, progress):
         from tqdm import tqdm
         bar = tqdm(total=len(sentences), initial=len(sentences) - len(todo), unit="sent",
                    desc="parse_ranking build")
-    pool = ProcessPoolExecutor(jobs, initializer=_ignore_sigint) if jobs > 1 else None
+    pool = ProcessPoolExecutor(jobs, initializer=_ignore_interrupts) if jobs > 1 else None
     finished = False
     try:
         with open(output, "ab") as handle:

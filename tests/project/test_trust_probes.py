@@ -27,6 +27,10 @@ cases):
   ``test_contract.py``): numeric strings in an object array refused as in a string array;
   every ranker on no preference pair (one sample, equal scores, one row per query, equal
   scores inside every query): a typed error, or a ``NoPreferenceWarning`` and one score;
+* **TERM like Ctrl-C** — SIGTERM to every command's exit, and to ``ppi extract`` (a local
+  Dask cluster, or in process) and ``parse_ranking build`` (worker processes) after their
+  first parts, to the process or its group: Ctrl-C's line and exit code, no leaked
+  semaphore, no lock left, and the rerun resumes to the uninterrupted output;
 * **edited inputs between a kill and the resume** — ``ppi extract`` (text folder and
   PubTator file edited in place keeping size and time, lexicon and model replaced),
   ``homology benchmark --reuse`` on edited data: refused (or redone), never resumed.
@@ -894,6 +898,127 @@ def test_a_ranker_without_a_preference_pair_says_nothing_can_be_learnt(name, cas
     assert said[0].filename == __file__                       # points at the caller's fit
     p = np.ravel(model.predict(Xt))
     np.testing.assert_allclose(p, p[0], atol=1e-9)           # one score for every input
+
+
+# ======================================================================= TERM like Ctrl-C
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _default_signals():
+    """The child's SIGINT and SIGTERM at their defaults, as in a terminal (a run started by
+    a non-interactive shell inherits SIGINT ignored; the probe must test the code)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _signalled_run(cmd, ready, sig, target):
+    """Start ``cmd`` in a session of its own, wait until ``ready()`` (the first parts are
+    written), send ``sig`` to its first process (``kill PID``) or to its process group
+    (``kill -TERM -PGID``: a service manager, the terminal for Ctrl-C); return its exit code
+    and stderr."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, *cmd], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,
+                            preexec_fn=_default_signals)  # noqa: PLW1509
+    while proc.poll() is None and not ready():
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run finished before it could be stopped"
+    (os.kill if target == "process" else os.killpg)(proc.pid, getattr(signal, sig))
+    _, err = proc.communicate(timeout=180)
+    return proc.returncode, err
+
+
+def _rerun(cmd):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, *cmd], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+
+
+@pytest.mark.slow
+def test_sigterm_ends_a_command_as_ctrl_c_does(tmp_path):
+    """In every command's exit (:func:`kernelrank.cli.exit_code`): SIGTERM in the middle of
+    the work gives Ctrl-C's line and exit code, not a silent death (exit -15)."""
+    script = tmp_path / "run.py"
+    script.write_text("import os, signal, sys, time\n"
+                      "from kernelrank.cli import exit_code\n"
+                      "def work():\n"
+                      "    os.kill(os.getpid(), signal.SIGTERM)\n"
+                      "    time.sleep(30)\n"
+                      "sys.exit(exit_code(work, resumes=True))\n")
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60,
+                          preexec_fn=_default_signals,
+                          check=False)
+    from kernelrank.exits import INTERRUPTED_RESUMABLE
+    assert (done.returncode, done.stderr) == (130, INTERRUPTED_RESUMABLE + "\n")
+
+
+TERM_CASES = {"extract kill PID local cluster": ("extract", "process", 1),
+              "extract kill -PGID local cluster": ("extract", "group", 1),
+              "extract kill PID in process": ("extract", "process", 0),
+              "build kill -PGID two workers": ("build", "group", 2)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", TERM_CASES)
+def test_sigterm_of_a_resumable_run_is_ctrl_c_then_resume(case, data_dir, lll_model,
+                                                          tmp_path):
+    """``ppi extract`` (a local Dask cluster, or in this process) and ``parse_ranking
+    build`` (a pool of worker processes) stopped by SIGTERM after their first parts: the
+    line and the exit code of Ctrl-C, no leaked-semaphore warning of worker processes
+    killed with the run, no lock left for the next run to take over, no temporary part —
+    and the rerun resumes to the output of an uninterrupted run."""
+    from kernelrank.exits import INTERRUPTED_RESUMABLE
+    command, target, jobs = TERM_CASES[case]
+    out, ref = tmp_path / "out.jsonl", tmp_path / "ref.jsonl"
+    if command == "extract":
+        from ppi.extraction.extract import extract
+        from tests.conftest import lll_path
+        src = lll_path(data_dir)
+        extract(src, lll_model, ref, "learning-xml", chunk_size=2, workers=0, progress=False)
+        cmd = ["-m", "ppi", "extract", "--quiet", "--model", str(lll_model), "--input",
+               str(src), "--format", "learning-xml", "--output", str(out), "--jobs",
+               str(jobs), "--chunk-size", "2"]
+        parts = Path(f"{out}.parts")
+
+        def ready():
+            return len(list(parts.glob("chunk-*.jsonl"))) >= 2
+    else:
+        from parse_ranking.dataset import build_dataset
+        from parse_ranking.linkgrammar import is_available
+        from tests.conftest import write_craft_slice
+        if not is_available():
+            pytest.skip("Link Grammar C library absent")
+        (tmp_path / "bank").mkdir()
+        bank = write_craft_slice(data_dir, tmp_path / "bank", ("11319941", "11532192"),
+                                 max_length=14, per_article=3)
+        build_dataset(bank, ref, max_parses=6, max_length=14, jobs=1, chunk_size=1,
+                      progress=False)
+        cmd = ["-m", "parse_ranking", "build", "--treebank", str(bank), "--output", str(out),
+               "--quiet", "--max-parses", "6", "--max-length", "14", "--jobs", str(jobs),
+               "--chunk-size", "1"]
+        parts = None
+
+        def ready():
+            return out.exists() and out.stat().st_size > 0
+    code, err = _signalled_run(cmd, ready, "SIGTERM", target)
+    assert (code, err) == (130, INTERRUPTED_RESUMABLE + "\n")
+    assert "leaked semaphore" not in err
+    assert not Path(f"{out}.lock").exists()
+    assert parts is None or not list(parts.glob(".*.tmp"))
+    again = _rerun(cmd)
+    assert again.returncode == 0, again.stderr
+    assert "lock" not in again.stdout + again.stderr        # nothing to take over
+    assert out.read_bytes() == ref.read_bytes()
 
 
 # ============================================================== edited inputs and resume

@@ -27,6 +27,9 @@ cases):
   ``test_contract.py``): numeric strings in an object array refused as in a string array;
   every ranker on no preference pair (one sample, equal scores, one row per query, equal
   scores inside every query): a typed error, or a ``NoPreferenceWarning`` and one score;
+* **networks of any size** — ``ppi network`` on an aggregate file without a record, with
+  none interacting, with self-pairs only, one pair, 1,500 genes: exit 0 and one consistent
+  network in the TSV, the GraphML and the report (an empty one said to be empty);
 * **TERM like Ctrl-C** — SIGTERM to every command's exit, and to ``ppi extract`` (a local
   Dask cluster, or in process) and ``parse_ranking build`` (worker processes) after their
   first parts, to the process or its group: Ctrl-C's line and exit code, no leaked
@@ -898,6 +901,66 @@ def test_a_ranker_without_a_preference_pair_says_nothing_can_be_learnt(name, cas
     assert said[0].filename == __file__                       # points at the caller's fit
     p = np.ravel(model.predict(Xt))
     np.testing.assert_allclose(p, p[0], atol=1e-9)           # one score for every input
+
+
+# ================================================================= networks of any size
+def _aggregate_records(case):
+    """``ppi aggregate`` records (JSONL lines) of a network of ``case``."""
+    def rec(doc, g1, g2, score, interaction):
+        return {"doc_id": doc, "gene1": g1, "gene2": g2, "gene1_text": f"G{g1}",
+                "gene2_text": f"G{g2}", "score": score, "interaction": interaction,
+                "positive_mention_pairs": int(interaction)}
+    if case == "no record":
+        return []
+    if case == "none interacting":
+        return [rec(f"d{k}", str(k), str(k + 1), -1.0, False) for k in range(5)]
+    if case == "only self-pairs":
+        return [rec("d0", "7", "7", 1.0, True), rec("d1", "7", "7", 0.5, True)]
+    if case == "one pair":
+        return [rec("d0", "1", "2", 1.0, True)]
+    import networkx as nx
+    graph = nx.barabasi_albert_graph(1500, 2, seed=1)              # "large": one component
+    return [rec(f"d{k}", str(u), str(v), 0.1 + k % 7, True)
+            for k, (u, v) in enumerate(graph.edges)]
+
+
+NETWORK_CASES = ["no record", "none interacting", "only self-pairs", "one pair",
+                 pytest.param("large", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("case", NETWORK_CASES)
+def test_ppi_network_of_any_size_writes_one_consistent_network(case, tmp_path, capsys):
+    """``ppi network`` on an empty network, one of self-loops only, one pair and 1,500 genes
+    (800 drawn): exit 0, the five files, and the TSV, the GraphML and the report telling the
+    same network; an empty one is said to be empty."""
+    import networkx as nx
+
+    from ppi.__main__ import main
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps(r) + "\n" for r in _aggregate_records(case)))
+    net = tmp_path / "net"
+    argv = ["network", "--input", str(docs), "--output-dir", str(net), "--quiet"]
+    assert main(argv + (["--top-edges", "800"] if case == "large" else [])) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert sorted(p.name for p in net.iterdir()) == ["network.graphml", "network.png",
+                                                     "network.tsv", "results.json",
+                                                     "results.md"]
+    graph = nx.read_graphml(net / "network.graphml")
+    rows = (net / "network.tsv").read_text().splitlines()[1:]
+    results = json.loads((net / "results.json").read_text())
+    assert strict_json_files(net) == 1
+    assert len(rows) == graph.number_of_edges() == results["edges"]
+    assert graph.number_of_nodes() == results["nodes"]
+    picture = results["picture"]
+    assert picture["genes"] <= results["nodes"] and picture["edges"] <= min(
+        results["edges"], results["top_edges"])
+    assert picture["labelled"] <= picture["genes"]
+    if not results["edges"]:
+        assert "**No interaction**" in (net / "results.md").read_text()
+        assert "no interaction in the" in out
+    if case == "large":
+        assert picture["edges"] == 800 and 0 < picture["labelled"] < picture["genes"]
 
 
 # ======================================================================= TERM like Ctrl-C

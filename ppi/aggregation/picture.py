@@ -20,6 +20,7 @@ genes — ``--top-edges`` (at most 2,000) bounds n; the labels O(L² P), L ≤
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 __all__ = ["LABEL_AREA", "MAX_LABELS", "draw_network", "figure_size", "stress_layout"]
@@ -28,9 +29,11 @@ __all__ = ["LABEL_AREA", "MAX_LABELS", "draw_network", "figure_size", "stress_la
 LABEL_AREA = 0.12
 #: at most this many gene labels
 MAX_LABELS = 250
+#: control characters, which no font draws: a label shows U+FFFD instead
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-def stress_layout(graph, iterations=300, tol=3e-4):
+def stress_layout(graph, iterations=300, tol=1e-3):
     """Positions of the nodes of a connected graph minimising Kamada and Kawai's (1989) energy.
 
     The stress ``Σ_{i<j} d_ij⁻² (‖x_i − x_j‖ − d_ij)²``, ``d_ij`` the shortest-path length,
@@ -82,24 +85,28 @@ def _stress_layout(graph, iterations, tol):
     centred -= centred.mean(axis=0)
     centred -= centred.mean(axis=1)[:, None]
     values, vectors = scipy.linalg.eigh(-0.5 * centred, subset_by_index=[n - 2, n - 1])
+    del centred
     x = vectors * np.sqrt(np.maximum(values, 0.0))
     x += 0.01 * np.random.default_rng(0).standard_normal((n, 2))
     off = ~np.eye(n, dtype=bool)
-    w = np.zeros((n, n))
-    w[off] = d[off] ** -2.0
     inverse = np.zeros((n, n))
-    inverse[off] = 1.0 / d[off]                      # w_ij d_ij
+    inverse[off] = 1.0 / d[off]                      # w_ij d_ij, with w = d⁻²
+    del d, off
+    w = inverse * inverse
     laplacian = np.diag(w.sum(axis=1)) - w
     factor = scipy.linalg.cho_factor(laplacian[1:, 1:])  # x_0 fixed at 0: L_w is singular
+    del laplacian
     constant = float(n * (n - 1))                    # Σ_{i≠j} w_ij d_ij²
     before = math.inf
     dist = np.empty((n, n))
     for _ in range(iterations):
-        # ‖x_i − x_j‖² = ‖x_i‖² + ‖x_j‖² − 2 x_i·x_j: no n × n × 2 array
+        # ‖x_i − x_j‖² = ‖x_i‖² + ‖x_j‖² − 2 x_i·x_j, in one n × n array; the floor keeps
+        # the distances (the diagonal's too) ≥ 1e-12: no division by zero below
         square = (x * x).sum(axis=1)
-        np.add.outer(square, square, out=dist)
-        dist -= 2.0 * (x @ x.T)
-        np.maximum(dist, 0.0, out=dist)
+        np.matmul(-2.0 * x, x.T, out=dist)
+        dist += square[:, None]
+        dist += square[None, :]
+        np.maximum(dist, 1e-24, out=dist)
         # the stress, Σ_{i<j} w (‖x_i − x_j‖ − d)², as sums of products (no temporary)
         stress = np.vdot(w, dist)
         np.sqrt(dist, out=dist)
@@ -107,9 +114,7 @@ def _stress_layout(graph, iterations, tol):
         if before - stress < tol * stress:
             break
         before = stress
-        np.fill_diagonal(dist, np.inf)
-        np.maximum(dist, 1e-12, out=dist)
-        ratio = np.divide(inverse, dist, out=dist)
+        ratio = np.divide(inverse, dist, out=dist)           # 0 on the diagonal
         target = ratio.sum(axis=1)[:, None] * x - ratio @ x        # L_Z(X) X
         x = np.zeros_like(x)
         x[1:] = scipy.linalg.cho_solve(factor, target[1:])
@@ -162,14 +167,16 @@ def _places(width, height):
     return offsets[np.argsort(np.hypot(*offsets.T), kind="stable")]
 
 
-def _separate_labels(fig, ax, texts, anchors, pad=1.5):
+def _separate_labels(fig, ax, texts, anchors, sizes=None, pad=1.5):
     """Place the labels ``texts`` (best-connected gene first) near their genes' positions
     ``anchors`` (data coordinates) so that no two overlap and all stay inside the axes.
 
     In the order given, each label takes the free place nearest its gene among
     :func:`_places` (just above it when that is free: within two label widths and five
     heights), in display coordinates with ``pad`` pixels around every label; a label with no
-    free place is removed from the axes. Returns the labels kept, in the order given.
+    free place is removed from the axes. ``sizes``: the labels' ``(width, height)`` in
+    display coordinates when known (else measured). Returns the labels kept, in the order
+    given.
 
     Cost: O(L² P) for L labels and P = 90 places, vectorized over the places and the labels
     placed.
@@ -179,8 +186,9 @@ def _separate_labels(fig, ax, texts, anchors, pad=1.5):
     if not texts:
         return []
     renderer = fig.canvas.get_renderer()
-    size = np.array([t.get_window_extent(renderer).size for t in texts]).reshape(-1, 2)
-    size += 2 * pad
+    if sizes is None:
+        sizes = [t.get_window_extent(renderer).size for t in texts]
+    size = np.array(sizes, dtype=float).reshape(-1, 2) + 2 * pad
     anchor = ax.transData.transform(np.asarray(anchors, dtype=float).reshape(-1, 2))
     frame = ax.get_window_extent(renderer)
     corner, far = np.array([frame.x0, frame.y0]), np.array([frame.x1, frame.y1])
@@ -206,8 +214,9 @@ def _separate_labels(fig, ax, texts, anchors, pad=1.5):
 
 
 def _label_texts(fig, ax, graph, drawn, pos):
-    """The label texts of the best-connected genes of ``drawn`` while they fit (module
-    docstring), best first; a name two drawn genes share is followed by the gene id."""
+    """``(gene, text, (width, height))`` of the label texts of the best-connected genes of
+    ``drawn`` while they fit (module docstring), best first, with their size in display
+    coordinates; a name two drawn genes share is followed by the gene id."""
     renderer = fig.canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
     budget = LABEL_AREA * frame.width * frame.height
@@ -217,14 +226,15 @@ def _label_texts(fig, ax, graph, drawn, pos):
     texts, area = [], 0.0
     for g in ranked[:MAX_LABELS]:
         name = graph.nodes[g]["name"]
-        t = ax.text(*pos[g], name + (f" ({g})" if names[name] > 1 else ""),
+        t = ax.text(*pos[g], _CONTROL.sub("\ufffd", name + (f" ({g})" if names[name] > 1
+                                                              else "")),
                     ha="center", va="center", fontsize=7, zorder=5)
         box = t.get_window_extent(renderer)
         area += (box.width + 3) * (box.height + 3)
         if area > budget:
             t.remove()
             break
-        texts.append((g, t))
+        texts.append((g, t, (box.width, box.height)))
     return texts
 
 
@@ -243,6 +253,7 @@ def draw_network(graph, parts, counts):
     import matplotlib.pyplot as plt
     import networkx as nx
     import numpy as np
+    from matplotlib.collections import LineCollection
     from matplotlib.colors import Normalize
     from matplotlib.lines import Line2D
 
@@ -270,13 +281,14 @@ def draw_network(graph, parts, counts):
         norm = Normalize(min(scores), max(scores) if max(scores) > min(scores)
                          else min(scores) + 1)
         cmap = plt.get_cmap("viridis")
-        nx.draw_networkx_edges(drawn, pos, ax=ax, width=width, edge_color=scores,
-                               edge_cmap=cmap, edge_vmin=norm.vmin, edge_vmax=norm.vmax,
-                               alpha=0.85)
-        nx.draw_networkx_nodes(drawn, pos, ax=ax, node_color="tab:orange",
-                               node_size=[25 + 10 * drawn.degree(g) for g in drawn],
-                               edgecolors="white", linewidths=0.5)
+        # one LineCollection and one scatter (networkx's drawing maps each edge's colour
+        # on its own)
+        ax.add_collection(LineCollection([(pos[u], pos[v]) for u, v in drawn.edges],
+                                         linewidths=width, array=np.asarray(scores),
+                                         cmap=cmap, norm=norm, alpha=0.85, zorder=1))
         xy = np.array([pos[g] for g in drawn])
+        ax.scatter(xy[:, 0], xy[:, 1], s=[25 + 10 * drawn.degree(g) for g in drawn],
+                   c="tab:orange", edgecolors="white", linewidths=0.5, zorder=2)
         span = np.maximum(xy.max(axis=0) - xy.min(axis=0), 1.0)
         ax.set_xlim(xy[:, 0].min() - 0.12 * span[0], xy[:, 0].max() + 0.12 * span[0])
         ax.set_ylim(xy[:, 1].min() - 0.08 * span[1], xy[:, 1].max() + 0.12 * span[1])
@@ -290,7 +302,8 @@ def draw_network(graph, parts, counts):
                   bbox_to_anchor=(0.5, 0.0), ncol=len(handles), fontsize=7, title_fontsize=7,
                   frameon=False)
         texts = _label_texts(fig, ax, graph, drawn, pos)
-        labels = _separate_labels(fig, ax, [t for _, t in texts], [pos[g] for g, _ in texts])
+        labels = _separate_labels(fig, ax, [t for _, t, _ in texts],
+                                  [pos[g] for g, _, _ in texts], [z for _, _, z in texts])
     k, of = counts["components_drawn"], counts["components"]
     shown = ("no interaction" if not k else
              f"{k} of its {of} connected component{'s' * (of != 1)}, largest first")

@@ -252,20 +252,13 @@ def test_picture_labels_do_not_overlap_and_width_and_colour_are_explained(monkey
         g.nodes[n]["name"] = f"interleukin-{n}"
     parts, counts = network.picture_edges(g, top_edges=300)
 
-    def overlaps(labels, fig):
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        boxes = [t.get_window_extent(renderer) for t in labels]
-        return [(labels[i].get_text(), labels[j].get_text()) for i in range(len(boxes))
-                for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
-
     with monkeypatch.context() as m:            # the labels left where they are placed
         m.setattr(picture, "_separate_labels", lambda fig, ax, texts, *_: texts)
         fig, labels = network.draw_network(g, parts, counts)
-        assert overlaps(labels, fig)
+        assert _boxes_overlapping(fig, labels)
         plt.close(fig)
     fig, labels = network.draw_network(g, parts, counts)
-    assert len(labels) == 43 and not overlaps(labels, fig)
+    assert len(labels) == 43 and not _boxes_overlapping(fig, labels)
     (legend_ax,) = [ax for ax in fig.axes if ax.get_legend()]
     legend = legend_ax.get_legend()
     assert legend.get_title().get_text() == "edge width"

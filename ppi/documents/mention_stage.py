@@ -6,9 +6,11 @@ path, :func:`learners.selection.holdout_predictions`), the linear model's weight
 (:func:`instance_weights`), the fitted system (:class:`DocumentFit`) and the candidate-level
 measures (:func:`candidate_auc`, :func:`candidate_measures`).
 
-Cost: the selection is that of the chosen learner on m mention pairs (``rls``: one m × m
-kernel and its eigendecomposition, O(m²) memory and O(m³) time; ``reduced_set``: O(m r²));
-scoring is one sparse product, O(non-zeros).
+Cost: the selection is that of the chosen learner on m mention pairs.  ``reduced_set`` (the
+default): r basis rows, the sparse rows themselves as input (:func:`mention_learner_input`),
+O(m r) memory and O(nnz r + m r²) time for the whole (λ, β) path and every document held
+out — linear in the mention pairs.  ``rls``: one m × m kernel and its eigendecomposition,
+O(m²) memory and O(m³) time.  Scoring is one sparse product, O(non-zeros).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ppi.documents.relations import bag_max
 from ppi.names import BETAS
 
 __all__ = ["Features", "DocumentFit", "unscored_last", "linear_kernel_input",
-           "select_instances", "instance_weights", "check_classes", "predict_documents",
+           "mention_learner_input", "select_instances", "instance_weights", "check_classes", "predict_documents",
            "candidate_auc", "candidate_measures"]
 
 
@@ -59,6 +61,18 @@ def linear_kernel_input(X, learner, n_basis):
     return learner_input(data, learner, n_basis)
 
 
+def mention_learner_input(X, learner, n_basis):
+    """The input of ``learner`` on the mention-pair rows ``X``: the rows themselves for the
+    reduced-set learner on more than ``n_basis`` rows (its kernel columns against the basis
+    are evaluated from them, O(m r) memory: no m × m matrix at any size), else
+    :func:`linear_kernel_input`."""
+    from ppi.learning.evaluation import resolve_learner
+
+    if resolve_learner(learner, X.shape[0]) == "reduced_set" and X.shape[0] > n_basis:
+        return X
+    return linear_kernel_input(X, learner, n_basis)
+
+
 def select_instances(X, y, candidates, row_documents, system, prior=None, bags=None):
     """Stage 1 (module docstring): the fitted learner, the chosen (λ[, β]), its held-out
     (leave-one-document-out) mention-pair scores and bag-level AUC, the best-F threshold of
@@ -77,7 +91,7 @@ def select_instances(X, y, candidates, row_documents, system, prior=None, bags=N
                                         "--no-transfer, or --instances sil")
         K, est, fixed = X, MultipleInstanceRLS(kernel="linear", solver="dual"), {"bags": bags}
     else:
-        K = linear_kernel_input(X, system.learner, system.n_basis)
+        K = mention_learner_input(X, system.learner, system.n_basis)
         kind = "linear" if K is X else "precomputed"
         if prior is not None:
             path["beta"] = np.asarray(BETAS, dtype=float)

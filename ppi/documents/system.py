@@ -18,7 +18,11 @@ pair of a document.  Three parts, each chosen inside the training documents only
    squared loss, :class:`learners.mil.MultipleInstanceRLS`).  λ is chosen by the pooled
    leave-one-document-out AUC of the **candidates' maxima** (the bag-level measure, not the
    mention-pair one), exact from one decomposition (:func:`learners.selection.
-   holdout_predictions`).
+   holdout_predictions`).  The RLS is the reduced set (subset of regressors) over
+   :data:`ppi.names.DOCUMENT_N_BASIS` uniformly drawn basis mention pairs (Paper III; the
+   held-out document's basis pairs removed, so every hold-out is the model retrained
+   without it): O(m r) memory and O(nnz·r + m r²) time, linear in the m mention pairs
+   (``learner="rls"``: the full m × m kernel, O(m²) memory, O(m³) time).
 2. **Transfer** (``transfer=True``): the five benchmark corpora, parsed by spaCy
    (:func:`ppi.parsing.spacy_analyses.add_spacy_analyses`), each train a model of the same views;
    their mean ``g`` is the prior and stage 1 fits ``f = β g + h`` with (λ, β) chosen
@@ -49,8 +53,8 @@ import time
 from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY,
-                       N_BASIS)
+from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENT_N_BASIS,
+                       DOCUMENTS_SUMMARY)
 from ppi.systems.registry import register
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "ALPHAS", "DocumentSystem"]
@@ -102,10 +106,12 @@ class DocumentSystem:
     transfer: bool = True
     sources: tuple = CORPORA
     alphas: tuple | None = None
-    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition);
-    #: ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
-    learner: str = "rls"
-    n_basis: int = N_BASIS
+    #: ``reduced_set``: RLS over ``n_basis`` uniformly drawn basis mention pairs (Paper III;
+    #: linear in the mention pairs, :mod:`ppi.documents.mention_stage`); ``rls``: the
+    #: full-kernel RLS (one m × m eigendecomposition); ``auto`` as
+    #: :mod:`ppi.learning.evaluation`
+    learner: str = "reduced_set"
+    n_basis: int = DOCUMENT_N_BASIS
     seed: int = 0
     progress: bool = True
     spacy_model: str = DEFAULT_SPACY_MODEL
@@ -139,7 +145,8 @@ class DocumentSystem:
             transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
             alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
             progress=not args.quiet, spacy_model=args.spacy_model,
-            n_basis=args.n_basis, **({"learner": args.learner} if args.learner else {}))
+            n_basis=DOCUMENT_N_BASIS if args.n_basis is None else args.n_basis,
+            **({"learner": args.learner} if args.learner else {}))
 
     @property
     def alpha_grid(self):
@@ -262,7 +269,7 @@ class DocumentSystem:
             return None, {}
         import numpy as np
 
-        from ppi.documents.mention_stage import linear_kernel_input
+        from ppi.documents.mention_stage import mention_learner_input
         from ppi.learning.evaluation import expansion, select_parameters
         from ppi.learning.source_cache import source_fit
         from ppi.names import corpus_path
@@ -276,7 +283,7 @@ class DocumentSystem:
         ws, info = [], {"sources": [], "source_alpha": {}, "dropped_pairs": features.dropped}
         for name, d in features.sources.items():
             def fit(d=d):
-                K = linear_kernel_input(d.X, self.learner, self.n_basis)
+                K = mention_learner_input(d.X, self.learner, self.n_basis)
                 sel, choice = select_parameters(K, d.y, d.document_ids, self.alpha_grid,
                                                 self.learner, self.n_basis, self.seed, "auc")
                 _, coef = expansion(sel.model, d.X, choice["alpha"])

@@ -291,7 +291,7 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
 
     monkeypatch.setattr(ppi.documents.system.DocumentSystem, "featurize", featurized)
     assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
-                 "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
+                 "--learner", "rls", "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "training pairs needs about" in err and "--learner reduced_set" in err

@@ -241,7 +241,7 @@ class FeatureMapKernel(Kernel):
         raise NotImplementedError
 
     def _parse_input(self, X, fit):
-        return self._scaled(*self._feature_map(X, fit))
+        return self._scaled(*self._feature_map(X, fit), own=True)
 
     def _pairwise(self, P, Q):
         return gram_matrix(P) if Q is P else gram_matrix(P, Q)
@@ -285,8 +285,19 @@ class FeatureMapKernel(Kernel):
         products = np.asarray(products, dtype=np.float64)
         return products if s is None else products * s
 
-    def _scaled(self, Phi, self_kernel):
+    def _scaled(self, Phi, self_kernel, own=False):
+        """``(rows of Phi times their cosine scale, k(x, x))``.  ``own``: ``Phi`` is a fresh
+        CSR matrix of the caller's, scaled in place (in row blocks: no second copy of the
+        rows at any time)."""
         Phi = sp.csr_matrix(Phi)
         if self_kernel is None:
             self_kernel = squared_row_norms(Phi)
-        return self._scale_rows(Phi, self_kernel), np.asarray(self_kernel, dtype=np.float64)
+        self_kernel = np.asarray(self_kernel, dtype=np.float64)
+        s = self._scale(self_kernel) if own and sp.issparse(Phi) else None
+        if s is None:
+            return self._scale_rows(Phi, self_kernel), self_kernel
+        step = 1 << 16
+        for i in range(0, Phi.shape[0], step):
+            a, b = Phi.indptr[i], Phi.indptr[min(i + step, Phi.shape[0])]
+            Phi.data[a:b] *= np.repeat(s[i:i + step], np.diff(Phi.indptr[i:i + step + 1]))
+        return Phi, self_kernel

@@ -258,9 +258,10 @@ _BAG_FEATURES = {"bow": bow_features, "path": path_features, "local": local_feat
 
 
 def _corpus_bags(corpus, kind, parse, settings, progress):
-    """One bag of features per candidate pair, in corpus order (as ``corpus_graphs``)."""
+    """One bag of features per candidate pair, in corpus order (as ``corpus_graphs``),
+    generated sentence by sentence (the vocabulary is fitted while they are read:
+    :class:`learners.kernels.bag.BagOfFeaturesKernel`)."""
     fn = _BAG_FEATURES[kind]
-    bags = []
     docs = tqdm(corpus.documents, desc=f"{kind} {corpus.source}", unit="doc",
                 disable=not progress, leave=False)
     for doc in docs:
@@ -268,8 +269,8 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
             if not s.pairs:
                 continue
             st = sentence_structure(s, parse, settings)
-            bags += [fn(st, p, settings.order) for p in s.pairs]
-    return bags
+            for p in s.pairs:
+                yield fn(st, p, settings.order)
 
 
 def _product(rows, weights, shape):
@@ -343,11 +344,12 @@ class MultiViewFeaturizer:
             sets = (part.fit_transform if fit else part.transform)(corpora, progress)
             return [s.X for s in sets]
         parse = parse or self.bow_parse
-        bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
-        X = (part.fit_features if fit else part.features)([b for bb in bags for b in bb])
+        bags = (b for c in corpora for b in _corpus_bags(c, kind, parse, self.settings,
+                                                         progress))
+        X = (part.fit_features if fit else part.features)(bags)
         if fit:
             keep_vocabulary_only(part)
-        return split_rows(X, [len(bb) for bb in bags])
+        return split_rows(X, [sum(len(s.pairs) for s in c.sentences()) for c in corpora])
 
     def _shared_groups(self, corpora):
         """Views whose inputs are identical, as lists of ≥ 2 view names: the ``apg`` (or

@@ -318,7 +318,7 @@ class AllPathsKernel(FeatureMapKernel):
             offset += len(c)
         self._renumber_labels(first, counts, codes, values)
         self.X_fit_, self.self_kernel_fit_ = self._scaled(
-            *self._complete((counts, codes, values), True))
+            *self._complete((counts, codes, values), True), own=True)
         return self._feature_rows(*self._fitted())
 
     def _renumber_labels(self, first, counts, codes, values):

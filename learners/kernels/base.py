@@ -67,12 +67,34 @@ def inverse_sqrt(values):
     return out
 
 
+#: stored entries per block of the row-wise passes over sparse rows (their temporaries)
+ENTRY_BLOCK = 1 << 20
+
+
+def row_blocks(indptr, entries=ENTRY_BLOCK):
+    """``(start, stop)`` row ranges of a CSR matrix's ``indptr`` holding about ``entries``
+    stored entries each (at least one row): the passes over the rows keep O(entries)
+    temporaries whatever the width of the rows."""
+    n = len(indptr) - 1
+    i = 0
+    while i < n:
+        j = int(np.searchsorted(indptr, indptr[i] + entries, side="right")) - 1
+        j = min(max(j, i + 1), n)
+        yield i, j
+        i = j
+
+
 def squared_row_norms(X):
     """``‖x_i‖²`` of every row of a sparse or dense matrix (the linear kernel's diagonal)."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
-                           weights=X.data ** 2, minlength=X.shape[0])
+        ptr = X.indptr
+        out = np.zeros(X.shape[0])
+        for i, j in row_blocks(ptr):
+            d = X.data[ptr[i]:ptr[j]]
+            out[i:j] = np.bincount(np.repeat(np.arange(j - i), np.diff(ptr[i:j + 1])),
+                                   weights=d * d, minlength=j - i)
+        return out
     return np.einsum("ij,ij->i", X, X)
 
 
@@ -296,8 +318,7 @@ class FeatureMapKernel(Kernel):
         s = self._scale(self_kernel) if own and sp.issparse(Phi) else None
         if s is None:
             return self._scale_rows(Phi, self_kernel), self_kernel
-        step = 1 << 16
-        for i in range(0, Phi.shape[0], step):
-            a, b = Phi.indptr[i], Phi.indptr[min(i + step, Phi.shape[0])]
-            Phi.data[a:b] *= np.repeat(s[i:i + step], np.diff(Phi.indptr[i:i + step + 1]))
+        ptr = Phi.indptr
+        for i, j in row_blocks(ptr):
+            Phi.data[ptr[i]:ptr[j]] *= np.repeat(s[i:j], np.diff(ptr[i:j + 1]))
         return Phi, self_kernel

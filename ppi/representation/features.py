@@ -305,11 +305,28 @@ def same_analyses(corpora, parse_a, parse_b):
 
 
 def split_rows(X, sizes):
-    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block)."""
+    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block).
+
+    A CSR ``X``'s blocks are views of its ``data`` and ``indices`` (disjoint slices; only
+    ``indptr`` is copied): the rows are never held twice.  Other formats are sliced."""
     if len(sizes) == 1:
         return [X]
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-    return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    if not sp.isspmatrix_csr(X):
+        return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    ptr = X.indptr
+    sorted_indices, canonical = X.has_sorted_indices, X.has_canonical_format
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        p0, p1 = ptr[a], ptr[b]
+        # the views are set after construction: SciPy's constructor copies a view of a
+        # much larger array (its "prune")
+        block = sp.csr_matrix((int(b - a), X.shape[1]), dtype=X.dtype)
+        block.data, block.indices = X.data[p0:p1], X.indices[p0:p1]
+        block.indptr = (ptr[a:b + 1] - p0).astype(ptr.dtype)
+        block.has_sorted_indices, block.has_canonical_format = sorted_indices, canonical
+        out.append(block)
+    return out
 
 
 def kernel(A, B=None):

@@ -74,6 +74,7 @@ from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
 from kernelrank.errors import InvalidParameterError
+from kernelrank.memory import release_freed_memory
 from learners.kernels.bag import BagOfFeaturesKernel
 from learners.kernels.sparse_product import sparse_dense_product
 from learners.kernels.vocabulary_union import vocabulary_union
@@ -397,6 +398,7 @@ class MultiViewFeaturizer:
             rows = shared.pop(view, None)
             if rows is None:
                 rows = self._view_rows(view, kind, parse, corpora, fit, progress)
+                release_freed_memory()        # the view's temporaries, before the next one
             width = rows[0].shape[1] if rows else 0
             self.view_slices_[view] = slice(start, start + width)
             start += width

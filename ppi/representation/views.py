@@ -79,7 +79,7 @@ from learners.kernels.bag import BagOfFeaturesKernel
 from learners.kernels.sparse_product import sparse_dense_product
 from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.representation.features import (PairFeaturizer, PairSet, corpus_graphs, keep_vocabulary_only,
-                          same_analyses, split_rows)
+                          hstack_in_place, same_analyses, split_rows)
 from ppi.representation.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import MULTIVIEW_VIEWS
 
@@ -383,12 +383,45 @@ class MultiViewFeaturizer:
         sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
         return {v: split_rows(X, sizes) for v, X in zip(group, union.split(Phi, self_kernel))}
 
+    def _fit_view_rows(self, view, kind, parse, corpora, progress):
+        """The newly fitted view's rows of all ``corpora`` together, in corpus order (fresh:
+        the caller's to consume)."""
+        part = self._parts[view]
+        if kind == "apg":
+            return part.fit_rows(corpora, progress)[1]
+        parse = parse or self.bow_parse
+        X = part.fit_features(b for c in corpora
+                              for b in _corpus_bags(c, kind, parse, self.settings, progress))
+        keep_vocabulary_only(part)
+        return X
+
+    def _fit_transform(self, corpora, meta, progress):
+        """:meth:`fit_transform`'s rows: every view fitted on all corpora together, the
+        views concatenated in the arrays of the widest (:func:`ppi.representation.features.
+        hstack_in_place`: the rows are held about once), then cut per corpus (views of
+        those arrays, :func:`ppi.representation.features.split_rows`)."""
+        joint, start, self.view_slices_ = [], 0, {}
+        for view, (kind, parse) in zip(self.views, self.kinds):
+            X = self._fit_view_rows(view, kind, parse, corpora, progress)
+            release_freed_memory()            # the view's temporaries, before the next one
+            self.view_slices_[view] = slice(start, start + X.shape[1])
+            start += X.shape[1]
+            joint.append(X)
+        X = hstack_in_place(joint, np.sqrt(self.weights))
+        joint.clear()
+        release_freed_memory()
+        rows = split_rows(X, [len(m[1]) for m in meta])
+        return [PairSet(c.source, Xk, y, pids, sids, dids)
+                for c, Xk, (_, y, pids, sids, dids) in zip(corpora, rows, meta)]
+
     def _transform(self, corpora, fit, progress):
         corpora = list(corpora)
         if fit:                                   # new vocabularies: new weight blocks
             self.__dict__.pop("_blocks_of_weights", None)
         meta = [corpus_graphs(c, self.bow_parse, self.settings, progress=False, graphs=False)
                 for c in corpora]
+        if fit:
+            return self._fit_transform(corpora, meta, progress)
         shared = {}
         if not fit:
             for group in self._shared_groups(corpora):
@@ -398,7 +431,6 @@ class MultiViewFeaturizer:
             rows = shared.pop(view, None)
             if rows is None:
                 rows = self._view_rows(view, kind, parse, corpora, fit, progress)
-                release_freed_memory()        # the view's temporaries, before the next one
             width = rows[0].shape[1] if rows else 0
             self.view_slices_[view] = slice(start, start + width)
             start += width

@@ -312,28 +312,54 @@ def same_analyses(corpora, parse_a, parse_b):
     return True
 
 
-def split_rows(X, sizes):
+def _owner(a):
+    """The array that owns ``a``'s memory and holds exactly ``a`` (``a`` itself, or the
+    whole base SciPy's constructors wrap an array in), or None: what may be resized in
+    place once ``a`` is given up."""
+    if a.flags.owndata:
+        return a
+    b = a.base
+    if (isinstance(b, np.ndarray) and b.flags.owndata and b.ndim == 1 and b.dtype == a.dtype
+            and b.size == a.size and b.ctypes.data == a.ctypes.data):
+        return b
+    return None
+
+
+def split_rows(X, sizes, consume=False):
     """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block).
 
-    A CSR ``X``'s blocks are views of its ``data`` and ``indices`` (disjoint slices; only
-    ``indptr`` is copied): the rows are never held twice.  Other formats are sliced."""
+    ``consume``: ``X`` is the caller's fresh CSR matrix, given up — the largest block is
+    then made of ``X``'s own arrays (its entries moved to their front in chunks, the arrays
+    shrunk in place) and only the other blocks are copied, so the rows are not held twice.
+    With ``consume`` every block owns its arrays (SciPy's row slices may be views of
+    ``X``'s, and its products on them copy)."""
     if len(sizes) == 1:
         return [X]
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    if not sp.isspmatrix_csr(X):
-        return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    ptr = X.indptr
-    sorted_indices, canonical = X.has_sorted_indices, X.has_canonical_format
-    out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        p0, p1 = ptr[a], ptr[b]
-        # the views are set after construction: SciPy's constructor copies a view of a
-        # much larger array (its "prune")
-        block = sp.csr_matrix((int(b - a), X.shape[1]), dtype=X.dtype)
-        block.data, block.indices = X.data[p0:p1], X.indices[p0:p1]
-        block.indptr = (ptr[a:b + 1] - p0).astype(ptr.dtype)
-        block.has_sorted_indices, block.has_canonical_format = sorted_indices, canonical
-        out.append(block)
+    pairs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+    data = _owner(X.data) if consume and sp.isspmatrix_csr(X) else None
+    indices = _owner(X.indices) if data is not None else None
+    if indices is None or len(data) != X.nnz:
+        return [X[a:b] for a, b in pairs]
+    ptr = X.indptr.astype(np.int64)
+    sorted_rows = X.has_sorted_indices
+    big = int(np.argmax([ptr[b] - ptr[a] for a, b in pairs]))
+    out = [None if k == big else X[a:b].copy() for k, (a, b) in enumerate(pairs)]
+    a, b = pairs[big]
+    p0, p1 = int(ptr[a]), int(ptr[b])
+    step = 1 << 22
+    for i in range(p0, p1, step):              # forward: the target lies before the source
+        j = min(i + step, p1)
+        data[i - p0:j - p0] = data[i:j]
+        indices[i - p0:j - p0] = indices[i:j]
+    X.data = X.indices = None                  # the views of the arrays resized below
+    data.resize(p1 - p0, refcheck=False)
+    indices.resize(p1 - p0, refcheck=False)
+    block = sp.csr_matrix((b - a, X.shape[1]), dtype=data.dtype)
+    block.data, block.indices = data, indices
+    block.indptr = (ptr[a:b + 1] - p0).astype(X.indptr.dtype)
+    block.has_sorted_indices = sorted_rows
+    out[big] = block
     return out
 
 
@@ -343,9 +369,9 @@ def hstack_in_place(blocks, scales):
     place and its rows moved into their places from the last row block to the first), so
     the rows are held about once, not twice as a new matrix beside its parts would hold them.
 
-    Every block must be CSR with the same rows; the host must own its ``data`` and
-    ``indices`` and nothing else may hold them (the caller's fresh rows); otherwise the
-    result is the plain ``sp.hstack``.  Within a row the entries keep the blocks' order, so
+    Every block must be CSR with the same rows; the host's ``data`` and ``indices`` must be
+    its own arrays (or SciPy's views of whole arrays) that nothing else holds — the caller's
+    fresh rows, given up; otherwise the result is the plain ``sp.hstack``.  Within a row the entries keep the blocks' order, so
     sorted rows stay sorted.  O(total entries) time; O(row block) temporaries
     (:func:`learners.kernels.base.row_blocks`).
     """
@@ -359,10 +385,10 @@ def hstack_in_place(blocks, scales):
     widths = np.array([b.shape[1] for b in blocks], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(widths)])
     h = int(np.argmax([b.nnz for b in blocks]))
+    sorted_rows = all(b.has_sorted_indices for b in blocks)
     host = blocks[h]
-    if not (host.data.flags.owndata and host.indices.flags.owndata
-            and host.data.dtype == np.float64 and len(host.data) == host.nnz
-            and len(host.indices) == host.nnz):
+    data, indices = _owner(host.data), _owner(host.indices)
+    if data is None or indices is None or data.dtype != np.float64 or len(data) != host.nnz:
         return sp.hstack([sc * b for sc, b in zip(scales, blocks)], format="csr")
     counts = np.stack([np.diff(b.indptr).astype(np.int64) for b in blocks])   # (V, n)
     before = np.cumsum(counts, axis=0) - counts       # entries of earlier blocks in a row
@@ -370,9 +396,9 @@ def hstack_in_place(blocks, scales):
     total = int(ptr[-1])
     index_dtype = np.int32 if max(total, int(offsets[-1])) < 2 ** 31 else np.int64
     old = host.indptr.astype(np.int64)
-    if host.indices.dtype != index_dtype:
-        host.indices = host.indices.astype(index_dtype)
-    data, indices = host.data, host.indices
+    if indices.dtype != index_dtype:
+        indices = indices.astype(index_dtype)
+    host.data = host.indices = None            # the views of the arrays resized below
     data.resize(total, refcheck=False)
     indices.resize(total, refcheck=False)
     for i, j in reversed(list(row_blocks(ptr, ENTRY_BLOCK_OF_ROWS))):
@@ -398,7 +424,7 @@ def hstack_in_place(blocks, scales):
             indices[dest] = cols + offsets[v]
     out = sp.csr_matrix((n, int(offsets[-1])), dtype=np.float64)
     out.data, out.indices, out.indptr = data, indices, ptr.astype(index_dtype)
-    out.has_sorted_indices = all(b.has_sorted_indices for b in blocks)
+    out.has_sorted_indices = sorted_rows
     return out
 
 

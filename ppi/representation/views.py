@@ -398,8 +398,9 @@ class MultiViewFeaturizer:
     def _fit_transform(self, corpora, meta, progress):
         """:meth:`fit_transform`'s rows: every view fitted on all corpora together, the
         views concatenated in the arrays of the widest (:func:`ppi.representation.features.
-        hstack_in_place`: the rows are held about once), then cut per corpus (views of
-        those arrays, :func:`ppi.representation.features.split_rows`)."""
+        hstack_in_place`: the rows are held about once), then cut per corpus (the largest
+        corpus in those arrays, the others copied: :func:`ppi.representation.features.
+        split_rows` with ``consume``)."""
         joint, start, self.view_slices_ = [], 0, {}
         for view, (kind, parse) in zip(self.views, self.kinds):
             X = self._fit_view_rows(view, kind, parse, corpora, progress)
@@ -410,7 +411,8 @@ class MultiViewFeaturizer:
         X = hstack_in_place(joint, np.sqrt(self.weights))
         joint.clear()
         release_freed_memory()
-        rows = split_rows(X, [len(m[1]) for m in meta])
+        rows = split_rows(X, [len(m[1]) for m in meta], consume=True)
+        del X
         return [PairSet(c.source, Xk, y, pids, sids, dids)
                 for c, Xk, (_, y, pids, sids, dids) in zip(corpora, rows, meta)]
 

@@ -353,29 +353,31 @@ def test_words_blind_then_lower_case(lll):
     assert checked > 50
 
 
-def test_split_rows_gives_views_of_the_joint_rows_equal_to_slices():
-    """Per-corpus row blocks share the joint matrix's data (the rows are not held twice) and
-    equal its row slices, empty blocks included; a block scaled in place changes only its
-    own rows."""
+def test_split_rows_consuming_keeps_the_largest_block_in_the_joint_arrays():
+    """Split with ``consume``: every block equals the row slice and owns its arrays; the
+    largest (first, middle or last) is made of the joint matrix's own arrays, shrunk in
+    place; empty blocks included."""
     import numpy as np
     import scipy.sparse as sp
 
-    from ppi.representation.features import split_rows
+    from ppi.representation.features import _owner, split_rows
 
-    X = sp.random(60, 40, density=0.2, format="csr", random_state=2)
-    sizes = [10, 0, 35, 15]
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-    parts = split_rows(X, sizes)
-    ref = X.copy()
-    for p, a, b in zip(parts, bounds[:-1], bounds[1:]):
-        assert p.shape == (b - a, 40)
-        assert (p != ref[a:b]).nnz == 0
-        if p.nnz:
-            assert np.shares_memory(p.data, X.data)
-    parts[2].data *= 3.0
-    np.testing.assert_allclose(X[10:45].toarray(), 3 * ref[10:45].toarray())
-    np.testing.assert_allclose(X[45:].toarray(), ref[45:].toarray())
-    np.testing.assert_allclose(parts[3] @ np.ones(40), ref[45:] @ np.ones(40))
+    for sizes in ([40, 0, 12, 8], [5, 45, 10], [3, 7, 50], [60]):
+        X = sp.random(60, 40, density=0.2, format="csr", random_state=len(sizes)).copy()
+        ref = X.copy()
+        owner = _owner(X.data)
+        assert owner is not None
+        parts = split_rows(X, sizes, consume=True)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        for p, a, b in zip(parts, bounds[:-1], bounds[1:]):
+            assert p.shape == (b - a, 40)
+            assert (p != ref[a:b]).nnz == 0
+            p.check_format(full_check=True)
+            assert _owner(p.data) is not None          # its own memory, not a view
+        big = int(np.argmax([p.nnz for p in parts]))
+        assert _owner(parts[big].data) is owner
+        np.testing.assert_allclose(parts[big] @ np.ones(40),
+                                   ref[bounds[big]:bounds[big + 1]] @ np.ones(40))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -416,11 +418,13 @@ def test_hstack_in_place_leaves_a_view_host_alone():
     import numpy as np
     import scipy.sparse as sp
 
-    from ppi.representation.features import hstack_in_place, split_rows
+    from ppi.representation.features import hstack_in_place
 
     X = sp.random(30, 20, density=0.5, format="csr", random_state=0)
     ref = X.copy()
-    a, b = split_rows(X, [10, 20])
+    p0 = X.indptr[10]
+    b = sp.csr_matrix((20, 20))
+    b.data, b.indices, b.indptr = X.data[p0:], X.indices[p0:], X.indptr[10:] - p0
     other = sp.random(20, 5, density=0.1, format="csr", random_state=1)
     got = hstack_in_place([b, other], [1.0, 2.0])
     assert (got != sp.hstack([ref[10:], 2.0 * other], format="csr")).nnz == 0

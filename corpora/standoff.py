@@ -191,16 +191,16 @@ def _relation_problem(relation, carried):
     for place, value in (("first", relation.id1), ("second", relation.id2)):
         value = (value or "").strip()
         if not value:
-            return (f"relation {relation.type} names no {place} concept (an empty id or "
-                    "role; a relation names two: PubTator id1 and id2, BioC infons Gene1 and "
-                    "Gene2 or entity1 and entity2, or two nodes whose annotations carry "
+            return (f"the relation ({relation.type}) names no {place} concept (an empty id "
+                    "or role; a relation names two: PubTator id1 and id2, BioC infons Gene1 "
+                    "and Gene2 or entity1 and entity2, or two nodes whose annotations carry "
                     "concept ids)")
         if "|" in value and value not in carried and \
                 not all(x in carried for x in split_concept_ids(value)):
             parts = [x for x in value.split("|") if x.strip()]
-            return (f"relation {relation.type} {relation.id1} {relation.id2}: no mention of "
-                    f"the document carries the id {value!r}, and '|' separates no ids "
-                    f"(several ids are written {','.join(parts)} or {';'.join(parts)})")
+            return (f"the relation {relation.id1} – {relation.id2} ({relation.type}): no "
+                    f"mention of the document carries the id {value!r}, and '|' separates no "
+                    f"ids (several ids are written {','.join(parts)} or {';'.join(parts)})")
     return None
 
 

@@ -28,7 +28,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["RelationCounts", "account_relations", "EXAMPLES"]
+__all__ = ["EXAMPLES", "RelationCounts", "account_relations"]
 
 log = logging.getLogger(__name__)
 

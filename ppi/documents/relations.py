@@ -370,8 +370,7 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
                                    analyse_pairless=False)
         bar.update(len(chunk))
     bar.close()
-    if cache:
-        write_cache(path, key, [_encode_sentence(p) for p in out])
+    if cache and write_cache(path, key, [_encode_sentence(p) for p in out], "spaCy parses"):
         log.info("spaCy parses of %d documents cached in %s", len(docs), path)
     return _group(docs, out)
 

@@ -191,8 +191,11 @@ class DocumentSystem:
         from corpora.text_input import ReadStats
         from kernelrank.report import format_duration
         from ppi.documents.relation_counts import account_relations
-        from ppi.documents.relations import (keep_relation_types, read_relation_documents,
-                                             relation_corpus)
+        from ppi.documents.relations import (
+            keep_relation_types,
+            read_relation_documents,
+            relation_corpus,
+        )
 
         t0 = time.perf_counter()
         stats = ReadStats()

@@ -407,3 +407,28 @@ def test_bagged_threshold():
     # separable scores: every resample's best-F threshold separates, so the median does
     separable = y + 0.1 * rng.random(400)
     assert precision_recall_f1(y, separable, bagged_threshold(y, separable, docs)).f1 == 1.0
+
+
+@pytest.mark.parametrize("name", ["Train", "Dev"])
+def test_every_real_biored_relation_is_counted_as_its_raw_lines_say(data_dir, name):
+    """The counts of ppi.documents.relation_counts on the real BioRED files against their raw
+    lines: none refused (its tmVar variant ids with '|' are the ids of mentions), none names
+    an id no mention carries; a relation of two distinct gene concepts is used, of one
+    concept twice not, any other names a concept of another entity type."""
+    from corpora.documents import ReadStats
+    from ppi.documents.relation_counts import account_relations
+
+    path = data_dir / "biored" / f"{name}.PubTator.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    stats = ReadStats()
+    counts = account_relations(list(read_pubtator(path, stats=stats)),
+                               dropped=stats.relations_dropped)
+    genes, typed = _raw_genes_and_relations(path)
+    rows = [(d, p) for found in typed.values() for d, p in found]
+    used = sum(p[0] != p[1] and {p[0], p[1]} <= genes.get(d, set()) for d, p in rows)
+    same = sum(p[0] == p[1] for _, p in rows)
+    assert (counts.dropped, counts.unknown_ids, stats.relations) == (0, 0, len(rows))
+    assert (counts.read, counts.used, counts.one_concept, counts.other_entity_types) == \
+        (len(rows), used, same, len(rows) - used - same)
+    assert used > 0 and counts.other_entity_types > 0

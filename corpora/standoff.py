@@ -197,10 +197,15 @@ def _relation_problem(relation, carried):
                     "concept ids)")
         if "|" in value and value not in carried and \
                 not all(x in carried for x in split_concept_ids(value)):
-            parts = [x for x in value.split("|") if x.strip()]
+            parts = [x.strip() for x in value.split("|") if x.strip()]
+            known = [x for x in parts if x in carried]
             return (f"the relation {relation.id1} – {relation.id2} ({relation.type}): no "
-                    f"mention of the document carries the id {value!r}, and '|' separates no "
-                    f"ids (several ids are written {','.join(parts)} or {';'.join(parts)})")
+                    f"mention of the document carries the id {value!r}"
+                    + (f" ({', '.join(known)} "
+                       + ("is a mention's id)" if len(known) == 1 else "are mentions' ids)")
+                       if known else "")
+                    + f", and '|' separates no ids (several ids are written {','.join(parts)} "
+                    f"or {';'.join(parts)})")
     return None
 
 

@@ -112,8 +112,8 @@ def _pubtator_record(lines, path, skip_bad, stats):
         text = title if abstract is None else f"{title} {abstract}"
         aligned = align_mentions(text, [({"line": lineno}, m) for lineno, m in mentions],
                                  stats, path=path, record=pmid, skip_bad=skip_bad)
-        relations = check_relations(relations, [m.id for m in aligned], stats, path=path, record=pmid,
-                                    skip_bad=skip_bad)
+        relations = check_relations(relations, [m.id for m in aligned], stats, path=path,
+                                    record=pmid, skip_bad=skip_bad)
         return TextDocument(pmid, text, aligned, position=f"{path}:{first}",
                             title_end=len(title), relations=relations)
     except CorpusFormatError as exc:

@@ -471,7 +471,8 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           f"ceiling {100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} "
           "gold pairs have no prediction (false negatives for every system)",
           f"- gold relations: {r['gold_relations']['used']} of "
-          f"{r['gold_relations']['read']} label candidate pairs"
+          f"{r['gold_relations']['read'] + r['gold_relations']['dropped']} label candidate "
+          "pairs"
           + (f" ({relation_counts_words})" if relation_counts_words else ""),
           f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)",
           f"- pairs measured: {_definition_line(definition)}", "",

@@ -46,7 +46,7 @@ def _relations_line(rc, system):
     if counts is None:
         return ""
     left = counts.describe(system.entity_types)
-    return (f"Relations: {counts.used} of {counts.read} label candidate pairs"
+    return (f"Relations: {counts.used} of {counts.read + counts.dropped} label candidate pairs"
             + (f" ({left})" if left else "") + ".")
 
 
@@ -137,9 +137,9 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     m = cv["mean"]
     md = [f"# Document-level {folds}-fold CV on {rc.source}", "",
           f"{len(c)} candidate pairs of {len(rc.corpus.documents)} documents, "
-          f"{int((c.y > 0).sum())} related. {_relations_line(rc, system)} Mean over folds: P {m['precision']:.3f} "
-          f"R {m['recall']:.3f} F {m['f1']:.3f} AUC {m['auc']:.3f} (pooled AUC "
-          f"{pooled_auc:.3f}).", "",
+          f"{int((c.y > 0).sum())} related. {_relations_line(rc, system)} Mean over folds: "
+          f"P {m['precision']:.3f} R {m['recall']:.3f} F {m['f1']:.3f} AUC {m['auc']:.3f} "
+          f"(pooled AUC {pooled_auc:.3f}).", "",
           markdown_table(cv["folds"], ["fold", "precision", "recall", "f1", "auc", "alpha",
                                        "beta", "related", "n"]),
           "", markdown_image(roc, "ROC"), ""]

@@ -59,7 +59,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from corpora.lines import find_lines, open_binary, reading, strict_int, xml_error
-from corpora.standoff import align_mentions, split_concept_ids
+from corpora.standoff import align_mentions, check_relations, split_concept_ids
 from corpora.documents import Mention, ReadStats, Relation, TextDocument, type_set
 from kernelrank.errors import CorpusFormatError, DataNotFoundError
 
@@ -408,7 +408,8 @@ def _text_document(bdoc, where, path, skip_bad, stats, mentions=True):
     mentions = align_mentions(text, located, stats, path=path, record=bdoc.id,
                               skip_bad=skip_bad)
     return TextDocument(bdoc.id, text, mentions, position=f"{path}:{where}",
-                        title_end=title_end, relations=_document_relations(bdoc))
+                        title_end=title_end,
+                        relations=_document_relations(bdoc, path, skip_bad, stats))
 
 
 def _all_relations(bdoc):
@@ -417,22 +418,25 @@ def _all_relations(bdoc):
         yield from p.relations
 
 
-def _document_relations(bdoc):
-    """The :class:`Relation` objects of a BioC document whose two concept ids can be told
-    (:func:`_relation_genes`); type from the infon ``type`` or ``relation``; the other
-    infons kept as ``attrs``.  Relations without two ids are left to
-    :func:`read_bioc_relations`, which reports them."""
+def _document_relations(bdoc, path, skip_bad, stats):
+    """The :class:`Relation` objects of a BioC document (of the document and of its
+    passages), its two concept ids told by :func:`_relation_genes`, its type from the infon
+    ``type`` or ``relation``, the other infons kept as ``attrs``; checked by
+    :func:`corpora.standoff.check_relations` against the ids its annotations carry — a
+    relation without two ids is an error naming it, or left out and counted with
+    ``skip_bad``.  The one reading of relations for training and for the gold of
+    :func:`read_bioc_relations`."""
     ids = {a.id: _concept_id(a.infons) for a in _annotations(bdoc)}
-    out = []
+    located = []
     for rel in _all_relations(bdoc):
         genes = _relation_genes(rel, ids)
-        if genes is None:
-            continue
         lower = {str(k).lower(): str(v) for k, v in rel.infons.items()}
         attrs = tuple(sorted((k, v) for k, v in lower.items() if k not in (
             "type", "relation", *(x for pair in _ID_PAIR_INFONS for x in pair))))
-        out.append(Relation(_relation_type(rel), genes[0], genes[1], attrs))
-    return out
+        located.append(({"record": f"{bdoc.id}/relation {rel.id}"},
+                        Relation(_relation_type(rel), genes[0], genes[1], attrs)))
+    return check_relations(located, ids.values(), stats, path=path, record=bdoc.id,
+                           skip_bad=skip_bad)
 
 
 def _relation_type(rel):
@@ -476,6 +480,7 @@ def iter_bioc(path, format="bioc-xml", *, skip_bad=False, stats=None, mentions=T
                 where_first = (f"document #{first}, line {_document_line(path, first)}"
                                if xml else f"line {first}")
                 stats.mentions -= len(doc.mentions or ())
+                stats.relations -= len(doc.relations or ())
                 raise _BadDocument(
                     f"document {doc.id} again: it is already {where_first}; a document id "
                     "may appear once per file (the output is keyed by document and pair "
@@ -510,7 +515,8 @@ _ID_PAIR_INFONS = (("gene1", "gene2"), ("entity1", "entity2"))
 def _relation_genes(rel, annotations):
     """The two concept ids of a relation: infons ``Gene1``/``Gene2`` (BioCreative VI PPIm) or
     ``entity1``/``entity2`` (BioRED's BioC), or its first two nodes' annotations' concept
-    ids; None when it has none of these."""
+    ids; where it has neither, what it has, ``""`` in the place of a missing id (an empty
+    ``Gene2``: :func:`corpora.standoff.check_relations` refuses it)."""
     lower = {str(k).lower(): v for k, v in rel.infons.items()}
     for a, b in _ID_PAIR_INFONS:
         if lower.get(a) and lower.get(b):
@@ -519,7 +525,10 @@ def _relation_genes(rel, annotations):
     ids = [i for i in ids if i]
     if len(ids) >= 2:
         return ids[0], ids[1]
-    return None
+    for a, b in _ID_PAIR_INFONS:
+        if a in lower or b in lower:
+            return str(lower.get(a) or "").strip(), str(lower.get(b) or "").strip()
+    return (ids + ["", ""])[0], (ids + ["", ""])[1]
 
 
 def read_bioc_relations(path, format="bioc-xml", *, skip_bad=False, stats=None,
@@ -527,29 +536,21 @@ def read_bioc_relations(path, format="bioc-xml", *, skip_bad=False, stats=None,
     """``(doc_id, set of gene-id pairs)`` of each document: its gold relations (those of the
     document and of its passages, as :func:`read_bioc_xml` reads them) as unordered pairs
     ``tuple(sorted((g1, g2)))`` (a gene with itself is ``(g, g)``); with ``relation_types``,
-    only the relations of those types (compared ignoring case).  A relation whose genes
-    cannot be told (no ``Gene1``/``Gene2`` infons, no two nodes with concept ids) is counted
-    in ``stats.errors`` with ``skip_bad``, else a CorpusFormatError naming it.  Mentions are
-    not read (a discontinuous annotation does not matter here)."""
+    only the relations of those types (compared ignoring case).  The relations are read as
+    for training (:func:`_document_relations`): one that names no two genes (no
+    ``Gene1``/``Gene2`` infons, no two nodes with concept ids, an empty one) is a
+    CorpusFormatError naming it, or with ``skip_bad`` left out and counted in
+    ``stats.relations_dropped``.  Mentions are not read (a discontinuous annotation does not
+    matter here)."""
     stats = stats if stats is not None else ReadStats()
     types = (None if relation_types is None else
              type_set(relation_types, "relation types", "Bind Association"))
     for doc, bdoc in iter_bioc(path, format, skip_bad=skip_bad, stats=stats, mentions=False):
-        ids = {a.id: _concept_id(a.infons) for a in _annotations(bdoc)}
         pairs = set()
-        for rel in _all_relations(bdoc):
-            if types is not None and _relation_type(rel).lower() not in types:
+        for r in _document_relations(bdoc, path, skip_bad, stats):
+            if types is not None and r.type.lower() not in types:
                 continue
-            genes = _relation_genes(rel, ids)
-            if genes is None:
-                exc = CorpusFormatError(f"relation {rel.id} names no two genes (infons Gene1 "
-                                        "and Gene2, or two nodes with concept ids)",
-                                        path=path, record=f"{doc.id}/relation {rel.id}")
-                if not skip_bad:
-                    raise exc
-                stats.skip(exc)
-                continue
-            for g1 in split_concept_ids(genes[0]):
-                for g2 in split_concept_ids(genes[1]):
+            for g1 in split_concept_ids(r.id1):
+                for g2 in split_concept_ids(r.id2):
                     pairs.add(tuple(sorted((g1, g2))))
         yield doc.id, pairs

@@ -102,18 +102,29 @@ class TextDocument:
 
 @dataclass
 class ReadStats(MentionCounts):
-    """Counts of a read: documents yielded, records skipped (``skip_bad``) and why, and what
+    """Counts of a read: documents yielded, records skipped (``skip_bad``) and why, what
     happened to standoff mentions (:class:`corpora.standoff.MentionCounts`: repaired,
-    dropped, merged, overlapping)."""
+    dropped, merged, overlapping), and the document-level relations kept and left out
+    (``skip_bad``: a relation that names no concept in one of its two places, or an id
+    with ``|`` that no mention carries; :func:`corpora.standoff.check_relations`)."""
 
     documents: int = 0
     skipped: int = 0
     errors: list = field(default_factory=list)   # first 100 messages
+    relations: int = 0                 # relations kept
+    relations_dropped: int = 0         # relations left out (skip_bad)
+    relation_errors: list = field(default_factory=list)    # first 100 left out
 
     def skip(self, exc):
         self.skipped += 1
         if len(self.errors) < 100:
             self.errors.append(str(exc))
+
+    def drop_relation(self, exc):
+        """Count a relation left out with ``skip_bad`` (its document is kept)."""
+        self.relations_dropped += 1
+        if len(self.relation_errors) < 100:
+            self.relation_errors.append(str(exc))
 
 
 def title_length(d):

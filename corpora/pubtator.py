@@ -10,8 +10,9 @@ fields after the ids kept as ``attrs`` ``field5``, …, BioRED's fifth as ``nove
 relation line with fewer than four fields is an error, and so is a line that is neither an
 annotation (offsets in plain decimal digits) nor a relation (an offset ``21a`` or `` 21`` is
 not taken for a relation type). An annotation whose text is not at its offsets is repaired,
-or dropped with ``skip_bad``; identical annotations are merged (:mod:`corpora.standoff`,
-counted in :class:`~corpora.documents.ReadStats`).
+or dropped with ``skip_bad``; identical annotations are merged; a relation naming an id with
+``|`` that no mention carries (``3175|77777777``) is an error, or left out with ``skip_bad``
+(:mod:`corpora.standoff`, counted in :class:`~corpora.documents.ReadStats`).
 
 A PMID repeated in a file is a :class:`~kernelrank.errors.CorpusFormatError` naming the lines
 of both records (with ``skip_bad=True`` the later record is skipped and counted); see
@@ -29,7 +30,7 @@ import re
 
 from corpora.documents import Mention, ReadStats, Relation, TextDocument, title_length
 from corpora.lines import decoded_lines, open_binary, strict_int
-from corpora.standoff import align_mentions
+from corpora.standoff import align_mentions, check_relations
 from kernelrank.errors import CorpusFormatError, InvalidParameterError
 
 __all__ = ["read_pubtator", "write_pubtator"]
@@ -90,7 +91,7 @@ def _pubtator_record(lines, path, skip_bad, stats):
                                         f"{pmid!r}", path=path, line=lineno, record=pmid)
             kind = _pubtator_line_kind(fields)
             if kind == "relation":
-                relations.append(_relation(fields, path, lineno, pmid))
+                relations.append(({"line": lineno}, _relation(fields, path, lineno, pmid)))
                 continue
             if kind is None:
                 raise CorpusFormatError(
@@ -111,6 +112,8 @@ def _pubtator_record(lines, path, skip_bad, stats):
         text = title if abstract is None else f"{title} {abstract}"
         aligned = align_mentions(text, [({"line": lineno}, m) for lineno, m in mentions],
                                  stats, path=path, record=pmid, skip_bad=skip_bad)
+        relations = check_relations(relations, [m.id for m in aligned], stats, path=path,
+                                    record=pmid, skip_bad=skip_bad)
         return TextDocument(pmid, text, aligned, position=f"{path}:{first}",
                             title_end=len(title), relations=relations)
     except CorpusFormatError as exc:
@@ -147,6 +150,7 @@ def _unique(doc, first_line, seen, path, skip_bad, stats, what):
             raise exc
         stats.skip(exc)
         stats.mentions -= len(doc.mentions or ())      # counted when the record was read
+        stats.relations -= len(doc.relations or ())
         return None
     seen[doc.id] = first_line
     return doc

@@ -35,6 +35,18 @@ mentions through :func:`align_mentions`, so they treat such input the same way:
 Two mentions of one gene at different places are different mentions: their candidate pair
 is scored like any other (its gene-id pair is the self-pair ``(g, g)``, see
 :mod:`ppi.aggregation.aggregate`).
+
+**Relations** (PubTator relation lines, BioC relations) name two concepts by their ids,
+split as a mention's (:func:`split_concept_ids`).  Both readers pass a document's relations
+through :func:`check_relations`, one rule for training and evaluation: a relation that names
+no concept in one of its two places (a BioC relation with an empty ``Gene2``), or an id with
+``|`` that no mention of the document carries (``3175|77777777``: ``|`` separates the fields
+of a tmVar variant id such as ``c|SUB|C|120|T``, never two ids), is a
+:class:`~kernelrank.errors.CorpusFormatError` naming the file, the line (or the BioC
+relation) and the record; with ``skip_bad`` the **relation** is left out and counted
+(``relations_dropped``; its document is kept).  Any other id no mention carries is read as
+given: which relations label no candidate, and why, is counted where the candidates are
+made (:func:`ppi.documents.relations.account_relations`).
 """
 
 from __future__ import annotations
@@ -43,7 +55,7 @@ from corpora.documents import Mention, MentionCounts
 from kernelrank.errors import CorpusFormatError
 
 __all__ = ["REPAIR_WINDOW", "MentionCounts", "align_mentions", "locate_mention",
-           "split_concept_ids", "concept_order", "concept_pair", "NO_ID"]
+           "split_concept_ids", "concept_order", "concept_pair", "check_relations", "NO_ID"]
 
 #: id values that mean "no concept id"
 NO_ID = ("-", "None", "null")
@@ -171,3 +183,73 @@ def align_mentions(text, located, counts, *, path=None, record=None, skip_bad=Fa
     counts.mentions += len(mentions)
     counts.mentions_without_id += sum(1 for m in mentions if not split_concept_ids(m.id))
     return mentions
+
+
+def _relation_problem(relation, carried):
+    """Why ``relation`` cannot be read (module docstring, "Relations"), or None;
+    ``carried``: every id the document's mentions carry, whole and split."""
+    for place, value in (("first", relation.id1), ("second", relation.id2)):
+        value = (value or "").strip()
+        if not value:
+            return (f"the relation ({relation.type}) names no {place} concept (an empty id "
+                    "or role; a relation names two: PubTator id1 and id2, BioC infons Gene1 "
+                    "and Gene2 or entity1 and entity2, or two nodes whose annotations carry "
+                    "concept ids)")
+        if "|" in value and value not in carried and \
+                not all(x in carried for x in split_concept_ids(value)):
+            parts = [x.strip() for x in value.split("|") if x.strip()]
+            known = [x for x in parts if x in carried]
+            return (f"the relation {relation.id1} – {relation.id2} ({relation.type}): no "
+                    f"mention of the document carries the id {value!r}"
+                    + (f" ({', '.join(known)} "
+                       + ("is a mention's id)" if len(known) == 1 else "are mentions' ids)")
+                       if known else "")
+                    + f", and '|' separates no ids (several ids are written {','.join(parts)} "
+                    f"or {';'.join(parts)})")
+    return None
+
+
+def check_relations(located, mention_ids, counts, *, path=None, record=None, skip_bad=False):
+    """The relations of one document that can be read (module docstring, "Relations").
+
+    Parameters
+    ----------
+    located : list of (dict, corpora.documents.Relation)
+        Each relation with the keyword arguments locating it in an error message
+        (``{"line": 12}`` or ``{"record": "123/relation R4"}``).
+    mention_ids : iterable of str or None
+        The id fields of the document's mentions (every type): the ids they carry.
+    counts : corpora.documents.ReadStats
+        ``relations`` and ``relations_dropped`` are updated in place.
+    skip_bad : bool
+        Leave out (and count) a relation that cannot be read instead of raising.
+
+    Returns
+    -------
+    list of corpora.documents.Relation, in the order given.
+
+    Raises
+    ------
+    CorpusFormatError
+        A relation that cannot be read, unless ``skip_bad``.
+    """
+    carried = set()
+    for value in mention_ids:
+        if value:
+            carried.add(value.strip())
+            carried.update(split_concept_ids(value))
+    kept = []
+    for where, r in located:
+        problem = _relation_problem(r, carried)
+        if problem is None:
+            kept.append(r)
+            continue
+        exc = CorpusFormatError(problem + ("; left out (--skip-bad)" if skip_bad else
+                                           "; correct it, or pass --skip-bad to leave this "
+                                           "relation out (counted)"),
+                                path=path, **{"record": record, **where})
+        if not skip_bad:
+            raise exc
+        counts.drop_relation(exc)
+    counts.relations += len(kept)
+    return kept

@@ -22,12 +22,20 @@ user's umask), not the private 0600 / 0700 of :mod:`tempfile`. A failed write (d
 quota) raises an :class:`OSError` that names the target file, so the command line reports
 ``error: <path>: No space left on device`` instead of a traceback, and the temporary file is
 removed.
+
+Caches are an optimisation, written and read through :func:`write_cache_file` and
+:func:`read_cache_file`: a cache folder that cannot be made or written (read-only, a file in
+its place, a full disk) is one warning per folder — the folder, the reason and the option or
+environment variable that moves it, never a temporary file — and the run goes on without it
+(:func:`cache_unwritable`); a cache file that cannot be read or is damaged is a warning and
+its content is computed again.
 """
 
 import contextlib
 import ctypes
 import errno
 import json
+import logging
 import math
 import os
 import shutil
@@ -39,6 +47,11 @@ from pathlib import Path
 from kernelrank.errors import (ConcurrentChangeError, InvalidParameterError, KernelrankError,
                                UnsaveableError)
 from kernelrank.paths import guard_write
+
+log = logging.getLogger(__name__)
+
+#: the cache folders already warned about in this process (one warning a folder)
+_UNWRITABLE = set()
 
 
 def _validated(path, tmp, validate):
@@ -387,3 +400,55 @@ def _json_default(obj):
     if isinstance(obj, Path):
         return str(obj)
     raise TypeError(f"cannot write {type(obj).__name__} as JSON")
+
+
+# ----------------------------------------------------------------------------- caches
+def cache_unwritable(folder, exc, *, what, moved_by):
+    """Warn, once per ``folder`` in this process, that the cache ``what`` (e.g. "spaCy parse
+    cache") cannot be written there for the reason of ``exc`` (an :class:`OSError`; its
+    reason only, never the file it names, which may be a temporary one) and that the run
+    goes on without it; ``moved_by`` names what moves it (``$KERNELRANK_SPACY_CACHE``)."""
+    folder = str(folder)
+    if folder in _UNWRITABLE:
+        return
+    _UNWRITABLE.add(folder)
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else type(exc).__name__)
+    log.warning("%s folder %s not writable (%s): going on without it; set %s to move it",
+                what, folder, reason, moved_by)
+
+
+def write_cache_file(path, write, *, what, moved_by, folder=None, mode="wb"):
+    """Write the cache file ``path`` atomically with ``write(handle)`` (:func:`atomic_open`);
+    when that fails with an :class:`OSError` — its folder cannot be made or written, the
+    disk is full — warn once for the ``folder`` (default ``path``'s), naming what moves it
+    (:func:`cache_unwritable`), and go on: nothing is left behind.
+
+    Returns
+    -------
+    bool — whether the file was written.
+    """
+    path = Path(path)
+    try:
+        with atomic_open(path, mode) as handle:
+            write(handle)
+    except OSError as exc:
+        cache_unwritable(folder if folder is not None else path.parent, exc, what=what,
+                         moved_by=moved_by)
+        return False
+    return True
+
+
+def read_cache_file(path, read, *, what):
+    """``read(path)`` of the cache file ``path``; None when it is absent (or its folder is
+    not one), and None with a warning when it cannot be read or ``read`` fails on it (a
+    damaged or foreign file): the caller computes its content again.  ``what`` names the
+    cache in the warning."""
+    path = Path(path)
+    try:
+        return read(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except Exception as exc:  # noqa: BLE001 (a damaged cache file is recomputed, never trusted)
+        log.warning("%s file %s unreadable (%s): computing it again", what, path,
+                    exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
+        return None

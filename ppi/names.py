@@ -11,6 +11,11 @@ CORPORA = ("AIMed", "BioInfer", "HPRD50", "IEPA", "LLL")
 LEARNERS = ("auto", "rls", "reduced_set")
 #: Basis vectors of the reduced-set learner, as :data:`ppi.learning.evaluation.N_BASIS`.
 N_BASIS = 3000
+#: Basis mention pairs of the ``documents`` system's reduced-set mention stage
+#: (:mod:`ppi.documents.mention_stage`): its cost is linear in the mention pairs at a fixed
+#: basis; on BioRED the basis of 1,000, 2,000 or 3,000 pairs and the full kernel give the
+#: same dev F and AUC within a third of a point (docs/results/ppi.md).
+DOCUMENT_N_BASIS = 2000
 #: The widest hashed all-paths feature space (``--hash-features``, a saved model's
 #: ``n_features``): a model's weight vector is dense over it (8 bytes a column: 512 MB).
 MAX_HASH_FEATURES = 2 ** 26

@@ -162,3 +162,82 @@ def nlp():
         return load_spacy()
     except SpacyModelError as exc:
         pytest.skip(str(exc))
+
+
+#: gene names and NCBI ids of the generated documents with relations
+RELATION_GENES = (("IL2", "3558"), ("CD25", "3559"), ("TNF", "7124"), ("IL6", "3569"),
+                  ("p53", "7157"), ("MDM2", "4193"), ("EGFR", "1956"), ("KRAS", "3845"))
+
+
+def relation_documents(n_docs=8, seed=0):
+    """Generated abstracts with gene mentions and document-level relations
+    (:class:`corpora.documents.TextDocument`): a title naming two genes, then three
+    sentences "A verb B in cells."; a relation ``Bind`` for each sentence whose verb is an
+    interaction (``binds``, ``activates``, …), none for the others (``precedes``), so that a
+    file has related and unrelated candidates and every mention pair shares a sentence with
+    another gene."""
+    from corpora.documents import Mention, Relation, TextDocument
+
+    related_verbs = ("binds", "activates", "phosphorylates", "inhibits")
+    verbs = related_verbs + ("is unrelated to", "precedes")
+    rng = np.random.default_rng(seed)
+    docs = []
+    for d in range(n_docs):
+        genes = [RELATION_GENES[k] for k in rng.choice(len(RELATION_GENES), 4, replace=False)]
+        text = f"Study {d} of {genes[0][0]} and {genes[1][0]}."
+        title_end = len(text)
+        first = text.index(genes[0][0])
+        second = text.index(" and ") + 5
+        mentions = [Mention(first, first + len(genes[0][0]), genes[0][0], "Gene", genes[0][1]),
+                    Mention(second, second + len(genes[1][0]), genes[1][0], "Gene",
+                            genes[1][1])]
+        relations = []
+        for a, b in ((0, 1), (2, 3), (1, 2)):
+            verb = verbs[rng.integers(len(verbs))]
+            start = len(text) + 1
+            end_a = start + len(genes[a][0])
+            start_b = end_a + len(verb) + 2
+            mentions += [Mention(start, end_a, genes[a][0], "Gene", genes[a][1]),
+                         Mention(start_b, start_b + len(genes[b][0]), genes[b][0], "Gene",
+                                 genes[b][1])]
+            text += f" {genes[a][0]} {verb} {genes[b][0]} in cells."
+            if verb in related_verbs:
+                relations.append(Relation("Bind", genes[a][1], genes[b][1]))
+        docs.append(TextDocument(str(100 + d), text, mentions, title_end=title_end,
+                                 relations=relations))
+    return docs
+
+
+def write_bioc_file(docs, path, relation_infons=None):
+    """Write ``docs`` (:class:`corpora.documents.TextDocument` with mentions and relations) as
+    BioC XML: a title and an abstract passage, annotations with their ``identifier``, the
+    relations with infons ``Gene1`` / ``Gene2`` — or ``relation_infons(doc, k, relation)``,
+    the infons ``{key: value}`` of relation ``k`` (to write a broken one)."""
+    from xml.sax.saxutils import escape
+
+    parts = [('<?xml version="1.0" encoding="UTF-8"?><collection><source>t</source>'
+              "<date>d</date><key>k</key>")]
+    for d in docs:
+        title = d.text[:d.title_end]
+        anns = "".join(
+            f'<annotation id="T{k}"><infon key="type">{m.type}</infon>'
+            f'<infon key="identifier">{m.id}</infon><location offset="{m.start}" '
+            f'length="{m.end - m.start}"/><text>{escape(m.text)}</text></annotation>'
+            for k, m in enumerate(d.mentions))
+        rels = ""
+        for k, r in enumerate(d.relations or ()):
+            infons = (relation_infons(d, k, r) if relation_infons else None) or \
+                {"Gene1": r.id1, "Gene2": r.id2, "relation": r.type}
+            rels += (f'<relation id="R{k}">' + "".join(
+                f'<infon key="{key}">{escape(value)}</infon>' for key, value in infons.items())
+                + "</relation>")
+        parts.append(f"<document><id>{d.id}</id>"
+                     f'<passage><infon key="type">title</infon><offset>0</offset>'
+                     f"<text>{escape(title)}</text></passage>"
+                     f'<passage><infon key="type">abstract</infon>'
+                     f"<offset>{d.title_end + 1}</offset>"
+                     f"<text>{escape(d.text[d.title_end + 1:])}</text>{anns}</passage>"
+                     f"{rels}</document>")
+    parts.append("</collection>")
+    path.write_text("".join(parts), encoding="utf-8")
+    return path

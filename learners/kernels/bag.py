@@ -65,17 +65,45 @@ class BagOfFeaturesKernel(FeatureMapKernel):
             sizes.append(len(feats) - size)
         return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), feats
 
+    @staticmethod
+    def _interned(bags):
+        """``(row of each feature, its id, the features in order of first occurrence, the
+        number of bags)`` of all bags, each feature string held once: the ids are assigned while the bags are
+        read (a dict look-up per feature), so the bags may be a generator and no array of
+        all feature strings is formed.  O(total features) time, O(distinct features)
+        strings."""
+        from array import array
+
+        index, ids, sizes = {}, array("q"), array("q")
+        for r, bag in enumerate(bags):
+            if isinstance(bag, (str, bytes)):
+                raise InvalidInputError(f"bag {r} is a string; give an iterable of features "
+                                        "(e.g. a list of words)")
+            start = len(ids)
+            ids.extend(index.setdefault(f, len(index)) for f in map(str, bag))
+            sizes.append(len(ids) - start)
+        sizes = np.frombuffer(sizes, dtype=np.int64) if len(sizes) else np.zeros(0, np.int64)
+        ids = np.frombuffer(ids, dtype=np.int64) if len(ids) else np.zeros(0, np.int64)
+        row = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+        return row, ids, list(index), sizes.size
+
     def _feature_map(self, bags, fit):
+        if fit:
+            # the vocabulary is the sorted distinct features (code-point order, as
+            # np.unique), each column renumbered from its first-occurrence id
+            row, ids, first_seen, n = self._interned(bags)
+            order = sorted(range(len(first_seen)), key=first_seen.__getitem__)
+            self.vocabulary_ = np.array([first_seen[i] for i in order], dtype=str) \
+                if order else np.zeros(0, dtype=str)
+            column = np.empty(len(order), dtype=np.int64)
+            column[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+            X = self._counts(row, column[ids] if ids.size else ids, n,
+                             max(len(order), 1))
+            X.sort_indices()
+            return X, None
         bags = list(bags)
         n = len(bags)
         row, feats = self._flatten(bags)
-        if fit:
-            uniq, col = np.unique(np.array(feats, dtype=str), return_inverse=True) if feats \
-                else (np.zeros(0, dtype=str), np.zeros(0, np.int64))
-            self.vocabulary_ = uniq
-            X = self._counts(row, col.ravel(), n, max(len(uniq), 1))
-            X.sort_indices()
-            return X, None
         # transform: a dict look-up per feature (features never seen get columns past the
         # vocabulary, which count in k(x, x) and are then cut off) instead of sorting all
         # feature strings

@@ -67,12 +67,34 @@ def inverse_sqrt(values):
     return out
 
 
+#: stored entries per block of the row-wise passes over sparse rows (their temporaries)
+ENTRY_BLOCK = 1 << 20
+
+
+def row_blocks(indptr, entries=ENTRY_BLOCK):
+    """``(start, stop)`` row ranges of a CSR matrix's ``indptr`` holding about ``entries``
+    stored entries each (at least one row): the passes over the rows keep O(entries)
+    temporaries whatever the width of the rows."""
+    n = len(indptr) - 1
+    i = 0
+    while i < n:
+        j = int(np.searchsorted(indptr, indptr[i] + entries, side="right")) - 1
+        j = min(max(j, i + 1), n)
+        yield i, j
+        i = j
+
+
 def squared_row_norms(X):
     """``‖x_i‖²`` of every row of a sparse or dense matrix (the linear kernel's diagonal)."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
-                           weights=X.data ** 2, minlength=X.shape[0])
+        ptr = X.indptr
+        out = np.zeros(X.shape[0])
+        for i, j in row_blocks(ptr):
+            d = X.data[ptr[i]:ptr[j]]
+            out[i:j] = np.bincount(np.repeat(np.arange(j - i), np.diff(ptr[i:j + 1])),
+                                   weights=d * d, minlength=j - i)
+        return out
     return np.einsum("ij,ij->i", X, X)
 
 
@@ -241,7 +263,7 @@ class FeatureMapKernel(Kernel):
         raise NotImplementedError
 
     def _parse_input(self, X, fit):
-        return self._scaled(*self._feature_map(X, fit))
+        return self._scaled(*self._feature_map(X, fit), own=True)
 
     def _pairwise(self, P, Q):
         return gram_matrix(P) if Q is P else gram_matrix(P, Q)
@@ -285,8 +307,18 @@ class FeatureMapKernel(Kernel):
         products = np.asarray(products, dtype=np.float64)
         return products if s is None else products * s
 
-    def _scaled(self, Phi, self_kernel):
+    def _scaled(self, Phi, self_kernel, own=False):
+        """``(rows of Phi times their cosine scale, k(x, x))``.  ``own``: ``Phi`` is a fresh
+        CSR matrix of the caller's, scaled in place (in row blocks: no second copy of the
+        rows at any time)."""
         Phi = sp.csr_matrix(Phi)
         if self_kernel is None:
             self_kernel = squared_row_norms(Phi)
-        return self._scale_rows(Phi, self_kernel), np.asarray(self_kernel, dtype=np.float64)
+        self_kernel = np.asarray(self_kernel, dtype=np.float64)
+        s = self._scale(self_kernel) if own and sp.issparse(Phi) else None
+        if s is None:
+            return self._scale_rows(Phi, self_kernel), self_kernel
+        ptr = Phi.indptr
+        for i, j in row_blocks(ptr):
+            Phi.data[ptr[i]:ptr[j]] *= np.repeat(s[i:j], np.diff(ptr[i:j + 1]))
+        return Phi, self_kernel

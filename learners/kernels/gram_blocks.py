@@ -18,7 +18,10 @@ function ``compute_block(rows, cols, upper) -> ndarray`` (see :func:`blockwise_g
 * **resumable** — while the matrix is computed, each finished block is written atomically to
   ``<name>.parts/`` (as soon as it arrives, :func:`map_tasks`' ``on_result``); a run that is
   killed and started again computes only the missing blocks. One run at a time holds the
-  lock ``<name>.npy.lock`` (:func:`kernelrank.lock.output_lock`).
+  lock ``<name>.npy.lock`` (:func:`kernelrank.lock.output_lock`). The cache is an
+  optimisation: a folder that cannot be written is one warning naming it and what moves it
+  (:data:`MOVED_BY`), and the matrix is computed without it; a file that cannot be read is
+  computed again.
 
 Symmetric matrices (``n_cols=None``) are computed on the blocks on and above the
 diagonal only (``upper=True`` on diagonal blocks: values with ``col >= row``) and mirrored.
@@ -29,6 +32,7 @@ matrix plus the finished blocks (held until the last one arrives).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -38,7 +42,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelrank.atomic import atomic_open, write_json
+from kernelrank.atomic import (
+    cache_unwritable,
+    dumps_strict,
+    read_cache_file,
+    write_cache_file,
+)
 from kernelrank.checksum import file_sha256
 from kernelrank.errors import InvalidParameterError
 from kernelrank.lock import output_lock
@@ -53,16 +62,23 @@ DEFAULT_BLOCK = 256
 #: Below this total cost (the caller's units, e.g. DP cells) the blocks run
 #: in this thread: starting workers would cost more than it saves.
 SERIAL_COST = 2e8
+#: What moves a Gram-matrix cache folder (the kernel's ``memory``; the ``homology`` commands
+#: keep it in ``<data dir>/cache``), named when it cannot be written.
+MOVED_BY = "the kernel's memory= (homology: --data-dir or $KERNELRANK_DATA)"
+#: The cache's name in warnings.
+WHAT = "Gram-matrix cache"
 
 
 @dataclass(frozen=True)
 class BlockCache:
     """Where a Gram matrix is cached: ``directory / name`` (``.npy``, ``.json``, ``.parts/``)
-    and the hex ``key`` its values depend on (the file is used only under the same key)."""
+    and the hex ``key`` its values depend on (the file is used only under the same key);
+    ``moved_by``: what moves ``directory``, for the warning when it cannot be written."""
 
     directory: Path
     name: str
     key: str
+    moved_by: str = MOVED_BY
 
     @property
     def matrix(self):
@@ -78,28 +94,40 @@ class BlockCache:
 
     def load(self, shape):
         """The cached matrix if its sidecar has this key, shape and the file's checksum;
-        else None (a damaged file is removed and logged)."""
+        else None (a damaged or unreadable file is logged and computed again)."""
         if not (self.matrix.exists() and self.sidecar.exists()):
             return None
-        try:
-            meta = json.loads(self.sidecar.read_text())
-        except (OSError, ValueError):
-            meta = {}
-        if meta.get("key") != self.key or meta.get("shape") != list(shape):
+        meta = read_cache_file(self.sidecar, lambda p: json.loads(p.read_text()),
+                               what=WHAT) or {}
+        if not isinstance(meta, dict) or meta.get("key") != self.key or \
+                meta.get("shape") != list(shape):
             return None
-        if file_sha256(self.matrix) != meta.get("sha256"):
+        digest = read_cache_file(self.matrix, file_sha256, what=WHAT)
+        if digest is None:
+            return None
+        if digest != meta.get("sha256"):
             log.warning("cached Gram matrix %s does not match its checksum; computing it "
                         "again", self.matrix)
             return None
-        return np.load(self.matrix, allow_pickle=False)
+        return read_cache_file(self.matrix, lambda p: np.load(p, allow_pickle=False),
+                               what=WHAT)
 
     def save(self, K, meta):
-        """Write ``K`` and its sidecar (atomically), then remove the blocks."""
-        with atomic_open(self.matrix, "wb") as handle:
-            np.save(handle, K, allow_pickle=False)
-        write_json(self.sidecar, {"key": self.key, "shape": list(K.shape),
-                                  "sha256": file_sha256(self.matrix), **meta})
-        shutil.rmtree(self.parts, ignore_errors=True)
+        """Write ``K`` and its sidecar (atomically), then remove the blocks; a folder that
+        cannot be written is one warning, and ``K`` is returned all the same
+        (:func:`kernelrank.atomic.write_cache_file`)."""
+        def sidecar(handle):
+            handle.write(dumps_strict({"key": self.key, "shape": list(K.shape),
+                                       "sha256": file_sha256(self.matrix), **meta},
+                                      indent=2) + "\n")
+
+        if self._write(self.matrix, lambda handle: np.save(handle, K, allow_pickle=False)) \
+                and self._write(self.sidecar, sidecar, mode="w"):
+            shutil.rmtree(self.parts, ignore_errors=True)
+
+    def _write(self, path, write, mode="wb"):
+        return write_cache_file(path, write, what=WHAT, moved_by=self.moved_by,
+                                folder=self.directory, mode=mode)
 
     def block_path(self, r, c):
         return self.parts / f"{self.key[:16]}-{r}-{c}.npy"
@@ -109,15 +137,16 @@ class BlockCache:
         path = self.block_path(r, c)
         if not path.exists():
             return None
-        try:
-            block = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError):
+        block = read_cache_file(path, lambda p: np.load(p, allow_pickle=False), what=WHAT)
+        if block is None:
             return None
         return block if block.shape == shape and np.isfinite(block).all() else None
 
     def save_block(self, r, c, block):
-        with atomic_open(self.block_path(r, c), "wb") as handle:
-            np.save(handle, block, allow_pickle=False)
+        """Keep a finished block for a resumed run (a folder that cannot be written: one
+        warning, the run goes on)."""
+        self._write(self.block_path(r, c),
+                    lambda handle: np.save(handle, block, allow_pickle=False))
 
 
 def block_grid(n_rows, n_cols=None, block=DEFAULT_BLOCK):
@@ -166,11 +195,17 @@ def blockwise_gram(compute_block, n_rows, n_cols=None, *, row_costs, col_costs=N
             return K
     row_costs = np.asarray(row_costs, dtype=float)
     col_costs = row_costs if col_costs is None else np.asarray(col_costs, dtype=float)
-    if cache is None:
-        return _compute(compute_block, shape, symmetric, row_costs, col_costs, block, n_jobs,
-                        scheduler, None, progress, desc)
-    Path(cache.directory).mkdir(parents=True, exist_ok=True)
-    with output_lock(cache.matrix):
+    with contextlib.ExitStack() as locked:
+        if cache is not None:
+            try:
+                Path(cache.directory).mkdir(parents=True, exist_ok=True)
+                locked.enter_context(output_lock(cache.matrix))
+            except OSError as exc:             # a folder that cannot be written: no cache
+                cache_unwritable(cache.directory, exc, what=WHAT, moved_by=cache.moved_by)
+                cache = None
+        if cache is None:
+            return _compute(compute_block, shape, symmetric, row_costs, col_costs, block,
+                            n_jobs, scheduler, None, progress, desc)
         K = cache.load(shape)                  # another run may have finished it meanwhile
         if K is None:
             K = _compute(compute_block, shape, symmetric, row_costs, col_costs, block,

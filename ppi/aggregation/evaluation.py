@@ -124,29 +124,40 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
     lines), of ``relation_types`` only when given (ignoring case); over the gold file's
     candidate pairs (``candidates``) besides the predicted pairs.
 
-    Returns the results dict (also holding the arrays under ``_curves`` for the plot).
+    The gold relations are read and counted as training reads and counts them
+    (:func:`corpora.standoff.check_relations`: an unreadable one refused, or with
+    ``skip_bad`` left out and counted; :func:`ppi.documents.relation_counts.
+    account_relations`: ``gold_relations``, a warning when some name ids no mention carries).
+
+    Returns the results dict (also holding the arrays under ``_curves`` for the plot and the
+    :class:`~ppi.documents.relation_counts.RelationCounts` under ``_relation_counts``).
     """
     from corpora.bioc import read_bioc_relations
     from corpora.text_input import read_documents
+    from ppi.documents.relation_counts import account_relations
     from ppi.documents.relations import keep_relation_types
 
     gold_format = _gold_format(gold, gold_format)
     stats = ReadStats()
     if gold_format == "pubtator":
-        docs = keep_relation_types(list(read_documents(gold, "pubtator", skip_bad=skip_bad,
-                                                       stats=stats)), relation_types, gold)
-        candidates = gold_candidates(docs, entity_types)
-        gold_pairs = {doc: related for doc, (_, related) in candidates.items()}
+        docs = list(read_documents(gold, "pubtator", skip_bad=skip_bad, stats=stats))
         mention_stats = stats
     else:
         gold_pairs = {doc: {gene_pair(*p) for p in ps} for doc, ps in
                       read_bioc_relations(gold, gold_format, skip_bad=skip_bad, stats=stats,
                                           relation_types=relation_types)}
         # the candidates need the mentions: a mention that cannot be placed (a discontinuous
-        # annotation) is left out of them and counted, whatever --skip-bad says
+        # annotation) is left out of them and counted, whatever --skip-bad says (the
+        # relations were read, and refused or counted, above)
         mention_stats = ReadStats()
-        candidates = gold_candidates(read_documents(gold, gold_format, skip_bad=True,
-                                                    stats=mention_stats), entity_types)
+        docs = list(read_documents(gold, gold_format, skip_bad=True, stats=mention_stats))
+    # what became of the gold relations: counted as training counts them
+    relation_counts = account_relations(docs, entity_types, relation_types,
+                                        stats.relations_dropped)
+    relation_counts.log(Path(gold).name, entity_types)
+    candidates = gold_candidates(keep_relation_types(docs, relation_types, gold), entity_types)
+    if gold_format == "pubtator":
+        gold_pairs = {doc: related for doc, (_, related) in candidates.items()}
     n_gold = sum(len(p) for p in gold_pairs.values())
     if n_gold == 0:
         of_types = ("" if relation_types is None else
@@ -219,7 +230,9 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         "gold_documents": len(gold_pairs), "gold_pairs": n_gold,
         "relation_types": None if relation_types is None else list(relation_types),
         "gold_self_pairs": sum(1 for _, (a, b) in gold_all if a == b),
-        "gold_relations_skipped": stats.skipped,
+        "gold_relations_skipped": stats.relations_dropped,
+        "gold_records_skipped": stats.skipped,
+        "gold_relations": relation_counts.as_dict(),
         "documents_with_candidates": len(seen_docs),
         "gold_documents_without_candidates": len(set(gold_pairs) - seen_docs),
         "documents_not_in_gold": len(unknown), "documents_not_in_gold_examples": unknown[:10],
@@ -229,7 +242,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         "model": model, "cooccurrence": cooc,
         "model_without_self_pairs": model_ns, "cooccurrence_without_self_pairs": cooc_ns,
         "precision_is_lower_bound_note": None if gold_format == "pubtator" else PPIM_NOTE,
-        "_curves": (y, s, d, n_gold)}
+        "_curves": (y, s, d, n_gold), "_relation_counts": relation_counts}
 
 
 def _candidate_measures(candidates, predicted, mention_stats):
@@ -437,6 +450,7 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
         import logging
 
         logging.getLogger(__name__).warning("%s", r["in_sample"])
+    relation_counts_words = r.pop("_relation_counts").describe(definition["entity_types"])
     output_dir = Path(output_dir)
     png = output_dir / "precision_recall.png"
     _plot(y, s, d, n_gold, r["cooccurrence"], png, r["precision_is_lower_bound_note"])
@@ -456,6 +470,10 @@ def run_evaluate_documents(predictions, gold, output_dir, *, gold_format=None, s
           f"{r['candidate_pairs']}, of which {r['candidate_pairs_in_gold']} gold — recall "
           f"ceiling {100 * r['recall_ceiling']:.1f} %; {r['gold_pairs_without_candidate']} "
           "gold pairs have no prediction (false negatives for every system)",
+          f"- gold relations: {r['gold_relations']['used']} of "
+          f"{r['gold_relations']['read'] + r['gold_relations']['dropped']} label candidate "
+          "pairs"
+          + (f" ({relation_counts_words})" if relation_counts_words else ""),
           f"- documents not in the gold file: {r['documents_not_in_gold']} (left out)",
           f"- pairs measured: {_definition_line(definition)}", "",
           markdown_table(table, ["system", "precision", "recall", "f1", "auc",

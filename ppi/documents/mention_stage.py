@@ -6,9 +6,11 @@ path, :func:`learners.selection.holdout_predictions`), the linear model's weight
 (:func:`instance_weights`), the fitted system (:class:`DocumentFit`) and the candidate-level
 measures (:func:`candidate_auc`, :func:`candidate_measures`).
 
-Cost: the selection is that of the chosen learner on m mention pairs (``rls``: one m × m
-kernel and its eigendecomposition, O(m²) memory and O(m³) time; ``reduced_set``: O(m r²));
-scoring is one sparse product, O(non-zeros).
+Cost: the selection is that of the chosen learner on m mention pairs.  ``reduced_set`` (the
+default): r basis rows, the sparse rows themselves as input (:func:`mention_learner_input`),
+O(m r) memory and O(nnz r + m r²) time for the whole (λ, β) path and every document held
+out — linear in the mention pairs.  ``rls``: one m × m kernel and its eigendecomposition,
+O(m²) memory and O(m³) time.  Scoring is one sparse product, O(non-zeros).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ppi.documents.relations import bag_max
 from ppi.names import BETAS
 
 __all__ = ["Features", "DocumentFit", "unscored_last", "linear_kernel_input",
-           "select_instances", "instance_weights", "check_classes", "predict_documents",
+           "mention_learner_input", "select_instances", "instance_weights", "check_classes", "predict_documents",
            "candidate_auc", "candidate_measures"]
 
 
@@ -59,6 +61,18 @@ def linear_kernel_input(X, learner, n_basis):
     return learner_input(data, learner, n_basis)
 
 
+def mention_learner_input(X, learner, n_basis):
+    """The input of ``learner`` on the mention-pair rows ``X``: the rows themselves for the
+    reduced-set learner on more than ``n_basis`` rows (its kernel columns against the basis
+    are evaluated from them, O(m r) memory: no m × m matrix at any size), else
+    :func:`linear_kernel_input`."""
+    from ppi.learning.evaluation import resolve_learner
+
+    if resolve_learner(learner, X.shape[0]) == "reduced_set" and X.shape[0] > n_basis:
+        return X
+    return linear_kernel_input(X, learner, n_basis)
+
+
 def select_instances(X, y, candidates, row_documents, system, prior=None, bags=None):
     """Stage 1 (module docstring): the fitted learner, the chosen (λ[, β]), its held-out
     (leave-one-document-out) mention-pair scores and bag-level AUC, the best-F threshold of
@@ -77,7 +91,7 @@ def select_instances(X, y, candidates, row_documents, system, prior=None, bags=N
                                         "--no-transfer, or --instances sil")
         K, est, fixed = X, MultipleInstanceRLS(kernel="linear", solver="dual"), {"bags": bags}
     else:
-        K = linear_kernel_input(X, system.learner, system.n_basis)
+        K = mention_learner_input(X, system.learner, system.n_basis)
         kind = "linear" if K is X else "precomputed"
         if prior is not None:
             path["beta"] = np.asarray(BETAS, dtype=float)
@@ -136,19 +150,50 @@ class DocumentFit:
         return self.stage.decision_function(document_features(s, candidates))
 
 
-def check_classes(rc):
-    """Refuse a relation corpus ``rc`` that has no related or no unrelated candidate, or no
-    mention pair at all: nothing to learn from (:class:`~kernelrank.errors.
-    InvalidParameterError` naming the file)."""
-    y = rc.candidates.y
-    if not (y > 0).any() or not (y < 0).any():
-        raise InvalidParameterError(
-            f"{rc.source}: {int((y > 0).sum())} related and {int((y < 0).sum())} unrelated "
-            "candidate pairs — training needs both; give more documents (or check "
-            "--entity-types against the file's mention types)")
-    if rc.n_pairs == 0:
-        raise InvalidParameterError(f"{rc.source}: no two mentions of the entity types "
-                                    f"share a sentence: nothing to learn from")
+def check_classes(rc, part=None, entity_types=None):
+    """Refuse, before the learner runs, a relation corpus ``rc`` that cannot be learned from,
+    saying what is wrong with the file and the minimum it needs
+    (:class:`~kernelrank.errors.InvalidParameterError` naming the file, and ``part`` — e.g.
+    "the training part of fold 3 of 10" — when ``rc`` is a part of it).
+
+    The minimum: 2 documents with a mention pair (two mentions of the entity types in one
+    sentence; λ is chosen by leaving one document out), at least one related and one
+    unrelated candidate pair.  Without a related one the message says why, from the
+    relations' counts (``rc.relation_counts``, :mod:`ppi.documents.relation_counts`: e.g.
+    every relation names an id no mention carries — more documents would not help).
+    ``entity_types``: the paired types the message names.  O(candidates + mention pairs).
+    """
+    c = rc.candidates
+    y = c.y
+    n_docs = len(rc.corpus.documents)
+    with_pairs = len(np.unique(rc.documents_of_pairs()))
+    problems = []
+    if with_pairs < 2:
+        problems.append(
+            f"{n_docs} document{'s' if n_docs != 1 else ''}"
+            + (f", {with_pairs} of them with a mention pair" if with_pairs != n_docs else "")
+            + "; training needs at least 2 documents with a mention pair (two mentions of the "
+            "entity types in one sentence): λ is chosen by leaving one document out")
+    related, unrelated = int((y > 0).sum()), int((y < 0).sum())
+    if related == 0:
+        counts = rc.relation_counts
+        why = "" if counts is None or not counts.left_out else (
+            f": of its {counts.read + counts.dropped} relations, "
+            + counts.describe(entity_types)
+            + (" — a relation must name ids of its document's mentions; more documents "
+               "would not help" if counts.unknown_ids and not counts.used else ""))
+        problems.append(
+            f"0 related candidate pairs of {len(c)} (a candidate is two concepts with "
+            "mentions of the entity types in one document, related when one of its relations "
+            f"names both){why}; training needs at least one")
+    if unrelated == 0 and related:
+        problems.append(
+            f"every one of the {related} candidate pairs is related; training needs at least "
+            "one unrelated pair (two concepts mentioned in one document that no relation "
+            "names)")
+    if problems:
+        raise InvalidParameterError(f"{rc.source}" + (f", {part}" if part else "") + ": "
+                                    + "; and ".join(problems))
 
 
 def predict_documents(fit, X, candidates):

@@ -218,9 +218,12 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
 def read_relation_documents(path, format=None, *, skip_bad=False, stats=None,
                             relation_types=None):
     """The documents of a PubTator or BioC file with document-level relations, as a list
-    (:func:`corpora.text_input.read_documents`); with ``relation_types``, only the relations
+    (:func:`corpora.text_input.read_documents`; a relation the reader cannot read is an
+    error, or with ``skip_bad`` left out and counted in ``stats``,
+    :func:`corpora.standoff.check_relations`); with ``relation_types``, only the relations
     of those types (:func:`keep_relation_types`).  A file without any relation is an error:
-    there is nothing to learn from (or to evaluate against)."""
+    there is nothing to learn from (or to evaluate against).  What becomes of each relation
+    is counted by :func:`ppi.documents.relation_counts.account_relations`."""
     from corpora.text_input import detect_format, read_documents
 
     fmt = format or detect_format(path)
@@ -230,9 +233,12 @@ def read_relation_documents(path, format=None, *, skip_bad=False, stats=None,
                                     "or bioc-json)")
     docs = list(read_documents(path, fmt, skip_bad=skip_bad, stats=stats))
     if not any(d.relations for d in docs):
+        dropped = stats.relations_dropped if stats is not None else 0
         raise CorpusFormatError(f"no document-level relation in {len(docs)} documents (PubTator "
                                 "relation lines PMID<TAB>type<TAB>id1<TAB>id2, or BioC "
-                                "relations with two concept ids)", path=path)
+                                "relations with two concept ids)"
+                                + (f"; --skip-bad left out all {dropped} as unreadable, e.g. "
+                                   f"{stats.relation_errors[0]}" if dropped else ""), path=path)
     return keep_relation_types(docs, relation_types, path)
 
 
@@ -364,8 +370,7 @@ def parsed_documents(docs, entity_types=None, *, parses=("spacy",), spacy_model=
                                    analyse_pairless=False)
         bar.update(len(chunk))
     bar.close()
-    if cache:
-        write_cache(path, key, [_encode_sentence(p) for p in out])
+    if cache and write_cache(path, key, [_encode_sentence(p) for p in out], "spaCy parses"):
         log.info("spaCy parses of %d documents cached in %s", len(docs), path)
     return _group(docs, out)
 
@@ -391,6 +396,10 @@ class RelationCorpus:
     candidates: Candidates
     parsed: list = field(repr=False)
     source: str = ""
+    #: what the reader counted (:class:`corpora.documents.ReadStats`) and what became of the
+    #: relations (:class:`ppi.documents.relation_counts.RelationCounts`); None for a subset
+    read_stats: object = field(default=None, repr=False)
+    relation_counts: object = field(default=None, repr=False)
 
     @property
     def n_pairs(self):

@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 
 
 def _data_summary(rc):
+    """The report's ``data``: the file's documents, candidates and mention pairs, what the
+    reader repaired, dropped or skipped, and what became of the relations
+    (:mod:`ppi.documents.relation_counts`)."""
     c = rc.candidates
     related = c.y > 0
     return {"file": rc.source, "documents": len(rc.corpus.documents), "candidates": len(c),
@@ -31,7 +34,20 @@ def _data_summary(rc):
             "mentions_repaired": rc.read_stats.mentions_repaired,
             "mentions_dropped": rc.read_stats.mentions_dropped,
             "mentions_fragmented": rc.read_stats.mentions_fragmented,
-            "records_skipped": rc.read_stats.skipped}
+            "records_skipped": rc.read_stats.skipped,
+            "relations": (None if rc.relation_counts is None
+                          else rc.relation_counts.as_dict())}
+
+
+def _relations_line(rc, system):
+    """The report's line on the relations: how many label candidates, and why the others
+    do not."""
+    counts = rc.relation_counts
+    if counts is None:
+        return ""
+    left = counts.describe(system.entity_types)
+    return (f"Relations: {counts.used} of {counts.read + counts.dropped} label candidate pairs"
+            + (f" ({left})" if left else "") + ".")
 
 
 def train_documents(model_dir, output_dir, system, relations_from, *, format=None,
@@ -43,6 +59,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
 
     t0 = time.perf_counter()
     rc = system.read_relations(relations_from, format=format, skip_bad=skip_bad)
+    system.check_data(rc)
     system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
@@ -61,7 +78,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     md = [f"# Documents model trained on {rc.source}", "",
           f"{res['data']['documents']} documents, {res['data']['candidates']} candidate "
           f"pairs ({res['data']['related']} related), {res['data']['mention_pairs']} mention "
-          "pairs.", "",
+          "pairs. " + _relations_line(rc, system), "",
           f"- mention pairs: λ = {fit.info['alpha']:g}"
           + (f", β = {fit.info['beta']:g} (transfer from "
              f"{', '.join(fit.info.get('sources', []))})" if fit.info.get("beta") is not None
@@ -98,6 +115,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
 
     t0 = time.perf_counter()
     rc = system.read_relations(relations_from, format=format, skip_bad=skip_bad)
+    system.check_data(rc, folds)
     system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
@@ -119,9 +137,9 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     m = cv["mean"]
     md = [f"# Document-level {folds}-fold CV on {rc.source}", "",
           f"{len(c)} candidate pairs of {len(rc.corpus.documents)} documents, "
-          f"{int((c.y > 0).sum())} related. Mean over folds: P {m['precision']:.3f} "
-          f"R {m['recall']:.3f} F {m['f1']:.3f} AUC {m['auc']:.3f} (pooled AUC "
-          f"{pooled_auc:.3f}).", "",
+          f"{int((c.y > 0).sum())} related. {_relations_line(rc, system)} Mean over folds: "
+          f"P {m['precision']:.3f} R {m['recall']:.3f} F {m['f1']:.3f} AUC {m['auc']:.3f} "
+          f"(pooled AUC {pooled_auc:.3f}).", "",
           markdown_table(cv["folds"], ["fold", "precision", "recall", "f1", "auc", "alpha",
                                        "beta", "related", "n"]),
           "", markdown_image(roc, "ROC"), ""]

@@ -18,7 +18,11 @@ pair of a document.  Three parts, each chosen inside the training documents only
    squared loss, :class:`learners.mil.MultipleInstanceRLS`).  λ is chosen by the pooled
    leave-one-document-out AUC of the **candidates' maxima** (the bag-level measure, not the
    mention-pair one), exact from one decomposition (:func:`learners.selection.
-   holdout_predictions`).
+   holdout_predictions`).  The RLS is the reduced set (subset of regressors) over
+   :data:`ppi.names.DOCUMENT_N_BASIS` uniformly drawn basis mention pairs (Paper III; the
+   held-out document's basis pairs removed, so every hold-out is the model retrained
+   without it): O(m r) memory and O(nnz·r + m r²) time, linear in the m mention pairs
+   (``learner="rls"``: the full m × m kernel, O(m²) memory, O(m³) time).
 2. **Transfer** (``transfer=True``): the five benchmark corpora, parsed by spaCy
    (:func:`ppi.parsing.spacy_analyses.add_spacy_analyses`), each train a model of the same views;
    their mean ``g`` is the prior and stage 1 fits ``f = β g + h`` with (λ, β) chosen
@@ -49,8 +53,8 @@ import time
 from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
-from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENTS_SUMMARY,
-                       N_BASIS)
+from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENT_N_BASIS,
+                       DOCUMENTS_SUMMARY)
 from ppi.systems.registry import register
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "ALPHAS", "DocumentSystem"]
@@ -102,10 +106,12 @@ class DocumentSystem:
     transfer: bool = True
     sources: tuple = CORPORA
     alphas: tuple | None = None
-    #: ``rls``: the exact full-kernel RLS (one m × m eigendecomposition);
-    #: ``reduced_set`` / ``auto`` as :mod:`ppi.learning.evaluation`
-    learner: str = "rls"
-    n_basis: int = N_BASIS
+    #: ``reduced_set``: RLS over ``n_basis`` uniformly drawn basis mention pairs (Paper III;
+    #: linear in the mention pairs, :mod:`ppi.documents.mention_stage`); ``rls``: the
+    #: full-kernel RLS (one m × m eigendecomposition); ``auto`` as
+    #: :mod:`ppi.learning.evaluation`
+    learner: str = "reduced_set"
+    n_basis: int = DOCUMENT_N_BASIS
     seed: int = 0
     progress: bool = True
     spacy_model: str = DEFAULT_SPACY_MODEL
@@ -139,7 +145,8 @@ class DocumentSystem:
             transfer=transfer, sources=tuple(getattr(args, "sources", None) or CORPORA),
             alphas=None if args.alphas is None else tuple(args.alphas), seed=args.seed,
             progress=not args.quiet, spacy_model=args.spacy_model,
-            n_basis=args.n_basis, **({"learner": args.learner} if args.learner else {}))
+            n_basis=DOCUMENT_N_BASIS if args.n_basis is None else args.n_basis,
+            **({"learner": args.learner} if args.learner else {}))
 
     @property
     def alpha_grid(self):
@@ -183,24 +190,35 @@ class DocumentSystem:
         """The :class:`ppi.documents.relations.RelationCorpus` of a PubTator / BioC file with
         document-level relations, parsed for this system (its entity types and spaCy model,
         parses cached) and labelled by its relation types; ``rc.read_stats`` counts what
-        the reader repaired, dropped or skipped.  O(documents) besides the parse."""
+        the reader repaired, dropped or skipped, ``rc.relation_counts`` what became of each
+        relation (:mod:`ppi.documents.relation_counts`; a warning when relations name ids
+        no mention carries or were left out).  O(documents) besides the parse."""
         from pathlib import Path
 
         from corpora.text_input import ReadStats
         from kernelrank.report import format_duration
-        from ppi.documents.relations import read_relation_documents, relation_corpus
+        from ppi.documents.relation_counts import account_relations
+        from ppi.documents.relations import (
+            keep_relation_types,
+            read_relation_documents,
+            relation_corpus,
+        )
 
         t0 = time.perf_counter()
         stats = ReadStats()
-        docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats,
-                                       relation_types=self.relation_types)
-        rc = relation_corpus(docs, self.entity_types, source=source or Path(path).name,
+        source = source or Path(path).name
+        docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats)
+        counts = account_relations(docs, self.entity_types, self.relation_types,
+                                   stats.relations_dropped)
+        counts.log(source, self.entity_types)
+        docs = keep_relation_types(docs, self.relation_types, path)
+        rc = relation_corpus(docs, self.entity_types, source=source,
                              spacy_model=self.spacy_model, progress=self.progress)
         c = rc.candidates
         log.info("%s: %d documents, %d candidate pairs (%d related), %d mention pairs (%s)",
                  rc.source, len(docs), len(c), int((c.y > 0).sum()), rc.n_pairs,
                  format_duration(time.perf_counter() - t0))
-        rc.read_stats = stats
+        rc.read_stats, rc.relation_counts = stats, counts
         return rc
 
     def check_learner_fits(self, rc):
@@ -212,6 +230,44 @@ class DocumentSystem:
 
         if self.instances == "sil" and resolve_learner(self.learner, rc.n_pairs) == "rls":
             check_full_rls_memory(rc.n_pairs)
+
+    def check_data(self, rc, folds=None):
+        """Refuse now, before any featurization or fit, a relation corpus that cannot be
+        learned from (:func:`ppi.documents.mention_stage.check_classes`: 2 documents with a
+        mention pair, a related and an unrelated candidate), and with ``folds`` (``ppi cv``)
+        one with fewer documents than folds or a fold whose training part could not be
+        learned from.  O(candidates · folds)."""
+        import numpy as np
+
+        from ppi.documents.mention_stage import check_classes
+
+        check_classes(rc, entity_types=self.entity_types)
+        if folds is None:
+            return
+        n_docs = len(rc.corpus.documents)
+        if n_docs < folds:
+            raise InvalidParameterError(
+                f"{rc.source}: {n_docs} documents for {folds} folds; cv needs at least as many "
+                "documents as folds (--folds), and each fold's training part at least 2 "
+                "documents with a mention pair")
+        fold_of_doc = self.document_folds(rc, folds)
+        for k in range(folds):
+            check_classes(rc.subset(np.flatnonzero(fold_of_doc != k)),
+                          f"the training part of fold {k} of {folds} (--folds)",
+                          self.entity_types)
+
+    def document_folds(self, rc, folds):
+        """The fold of every document of ``rc``: stratified by whether it has a related
+        candidate (:func:`learners.splits.group_folds`, seeded by :attr:`seed`)."""
+        import numpy as np
+
+        from learners.splits import group_folds
+
+        cands = rc.candidates
+        doc_label = np.zeros(len(rc.corpus.documents))
+        np.maximum.at(doc_label, cands.doc, (cands.y > 0).astype(float))
+        return group_folds(np.arange(len(doc_label)), folds, self.seed,
+                           y=np.where(doc_label > 0, 1.0, -1.0))
 
     # ------------------------------------------------------------------ featurization
     def featurize(self, relation_corpora, data_dir=None):
@@ -262,7 +318,7 @@ class DocumentSystem:
             return None, {}
         import numpy as np
 
-        from ppi.documents.mention_stage import linear_kernel_input
+        from ppi.documents.mention_stage import mention_learner_input
         from ppi.learning.evaluation import expansion, select_parameters
         from ppi.learning.source_cache import source_fit
         from ppi.names import corpus_path
@@ -276,7 +332,7 @@ class DocumentSystem:
         ws, info = [], {"sources": [], "source_alpha": {}, "dropped_pairs": features.dropped}
         for name, d in features.sources.items():
             def fit(d=d):
-                K = linear_kernel_input(d.X, self.learner, self.n_basis)
+                K = mention_learner_input(d.X, self.learner, self.n_basis)
                 sel, choice = select_parameters(K, d.y, d.document_ids, self.alpha_grid,
                                                 self.learner, self.n_basis, self.seed, "auc")
                 _, coef = expansion(sel.model, d.X, choice["alpha"])
@@ -323,7 +379,7 @@ class DocumentSystem:
         from ppi.documents.stage import ALPHAS as STAGE_ALPHAS
         from ppi.documents.stage import GAMMAS, DocumentStage, document_features
 
-        check_classes(rc)
+        check_classes(rc, entity_types=self.entity_types)
         t0 = time.perf_counter()
         cands = rc.candidates
         w, sel = self.fit_mention_stage(rc, X, w_source)
@@ -350,14 +406,11 @@ class DocumentSystem:
         candidate scores, the per-fold measures and their mean."""
         import numpy as np
 
-        from learners.splits import group_folds
         from ppi.documents.mention_stage import candidate_measures, predict_documents
 
+        self.check_data(rc, folds)
         cands = rc.candidates
-        doc_label = np.zeros(len(rc.corpus.documents))
-        np.maximum.at(doc_label, cands.doc, (cands.y > 0).astype(float))
-        fold_of_doc = group_folds(np.arange(len(doc_label)), folds, self.seed,
-                                  y=np.where(doc_label > 0, 1.0, -1.0))
+        fold_of_doc = self.document_folds(rc, folds)
         rows_doc = rc.documents_of_pairs()
         scores = np.full(len(cands), -np.inf)
         decided = np.zeros(len(cands), dtype=bool)

@@ -14,12 +14,14 @@ sentence with pairs, far more than reading the analyses back (time: docs/results
 "History", the multiview system).  The analyses are therefore cached as gzipped JSON in
 ``<cache_dir>/<source>-<key>.json.gz`` (default
 ``platformdirs.user_cache_dir("kernelrank")/ppi-spacy``, ``$KERNELRANK_SPACY_CACHE``
-overrides), written atomically (:func:`kernelrank.atomic.atomic_open`).  The key is the
+overrides), written atomically (:func:`kernelrank.atomic.write_cache_file`).  The key is the
 sha256 of: the corpus checksum (:func:`corpus_checksum`: every sentence's id, text and
 entity offsets — all the parse reads), the spaCy version, the model's installed name and
 version, ``collapse`` and the cache format.  A hit neither imports nor loads spaCy; a stale
-or unreadable file is parsed anew and overwritten.  Read back, the analyses are equal to a
-fresh parse (token ids, texts, POS, offsets, dependencies and attributes).
+or unreadable file is parsed anew and overwritten; a folder that cannot be written is one
+warning naming it and ``$KERNELRANK_SPACY_CACHE``, and the run goes on without the cache.
+Read back, the analyses are equal to a fresh parse (token ids, texts, POS, offsets,
+dependencies and attributes).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import os
 from pathlib import Path
 
 from corpora.ppi_xml import Dependency, Parse, Token, Tokenization
-from kernelrank.atomic import atomic_open
+from kernelrank.atomic import read_cache_file, write_cache_file
 from kernelrank.errors import InvalidParameterError
 from ppi.names import DEFAULT_SPACY_MODEL
 
@@ -174,16 +176,17 @@ def _parse(corpus, model, collapse, batch_size):
     return out
 
 
+def _load_gzip_json(path):
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
 def read_cache(path, key, what="spaCy analyses"):
     """The ``records`` of a gzipped JSON cache file written by :func:`write_cache` when its
-    key is ``key``; None when it is absent, unreadable (logged) or of another key."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        return None
-    except (OSError, EOFError, ValueError) as exc:
-        log.warning("%s cache %s unreadable (%s); parsing anew", what, path, exc)
+    key is ``key``; None when it is absent, unreadable or damaged (a warning,
+    :func:`kernelrank.atomic.read_cache_file`) or of another key."""
+    data = read_cache_file(path, _load_gzip_json, what=f"{what} cache")
+    if data is None:
         return None
     if not isinstance(data, dict) or data.get("key") != key:
         log.warning("%s cache %s is for another input or model; parsing anew", what, path)
@@ -191,11 +194,16 @@ def read_cache(path, key, what="spaCy analyses"):
     return data.get("records", data.get("sentences"))
 
 
-def write_cache(path, key, records):
+def write_cache(path, key, records, what="spaCy analyses"):
     """Write ``{"key", "records"}`` as gzipped JSON, atomically (a reproducible gzip
-    header: no time stamp)."""
-    with atomic_open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-        gz.write(json.dumps({"key": key, "records": records}).encode("utf-8"))
+    header: no time stamp).  A cache is an optimisation: a folder that cannot be written is
+    one warning naming it and :data:`CACHE_ENV_VAR`, and the run goes on without it
+    (:func:`kernelrank.atomic.write_cache_file`).  Returns whether it was written."""
+    def write(fh):
+        with gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+            gz.write(json.dumps({"key": key, "records": records}).encode("utf-8"))
+
+    return write_cache_file(path, write, what=f"{what} cache", moved_by=f"${CACHE_ENV_VAR}")
 
 
 def add_spacy_analyses(corpus, model=DEFAULT_SPACY_MODEL, *, collapse=True, cache=True,
@@ -254,8 +262,7 @@ def add_spacy_analyses(corpus, model=DEFAULT_SPACY_MODEL, *, collapse=True, cach
             log.info("spaCy analyses of %s read from %s", corpus.source, path)
     if records is None:
         records = _parse(corpus, model, collapse, batch_size)
-        if cache:
-            write_cache(path, key, records)
+        if cache and write_cache(path, key, records):
             log.info("spaCy analyses of %s cached in %s", corpus.source, path)
     for s in corpus.sentences():
         rec = records.get(s.id)

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
+from kernelrank.errors import InvalidParameterError
 from learners.kernels import AllPathsKernel, gaussian_of, gram_matrix, squared_row_norms
 from learners.kernels.all_paths import CHUNK
 from learners.kernels.vocabulary_union import vocabulary_union
@@ -135,6 +136,13 @@ class PairFeaturizer:
         """Fit the vocabulary on all ``corpora`` together; one :class:`PairSet` each (the
         rows by the route of :attr:`compiled`, as :meth:`transform`'s)."""
         corpora = list(corpora)
+        return self._split(corpora, *self.fit_rows(corpora, progress))
+
+    def fit_rows(self, corpora, progress=False):
+        """:meth:`fit_transform` before the split: ``(parts, X)``, the labels and provenance
+        of each corpus' pairs and the rows of all of them, in corpus order (the caller owns
+        ``X``)."""
+        corpora = list(corpora)
         if self.compiled:
             parts = [corpus_graphs(c, self.parse, self.settings, graphs=False)
                      for c in corpora]
@@ -148,7 +156,7 @@ class PairFeaturizer:
             X = self.vectorizer.fit_features(graphs)
         self.n_scaled_ = self.vectorizer.n_scaled_
         keep_vocabulary_only(self.vectorizer)
-        return self._split(corpora, parts, X)
+        return parts, X
 
     def transform(self, corpora, progress=False):
         """Feature rows in the fitted vocabulary (unseen label pairs are dropped)."""
@@ -304,12 +312,124 @@ def same_analyses(corpora, parse_a, parse_b):
     return True
 
 
-def split_rows(X, sizes):
-    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block)."""
+def _owner(a):
+    """The array that owns ``a``'s memory and holds exactly ``a`` (``a`` itself, or the
+    whole base SciPy's constructors wrap an array in), or None: what may be resized in
+    place once ``a`` is given up."""
+    if a.flags.owndata:
+        return a
+    b = a.base
+    if (isinstance(b, np.ndarray) and b.flags.owndata and b.ndim == 1 and b.dtype == a.dtype
+            and b.size == a.size and b.ctypes.data == a.ctypes.data):
+        return b
+    return None
+
+
+def split_rows(X, sizes, consume=False):
+    """Consecutive row blocks of ``X`` of the given sizes (``X`` itself for one block).
+
+    ``consume``: ``X`` is the caller's fresh CSR matrix, given up — the largest block is
+    then made of ``X``'s own arrays (its entries moved to their front in chunks, the arrays
+    shrunk in place) and only the other blocks are copied, so the rows are not held twice.
+    With ``consume`` every block owns its arrays (SciPy's row slices may be views of
+    ``X``'s, and its products on them copy)."""
     if len(sizes) == 1:
         return [X]
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-    return [X[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    pairs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+    data = _owner(X.data) if consume and sp.isspmatrix_csr(X) else None
+    indices = _owner(X.indices) if data is not None else None
+    if indices is None or len(data) != X.nnz:
+        return [X[a:b] for a, b in pairs]
+    ptr = X.indptr.astype(np.int64)
+    sorted_rows = X.has_sorted_indices
+    big = int(np.argmax([ptr[b] - ptr[a] for a, b in pairs]))
+    out = [None if k == big else X[a:b].copy() for k, (a, b) in enumerate(pairs)]
+    a, b = pairs[big]
+    p0, p1 = int(ptr[a]), int(ptr[b])
+    step = 1 << 22
+    for i in range(p0, p1, step):              # forward: the target lies before the source
+        j = min(i + step, p1)
+        data[i - p0:j - p0] = data[i:j]
+        indices[i - p0:j - p0] = indices[i:j]
+    X.data = X.indices = None                  # the views of the arrays resized below
+    data.resize(p1 - p0, refcheck=False)
+    indices.resize(p1 - p0, refcheck=False)
+    block = sp.csr_matrix((b - a, X.shape[1]), dtype=data.dtype)
+    block.data, block.indices = data, indices
+    block.indptr = (ptr[a:b + 1] - p0).astype(X.indptr.dtype)
+    block.has_sorted_indices = sorted_rows
+    out[big] = block
+    return out
+
+
+def hstack_in_place(blocks, scales):
+    """``sp.hstack([scales[v] * blocks[v] for v ...], format="csr")`` built in the arrays of
+    the block with the most stored entries (the *host*, consumed: its arrays are grown in
+    place and its rows moved into their places from the last row block to the first), so
+    the rows are held about once, not twice as a new matrix beside its parts would hold them.
+
+    Every block must be CSR with the same rows; the host's ``data`` and ``indices`` must be
+    its own arrays (or SciPy's views of whole arrays) that nothing else holds — the caller's
+    fresh rows, given up; otherwise the result is the plain ``sp.hstack``.  Within a row the entries keep the blocks' order, so
+    sorted rows stay sorted.  O(total entries) time; O(row block) temporaries
+    (:func:`learners.kernels.base.row_blocks`).
+    """
+    from learners.kernels.base import row_blocks
+
+    blocks = [sp.csr_matrix(b) for b in blocks]
+    scales = np.asarray(scales, dtype=np.float64)
+    n = blocks[0].shape[0]
+    if any(b.shape[0] != n for b in blocks):
+        raise InvalidParameterError("hstack_in_place: the blocks have different numbers of rows")
+    widths = np.array([b.shape[1] for b in blocks], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)])
+    h = int(np.argmax([b.nnz for b in blocks]))
+    sorted_rows = all(b.has_sorted_indices for b in blocks)
+    host = blocks[h]
+    data, indices = _owner(host.data), _owner(host.indices)
+    if data is None or indices is None or data.dtype != np.float64 or len(data) != host.nnz:
+        return sp.hstack([sc * b for sc, b in zip(scales, blocks)], format="csr")
+    counts = np.stack([np.diff(b.indptr).astype(np.int64) for b in blocks])   # (V, n)
+    before = np.cumsum(counts, axis=0) - counts       # entries of earlier blocks in a row
+    ptr = np.concatenate([[0], np.cumsum(counts.sum(axis=0))]).astype(np.int64)
+    total = int(ptr[-1])
+    index_dtype = np.int32 if max(total, int(offsets[-1])) < 2 ** 31 else np.int64
+    old = host.indptr.astype(np.int64)
+    if indices.dtype != index_dtype:
+        indices = indices.astype(index_dtype)
+    host.data = host.indices = None            # the views of the arrays resized below
+    data.resize(total, refcheck=False)
+    indices.resize(total, refcheck=False)
+    for i, j in reversed(list(row_blocks(ptr, ENTRY_BLOCK_OF_ROWS))):
+        rows = np.arange(i, j)
+        # the host's entries of these rows, before any of their new places is written
+        host_vals, host_cols = data[old[i]:old[j]].copy(), indices[old[i]:old[j]].copy()
+        for v, b in enumerate(blocks):
+            if v == h:
+                a, z = old[i], old[j]
+                vals, cols = host_vals, host_cols
+                bptr = old
+            else:
+                a, z = b.indptr[i], b.indptr[j]
+                vals, cols = b.data[a:z], b.indices[a:z]
+                bptr = b.indptr
+            if z == a:
+                continue
+            c = counts[v, i:j]
+            r = np.repeat(rows, c)
+            k = np.arange(z - a) - np.repeat(bptr[i:j] - a, c)
+            dest = ptr[r] + before[v, r] + k
+            data[dest] = vals * scales[v]
+            indices[dest] = cols + offsets[v]
+    out = sp.csr_matrix((n, int(offsets[-1])), dtype=np.float64)
+    out.data, out.indices, out.indptr = data, indices, ptr.astype(index_dtype)
+    out.has_sorted_indices = sorted_rows
+    return out
+
+
+#: stored entries per row block of :func:`hstack_in_place`
+ENTRY_BLOCK_OF_ROWS = 1 << 20
 
 
 def kernel(A, B=None):

@@ -74,11 +74,12 @@ from tqdm.auto import tqdm
 
 from corpora.ppi_xml import resolve_parse_name
 from kernelrank.errors import InvalidParameterError
+from kernelrank.memory import release_freed_memory
 from learners.kernels.bag import BagOfFeaturesKernel
 from learners.kernels.sparse_product import sparse_dense_product
 from learners.kernels.vocabulary_union import vocabulary_union
 from ppi.representation.features import (PairFeaturizer, PairSet, corpus_graphs, keep_vocabulary_only,
-                          same_analyses, split_rows)
+                          hstack_in_place, same_analyses, split_rows)
 from ppi.representation.graphs import PROT1, PROT2, GraphSettings, sentence_structure
 from ppi.names import MULTIVIEW_VIEWS
 
@@ -258,9 +259,10 @@ _BAG_FEATURES = {"bow": bow_features, "path": path_features, "local": local_feat
 
 
 def _corpus_bags(corpus, kind, parse, settings, progress):
-    """One bag of features per candidate pair, in corpus order (as ``corpus_graphs``)."""
+    """One bag of features per candidate pair, in corpus order (as ``corpus_graphs``),
+    generated sentence by sentence (the vocabulary is fitted while they are read:
+    :class:`learners.kernels.bag.BagOfFeaturesKernel`)."""
     fn = _BAG_FEATURES[kind]
-    bags = []
     docs = tqdm(corpus.documents, desc=f"{kind} {corpus.source}", unit="doc",
                 disable=not progress, leave=False)
     for doc in docs:
@@ -268,8 +270,8 @@ def _corpus_bags(corpus, kind, parse, settings, progress):
             if not s.pairs:
                 continue
             st = sentence_structure(s, parse, settings)
-            bags += [fn(st, p, settings.order) for p in s.pairs]
-    return bags
+            for p in s.pairs:
+                yield fn(st, p, settings.order)
 
 
 def _product(rows, weights, shape):
@@ -343,11 +345,12 @@ class MultiViewFeaturizer:
             sets = (part.fit_transform if fit else part.transform)(corpora, progress)
             return [s.X for s in sets]
         parse = parse or self.bow_parse
-        bags = [_corpus_bags(c, kind, parse, self.settings, progress) for c in corpora]
-        X = (part.fit_features if fit else part.features)([b for bb in bags for b in bb])
+        bags = (b for c in corpora for b in _corpus_bags(c, kind, parse, self.settings,
+                                                         progress))
+        X = (part.fit_features if fit else part.features)(bags)
         if fit:
             keep_vocabulary_only(part)
-        return split_rows(X, [len(bb) for bb in bags])
+        return split_rows(X, [sum(len(s.pairs) for s in c.sentences()) for c in corpora])
 
     def _shared_groups(self, corpora):
         """Views whose inputs are identical, as lists of ≥ 2 view names: the ``apg`` (or
@@ -380,12 +383,47 @@ class MultiViewFeaturizer:
         sizes = [sum(len(s.pairs) for s in c.sentences()) for c in corpora]
         return {v: split_rows(X, sizes) for v, X in zip(group, union.split(Phi, self_kernel))}
 
+    def _fit_view_rows(self, view, kind, parse, corpora, progress):
+        """The newly fitted view's rows of all ``corpora`` together, in corpus order (fresh:
+        the caller's to consume)."""
+        part = self._parts[view]
+        if kind == "apg":
+            return part.fit_rows(corpora, progress)[1]
+        parse = parse or self.bow_parse
+        X = part.fit_features(b for c in corpora
+                              for b in _corpus_bags(c, kind, parse, self.settings, progress))
+        keep_vocabulary_only(part)
+        return X
+
+    def _fit_transform(self, corpora, meta, progress):
+        """:meth:`fit_transform`'s rows: every view fitted on all corpora together, the
+        views concatenated in the arrays of the widest (:func:`ppi.representation.features.
+        hstack_in_place`: the rows are held about once), then cut per corpus (the largest
+        corpus in those arrays, the others copied: :func:`ppi.representation.features.
+        split_rows` with ``consume``)."""
+        joint, start, self.view_slices_ = [], 0, {}
+        for view, (kind, parse) in zip(self.views, self.kinds):
+            X = self._fit_view_rows(view, kind, parse, corpora, progress)
+            release_freed_memory()            # the view's temporaries, before the next one
+            self.view_slices_[view] = slice(start, start + X.shape[1])
+            start += X.shape[1]
+            joint.append(X)
+        X = hstack_in_place(joint, np.sqrt(self.weights))
+        joint.clear()
+        release_freed_memory()
+        rows = split_rows(X, [len(m[1]) for m in meta], consume=True)
+        del X
+        return [PairSet(c.source, Xk, y, pids, sids, dids)
+                for c, Xk, (_, y, pids, sids, dids) in zip(corpora, rows, meta)]
+
     def _transform(self, corpora, fit, progress):
         corpora = list(corpora)
         if fit:                                   # new vocabularies: new weight blocks
             self.__dict__.pop("_blocks_of_weights", None)
         meta = [corpus_graphs(c, self.bow_parse, self.settings, progress=False, graphs=False)
                 for c in corpora]
+        if fit:
+            return self._fit_transform(corpora, meta, progress)
         shared = {}
         if not fit:
             for group in self._shared_groups(corpora):

@@ -184,7 +184,7 @@ class System:
         return Settings.for_system(
             args.system or default_system, views=args.views, order=args.order,
             endpoints=args.endpoints, select_by=args.select_by, variant=args.variant,
-            parse=args.parse, learner=args.learner, n_basis=args.n_basis, seed=args.seed,
+            parse=args.parse, learner=args.learner, n_basis=N_BASIS if args.n_basis is None else args.n_basis, seed=args.seed,
             hash_features=args.hash_features, normalize=not args.no_normalize,
             gamma=args.gamma, alphas=args.alphas, jobs=getattr(args, "jobs", 1),
             progress=not args.quiet, transfer=getattr(args, "transfer", None),

@@ -22,7 +22,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DEFAULT_SYSTEM,
-                       ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
+                       DOCUMENT_N_BASIS, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
                        TRAIN_DEFAULT_SYSTEM, VARIANTS)
 from ppi.systems.registry import SYSTEMS
 
@@ -124,9 +124,10 @@ OPTIONS = {
                 "(full-kernel RLS: one m×m eigendecomposition per fold) or auto (multiview: "
                 "full RLS up to 6000 training pairs, reduced_set above)"}),
     "n_basis": Option(("--n-basis",), {
-        "type": int, "default": N_BASIS,
-        "help": f"basis vectors of the reduced-set learner (default {N_BASIS}; Paper V used "
-                "at most 4000 — same results within fold noise, at twice the cost)"}),
+        "type": int, "default": None,
+        "help": f"basis vectors of the reduced-set learner (default {N_BASIS} for the "
+                f"--system systems — Paper V used at most 4000, same results within fold "
+                f"noise at twice the cost; {DOCUMENT_N_BASIS} for --relations-from)"}),
     "gamma": Option(("--gamma",), {
         "type": float, "default": None, "metavar": "G",
         "help": "the Gaussian of the (summed views') kernel, exp(-G ||phi(x) - "

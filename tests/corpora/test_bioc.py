@@ -226,6 +226,56 @@ def test_pubtator_misaligned_mention_repaired_or_dropped(tmp_path):
             stats.mentions_dropped, stats.skipped) == (2, 1, 2, 1, 0)
 
 
+def test_a_pubtator_relation_id_with_a_bar_no_mention_carries_is_an_error_naming_the_line(
+        tmp_path):
+    """``3175|77777777`` is no list of ids ('|' separates the fields of a tmVar variant id,
+    which a mention then carries): an error naming the file and line, or with --skip-bad
+    the relation left out and counted, its document kept; a variant id a mention carries
+    is read as it is."""
+    records = ("7|t|p53 binds MDM2 at c.120C>T.\n"
+               "7\t0\t3\tp53\tGene\t7157\n"
+               "7\t10\t14\tMDM2\tGene\t4193\n"
+               "7\t18\t26\tc.120C>T\tSequenceVariant\tc|SUB|C|120|T\n"
+               "7\tBind\t7157|77777777\t4193\n"
+               "7\tAssociation\tc|SUB|C|120|T\t4193\n"
+               "7\tBind\t7157\t4193\n")
+    path = _write(tmp_path / "r.pubtator", records + "\n")
+    with pytest.raises(CorpusFormatError, match=r"7157\|77777777") as info:
+        list(read_pubtator(path))
+    assert info.value.line == 5 and info.value.record == "7"
+    assert str(path) in str(info.value) and "7157,77777777" in str(info.value)
+    stats = ReadStats()
+    [doc] = read_pubtator(path, skip_bad=True, stats=stats)
+    assert [(r.id1, r.id2) for r in doc.relations] == [("c|SUB|C|120|T", "4193"),
+                                                      ("7157", "4193")]
+    assert (stats.relations, stats.relations_dropped, stats.skipped) == (2, 1, 0)
+    assert "line 5" in stats.relation_errors[0]
+
+
+def test_a_bioc_relation_with_an_empty_second_role_is_refused_for_training_as_for_the_gold(
+        tmp_path):
+    """One rule for the relations of a BioC file, whoever reads them: the documents of
+    training (read_documents) and the gold of evaluate-documents (read_bioc_relations)
+    refuse a relation with an empty Gene2 naming it, or with --skip-bad leave it out and
+    count it the same way."""
+    from corpora.bioc import read_bioc_relations
+
+    broken = ('<relation id="R7"><infon key="Gene1">111</infon><infon key="Gene2"></infon>'
+              '<infon key="relation">PPIm</infon></relation>')
+    path = _write(tmp_path / "e.xml", _collection(_document("100", GOOD, RELATIONS + broken)))
+    for read in (lambda **kw: list(read_documents(path, "bioc-xml", **kw)),
+                 lambda **kw: list(read_bioc_relations(path, **kw))):
+        with pytest.raises(CorpusFormatError, match="R7") as info:
+            read()
+        assert str(path) in str(info.value) and "second" in str(info.value)
+        stats = ReadStats()
+        assert len(read(skip_bad=True, stats=stats)) == 1
+        assert (stats.relations, stats.relations_dropped, stats.skipped) == (2, 1, 0)
+    stats = ReadStats()
+    [doc] = read_documents(path, "bioc-xml", skip_bad=True, stats=stats)
+    assert {(r.id1, r.id2) for r in doc.relations} == {("222", "111"), ("444", "444")}
+
+
 def test_locate_mention_nearest_and_ambiguous():
     text = "xx AB yy AB zz"
     assert locate_mention(text, 3, 5, "AB") == (3, 5, None)

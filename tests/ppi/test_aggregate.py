@@ -524,6 +524,57 @@ def test_evaluate_documents_over_the_pubtator_gold_candidates(tmp_path):
     assert "lower bound" not in (tmp_path / "e" / "results.md").read_text()
 
 
+def test_the_gold_relations_are_read_and_counted_as_training_reads_and_counts_them(
+        tmp_path, capsys):
+    """evaluate-documents reads its gold with the readers' one rule for relations (an id
+    with '|' no mention carries: refused naming the line, or with --skip-bad left out and
+    counted; a BioC relation with an empty Gene2 the same) and counts what became of every
+    gold relation (ppi.documents.relation_counts): the ones naming ids no mention carries
+    are listed."""
+    pytest.importorskip("bioc")
+    from corpora.text_input import read_pubtator
+    from tests.conftest import write_bioc_file
+
+    gold = tmp_path / "gold.pubtator"
+    gold.write_text(
+        "A|t|p53 MDM2 EGFR\nA|a|aspirin.\n"
+        "A\t0\t3\tp53\tGeneOrGeneProduct\t7157\n"
+        "A\t4\t8\tMDM2\tGeneOrGeneProduct\t4193\n"
+        "A\t9\t13\tEGFR\tGeneOrGeneProduct\t1956\n"
+        "A\tBind\t7157\t4193\n"
+        "A\tBind\t1956|77777777\t7157\n"
+        "A\tBind\t1956\t88888888\n", encoding="utf-8")
+    preds = [_doc_rec("A", "4193", "7157", 0.9, True), _doc_rec("A", "1956", "7157", 0.1,
+                                                               False)]
+    docs = tmp_path / "docs.jsonl"
+    assert _main("aggregate", "--quiet", "--input", _write_jsonl(preds, tmp_path / "p.jsonl"),
+                 "--output", docs) == 0
+    capsys.readouterr()
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", gold,
+                 "--output-dir", tmp_path / "e") == 2
+    err = capsys.readouterr().err
+    assert f"{gold}, line 7" in err and "1956|77777777" in err, err
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", gold,
+                 "--output-dir", tmp_path / "e", "--skip-bad") == 0
+    r = json.loads((tmp_path / "e" / "results.json").read_text())
+    assert r["gold_relations_skipped"] == 1 and r["gold_pairs"] == 1
+    assert {k: r["gold_relations"][k] for k in ("read", "used", "unknown_ids", "dropped")} == \
+        {"read": 2, "used": 1, "unknown_ids": 1, "dropped": 1}
+    assert r["gold_relations"]["unknown_id_examples"] == ["doc A: 88888888"]
+    assert "doc A: 88888888" in (tmp_path / "e" / "results.md").read_text()
+    # the same documents as BioC, the relation naming 88888888 written with an empty Gene2
+    (doc,) = read_pubtator(gold, skip_bad=True)
+    bioc_gold = write_bioc_file([doc], tmp_path / "gold.bioc.xml", lambda d, k, rel: (
+        {"Gene1": rel.id1, "Gene2": ""} if rel.id2 == "88888888" else None))
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", bioc_gold,
+                 "--output-dir", tmp_path / "b") == 2
+    assert "A/relation R1" in capsys.readouterr().err
+    assert _main("evaluate-documents", "--quiet", "--input", docs, "--gold", bioc_gold,
+                 "--output-dir", tmp_path / "b", "--skip-bad") == 0
+    r = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert r["gold_relations_skipped"] == 1 and r["gold_relations"]["used"] == 1
+
+
 def test_the_models_pair_definition_is_read_from_the_summary_of_this_output(tmp_path, caplog):
     """ppi.extraction.records.recorded_definition: only the summary beside the file that names it as
     its output counts; a damaged one is said, not trusted.  The evaluation's choice of types:

@@ -1,9 +1,11 @@
 """The documents system end to end on real BioRED abstracts: ``ppi train --relations-from``
 → ``ppi extract`` → ``ppi aggregate`` → ``ppi evaluate-documents``; the extraction scores
 equal the training path's; every candidate of the gold file is scored; the saved model's
-checks; the document-level CV."""
+checks; the document-level CV.  On generated abstracts: every relation counted or refused,
+a degenerate file refused in the user's terms, an unwritable parse cache gone without."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -291,8 +293,173 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
 
     monkeypatch.setattr(ppi.documents.system.DocumentSystem, "featurize", featurized)
     assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
-                 "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
+                 "--learner", "rls", "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "training pairs needs about" in err and "--learner reduced_set" in err
     assert not (tmp_path / "m").exists()
+
+
+# ------------------------------------- generated documents: relations, errors, caches
+def _train(src, tmp_path, *extra, name="m"):
+    from ppi.__main__ import main
+
+    return main(["train", "--relations-from", str(src), "--no-transfer", "--model",
+                 str(tmp_path / name), "--output-dir", str(tmp_path / f"{name}-report"),
+                 "--quiet", *extra])
+
+
+def _report(tmp_path, name="m"):
+    return json.loads((tmp_path / f"{name}-report" / "results.json").read_text())
+
+
+def _related_pairs(docs):
+    """The related candidates of ``docs`` by the definition (two distinct gene ids of the
+    document, both mentioned, named by one relation), counted here."""
+    related = set()
+    for d in docs:
+        ids = {m.id for m in d.mentions}
+        related |= {(d.id, frozenset((r.id1, r.id2))) for r in d.relations
+                    if r.id1 in ids and r.id2 in ids and r.id1 != r.id2}
+    return len(related)
+
+
+def test_training_counts_every_relation_and_refuses_an_id_with_a_bar(nlp, tmp_path, caplog):
+    """``ppi train --relations-from``: relation ids written ``7124|77777777`` are an error
+    naming the file and line (with --skip-bad left out and counted, not silently unrelated);
+    a relation per document naming an id no mention carries leaves the related pairs as
+    they are, is counted and listed in results.json and results.md, with a warning."""
+    import dataclasses
+    import logging
+
+    from corpora.documents import Relation
+    from tests.conftest import relation_documents, write_pubtator_file
+
+    docs = relation_documents(8)
+    clean = write_pubtator_file(docs, tmp_path / "clean.pubtator")
+    lines = clean.read_text().split("\n")
+    barred = [re.sub(r"^(\d+\tBind\t)(\d+)\t", r"\1\2|77777777\t", x) for x in lines]
+    n_barred = sum(a != b for a, b in zip(lines, barred))
+    first = next(k for k, (a, b) in enumerate(zip(lines, barred), 1) if a != b)
+    bar = tmp_path / "bar.pubtator"
+    bar.write_text("\n".join(barred))
+    assert _train(bar, tmp_path) == 2 and not (tmp_path / "m").exists()
+    assert _train(bar, tmp_path, "--skip-bad") == 2                 # no relation left at all
+    # one barred relation only: left out and counted, the others learned from
+    one_bar = tmp_path / "one-bar.pubtator"
+    one_bar.write_text("\n".join(barred[:first] + lines[first:]))
+    assert _train(one_bar, tmp_path, "--skip-bad") == 0
+    data = _report(tmp_path)["data"]
+    assert data["relations"]["dropped"] == 1 and data["records_skipped"] == 0
+    assert data["related"] == _related_pairs(docs) - 1
+    # an extra relation per document naming 77777777, which no mention carries
+    extra = write_pubtator_file(
+        [dataclasses.replace(d, relations=d.relations + [Relation("Bind", "77777777",
+                                                                  d.mentions[0].id)])
+         for d in docs], tmp_path / "extra.pubtator")
+    with caplog.at_level(logging.WARNING):
+        assert _train(extra, tmp_path, name="x") == 0
+    data = _report(tmp_path, "x")["data"]
+    assert data["related"] == _related_pairs(docs)
+    r = data["relations"]
+    assert (r["read"], r["used"], r["unknown_ids"]) == (n_barred + 8, n_barred, 8)
+    assert r["unknown_id_examples"][:2] == ["doc 100: 77777777", "doc 101: 77777777"]
+    assert "doc 100: 77777777" in (tmp_path / "x-report" / "results.md").read_text()
+    assert any("name an id no mention" in rec.getMessage() for rec in caplog.records
+               if rec.levelno == logging.WARNING)
+
+
+def test_training_refuses_a_barred_id_naming_the_file_and_line(nlp, tmp_path, capsys):
+    from tests.conftest import relation_documents, write_pubtator_file
+
+    clean = write_pubtator_file(relation_documents(8), tmp_path / "clean.pubtator")
+    lines = clean.read_text().split("\n")
+    first = next(k for k, x in enumerate(lines, 1) if "\tBind\t" in x)
+    lines[first - 1] = re.sub(r"\tBind\t(\d+)\t", r"\tBind\t\1|77777777\t", lines[first - 1])
+    bar = tmp_path / "bar.pubtator"
+    bar.write_text("\n".join(lines))
+    capsys.readouterr()
+    assert _train(bar, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bar}, line {first}") and "|77777777" in err, err
+    assert "--skip-bad" in err and not (tmp_path / "m").exists()
+
+
+def test_training_on_bioc_refuses_an_empty_role_as_evaluate_documents_does(nlp, tmp_path,
+                                                                          capsys):
+    """A BioC relation with an empty Gene2: refused naming the file and the relation, as
+    the gold reader of evaluate-documents refuses it; with --skip-bad left out and counted."""
+    from tests.conftest import relation_documents, write_bioc_file
+
+    pytest.importorskip("bioc")
+    docs = relation_documents(8)
+    src = write_bioc_file(docs, tmp_path / "train.bioc.xml", lambda d, k, r: (
+        {"Gene1": r.id1, "Gene2": ""} if (d.id, k) == ("100", 0) else None))
+    capsys.readouterr()
+    assert _train(src, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert f"error: {src}, record '100/relation R0'" in err and "second" in err, err
+    assert _train(src, tmp_path, "--skip-bad") == 0
+    data = _report(tmp_path)["data"]
+    assert data["relations"]["dropped"] == 1 and data["relations"]["read"] == \
+        sum(len(d.relations) for d in docs) - 1
+
+
+def test_a_degenerate_file_is_refused_in_the_users_terms_before_featurizing(nlp, tmp_path,
+                                                                           capsys,
+                                                                           monkeypatch):
+    """One document, relations that name no mention's id, fewer documents than folds: exit
+    2 naming the file, what is wrong with it and the minimum — before any featurization."""
+    import ppi.documents.system
+    from ppi.__main__ import main
+    from tests.conftest import relation_documents, write_pubtator_file
+
+    def featurized(*args, **kwargs):
+        raise AssertionError("featurized a file that cannot be learned from")
+
+    monkeypatch.setattr(ppi.documents.system.DocumentSystem, "featurize", featurized)
+    docs = relation_documents(8)
+    one = write_pubtator_file(docs[:1], tmp_path / "one.pubtator")
+    capsys.readouterr()
+    assert _train(one, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: one.pubtator: 1 document; training needs at least 2 "
+                          "documents with a mention pair"), err
+    unknown = tmp_path / "unknown.pubtator"
+    unknown.write_text(re.sub(r"\tBind\t\d+\t", "\tBind\t99999999\t",
+                              write_pubtator_file(docs, tmp_path / "all.pubtator").read_text()))
+    assert _train(unknown, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown.pubtator: 0 related candidate pairs"), err
+    assert "name an id no mention of their document carries (doc 100: 99999999" in err
+    assert "more documents would not help" in err
+    assert main(["cv", "--relations-from", str(tmp_path / "all.pubtator"), "--no-transfer",
+                 "--folds", "10", "--output-dir", str(tmp_path / "cv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "all.pubtator: 8 documents for 10 folds; cv needs at least as many documents as " \
+        "folds (--folds)" in err, err
+    assert not (tmp_path / "m").exists() and not (tmp_path / "cv").exists()
+
+
+def test_an_unwritable_spacy_cache_is_one_warning_and_training_goes_on(nlp, tmp_path, capsys,
+                                                                       caplog, monkeypatch):
+    """$KERNELRANK_SPACY_CACHE below a regular file (the tests run as root, whom no
+    permission stops; a read-only home fails the same way): a model all the same, one
+    warning naming the folder and the variable, no temporary file named anywhere."""
+    import logging
+
+    from ppi.parsing.spacy_analyses import CACHE_ENV_VAR
+    from tests.conftest import relation_documents, write_pubtator_file
+
+    (tmp_path / "home").write_text("")
+    monkeypatch.setenv(CACHE_ENV_VAR, str(tmp_path / "home" / "cache"))
+    src = write_pubtator_file(relation_documents(8), tmp_path / "train.pubtator")
+    with caplog.at_level(logging.WARNING):
+        assert _train(src, tmp_path) == 0
+    out = capsys.readouterr()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == [(f"spaCy parses cache folder {tmp_path / 'home' / 'cache'} not "
+                         "writable (Not a directory): going on without it; set "
+                         "$KERNELRANK_SPACY_CACHE to move it")]
+    assert ".tmp" not in out.out + out.err + caplog.text
+    assert (tmp_path / "m").is_dir()

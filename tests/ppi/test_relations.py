@@ -1,6 +1,7 @@
 """Document-level relations (ppi.documents.relations, ppi.documents.stage): candidates and bags against
 brute-force enumeration, bag maxima, the document features, relation lines of PubTator and
-BioC."""
+BioC, what becomes of every relation (ppi.documents.relation_counts) and the refusal of a
+file training cannot learn from (ppi.documents.mention_stage.check_classes)."""
 
 import gzip
 import itertools
@@ -125,6 +126,101 @@ def test_document_features_by_their_definition():
     swapped = build_candidates(docs, [150] * len(docs), rels, [400] * len(docs))
     swapped.id1, swapped.id2 = c.id2.copy(), c.id1.copy()
     np.testing.assert_array_equal(document_features(s, swapped), F)
+
+
+def test_every_relation_is_counted_as_used_or_left_out_for_its_reason():
+    """ppi.documents.relation_counts: each relation in one class (used, another relation
+    type, an id no mention carries — listed —, a concept of an unpaired entity type, one
+    concept twice), the classes summing to the relations read; the used ones are exactly
+    the ones that relate candidates (ppi.aggregation.evaluation.gold_candidates)."""
+    from ppi.aggregation.evaluation import gold_candidates
+    from ppi.documents.relation_counts import account_relations
+    from ppi.documents.relations import keep_relation_types
+
+    genes = [Mention(0, 1, "a", "Gene", "7157"), Mention(2, 3, "b", "Gene", "4193"),
+             Mention(4, 5, "c", "Gene", "1956,1957"), Mention(6, 7, "d", "Disease", "D001")]
+    one = TextDocument("1", "a b c d", genes, relations=[
+        Relation("Bind", "7157", "4193"),               # used
+        Relation("Association", "1956", "7157"),        # used (1956 of the mention 1956,1957)
+        Relation("Association", "7157", "D001"),        # a disease: not paired
+        Relation("Bind", "7157", "77777777"),           # no mention carries 77777777
+        Relation("Bind", "7157", "7157"),               # one concept twice
+        Relation("Cause", "7157", "4193")])             # not of the relation types asked
+    two = TextDocument("2", "e f", [Mention(0, 1, "e", "Gene", "5"),
+                                    Mention(2, 3, "f", "Gene", "6")],
+                       relations=[Relation("Bind", "5", "-")])     # names nothing in place 2
+    counts = account_relations([one, two], relation_types=["Bind", "association"], dropped=3)
+    assert (counts.read, counts.used, counts.other_relation_types, counts.unknown_ids,
+            counts.other_entity_types, counts.one_concept, counts.dropped) == \
+        (7, 2, 1, 2, 1, 1, 3)
+    assert counts.read == (counts.used + counts.other_relation_types + counts.unknown_ids
+                           + counts.other_entity_types + counts.one_concept)
+    assert counts.unknown_id_examples == ["doc 1: 77777777", "doc 2: -"]
+    assert counts.unpaired_types == {"Disease": 1} and counts.left_out == 8
+    words = counts.describe()
+    assert "2 name an id no mention" in words and "doc 1: 77777777" in words
+    assert "Disease 1" in words and "3 were left out" in words
+    related = gold_candidates(keep_relation_types([one, two], ["Bind", "association"]))
+    assert related["1"][1] == {("4193", "7157"), ("1956", "7157")} and not related["2"][1]
+    # the entity types decide what is paired: with the diseases, the disease relation is used
+    both = account_relations([one], entity_types=["Gene", "Disease"])
+    assert (both.used, both.other_entity_types) == (4, 0)
+
+
+def _relation_corpus(n_docs, relations_of, source="train.pubtator"):
+    """A RelationCorpus of ``n_docs`` documents of one sentence with three gene mentions
+    (ids 1, 2, 3: candidates (1, 2), (1, 3), (2, 3)), the relations ``relations_of(d)`` —
+    built without spaCy."""
+    from corpora.ppi_xml import Corpus, Document
+    from ppi.documents.relations import _assemble
+
+    parsed = [[_sentence(f"d{d}", 0, 0, [Mention(2 * j, 2 * j + 1, "g", "Gene", str(j + 1))
+                                         for j in range(3)])] for d in range(n_docs)]
+    corpus = Corpus("x", [Document(f"d{d}", [p.sentence for p in ps])
+                          for d, ps in enumerate(parsed)])
+    return _assemble(corpus, parsed, [50] * n_docs, [relations_of(d) for d in range(n_docs)],
+                     [100] * n_docs, source)
+
+
+def test_a_degenerate_training_file_is_refused_with_what_is_wrong_and_the_minimum():
+    """check_classes before the learner runs, in the user's terms: the file, what it holds
+    and the minimum training needs (2 documents with a mention pair: λ is chosen by
+    leaving one out; a related and an unrelated candidate); relations that name no
+    mention's id are said to (more documents would not help); ppi cv: as many documents as
+    folds, each fold's training part learnable."""
+    from kernelrank.errors import InvalidParameterError
+    from ppi.documents.mention_stage import check_classes
+    from ppi.documents.relation_counts import RelationCounts
+    from ppi.documents.system import DocumentSystem
+
+    bind = [Relation("Bind", "1", "2")]
+    with pytest.raises(InvalidParameterError) as info:
+        check_classes(_relation_corpus(1, lambda d: bind))
+    message = str(info.value)
+    assert message.startswith("train.pubtator: 1 document;")
+    assert "at least 2 documents with a mention pair" in message and "leaving one" in message
+    unknown = _relation_corpus(4, lambda d: [Relation("Bind", "1", "77777777")])
+    unknown.relation_counts = RelationCounts(read=4, unknown_ids=4, unknown_id_examples=[
+        f"doc d{d}: 77777777" for d in range(4)])
+    with pytest.raises(InvalidParameterError) as info:
+        check_classes(unknown)
+    message = str(info.value)
+    assert message.startswith("train.pubtator: 0 related candidate pairs of 12")
+    assert "4 name an id no mention of their document carries (doc d0: 77777777" in message
+    assert "more documents would not help" in message and "give more documents" not in message
+    every = [Relation("Bind", "1", "2"), Relation("Bind", "1", "3"), Relation("Bind", "2", "3")]
+    with pytest.raises(InvalidParameterError, match="at least one unrelated pair"):
+        check_classes(_relation_corpus(3, lambda d: every))
+    check_classes(_relation_corpus(2, lambda d: bind))                   # the minimum
+    system = DocumentSystem(transfer=False)
+    with pytest.raises(InvalidParameterError, match="3 documents for 10 folds; cv needs at "
+                                                    "least as many documents as folds"):
+        system.check_data(_relation_corpus(3, lambda d: bind), folds=10)
+    with pytest.raises(InvalidParameterError, match=r"training part of fold \d of 2 \(--folds\)"
+                                                    ": 1 document"):
+        system.check_data(_relation_corpus(3, lambda d: bind), folds=2)   # 2 + 1 documents
+    system.check_data(_relation_corpus(3, lambda d: bind), folds=3)
+    system.check_data(_relation_corpus(4, lambda d: bind), folds=2)
 
 
 def test_pubtator_relation_lines_are_read_written_and_checked(tmp_path):
@@ -311,3 +407,28 @@ def test_bagged_threshold():
     # separable scores: every resample's best-F threshold separates, so the median does
     separable = y + 0.1 * rng.random(400)
     assert precision_recall_f1(y, separable, bagged_threshold(y, separable, docs)).f1 == 1.0
+
+
+@pytest.mark.parametrize("name", ["Train", "Dev"])
+def test_every_real_biored_relation_is_counted_as_its_raw_lines_say(data_dir, name):
+    """The counts of ppi.documents.relation_counts on the real BioRED files against their raw
+    lines: none refused (its tmVar variant ids with '|' are the ids of mentions), none names
+    an id no mention carries; a relation of two distinct gene concepts is used, of one
+    concept twice not, any other names a concept of another entity type."""
+    from corpora.documents import ReadStats
+    from ppi.documents.relation_counts import account_relations
+
+    path = data_dir / "biored" / f"{name}.PubTator.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    stats = ReadStats()
+    counts = account_relations(list(read_pubtator(path, stats=stats)),
+                               dropped=stats.relations_dropped)
+    genes, typed = _raw_genes_and_relations(path)
+    rows = [(d, p) for found in typed.values() for d, p in found]
+    used = sum(p[0] != p[1] and {p[0], p[1]} <= genes.get(d, set()) for d, p in rows)
+    same = sum(p[0] == p[1] for _, p in rows)
+    assert (counts.dropped, counts.unknown_ids, stats.relations) == (0, 0, len(rows))
+    assert (counts.read, counts.used, counts.one_concept, counts.other_entity_types) == \
+        (len(rows), used, same, len(rows) - used - same)
+    assert used > 0 and counts.other_entity_types > 0

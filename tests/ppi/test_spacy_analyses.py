@@ -127,6 +127,28 @@ def test_another_corpus_or_a_damaged_cache_is_parsed_anew(nlp, data_dir, tmp_pat
     assert analyses(c) == analyses(sa.add_spacy_analyses(small_lll(data_dir, 6), cache=False))
 
 
+def test_an_unwritable_cache_folder_is_one_warning_and_the_analyses_are_added(
+        nlp, data_dir, tmp_path, caplog, monkeypatch):
+    """The cache is an optimisation: its folder unwritable (here a regular file in the place
+    of its parent: the tests run as root, whom no permission stops) is one warning naming
+    the folder and $KERNELRANK_SPACY_CACHE, no temporary file, and the analyses are those
+    of a run without a cache."""
+    import logging
+
+    import ppi.parsing.spacy_analyses as sa
+
+    (tmp_path / "home").write_text("")
+    monkeypatch.setenv(sa.CACHE_ENV_VAR, str(tmp_path / "home" / "cache"))
+    with caplog.at_level(logging.WARNING):
+        c = sa.add_spacy_analyses(small_lll(data_dir, 4))
+        sa.add_spacy_analyses(small_lll(data_dir, 5))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == [(f"spaCy analyses cache folder {tmp_path / 'home' / 'cache'} not "
+                         "writable (Not a directory): going on without it; set "
+                         "$KERNELRANK_SPACY_CACHE to move it")]
+    assert analyses(c) == analyses(sa.add_spacy_analyses(small_lll(data_dir, 4), cache=False))
+
+
 def test_checksum_follows_what_the_parse_reads(data_dir):
     from ppi.parsing.spacy_analyses import corpus_checksum
 

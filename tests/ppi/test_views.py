@@ -351,3 +351,81 @@ def test_words_blind_then_lower_case(lll):
                                               for w in texts]
                 checked += 1
     assert checked > 50
+
+
+def test_split_rows_consuming_keeps_the_largest_block_in_the_joint_arrays():
+    """Split with ``consume``: every block equals the row slice and owns its arrays; the
+    largest (first, middle or last) is made of the joint matrix's own arrays, shrunk in
+    place; empty blocks included."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ppi.representation.features import _owner, split_rows
+
+    for sizes in ([40, 0, 12, 8], [5, 45, 10], [3, 7, 50], [60]):
+        X = sp.random(60, 40, density=0.2, format="csr", random_state=len(sizes)).copy()
+        ref = X.copy()
+        owner = _owner(X.data)
+        assert owner is not None
+        parts = split_rows(X, sizes, consume=True)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        for p, a, b in zip(parts, bounds[:-1], bounds[1:]):
+            assert p.shape == (b - a, 40)
+            assert (p != ref[a:b]).nnz == 0
+            p.check_format(full_check=True)
+            assert _owner(p.data) is not None          # its own memory, not a view
+        big = int(np.argmax([p.nnz for p in parts]))
+        assert _owner(parts[big].data) is owner
+        np.testing.assert_allclose(parts[big] @ np.ones(40),
+                                   ref[bounds[big]:bounds[big + 1]] @ np.ones(40))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_hstack_in_place_equals_scipy_hstack_bit_for_bit(seed, monkeypatch):
+    """The in-place concatenation of scaled blocks equals ``sp.hstack`` of the scaled blocks
+    — the same indptr, column ids and values to the last bit — whichever block is the host
+    (first, middle, last), with empty rows and blocks, in row blocks of 1 to 200 entries."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    import ppi.representation.features as F
+
+    rs = np.random.default_rng(seed)
+    n = int(rs.integers(1, 250))
+    V = int(rs.integers(1, 5))
+    dens = rs.uniform(0, 0.4, V)
+    dens[rs.integers(0, V)] = 0.6                     # the host anywhere
+    blocks = [sp.random(n, int(rs.integers(1, 40)), density=float(d), format="csr",
+                        random_state=seed * 11 + v) for v, d in enumerate(dens)]
+    for b in blocks:
+        b.sort_indices()
+    scales = rs.uniform(0.1, 2.0, V)
+    want = sp.hstack([sc * b for sc, b in zip(scales, blocks)], format="csr")
+    monkeypatch.setattr(F, "ENTRY_BLOCK_OF_ROWS", int(rs.integers(1, 200)))
+    fresh = [sp.csr_matrix((b.data.copy(), b.indices.copy(), b.indptr.copy()), shape=b.shape)
+             for b in blocks]
+    got = F.hstack_in_place(fresh, scales)
+    got.check_format(full_check=True)
+    assert got.shape == want.shape and got.has_sorted_indices
+    assert np.array_equal(got.indptr, want.indptr)
+    assert np.array_equal(got.indices, want.indices)
+    assert np.array_equal(got.data, want.data)
+
+
+def test_hstack_in_place_leaves_a_view_host_alone():
+    """A host that does not own its arrays (a view of another matrix's) is not grown: the
+    plain concatenation, the other matrix untouched."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ppi.representation.features import hstack_in_place
+
+    X = sp.random(30, 20, density=0.5, format="csr", random_state=0)
+    ref = X.copy()
+    p0 = X.indptr[10]
+    b = sp.csr_matrix((20, 20))
+    b.data, b.indices, b.indptr = X.data[p0:], X.indices[p0:], X.indptr[10:] - p0
+    other = sp.random(20, 5, density=0.1, format="csr", random_state=1)
+    got = hstack_in_place([b, other], [1.0, 2.0])
+    assert (got != sp.hstack([ref[10:], 2.0 * other], format="csr")).nnz == 0
+    assert (X != ref).nnz == 0

@@ -36,7 +36,14 @@ cases):
   semaphore, no lock left, and the rerun resumes to the uninterrupted output;
 * **edited inputs between a kill and the resume** — ``ppi extract`` (text folder and
   PubTator file edited in place keeping size and time, lexicon and model replaced),
-  ``homology benchmark --reuse`` on edited data: refused (or redone), never resumed.
+  ``homology benchmark --reuse`` on edited data: refused (or redone), never resumed;
+* **relations and caches** — every edit of a file's document-level relations (ids with
+  ``|``, ids no mention carries, ``-``, an empty BioC role, a concept twice, another entity
+  type), read as training and ``evaluate-documents`` read them: an error naming the file
+  and the line or relation, or every relation counted (used or left out, and why); every
+  cache (spaCy's analyses and parses, the source models, the Gram matrices) in a folder
+  that cannot be written: the result computed all the same, one warning naming the folder
+  and what moves it, never a temporary file.
 
 Real data come from ``$KERNELRANK_DATA`` (the PPI probes skip without it); everything else is
 generated here.
@@ -706,7 +713,13 @@ def _no_relations(record):
                      if not re.match(r"\d+\t[A-Za-z]", line))
 
 
+def _unknown_ids(record):
+    """Every relation of ``record`` naming an id no mention carries."""
+    return re.sub(r"^(\d+\t[A-Za-z_]+\t)\S+\t", r"\g<1>77777777\t", record, flags=re.MULTILINE)
+
+
 DOCUMENT_CASES = {"one document": (1, None), "no relations": (6, _no_relations),
+                  "relations naming no mention": (6, _unknown_ids),
                   "twenty documents": (20, None)}
 
 
@@ -1233,8 +1246,9 @@ def test_every_reading_open_goes_through_the_shared_opener():
         ("ppi/extraction/records.py", "recorded_definition"):
             "its own run summary (informative; a damaged one is said)",
         ("ppi/parsing/spacy_analyses.py", "spacy_identity"): "spaCy's own model metadata",
-        ("ppi/parsing/spacy_analyses.py", "read_cache"): "its own cache of spaCy's analyses",
-        ("ppi/learning/source_cache.py", "_read"): "its own cache of source models, keyed",
+        ("ppi/parsing/spacy_analyses.py", "_load_gzip_json"):
+            "its own cache of spaCy's analyses",
+        ("ppi/learning/source_cache.py", "_load"): "its own cache of source models, keyed",
         ("homology/runs.py", "reusable"): "its own stored results",
         ("learners/kernels/gram_blocks.py", "load"):
             "its own Gram matrix cache (key, shape and sha256 checked)",
@@ -1278,6 +1292,180 @@ def test_every_reading_open_goes_through_the_shared_opener():
     unlisted = {k: v for k, v in found.items() if k not in allowed}
     assert not unlisted, ("files read outside corpora.lines (use open_text / open_binary and "
                           f"reading(), or list the call here with its reason): {unlisted}")
+
+
+# ==================================================================== relations and caches
+#: edits of the relation lines of a generated PubTator file: (pattern, replacement)
+RELATION_EDITS = {
+    "an id with a bar": (r"\tBind\t(\d+)\t", r"\tBind\t\1|77777777\t"),
+    "a tmVar-like id no mention carries": (r"\tBind\t(\d+)\t", "\tBind\tc|SUB|C|1|T\t"),
+    "an id no mention carries": (r"\tBind\t(\d+)\t", "\tBind\t77777777\t"),
+    "a dash": (r"\tBind\t(\d+)\t", "\tBind\t-\t"),
+    "a list of ids": (r"\tBind\t(\d+)\t", r"\tBind\t\1;77777777\t"),
+    "one concept twice": (r"\tBind\t(\d+)\t(\d+)", r"\tBind\t\1\t\1"),
+    "a disease": (r"\tBind\t(\d+)\t(\d+)", r"\tBind\t\1\tD000001"),
+}
+
+
+def _relation_file(tmp_path, edit, bioc):
+    """A generated file with relations, its first relation of every document edited; the
+    relations written."""
+    import re as re_
+    from dataclasses import replace
+
+    from tests.conftest import relation_documents, write_bioc_file, write_pubtator_file
+
+    docs = relation_documents(6)
+    disease = "D000001" if edit == "a disease" else None
+    if disease:                 # the disease is mentioned: a concept of another entity type
+        docs = [replace(d, text=d.text + " Pain.", mentions=d.mentions + [
+            type(d.mentions[0])(len(d.text) + 1, len(d.text) + 5, "Pain", "Disease", disease)])
+            for d in docs]
+    pattern, repl = RELATION_EDITS[edit]
+    pub = write_pubtator_file(docs, tmp_path / "r.pubtator")
+    records = pub.read_text().strip().split("\n\n")
+    pub.write_text("\n\n".join(re_.sub(pattern, repl, r, count=1) for r in records) + "\n")
+    if not bioc:
+        return pub, sum(len(d.relations) for d in docs)
+    from corpora.text_input import read_documents
+    edited = list(read_documents(pub, "pubtator", skip_bad=True))
+    raw = [re_.sub(pattern, repl, f"x\tBind\t{r.id1}\t{r.id2}", count=1).split("\t")
+           for d in docs for r in d.relations[:1]]
+    by_doc = {d.id: (a, b) for d, (_, _, a, b) in zip(docs, raw)}
+    path = write_bioc_file([replace(e, relations=o.relations) for e, o in zip(edited, docs)],
+                           tmp_path / "r.bioc.xml",
+                           lambda d, k, r: {"Gene1": by_doc[d.id][0],
+                                            "Gene2": by_doc[d.id][1]} if k == 0 else None)
+    return path, sum(len(d.relations) for d in docs)
+
+
+#: (edit, format): every edit in both formats; an empty role only in BioC (a PubTator line
+#: with an empty field is a malformed line, see test_trust)
+RELATION_CASES = [(e, f) for e in [*RELATION_EDITS, "an empty role"]
+                  for f in ("pubtator", "bioc") if f == "bioc" or e != "an empty role"]
+
+
+@pytest.mark.parametrize("skip_bad", [False, True])
+@pytest.mark.parametrize("edit, fmt", RELATION_CASES)
+def test_an_edited_relation_is_an_error_naming_it_or_every_relation_is_counted(
+        edit, fmt, skip_bad, tmp_path):
+    """What ``ppi train|cv --relations-from`` reads (:func:`ppi.documents.relations.
+    read_relation_documents`, :func:`ppi.documents.relation_counts.account_relations`) and
+    the gold of ``ppi evaluate-documents`` (BioC: :func:`corpora.bioc.read_bioc_relations`):
+    a typed error naming the file and the line or relation, or every written relation kept
+    and counted in one class, or left out and counted."""
+    from corpora.documents import ReadStats
+    from kernelrank.errors import CorpusFormatError
+    from ppi.documents.relation_counts import account_relations
+    from ppi.documents.relations import read_relation_documents
+
+    bioc = fmt == "bioc"
+    if bioc:
+        pytest.importorskip("bioc")
+    key = "an id no mention carries" if edit == "an empty role" else edit
+    path, written = _relation_file(tmp_path, key, bioc)
+    if edit == "an empty role":
+        path.write_text(path.read_text().replace(
+            '<infon key="Gene1">77777777</infon>', '<infon key="Gene1"></infon>'))
+    stats = ReadStats()
+    try:
+        docs = read_relation_documents(path, skip_bad=skip_bad, stats=stats)
+    except CorpusFormatError as exc:
+        assert str(path) in str(exc), exc
+        assert "line " in str(exc) or "/relation R" in str(exc), exc
+        assert not skip_bad or "no document-level relation" in str(exc), exc
+        if bioc:
+            from corpora.bioc import read_bioc_relations
+            with pytest.raises(CorpusFormatError) as gold:
+                list(read_bioc_relations(path, skip_bad=skip_bad))
+            assert skip_bad or str(gold.value) == str(exc)
+        return
+    counts = account_relations(docs, dropped=stats.relations_dropped)
+    assert counts.read == stats.relations and counts.read + counts.dropped == written
+    assert counts.read == (counts.used + counts.other_relation_types + counts.unknown_ids
+                           + counts.other_entity_types + counts.one_concept)
+    assert counts.used < written or edit == "a list of ids", counts
+    assert loads_strict(json.dumps(counts.as_dict(), allow_nan=False)) == counts.as_dict()
+    if counts.unknown_ids:
+        assert counts.unknown_id_examples and all(
+            e.startswith("doc ") for e in counts.unknown_id_examples)
+
+
+def _cache_runs():
+    """``name: run(folder) -> (result, expected)`` of every cache of the project, writing
+    into ``folder``."""
+    def spacy(folder):
+        from ppi.parsing.spacy_analyses import read_cache, write_cache
+        path = folder / "corpus-0123.json.gz"
+        written = write_cache(path, {"k": 1}, {"s0": [1, 2]}, "spaCy parses")
+        return (written, read_cache(path, {"k": 1}, "spaCy parses")), (False, None)
+
+    def sources(folder):
+        from ppi.learning.source_cache import source_fit
+        from ppi.representation.features import PairSet
+        corpus = folder.parent.parent / "corpus.xml"
+        corpus.write_text("c")
+        data = PairSet("s", np.eye(2), np.ones(2), np.array(["p0", "p1"], dtype=object),
+                       None, None)
+        fit = source_fit("LLL", corpus, data, {"seed": 0},
+                         lambda: (0.5, np.array([1]), np.array([2.0])), folder.parent.parent)
+        return (fit[0], list(fit[1]), list(fit[2])), (0.5, [1], [2.0])
+
+    def gram(folder):
+        from learners.kernels.gram_blocks import BlockCache, blockwise_gram
+        K = blockwise_gram(lambda r, c, upper: np.add.outer(r, c).astype(float), 5,
+                           row_costs=np.ones(5), block=2, n_jobs=1,
+                           cache=BlockCache(folder, "g", "0" * 64))
+        return K.tolist(), np.add.outer(np.arange(5), np.arange(5)).astype(float).tolist()
+
+    return {"spaCy analyses and parses": (spacy, "ppi-spacy"),
+            "source models": (sources, "cache/ppi-sources"),
+            "Gram matrices": (gram, "cache")}
+
+
+CACHES = _cache_runs()
+
+
+@pytest.mark.parametrize("how", ["a file in the place of a folder", "writing refused"])
+@pytest.mark.parametrize("cache", CACHES)
+def test_an_unwritable_cache_folder_is_one_warning_and_the_run_goes_on(cache, how, tmp_path,
+                                                                        caplog, monkeypatch):
+    """(The tests run as root, whom no permission stops: a read-only folder is a regular
+    file in the place of a parent, or a ``tempfile.mkstemp`` that refuses as it would refuse
+    another user.)"""
+    import errno
+    import logging
+    import tempfile
+
+    monkeypatch.delenv("KERNELRANK_NO_SOURCE_CACHE", raising=False)
+    run, below = CACHES[cache]
+    root = tmp_path / "root"
+    root.mkdir()
+    folder = root / below
+    if how == "a file in the place of a folder":
+        (root / below.split("/")[0]).write_text("")
+        if "/" not in below:
+            folder = root / below / "inner"
+    else:
+        folder.mkdir(parents=True)
+
+        def refuse(prefix="", suffix="", dir=None):
+            raise PermissionError(errno.EACCES, "Permission denied", f"{dir}/{prefix}r4.tmp")
+
+        def refuse_lock(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+        monkeypatch.setattr(tempfile, "mkstemp", refuse)
+        monkeypatch.setattr("kernelrank.lock._acquire", refuse_lock)
+    with caplog.at_level(logging.WARNING):
+        got, expected = run(folder)
+        again, _ = run(folder)
+    assert got == expected == again
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "not writable" in warnings[0] and "going on without it" in warnings[0]
+    assert re.search(r"set \S+.* to move it", warnings[0]) and ".tmp" not in warnings[0]
+    assert str(folder) in warnings[0] or str(folder.parent) in warnings[0], warnings[0]
 
 
 # ============================================================== saved, loaded, saved again

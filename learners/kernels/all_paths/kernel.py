@@ -22,6 +22,7 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kernelrank.errors import InvalidParameterError
+from kernelrank.memory import release_freed_memory
 from learners.kernels.all_paths import batches
 from learners.kernels.all_paths.batches import one_blas_thread, prepare_chunk
 from learners.kernels.all_paths.graphs import all_paths_matrices
@@ -318,7 +319,7 @@ class AllPathsKernel(FeatureMapKernel):
             offset += len(c)
         self._renumber_labels(first, counts, codes, values)
         self.X_fit_, self.self_kernel_fit_ = self._scaled(
-            *self._complete((counts, codes, values), True))
+            *self._complete((counts, codes, values), True), own=True)
         return self._feature_rows(*self._fitted())
 
     def _renumber_labels(self, first, counts, codes, values):
@@ -532,6 +533,9 @@ class AllPathsKernel(FeatureMapKernel):
             data[start:stop] = values[k]
             codes[k] = values[k] = None
             start = stop
+            if k % 16 == 15:          # the chunks' heap back to the system as they are
+                release_freed_memory()  # copied: the peak is the chunks, not chunks + rows
+        release_freed_memory()
         indptr = np.concatenate([[0], np.cumsum(counts)])
         return sp.csr_matrix((data, indices, indptr),
                              shape=(counts.size, max(len(self.pair_codes_), 1)))

@@ -265,6 +265,27 @@ def test_cache_hit_damage_and_resume(rng, tmp_path, small_blocks, monkeypatch):
     assert len(list(tmp_path.glob("local-alignment-*.npy"))) == 3
 
 
+def test_an_unwritable_cache_folder_is_one_warning_and_the_matrix_computed(rng, tmp_path,
+                                                                           small_blocks,
+                                                                           caplog):
+    """``memory`` whose folder cannot be made (a regular file in the place of its parent:
+    the tests run as root, whom no permission stops): the matrix of a kernel without a
+    cache, one warning naming the folder and what moves it."""
+    import logging
+
+    X = [_random(rng, 3, 20) for _ in range(5)]
+    P = encode_sequences(X, ALPHABET)
+    (tmp_path / "data").write_text("")
+    folder = tmp_path / "data" / "cache"
+    with caplog.at_level(logging.WARNING):
+        K = LocalAlignmentKernel(psd=None, memory=folder).log_kernel(P)
+        LocalAlignmentKernel(psd=None, beta=0.3, memory=folder).log_kernel(P)
+    np.testing.assert_allclose(K, LocalAlignmentKernel(psd=None).log_kernel(P), rtol=0)
+    (message,) = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert message == (f"Gram-matrix cache folder {folder} not writable (Not a directory): "
+                       f"going on without it; set {gram_blocks.MOVED_BY} to move it")
+
+
 @pytest.mark.slow
 def test_gram_on_a_dask_cluster_of_processes(rng, tmp_path, small_blocks):
     """``scheduler``: the blocks are computed by separate ``dask worker`` processes (which

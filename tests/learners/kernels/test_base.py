@@ -200,3 +200,29 @@ def test_linear_scores_equal_feature_rows_times_weights(rng, normalize):
     np.testing.assert_allclose(kernel.scores_of_map(Phi, None, w),
                                np.asarray(kernel.rows_of_map(Phi, None) @ w).ravel(),
                                rtol=1e-12, atol=1e-14)
+
+
+def test_row_passes_in_blocks_of_entries_cover_every_row_once():
+    """Row blocks of about ``entries`` stored entries: consecutive, covering every row (empty
+    rows and rows wider than a block included); the squared row norms and the in-place cosine
+    scaling computed over them equal the whole-matrix formulas."""
+    import scipy.sparse as sp
+
+    from learners.kernels.base import row_blocks, squared_row_norms
+
+    X = sp.random(500, 300, density=0.05, format="csr", random_state=3)
+    X = sp.vstack([X, sp.csr_matrix((2, 300)), sp.csr_matrix(np.ones((1, 300)))], format="csr")
+    for entries in (1, 5, 299, 10 ** 7):
+        blocks = list(row_blocks(X.indptr, entries))
+        assert blocks[0][0] == 0 and blocks[-1][1] == X.shape[0]
+        assert all(a < b for a, b in blocks)
+        assert all(b == c for (_, b), (c, _) in zip(blocks, blocks[1:]))
+    want = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    np.testing.assert_allclose(squared_row_norms(X), want, rtol=1e-14)
+    from learners.kernels.bag import BagOfFeaturesKernel
+
+    k = BagOfFeaturesKernel()
+    Y, sk = k._scaled(X.copy(), None, own=True)
+    scale = np.where(want > 0, 1 / np.sqrt(np.where(want > 0, want, 1)), 0)
+    np.testing.assert_allclose(Y.toarray(), X.toarray() * scale[:, None], rtol=1e-14)
+    np.testing.assert_allclose(sk, want, rtol=1e-14)

@@ -19,6 +19,8 @@ graph kernel (Airola et al. 2008, Paper V).
                                              corpus-level network (TSV, GraphML, PNG, report)
   python -m ppi evaluate-documents --input DOCS.jsonl --gold GOLD.bioc.xml
                                              document-level P/R/F/AUC vs BioC gold relations
+                                             (--measure biored: BioRED's pair / type /
+                                             novelty levels)
   python -m ppi mentions --input biored --output lexicon.txt
                                              gene-name lexicon (with NCBI Gene ids) for text
                                              without annotations (extract --lexicon)
@@ -217,6 +219,13 @@ def build_parser():
                         "have, and gold relations without two genes, instead of stopping")
     p.add_argument("--note", default=None,
                    help="a sentence for the report, e.g. which model made the predictions")
+    p.add_argument("--measure", choices=("genes", "biored"), default="genes",
+                   help="genes (default): P/R/F/AUC of the gene pairs, over the gold "
+                        "candidates and the predicted pairs, with the co-occurrence "
+                        "baseline; biored: BioRED's micro P/R/F at the levels entity pair, "
+                        "+ relation type, + relation type + novelty (and pair + novelty), "
+                        "over every gold relation, per entity-pair type too (see "
+                        "ppi.aggregation.biored_measure)")
     add_common(p, data_dir="the gold files named biored-dev, bc6ppim", output_dir=True,
                seed=False)
 
@@ -462,7 +471,35 @@ def _network(args):
     return Summary(written, lines)
 
 
+def _evaluate_biored(args):
+    from kernelrank.errors import InvalidParameterError
+    from ppi.aggregation.biored_measure import run_biored_evaluation
+    from ppi.names import relations_path
+
+    given = [o for o, v in (("--entity-types", args.entity_types),
+                            ("--relation-types", args.relation_types)) if v is not None]
+    if given:
+        raise InvalidParameterError(f"{', '.join(given)}: not read by --measure biored, which "
+                                    "measures every gold relation (its per_pair_type results "
+                                    "give each entity-pair type); leave "
+                                    + ("it" if len(given) == 1 else "them") + " out")
+    r, written = run_biored_evaluation(args.input, relations_path(args.data_dir, args.gold),
+                                       args.output_dir, gold_format=args.gold_format,
+                                       skip_bad=args.skip_bad, model_note=args.note,
+                                       model=args.model)
+
+    def prf(level):
+        m = r[level]
+        return " ".join(f"{k} {'–' if m[x] is None else f'{100 * m[x]:.1f}'}"
+                        for k, x in (("P", "precision"), ("R", "recall"), ("F", "f1")))
+    return Summary(written, [f"{r['gold_pairs']} gold relations, {r['predicted_relations']} "
+                             "predicted"] + [f"{level}: {prf(level)}" for level in
+                                             ("pair", "type", "novelty", "pair_novelty")])
+
+
 def _evaluate_documents(args):
+    if args.measure == "biored":
+        return _evaluate_biored(args)
     from ppi.aggregation.evaluation import run_evaluate_documents
 
     from ppi.names import relations_path

@@ -44,6 +44,9 @@ that no mutation affects count as false positives — precision against it is a 
 The report says so for a BioC gold (``PPIM_NOTE``), not for a PubTator gold such as BioRED,
 whose relations are every relation the curators found in the abstract.
 
+``--measure biored`` measures instead by BioRED's levels — entity pair, + relation type,
++ novelty — over the relations of every entity-pair type (:mod:`ppi.aggregation.biored_measure`).
+
 Memory: the gold pairs, and one score and label per candidate pair (for the AUC).
 """
 
@@ -57,7 +60,7 @@ from corpora.text_input import ReadStats
 from kernelrank.errors import CorpusFormatError, InvalidParameterError, UndefinedMeasureError
 from ppi.aggregation.aggregate import gene_pair, read_document_pairs
 
-__all__ = ["evaluate_documents", "run_evaluate_documents"]
+__all__ = ["evaluate_documents", "gold_format_of", "run_evaluate_documents"]
 
 #: The caveat of a BioC gold with ``Gene1``/``Gene2`` infons (the BioCreative VI PPIm set);
 #: a PubTator gold (BioRED: every relation of the abstract) does not carry it.
@@ -88,7 +91,10 @@ def _auc(y, scores):
         return None
 
 
-def _gold_format(gold, gold_format):
+def gold_format_of(gold, gold_format=None):
+    """The format of the gold file ``gold``: ``gold_format`` when given, else from the name
+    (``pubtator`` for ``.pubtator`` / ``.txt`` or a name with ``pubtator``, ``bioc-json`` for
+    ``.json`` / ``.jsonl``, else ``bioc-xml``)."""
     if gold_format is not None:
         return gold_format
     name = str(gold).lower().removesuffix(".gz")
@@ -137,7 +143,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
     from ppi.documents.relation_counts import account_relations
     from ppi.documents.relations import keep_relation_types
 
-    gold_format = _gold_format(gold, gold_format)
+    gold_format = gold_format_of(gold, gold_format)
     stats = ReadStats()
     if gold_format == "pubtator":
         docs = list(read_documents(gold, "pubtator", skip_bad=skip_bad, stats=stats))

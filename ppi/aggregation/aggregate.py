@@ -31,6 +31,20 @@ the mention pairs is kept as ``mention_score`` (null without mention pairs), the
 carry ``"level": "document"``, and a pair of mention records that the model's candidates do
 not hold (a self-pair) is left out.
 
+Typed relations
+---------------
+A typed ``documents`` model (every BioRED entity-pair type, a relation type and novelty per
+pair) gives its document records the entity types of the two concepts (``e1.type``,
+``e2.type``), ``pair_type``, ``relation_type``, ``relation_scores``, ``novel`` and
+``novelty_score`` (the fields of ``ppi extract``'s document records).  Their pairs
+are written with the concept fields (below) besides the gene fields, ``type1`` the type of
+``concept1`` — of the mention that stands for the first concept of the canonical order,
+whichever of ``e1`` / ``e2`` it was.  An input is typed or not by its first document record
+(a record with ``type`` in ``e1`` / ``e2`` or a ``relation_type``); a later document record
+of the other kind is a ``CorpusFormatError`` naming its line (two models' outputs
+concatenated).  The records of an untyped model have none of these fields, and their TSV
+none of these columns.
+
 Ids
 ---
 A mention with several ids (``"877855,877852"``) stands for each of them; a mention pair
@@ -57,21 +71,36 @@ JSONL (default)::
 
 ``geneN_text``: the gene's most frequent mention text among the pair's mention pairs;
 ``evidence``: the sentences of the pair's mention pairs, each once with its best mention
-pair, best first, at most ``--evidence`` of them.  TSV (``.tsv``): the columns of
-:data:`TSV_COLUMNS`, with the best evidence sentence only.  ``--positive-only`` writes only
+pair, best first, at most ``--evidence`` of them.  A documents model's records add
+``mention_score`` and ``"level": "document"``; a typed one's begin with::
+
+    {"doc_id", "concept1", "concept2", "concept1_text", "concept2_text", "type1", "type2",
+     "pair_type", "relation_type", "relation_scores", "novel", "novelty_score",
+     "gene1", "gene2", ...}
+
+``conceptN`` / ``conceptN_text`` equal ``geneN`` / ``geneN_text`` (kept for every record:
+the gene-pair readers key on them); a field the model did not give is null.  TSV (``.tsv``): the
+columns of :data:`TSV_COLUMNS`, with the best evidence sentence only; a typed input's TSV
+adds :data:`TYPED_COLUMNS` after them (``relation_scores`` as compact JSON, a null field
+empty), which :func:`read_document_pairs` reads back to the JSONL fields.  The summary of a
+typed input counts the pairs per pair type (``pair_types``: pairs and pairs predicted to be
+related) and the related pairs per predicted relation type (``relation_types``, and
+``novel_pairs``).  ``--positive-only`` writes only
 the pairs predicted to interact (the default writes every co-mentioned pair, as
 ``ppi evaluate-documents`` and ``ppi network`` need the scores of all of them).
 
 Streaming: records are read one at a time and grouped by document; the extract output keeps
 each document's records together, and a document id that comes back after another document
 is an error (``CorpusFormatError`` naming the line).  Memory: one document's records plus
-the set of document ids seen.
+the set of document ids seen; a TSV's rows before the input's first document record (which
+decides its columns) wait in a temporary file, spooled to disk past 8 MiB.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -83,13 +112,20 @@ from ppi.extraction.records import clean, numbered_lines, output_fields, parse_b
 from ppi.extraction.records import read_pair_records  # noqa: F401 (a name of this module too)
 
 __all__ = ["aggregate", "aggregate_document", "read_document_pairs",
-           "gene_pair", "TSV_COLUMNS", "write_aggregate_report"]
+           "gene_pair", "TSV_COLUMNS", "TYPED_COLUMNS", "TYPED_FIELDS",
+           "write_aggregate_report"]
 
 #: width of the score histogram's bins (report and PNG)
 HISTOGRAM_BIN = 0.05
 TSV_COLUMNS = ("doc_id", "gene1", "gene2", "gene1_text", "gene2_text", "self_pair", "score",
                "interaction", "mention_pairs", "positive_mention_pairs", "evidence_sentences",
                "best_sentence_id", "best_sentence")
+#: the fields a typed model's records add (module docstring), in their order
+TYPED_FIELDS = ("concept1", "concept2", "concept1_text", "concept2_text", "type1", "type2",
+                "pair_type", "relation_type", "relation_scores", "novel", "novelty_score")
+#: the columns a typed input's TSV adds after :data:`TSV_COLUMNS`
+TYPED_COLUMNS = ("concept1", "concept2", "type1", "type2", "pair_type", "relation_type",
+                 "novel", "novelty_score", "relation_scores")
 
 
 #: the unordered pair ``(a, b)`` in canonical order (numeric ids as numbers)
@@ -115,6 +151,41 @@ def _by_document(records, path):
         group.append(r)
     if group:
         yield current, group
+
+
+def _typed_record(r):
+    """Whether the document record ``r`` is a typed model's (module docstring)."""
+    return "type" in r["e1"] or "type" in r["e2"] or "relation_type" in r
+
+
+def _one_kind(records, path, kind):
+    """``records`` (``(line, record)``) unchanged, setting ``kind["typed"]`` from the first
+    document record; a later document record of the other kind is an error."""
+    for lineno, r in records:
+        if r.get("level") == "document":
+            typed = _typed_record(r)
+            if kind.setdefault("typed", typed) != typed:
+                raise CorpusFormatError(
+                    f"a {'typed' if typed else 'untyped'} document record after "
+                    f"{'untyped' if typed else 'typed'} ones (entity and relation types): "
+                    "an extract output is one model's (were two outputs concatenated?)",
+                    path=path, line=lineno, record=r["doc_id"])
+        yield lineno, r
+
+
+def _typed_fields(r, first, second):
+    """The typed fields of the document record ``r`` whose mention ``first`` stands for the
+    pair's first concept (``second`` for the other), but the concept ids and texts."""
+    type1, type2 = first.get("type"), second.get("type")
+    pair_type = r.get("pair_type") or (":".join(sorted((type1, type2)))
+                                       if type1 and type2 else None)
+    novel, novelty = r.get("novel"), r.get("novelty_score")
+    scores = r.get("relation_scores")
+    return {"type1": type1, "type2": type2, "pair_type": pair_type,
+            "relation_type": r.get("relation_type"),
+            "relation_scores": {k: float(v) for k, v in scores.items()} if scores else None,
+            "novel": None if novel is None else bool(novel),
+            "novelty_score": None if novelty is None else float(novelty)}
 
 
 # ----------------------------------------------------------------------------- one document
@@ -183,6 +254,8 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
         p["names1"][first.get("text") or key[0]] += 0
         p["names2"][second.get("text") or key[1]] += 0
         p["document"] = r
+        if _typed_record(r):
+            p["typed"] = _typed_fields(r, first, second)
     for (g1, g2), p in pairs.items():
         ev = sorted(p["sentences"].values(), key=lambda e: -e["score"])
         doc = p.get("document")
@@ -198,19 +271,63 @@ def aggregate_document(doc_id, records, *, evidence=3, self_pairs=False, counts=
                      mention_score=p["score"] if p["n"] else None, level="document")
         elif document:
             continue        # a documents model scores every candidate: this pair is none
+        typed = p.get("typed")
+        if typed is not None:
+            x = {"doc_id": doc_id, "concept1": g1, "concept2": g2,
+                 "concept1_text": x["gene1_text"], "concept2_text": x["gene2_text"],
+                 **typed, **x}
         out.append(x)
     out.sort(key=lambda x: (-x["score"], concept_order(x["gene1"]),
                             concept_order(x["gene2"])))
     return out
 
 
-def _tsv_line(x):
+def _tsv_line(x, typed=False):
+    """The TSV row of the record ``x``; ``typed``: with the :data:`TYPED_COLUMNS` (empty for
+    a record without them)."""
     best = x["evidence"][0] if x["evidence"] else {}
     row = (x["doc_id"], x["gene1"], x["gene2"], x["gene1_text"], x["gene2_text"],
            x["self_pair"], repr(x["score"]), x["interaction"], x["mention_pairs"],
            x["positive_mention_pairs"], x["evidence_sentences"], best.get("sentence_id"),
            best.get("sentence"))
+    if typed:
+        scores, novelty = x.get("relation_scores"), x.get("novelty_score")
+        row += (*(x.get(c) for c in TYPED_COLUMNS[:7]),
+                None if novelty is None else repr(novelty),
+                json.dumps(scores, ensure_ascii=False, allow_nan=False,
+                           separators=(",", ":")) if scores else None)
     return "\t".join(clean(v) for v in row) + "\n"
+
+
+class _TsvOutput:
+    """The TSV rows of an aggregate, its header chosen by the input's kind: the rows before
+    the input's first document record (so of an untyped kind) wait in a spooled temporary
+    file (on disk past 8 MiB) until the kind is known — when it is, or at the end — and are
+    written after the header, with empty typed columns in a typed TSV."""
+
+    def __init__(self, out, kind):
+        self.out, self.kind = out, kind
+        self.waiting = tempfile.SpooledTemporaryFile(8 << 20, mode="w+", encoding="utf-8")
+
+    def write(self, x):
+        if self.waiting is not None and "typed" in self.kind:
+            self.close()
+        line = _tsv_line(x, self.kind.get("typed", False))
+        (self.out if self.waiting is None else self.waiting).write(line)
+
+    def close(self):
+        """Write the header and the rows waiting (at the latest at the end)."""
+        if self.waiting is None:
+            return
+        columns, padding = TSV_COLUMNS, ""
+        if self.kind.get("typed", False):
+            columns, padding = TSV_COLUMNS + TYPED_COLUMNS, "\t" * len(TYPED_COLUMNS)
+        self.out.write("\t".join(columns) + "\n")
+        self.waiting.seek(0)
+        for line in self.waiting:
+            self.out.write(line[:-1] + padding + "\n")
+        self.waiting.close()
+        self.waiting = None
 
 
 def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False,
@@ -231,21 +348,27 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
     counts = {"mention_pairs": 0, "mention_pairs_without_ids": 0, "self_pairs_left_out": 0}
     docs = pairs = positive = selfs = 0
     histogram = Counter()          # (score bin, interaction) → gene pairs: memory stays flat
+    kind, types = {}, _TypeCounts()
     with output_lock(output, command), atomic_open(output) as out:
-        if output_format == "tsv":
-            out.write("\t".join(TSV_COLUMNS) + "\n")
-        for doc_id, records in _by_document(read_pair_records(input), input):
+        rows = _TsvOutput(out, kind) if output_format == "tsv" else None
+        records = _one_kind(read_pair_records(input), input, kind)
+        for doc_id, group in _by_document(records, input):
             docs += 1
-            for x in aggregate_document(doc_id, records, evidence=evidence,
+            for x in aggregate_document(doc_id, group, evidence=evidence,
                                         self_pairs=self_pairs, counts=counts):
                 pairs += 1
                 positive += x["interaction"]
                 selfs += x["self_pair"]
                 histogram[(math.floor(x["score"] / HISTOGRAM_BIN), x["interaction"])] += 1
+                types.add(x)
                 if positive_only and not x["interaction"]:
                     continue
-                out.write(_tsv_line(x) if output_format == "tsv" else
-                          json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n")
+                if rows is not None:
+                    rows.write(x)
+                else:
+                    out.write(json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n")
+        if rows is not None:
+            rows.close()
     return {"input": str(input), **output_fields(output), "output_format": output_format,
             "aggregation": "max over mention pairs (interaction: at least one mention pair "
                            "predicted to interact), or a documents model's document "
@@ -258,7 +381,35 @@ def aggregate(input, output, *, output_format=None, evidence=3, self_pairs=False
             # ``ppi evaluate-documents``
             **recorded_definition(input),
             "score_histogram": {"bin_width": HISTOGRAM_BIN, "bins": [
-                [k * HISTOGRAM_BIN, bool(y), n] for (k, y), n in sorted(histogram.items())]}}
+                [k * HISTOGRAM_BIN, bool(y), n] for (k, y), n in sorted(histogram.items())]},
+            **types.summary()}
+
+
+class _TypeCounts:
+    """The typed pairs of an aggregate counted per pair type and per predicted relation type
+    (module docstring); nothing for an untyped input."""
+
+    def __init__(self):
+        self.pair_types, self.relation_types, self.novel = {}, Counter(), 0
+
+    def add(self, x):
+        if "concept1" not in x:
+            return
+        counts = self.pair_types.setdefault(x["pair_type"] or "unknown",
+                                            {"pairs": 0, "related": 0})
+        counts["pairs"] += 1
+        if x["interaction"]:
+            counts["related"] += 1
+            self.relation_types[x["relation_type"] or "unknown"] += 1
+            self.novel += x["novel"] is True
+
+    def summary(self):
+        if not self.pair_types:
+            return {}
+        return {"pair_types": dict(sorted(self.pair_types.items())),
+                "relation_types": dict(sorted(self.relation_types.items(),
+                                              key=lambda kv: (-kv[1], kv[0]))),
+                "novel_pairs": self.novel}
 
 
 def write_aggregate_report(summary, report_dir=None):
@@ -303,13 +454,51 @@ def write_aggregate_report(summary, report_dir=None):
           + ("kept, --self-pairs)" if summary["self_pairs_kept"] else
              f"mention pairs of one gene left out: {summary['self_pairs_left_out']})"),
           f"- predicted to interact: {summary['interacting_gene_pairs']}", "",
-          markdown_image(png, "gene-pair scores"), ""]
+          *_types_markdown(summary), markdown_image(png, "gene-pair scores"), ""]
     return [*write_report(report_dir, out.name + ".summary", summary, "\n".join(md)), png]
+
+
+def _types_markdown(summary):
+    """The report's lines on the pair and relation types of a typed input (none else)."""
+    from kernelrank.report import markdown_table
+
+    if "pair_types" not in summary:
+        return []
+    rows = [{"pair_type": t, **n} for t, n in summary["pair_types"].items()]
+    related = ", ".join(f"{t} {n}" for t, n in summary["relation_types"].items()) or "none"
+    return ["## Pair and relation types", "",
+            markdown_table(rows, ["pair_type", "pairs", "related"],
+                           ["pair type", "concept pairs", "predicted to be related"]),
+            f"Predicted relation types of the related pairs: {related}; "
+            f"novel findings among them: {summary['novel_pairs']}.", ""]
+
+
+def _typed_tsv_fields(x, path, lineno):
+    """The row ``x`` of a typed TSV with the typed fields of the JSONL record (in place):
+    null for an empty field, ``novel`` a bool, ``novelty_score`` a float,
+    ``relation_scores`` a dict; a row without concepts (an untyped pair) without them."""
+    if not x["concept1"]:
+        for c in TYPED_COLUMNS:
+            x.pop(c, None)
+        return
+    for c in TYPED_COLUMNS:
+        if c in x and x[c] == "":
+            x[c] = None
+    if x.get("novel") is not None:
+        if x["novel"] not in ("True", "False"):
+            raise CorpusFormatError(f"novel {x['novel']!r} is not True, False or empty",
+                                    path=path, line=lineno)
+        x["novel"] = x["novel"] == "True"
+    if x.get("novelty_score") is not None:
+        x["novelty_score"] = float(x["novelty_score"])
+    if x.get("relation_scores") is not None:
+        x["relation_scores"] = json.loads(x["relation_scores"])
+    x["concept1_text"], x["concept2_text"] = x.get("gene1_text"), x.get("gene2_text")
 
 
 def read_document_pairs(path):
     """``(line, record)`` of an aggregate output (JSONL or TSV), streamed; records as the
-    JSONL ones (TSV: without evidence)."""
+    JSONL ones (TSV: without evidence; a typed TSV's rows with the typed fields)."""
     path = Path(path)
     columns = None
     for lineno, line in numbered_lines(path):
@@ -335,6 +524,8 @@ def read_document_pairs(path):
                 for k in ("mention_pairs", "positive_mention_pairs"):
                     if k in x:
                         x[k] = int(x[k])
+                if "concept1" in x:
+                    _typed_tsv_fields(x, path, lineno)
             else:
                 x = json.loads(line)
         except ValueError as exc:

@@ -15,10 +15,21 @@ node
     ``name`` (the gene's most frequent mention text over the pairs), ``documents``
     (documents in which it takes part in an edge), ``degree``.
 
+The records of a typed model (``type1`` / ``type2``, ``relation_type``, ``novel``:
+:mod:`ppi.aggregation.aggregate`) add, to every node and edge of the network, node ``type``
+(the concept's entity type, the most frequent over its records, ties alphabetical; None when
+no record gives it) and edge ``relation_type`` (the relation type most of the edge's
+documents predict, ties to the type of the best document score, then alphabetical; None when
+none predicts one) and ``novel_documents`` (how many of the edge's documents call it a novel
+finding) — the edge's documents being those its ``documents`` counts (``--all-pairs``: every
+co-mentioning one). A network of records without them has none of these attributes.
+
 Outputs (``--output-dir``): ``network.tsv`` (one line per edge, strongest first: by
-documents, then best score), ``network.graphml`` (GraphML, opens in Cytoscape;
-``networkx.read_graphml`` gives back the same edges and attributes), ``network.png`` (the
-picture, :func:`picture_edges` and :func:`ppi.aggregation.picture.draw_network`), and
+documents, then best score; the columns of :data:`TSV_COLUMNS`, the types empty when
+unknown), ``network.graphml`` (GraphML, opens in Cytoscape; ``networkx.read_graphml`` gives
+back the same edges and attributes, a None attribute — an unknown type — as no value),
+``network.png`` (the picture, :func:`picture_edges` and
+:func:`ppi.aggregation.picture.draw_network`), and
 ``results.json`` + ``results.md`` (nodes, edges, components, what the picture shows, the
 strongest edges and the best-connected genes; the report links the picture). The three
 network files are made first and then moved into place together: a failure leaves none of
@@ -40,7 +51,8 @@ component is laid out on its own (stress majorization: Kamada and Kawai's energy
 components are packed in rows; the picture grows with the genes drawn; the best-connected
 genes are labelled while their labels fit (all of them in a small picture) and no two labels
 overlap (:mod:`ppi.aggregation.picture`). Edge width is the number of documents, edge colour
-the best document score, both explained in a legend.
+the best document score, both explained in a legend; in a typed network node colour is the
+entity type and edge colour and line style the relation type, explained in two more legends.
 
 Memory: the graph (genes and gene pairs), not the input: the input is streamed; per
 (edge, document) only the document id is kept while reading; the picture O(n²) for the n
@@ -57,44 +69,63 @@ from xml.sax.saxutils import escape
 from kernelrank.atomic import atomic_files
 from kernelrank.errors import InvalidParameterError
 from ppi.aggregation.aggregate import gene_pair, read_document_pairs
-from ppi.aggregation.picture import draw_network
+from ppi.aggregation.picture import draw_network, has_types
+from ppi.extraction.records import clean
 from ppi.names import MAX_TOP_EDGES
 
 __all__ = ["build_network", "write_network", "run_network", "picture_edges", "draw_network",
            "graphml_text", "TSV_COLUMNS"]
 
 TSV_COLUMNS = ("gene1", "gene2", "name1", "name2", "documents", "co_mentions", "evidence",
-               "best_score", "doc_ids")
+               "best_score", "doc_ids", "type1", "type2", "relation_type", "novel_documents")
+
+
+def _most_frequent(relations):
+    """The most frequent relation type of ``{type: (documents, best score)}``, ties to the
+    highest score, then to the first in alphabetical order; None for none."""
+    if not relations:
+        return None
+    return min(relations.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))[0]
 
 
 def build_network(path, *, all_pairs=False):
     """The :class:`networkx.Graph` of an aggregate output (module docstring), and counts."""
     import networkx as nx
 
-    edges, names = {}, {}
-    read = 0
+    edges, names, types = {}, {}, {}
+    read, typed = 0, False
     for _, x in read_document_pairs(path):
         read += 1
         g1, g2 = gene_pair(str(x["gene1"]), str(x["gene2"]))
         flipped = (g1, g2) != (str(x["gene1"]), str(x["gene2"]))
         t1, t2 = x.get("gene1_text"), x.get("gene2_text")
+        k1, k2 = x.get("type1"), x.get("type2")
         if flipped:
-            t1, t2 = t2, t1
+            t1, t2, k1, k2 = t2, t1, k2, k1
+        typed = typed or "type1" in x or "relation_type" in x
         e = edges.get((g1, g2))
         if e is None:
             e = edges[(g1, g2)] = {"documents": [], "co_mentions": 0, "evidence": 0,
-                                   "best_score": float("-inf")}
+                                   "best_score": float("-inf"), "relations": {}, "novel": 0}
         e["co_mentions"] += 1
         if x["interaction"] or all_pairs:
             e["documents"].append(str(x["doc_id"]))
             e["evidence"] += int(x.get("positive_mention_pairs", 0) or 0)
             e["best_score"] = max(e["best_score"], float(x["score"]))
+            relation = x.get("relation_type")
+            if relation:
+                n, best = e["relations"].get(relation, (0, float("-inf")))
+                e["relations"][relation] = (n + 1, max(best, float(x["score"])))
+            e["novel"] += x.get("novel") is True
         for g, t in ((g1, t1), (g2, t2)):
             if t:
                 counter = names.get(g)
                 if counter is None:
                     counter = names[g] = Counter()
                 counter[t] += 1
+        for g, k in ((g1, k1), (g2, k2)):
+            if k:
+                types.setdefault(g, Counter())[k] += 1
     graph = nx.Graph()
     node_docs = {}                   # gene → the documents of its edges
     for (g1, g2), e in edges.items():
@@ -104,6 +135,9 @@ def build_network(path, *, all_pairs=False):
         graph.add_edge(g1, g2, documents=len(docs), co_mentions=e["co_mentions"],
                        evidence=e["evidence"], best_score=e["best_score"],
                        doc_ids=";".join(docs))
+        if typed:
+            graph.edges[g1, g2].update(relation_type=_most_frequent(e["relations"]),
+                                       novel_documents=e["novel"])
         for g in {g1, g2}:
             node_docs.setdefault(g, set()).update(docs)
     for g, attributes in graph.nodes.items():
@@ -111,6 +145,10 @@ def build_network(path, *, all_pairs=False):
         attributes["name"] = counter.most_common(1)[0][0] if counter else g
         attributes["documents"] = len(node_docs[g])
         attributes["degree"] = graph.degree(g)
+        if typed:
+            counter = types.get(g)
+            attributes["type"] = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0] \
+                if counter else None
     return graph, {"document_pairs_read": read, "gene_pairs_co_mentioned": len(edges)}
 
 
@@ -204,8 +242,10 @@ def _tsv_text(graph):
     for u, v in _sorted_edges(graph):
         d = graph.edges[u, v]
         row = (u, v, graph.nodes[u]["name"], graph.nodes[v]["name"], d["documents"],
-               d["co_mentions"], d["evidence"], repr(d["best_score"]), d["doc_ids"])
-        lines.append("\t".join(str(x).replace("\t", " ").replace("\n", " ") for x in row))
+               d["co_mentions"], d["evidence"], repr(d["best_score"]), d["doc_ids"],
+               graph.nodes[u].get("type"), graph.nodes[v].get("type"),
+               d.get("relation_type"), d.get("novel_documents"))
+        lines.append("\t".join(clean(x) for x in row))
     return "\n".join(lines) + "\n"
 
 
@@ -229,19 +269,27 @@ def graphml_text(graph):
 
     networkx builds an XML element per node, edge and attribute (about 0.6 s for 10,000
     edges, more than the picture's layout); this writes the same document line by line.
-    Cost: O(V + E).
+    Every attribute has its ``<key>``, typed by its first value that is not None (``string``
+    when all are: the types of a network without a known type); a None value is no
+    ``<data>``, which ``read_graphml`` reads as the attribute missing. Cost: O(V + E).
     """
     keys, lines = {}, []
+    for kind, items in (("node", (d for _, d in graph.nodes(data=True))),
+                        ("edge", (d for _, _, d in graph.edges(data=True)))):
+        for attributes in items:
+            for name, value in attributes.items():
+                key = keys.setdefault((kind, name), [f"d{len(keys)}", None])
+                if key[1] is None and value is not None:
+                    key[1] = _GRAPHML_TYPES[type(value)]
 
     def data(kind, attributes):
         out = []
         for name, value in attributes.items():
-            key = keys.get((kind, name))
-            if key is None:
-                key = keys[(kind, name)] = (f"d{len(keys)}", _GRAPHML_TYPES[type(value)])
+            if value is None:
+                continue
             value = repr(value) if isinstance(value, float) else (
                 str(value).lower() if isinstance(value, bool) else value)
-            out.append(f'  <data key="{key[0]}">{_xml(value)}</data>')
+            out.append(f'  <data key="{keys[(kind, name)][0]}">{_xml(value)}</data>')
         return out
 
     for node, attributes in graph.nodes(data=True):
@@ -254,7 +302,8 @@ def graphml_text(graph):
              'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
              'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
              'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">')]
-    head += [f'<key id="{key}" for="{kind}" attr.name="{_xml(name)}" attr.type="{kind_type}"/>'
+    head += [f'<key id="{key}" for="{kind}" attr.name="{_xml(name)}" '
+             f'attr.type="{kind_type or "string"}"/>'
              for (kind, name), (key, kind_type) in keys.items()]
     return "\n".join([*head, '<graph edgedefault="undirected">', *lines, "</graph>",
                       "</graphml>"]) + "\n"
@@ -324,9 +373,11 @@ def run_network(input, output_dir, *, all_pairs=False, top_edges=100, seed=0):
                                     "GraphML hold every edge)")
     graph, counts = build_network(input, all_pairs=all_pairs)
     comps = sorted((len(c) for c in nx.connected_components(graph)), reverse=True)
+    typed = has_types(graph)
+    shown = ("documents", "evidence", "best_score") + (
+        ("relation_type", "novel_documents") if typed else ())
     top = [{"gene1": u, "gene2": v, "name1": graph.nodes[u]["name"],
-            "name2": graph.nodes[v]["name"], **{k: graph.edges[u, v][k] for k in
-                                                 ("documents", "evidence", "best_score")}}
+            "name2": graph.nodes[v]["name"], **{k: graph.edges[u, v][k] for k in shown}}
            for u, v in _sorted_edges(graph)[:20]]
     hubs = sorted(graph.nodes, key=lambda g: (-graph.degree(g), g))[:15]
     hub_rows = [{"gene": g, "name": graph.nodes[g]["name"], "degree": graph.degree(g),
@@ -344,12 +395,39 @@ def run_network(input, output_dir, *, all_pairs=False, top_edges=100, seed=0):
                    "edges_in_one_document": sum(1 for _, _, d in graph.edges(data=True)
                                                 if d["documents"] == 1),
                    "strongest_edges": top, "hubs": hub_rows, "top_edges": top_edges,
-                   "picture": picture, "seed": seed, "files": [str(p) for p in files]})
+                   "picture": picture, "seed": seed, "files": [str(p) for p in files],
+                   **(_type_counts(graph) if typed else {})})
         return results, _report_markdown(results, files[2])
 
     written, _ = write_network(graph, output_dir, top_edges=top_edges, seed=seed,
                                report=report)
     return results, written
+
+
+def _type_counts(graph):
+    """``results.json``'s counts of a typed network: nodes per entity type, edges per
+    relation type (``unknown``: None), edges called novel by at least one document."""
+    def counted(values):
+        return dict(sorted(Counter(v or "unknown" for v in values).items(),
+                           key=lambda kv: (-kv[1], kv[0])))
+    return {"node_types": counted(d["type"] for _, d in graph.nodes(data=True)),
+            "edge_relation_types": counted(d["relation_type"]
+                                           for _, _, d in graph.edges(data=True)),
+            "novel_edges": sum(1 for _, _, d in graph.edges(data=True)
+                               if d["novel_documents"])}
+
+
+def _types_line(results):
+    """The report's line on the node and edge types (none for an untyped network)."""
+    if "node_types" not in results:
+        return []
+
+    def listed(counts):
+        return ", ".join(f"{t} {n}" for t, n in counts.items()) or "none"
+    return [f"- node (entity) types: {listed(results['node_types'])}; edge types (the "
+            f"relation type most of an edge's documents predict): "
+            f"{listed(results['edge_relation_types'])}; edges a document calls novel: "
+            f"{results['novel_edges']}"]
 
 
 def _report_markdown(results, png):
@@ -375,6 +453,7 @@ def _report_markdown(results, png):
         f"- connected components: {results['components']} (largest: "
         f"{results['largest_component']} genes)",
         f"- edges supported by one document only: {results['edges_in_one_document']}",
+        *_types_line(results),
         "- files: `network.tsv`, `network.graphml` (Cytoscape), "
         "[`network.png`](network.png)", "",
         "## Picture", "",
@@ -384,12 +463,14 @@ def _report_markdown(results, png):
                                               if picture["components_cut"] else "")
         + f": {picture['genes']} genes, {picture['edges']} of {results['edges']} "
         f"interactions; self-loops ({picture['self_loops']}) are not drawn; {labelled}. "
-        "Edge width: the documents stating the interaction; edge colour: its best document "
-        "score.", "",
+        "Edge width: the documents stating the interaction; " + (
+            "node colour: the entity type; edge colour and line style: the relation type."
+            if "node_types" in results else "edge colour: its best document score."), "",
         markdown_image(png, "interaction network"), "",
         "## Strongest interactions", "",
         markdown_table(results["strongest_edges"],
                        ["gene1", "name1", "gene2", "name2", "documents", "evidence",
-                        "best_score"]),
+                        "best_score"] + (["relation_type", "novel_documents"]
+                                         if "node_types" in results else [])),
         "## Best-connected genes", "",
         markdown_table(results["hubs"], ["gene", "name", "degree", "documents"]), ""])

@@ -11,6 +11,14 @@ the places around it within two label widths and five heights (:func:`_separate_
 label without a free place there is left out, so that no two labels ever overlap. The figure
 returns the labels it kept.
 
+Types: in a network with entity and relation types (:func:`has_types`) each node is coloured
+by its entity type and each edge by its relation type, in colour and line style (one pair a
+type, :func:`_type_styles`: the types of the network in alphabetical order, unknown in grey),
+each explained in a legend of its own right of the plot (titles ``entity type`` and
+``relation type``: the types drawn); the edge colour then does not show the best score
+(the TSV and the GraphML hold it) and there is no colour bar. An untyped network is drawn
+without them.
+
 Cost: the layout O(n²) memory and O(n²) per majorization step plus O(n³) once (the start by
 classical scaling and the Cholesky factor of the weighted Laplacian) for a component of n
 genes — ``--top-edges`` (at most 2,000) bounds n; the labels O(L² P), L ≤
@@ -23,7 +31,8 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["LABEL_AREA", "MAX_LABELS", "draw_network", "figure_size", "stress_layout"]
+__all__ = ["LABEL_AREA", "MAX_LABELS", "draw_network", "figure_size", "has_types",
+           "stress_layout"]
 
 #: the labels' boxes cover at most this share of the plot
 LABEL_AREA = 0.12
@@ -31,6 +40,35 @@ LABEL_AREA = 0.12
 MAX_LABELS = 250
 #: control characters, which no font draws: a label shows U+FFFD instead
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: the colours of the entity types (nodes), in turn
+ENTITY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple",
+                  "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
+#: the colours and line styles of the relation types (edges), in turn: 8 colours × 3 styles,
+#: 24 distinct pairs, and the first eight distinct in colour as in style
+_RELATION_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
+                     "#a6761d", "#17becf")
+_RELATION_LINES = ("solid", "dashed", "dashdot")
+#: the colour of an unknown type
+_UNKNOWN = "#b0b0b0"
+
+
+def has_types(graph):
+    """Whether ``graph`` (:func:`ppi.aggregation.network.build_network`) holds entity and
+    relation types: its nodes have a ``type`` attribute (the network of a typed model)."""
+    return any("type" in d for _, d in graph.nodes(data=True))
+
+
+def _type_styles(graph):
+    """``(node colour, edge style)`` of a typed network: entity type → colour, relation type
+    → ``(colour, line style)``, the types of the whole network in alphabetical order (the
+    same type, the same colour, whatever part is drawn); None → grey (dotted)."""
+    entities = sorted({d["type"] for _, d in graph.nodes(data=True)} - {None})
+    relations = sorted({d.get("relation_type") for _, _, d in graph.edges(data=True)} - {None})
+    colour = {t: ENTITY_COLOURS[i % len(ENTITY_COLOURS)] for i, t in enumerate(entities)}
+    style = {t: (_RELATION_COLOURS[i % len(_RELATION_COLOURS)],
+                 _RELATION_LINES[i % len(_RELATION_LINES)]) for i, t in enumerate(relations)}
+    colour[None], style[None] = _UNKNOWN, (_UNKNOWN, "dotted")
+    return colour, style
 
 
 def stress_layout(graph, iterations=300, tol=1e-3):
@@ -238,10 +276,37 @@ def _label_texts(fig, ax, graph, drawn, pos):
     return texts
 
 
+def _type_legends(fig, colour, style, nodes, edges, left, top):
+    """The legends of a typed picture (module docstring), at ``(left, top)`` in figure
+    coordinates, the relation types' below the entity types'; ``nodes`` / ``edges``: the
+    types drawn. Returns the two legends."""
+    from matplotlib.lines import Line2D
+
+    def order(t):
+        return (t is None, t or "")
+    node_handles = [Line2D([], [], marker="o", linestyle="", markersize=6, color=colour[t],
+                           markeredgecolor="white", label=t or "unknown")
+                    for t in sorted(set(nodes), key=order)]
+    edge_handles = [Line2D([], [], color=style[t][0], linestyle=style[t][1], linewidth=1.6,
+                           label=t or "unknown") for t in sorted(set(edges), key=order)]
+    options = dict(loc="upper left", fontsize=7, title_fontsize=7, frameon=False,
+                   alignment="left")
+    first = fig.legend(handles=node_handles, title="entity type", bbox_to_anchor=(left, top),
+                       **options)
+    box = first.get_window_extent(fig.canvas.get_renderer()).transformed(
+        fig.transFigure.inverted())
+    second = fig.legend(handles=edge_handles, title="relation type",
+                        bbox_to_anchor=(left, box.y0 - 0.02), **options)
+    return first, second
+
+
 def draw_network(graph, parts, counts):
     """The figure of ``network.png``: the components of ``parts``
     (:func:`ppi.aggregation.network.picture_edges`), edge width = documents, colour = best
-    score, gene labels that do not overlap (module docstring), a legend and a colour bar.
+    score, gene labels that do not overlap (module docstring), a legend and a colour bar; a
+    typed network (:func:`has_types`): node colour = entity type, edge colour and line style
+    = relation type, explained in the figure's legends (``figure.legends``) instead of the
+    colour bar.
 
     Returns
     -------
@@ -266,11 +331,13 @@ def draw_network(graph, parts, counts):
         layouts.append(stress_layout(sub) if len(sub) > 2 else
                        {n: (x, 0.0) for n, x in zip(sub, (-1.0, 1.0))})
     pos = _pack(layouts)
+    typed = has_types(graph)
     width, height = figure_size(len(drawn))
     fig, ax = plt.subplots(figsize=(width, height))
-    # margins in inches for the title above and the legend below (saved as it is: no
-    # second drawing to crop it)
-    fig.subplots_adjust(left=0.3 / width, right=1 - 0.3 / width, bottom=0.7 / height,
+    # margins in inches for the title above, the legend below and, typed, the type legends
+    # on the right (saved as it is: no second drawing to crop it)
+    right = 1 - (2.2 if typed else 0.3) / width
+    fig.subplots_adjust(left=0.3 / width, right=right, bottom=0.7 / height,
                         top=1 - 0.55 / height)
     labels = []
     if drawn.number_of_edges():
@@ -278,22 +345,38 @@ def draw_network(graph, parts, counts):
         scores = [drawn.edges[e]["best_score"] for e in drawn.edges]
         most = max(documents)
         width = [0.8 + 3.2 * (d - 1) / max(1, most - 1) for d in documents]
-        norm = Normalize(min(scores), max(scores) if max(scores) > min(scores)
-                         else min(scores) + 1)
-        cmap = plt.get_cmap("viridis")
+        segments = [(pos[u], pos[v]) for u, v in drawn.edges]
         # one LineCollection and one scatter (networkx's drawing maps each edge's colour
         # on its own)
-        ax.add_collection(LineCollection([(pos[u], pos[v]) for u, v in drawn.edges],
-                                         linewidths=width, array=np.asarray(scores),
-                                         cmap=cmap, norm=norm, alpha=0.85, zorder=1))
+        if typed:
+            colour, style = _type_styles(graph)
+            relations = [drawn.edges[e].get("relation_type") for e in drawn.edges]
+            entities = [graph.nodes[g].get("type") for g in drawn]
+            ax.add_collection(LineCollection(segments, linewidths=width,
+                                             colors=[style[t][0] for t in relations],
+                                             linestyles=[style[t][1] for t in relations],
+                                             alpha=0.85, zorder=1))
+            node_colours = [colour[t] for t in entities]
+        else:
+            norm = Normalize(min(scores), max(scores) if max(scores) > min(scores)
+                             else min(scores) + 1)
+            cmap = plt.get_cmap("viridis")
+            ax.add_collection(LineCollection(segments, linewidths=width,
+                                             array=np.asarray(scores), cmap=cmap, norm=norm,
+                                             alpha=0.85, zorder=1))
+            node_colours = "tab:orange"
         xy = np.array([pos[g] for g in drawn])
         ax.scatter(xy[:, 0], xy[:, 1], s=[25 + 10 * drawn.degree(g) for g in drawn],
-                   c="tab:orange", edgecolors="white", linewidths=0.5, zorder=2)
+                   c=node_colours, edgecolors="white", linewidths=0.5, zorder=2)
         span = np.maximum(xy.max(axis=0) - xy.min(axis=0), 1.0)
         ax.set_xlim(xy[:, 0].min() - 0.12 * span[0], xy[:, 0].max() + 0.12 * span[0])
         ax.set_ylim(xy[:, 1].min() - 0.08 * span[1], xy[:, 1].max() + 0.12 * span[1])
-        fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
-                     label="edge colour: best document score")
+        if typed:
+            _type_legends(fig, colour, style, entities, relations,
+                          right + 0.1 / fig.get_figwidth(), 1 - 0.55 / height)
+        else:
+            fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
+                         label="edge colour: best document score")
         steps = sorted({1, (1 + most) // 2, most})
         handles = [Line2D([], [], color="grey",
                           linewidth=0.8 + 3.2 * (d - 1) / max(1, most - 1),
@@ -310,8 +393,10 @@ def draw_network(graph, parts, counts):
     cut = " (the largest cut to its strongest edges)" if counts["components_cut"] else ""
     named = ("" if len(labels) == len(drawn) else
              f"; labelled: the {len(labels)} best-connected")
-    ax.set_title(f"Interaction network: {shown}{cut}\n{drawn.number_of_nodes()} genes"
+    kind, nodes, edges = (("Relation", "concepts", "relations") if typed else
+                          ("Interaction", "genes", "interactions"))
+    ax.set_title(f"{kind} network: {shown}{cut}\n{drawn.number_of_nodes()} {nodes}"
                  f"{named}, {drawn.number_of_edges()} of {graph.number_of_edges()} "
-                 f"interactions; not drawn: {counts['self_loops']} self-loops", fontsize=9)
+                 f"{edges}; not drawn: {counts['self_loops']} self-loops", fontsize=9)
     ax.axis("off")
     return fig, labels

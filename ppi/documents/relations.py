@@ -110,6 +110,11 @@ class Candidates:
     doc_ids : list of str
     mentions : list of DocumentMentions, one per document
     relation_types : list of frozenset or None — the related candidates' relation types
+    type1, type2 : ndarray of str (n,) or None   a typed model's concepts' entity types
+    pair_type : ndarray of int (n,) or None      the number of the pair type
+                                                 (:class:`ppi.documents.pair_types.PairTypes`)
+    novel : ndarray (n,) or None                 +1 a relation of the pair is marked novel,
+                                                 −1 marked not novel, 0 unmarked or unrelated
     """
 
     doc: np.ndarray
@@ -121,6 +126,10 @@ class Candidates:
     doc_ids: list
     mentions: list
     relation_types: list | None = None
+    type1: np.ndarray | None = None
+    type2: np.ndarray | None = None
+    pair_type: np.ndarray | None = None
+    novel: np.ndarray | None = None
 
     def __len__(self):
         return len(self.doc)
@@ -140,7 +149,9 @@ class Candidates:
                           None if self.y is None else self.y[index], ptr,
                           rows.astype(np.int64), self.doc_ids, self.mentions,
                           None if self.relation_types is None else
-                          [self.relation_types[c] for c in index])
+                          [self.relation_types[c] for c in index],
+                          *(None if a is None else a[index]
+                            for a in (self.type1, self.type2, self.pair_type, self.novel)))
 
 
 def bag_max(scores, candidates, empty=-np.inf):
@@ -161,16 +172,21 @@ def _ids(mention):
     return split_concept_ids(mention.id)
 
 
-def document_candidates(parsed, title_end=None, relations=None, doc_length=None):
+def document_candidates(parsed, title_end=None, relations=None, doc_length=None,
+                        pair_types=None):
     """Candidates of one parsed document and the bag of each, from its
     :class:`ppi.parsing.spacy_parse.ParsedSentence` objects (document order; each sentence's
     ``mentions[j]`` is entity ``j``'s mention).
 
-    Returns ``(keys, bags, labels, types, mentions)``: the candidate id pairs in canonical
-    order (sorted), for each the positions of its mention pairs among the document's pairs
-    (sentence by sentence, each sentence's pairs in order — the order of the featurizers and
-    of ``ppi extract``'s records), the labels (+1/−1; None without ``relations``), the
-    relation types of each positive, and the :class:`DocumentMentions`."""
+    Returns ``(keys, bags, labels, types, mentions, typed)``: the candidate id pairs in
+    canonical order (sorted), for each the positions of its mention pairs among the
+    document's pairs (sentence by sentence, each sentence's pairs in order — the order of
+    the featurizers and of ``ppi extract``'s records), the labels (+1/−1; None without
+    ``relations``), the relation types of each positive, the :class:`DocumentMentions`, and
+    with ``pair_types`` (:class:`ppi.documents.pair_types.PairTypes`) the candidates' typed
+    fields (:func:`_typed_fields`; else None): only pairs of two concepts whose entity
+    types (:func:`ppi.documents.pair_types.concept_types`) make one of the pair types are
+    candidates."""
     sentence_of, ids_of, starts = [], [], []
     for k, p in enumerate(parsed):
         for m in p.mentions:
@@ -179,6 +195,13 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
             starts.append(m.start)
     ids = sorted({i for x in ids_of for i in x}, key=concept_order)
     keys = [(a, b) for a, b in itertools.combinations(ids, 2)]
+    concept_type = None
+    if pair_types is not None:
+        from ppi.documents.pair_types import concept_types
+
+        concept_type = concept_types([m for p in parsed for m in p.mentions])
+        keys = [(a, b) for a, b in keys
+                if pair_types.index(concept_type[a], concept_type[b]) >= 0]
     index = {k: n for n, k in enumerate(keys)}
     bags = [[] for _ in keys]
     row = 0
@@ -193,11 +216,12 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
                     if a == b:
                         continue
                     key = concept_pair(a, b)
-                    if key not in seen:
+                    if key not in seen and key in index:
                         seen.add(key)
                         bags[index[key]].append(row)
             row += 1
     labels = types = None
+    novelty = {}
     if relations is not None:
         related = {}
         for r in relations:
@@ -205,6 +229,9 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
                 for b in split_concept_ids(r.id2):
                     key = concept_pair(a, b)
                     related.setdefault(key, set()).add(r.type)
+                    value = dict(r.attrs).get("novelty")
+                    if value is not None:
+                        novelty.setdefault(key, set()).add(str(value).strip().lower())
         labels = np.array([1.0 if k in related else -1.0 for k in keys])
         types = [frozenset(related.get(k, ())) for k in keys]
     title = title_end if title_end is not None else -1
@@ -212,7 +239,25 @@ def document_candidates(parsed, title_end=None, relations=None, doc_length=None)
                                 np.array([s < title for s in starts], dtype=bool),
                                 np.array(starts, dtype=np.int64), len(parsed),
                                 int(doc_length or (max(starts) + 1 if starts else 1)))
-    return keys, bags, labels, types, mentions
+    typed = None if concept_type is None else _typed_fields(keys, concept_type, pair_types,
+                                                             novelty if relations is not None
+                                                             else None)
+    return keys, bags, labels, types, mentions, typed
+
+
+def _typed_fields(keys, concept_type, pair_types, novelty):
+    """The typed fields of candidates ``keys``: each concept's entity type, the pair type's
+    number and (with ``novelty``, the novelty values of the related keys) +1 when a relation
+    of the pair is marked ``Novel``, −1 when it is marked otherwise (``No``), 0 when none
+    says (an unrelated pair, or a file without novelty)."""
+    t1 = [concept_type[a] for a, _ in keys]
+    t2 = [concept_type[b] for _, b in keys]
+    novel = None
+    if novelty is not None:
+        novel = [0.0 if k not in novelty else (1.0 if "novel" in novelty[k] else -1.0)
+                 for k in keys]
+    return {"type1": t1, "type2": t2,
+            "pair_type": [pair_types.index(a, b) for a, b in zip(t1, t2)], "novel": novel}
 
 
 def read_relation_documents(path, format=None, *, skip_bad=False, stats=None,
@@ -400,6 +445,9 @@ class RelationCorpus:
     #: relations (:class:`ppi.documents.relation_counts.RelationCounts`); None for a subset
     read_stats: object = field(default=None, repr=False)
     relation_counts: object = field(default=None, repr=False)
+    #: a typed corpus' :class:`ppi.documents.pair_types.PairTypes` (None: one untyped set of
+    #: entity types paired with itself)
+    pair_types: object = None
 
     @property
     def n_pairs(self):
@@ -422,6 +470,13 @@ class RelationCorpus:
             out += [k] * sum(len(s.pairs) for s in d.sentences)
         return np.array(out, dtype=np.int64)
 
+    def row_pair_types(self):
+        """The number of every mention-pair row's pair type (a typed corpus;
+        :func:`ppi.documents.pair_types.row_pair_types`)."""
+        from ppi.documents.pair_types import row_pair_types
+
+        return row_pair_types(self.corpus.sentences(), self.pair_types)
+
     def subset(self, doc_index):
         """The documents ``doc_index`` (positions) as a RelationCorpus of their own."""
         from corpora.ppi_xml import Corpus
@@ -431,40 +486,59 @@ class RelationCorpus:
         return _assemble(Corpus(self.corpus.source, docs), [self.parsed[k] for k in doc_index],
                          [self._titles[k] for k in doc_index],
                          [self._relations[k] for k in doc_index],
-                         [self._lengths[k] for k in doc_index], self.source)
+                         [self._lengths[k] for k in doc_index], self.source,
+                         self.pair_types)
 
 
 def relation_corpus(docs, entity_types=None, *, source="documents", parses=("spacy",),
                     spacy_model="en_core_web_sm", collapse=True, cache=True, cache_dir=None,
-                    progress=False):
+                    progress=False, pair_types=None):
     """A :class:`RelationCorpus` of ``docs`` (:class:`corpora.documents.TextDocument` with
     mentions and ``relations``; a document without relations has only negative candidates):
-    parsed (:func:`parsed_documents`), the candidates and bags of every document."""
+    parsed (:func:`parsed_documents`), the candidates and bags of every document.  With
+    ``pair_types`` (:class:`ppi.documents.pair_types.PairTypes`; ``entity_types`` is then
+    theirs) the mentions of every entity type of a pair type are parsed, the mention pairs
+    and candidates are those of the pair types only, and the candidates are typed."""
+    if pair_types is not None:
+        from ppi.documents.pair_types import keep_pair_types
+
+        entity_types = pair_types.entity_types
     parsed = parsed_documents(docs, entity_types, parses=parses, spacy_model=spacy_model,
                               collapse=collapse, cache=cache, cache_dir=cache_dir,
                               progress=progress)
+    if pair_types is not None:
+        for ps in parsed:
+            keep_pair_types(ps, pair_types)
     from corpora.ppi_xml import Corpus, Document
 
     corpus = Corpus(source, [Document(d.id, [p.sentence for p in ps])
                              for d, ps in zip(docs, parsed)])
     return _assemble(corpus, parsed, [d.title_end for d in docs],
-                     [d.relations or [] for d in docs], [len(d.text) for d in docs], source)
+                     [d.relations or [] for d in docs], [len(d.text) for d in docs], source,
+                     pair_types)
 
 
-def build_candidates(parsed, titles, relations=None, lengths=None, doc_ids=None):
+def build_candidates(parsed, titles, relations=None, lengths=None, doc_ids=None,
+                     pair_types=None):
     """:class:`Candidates` of several parsed documents (``parsed``: one list of
     :class:`ppi.parsing.spacy_parse.ParsedSentence` per document; ``titles``: each document's
     ``title_end``; ``relations``: each one's relations, or None; ``lengths``: each text's
     length), their bags indexing the mention pairs of all documents in order — the order of
-    the featurizers' rows and of ``ppi extract``'s records."""
+    the featurizers' rows and of ``ppi extract``'s records; with ``pair_types`` the typed
+    candidates of :func:`document_candidates`."""
     n_docs = len(parsed)
     relations = relations if relations is not None else [None] * n_docs
     lengths = lengths if lengths is not None else [None] * n_docs
     doc, id1, id2, y, ptr, rows, mentions, types = [], [], [], [], [0], [], [], []
+    typed = {"type1": [], "type2": [], "pair_type": [], "novel": []}
     offset = 0
     for k, (ps, title, rels, length) in enumerate(zip(parsed, titles, relations, lengths)):
-        keys, bags, labels, tys, dm = document_candidates(ps, title, rels, length)
+        keys, bags, labels, tys, dm, tf = document_candidates(ps, title, rels, length,
+                                                              pair_types)
         mentions.append(dm)
+        if tf is not None:
+            for name in typed:
+                typed[name].extend(tf[name] if tf[name] is not None else [0.0] * len(keys))
         for j, (key, bag) in enumerate(zip(keys, bags)):
             doc.append(k)
             id1.append(key[0])
@@ -478,19 +552,25 @@ def build_candidates(parsed, titles, relations=None, lengths=None, doc_ids=None)
     labelled = len(y) == len(doc) and all(r is not None for r in relations)
     if doc_ids is None:
         doc_ids = [ps[0].doc_id if ps else str(k) for k, ps in enumerate(parsed)]
+    extra = {}
+    if pair_types is not None:
+        extra = {"type1": np.array(typed["type1"], dtype=object),
+                 "type2": np.array(typed["type2"], dtype=object),
+                 "pair_type": np.array(typed["pair_type"], dtype=np.int64),
+                 "novel": np.array(typed["novel"], dtype=float) if labelled else None}
     return Candidates(np.array(doc, dtype=np.int64), np.array(id1, dtype=object),
                       np.array(id2, dtype=object),
                       np.array(y, dtype=float) if labelled else None,
                       np.array(ptr, dtype=np.int64), np.array(rows, dtype=np.int64),
-                      list(doc_ids), mentions, types if labelled else None)
+                      list(doc_ids), mentions, types if labelled else None, **extra)
 
 
-def _assemble(corpus, parsed, titles, relations, lengths, source):
+def _assemble(corpus, parsed, titles, relations, lengths, source, pair_types=None):
     from corpora.ppi_xml import Pair
 
     cands = build_candidates(parsed, titles, relations, lengths,
-                             [d.id for d in corpus.documents])
-    rc = RelationCorpus(corpus, cands, parsed, source)
+                             [d.id for d in corpus.documents], pair_types)
+    rc = RelationCorpus(corpus, cands, parsed, source, pair_types=pair_types)
     rc._titles, rc._relations, rc._lengths = titles, relations, lengths
     # the single-instance labels on the pairs (what a featurizer reports as y)
     y_inst = rc.instance_labels()

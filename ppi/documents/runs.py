@@ -68,10 +68,17 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
                 "spacy_model": pipeline_reference(system.spacy_model),
                 "spacy_conversion": CONVERSION_VERSION,
                 "data": _data_summary(rc), "selection": _jsonable(fit.info)}
-    model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
-                               fit.threshold, system.learner, training,
-                               entity_types=system.entity_types,
-                               instance_threshold=fit.instance_threshold, stage=fit.stage)
+    if rc.pair_types is not None:
+        from ppi.models.relation_model import RelationModel
+
+        model = RelationModel(feats.featurizer, fit, fit.info["alpha"], system.learner,
+                              training)
+    else:
+        model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
+                                   fit.threshold, system.learner, training,
+                                   entity_types=system.entity_types,
+                                   instance_threshold=fit.instance_threshold,
+                                   stage=fit.stage)
     model.save(model_dir)
     res = {"model": str(model_dir), **training, "threshold": fit.threshold,
            "seconds": time.perf_counter() - t0}
@@ -92,8 +99,28 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
              + "); leave-one-document-out AUC "
              f"{fit.info['stage_auc']:.3f}, F {fit.info['stage_f1']:.3f} at threshold "
              f"{fit.threshold:.4g}"] if fit.stage is not None else []),
+          *_typed_lines(fit.info),
           f"- saved to `{model_dir}` ({format_duration(res['seconds'])})", ""]
     return res, [Path(model_dir), *write_report(output_dir, "results", res, "\n".join(md))]
+
+
+def _typed_lines(info):
+    """The report's lines on a typed model (:mod:`ppi.documents.typed_fit`): its pair types,
+    relation types and novelty."""
+    if "pair_types" not in info:
+        return []
+    acc = info.get("type_accuracy")
+    out = [f"- pair types ({info['pair_model']} model): {', '.join(info['pair_types'])}",
+           f"- relation types: {', '.join(info['relation_types'])}; λ = "
+           f"{info['type_alpha']:g}"
+           + ("" if acc is None else f", leave-one-document-out accuracy on the related "
+              f"candidates {acc:.3f}")]
+    if info.get("novelty"):
+        out.append(f"- novelty: leave-one-document-out AUC {info['novelty_auc']:.3f}, "
+                   f"accuracy {info['novelty_accuracy']:.3f} on the related candidates")
+    else:
+        out.append("- novelty: not marked in the training file (no novelty output)")
+    return out
 
 
 def _jsonable(info):

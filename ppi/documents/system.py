@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 from kernelrank.errors import InvalidParameterError
 from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DOCUMENT_N_BASIS,
-                       DOCUMENTS_SUMMARY)
+                       DOCUMENTS_SUMMARY, MIN_RELATIONS)
 from ppi.systems.registry import register
 
 __all__ = ["DOCUMENT_VIEWS", "INSTANCE_LABELS", "ALPHAS", "DocumentSystem"]
@@ -89,12 +89,21 @@ class DocumentSystem:
     chosen_by = "--relations-from"
     #: the command-line options (argparse destinations) the system reads
     #: (:mod:`ppi.systems.options`); the others are refused when it is chosen
-    options = ("relations_format", "entity_types", "relation_types", "instances",
+    options = ("relations_format", "pairs", "pair_model", "entity_types", "relation_types",
+               "instances",
                "no_document_stage", "stage_search", "skip_bad", "transfer", "sources",
                "alphas", "learner", "n_basis", "spacy_model")
 
     views: tuple = DOCUMENT_VIEWS
     entity_types: tuple = DEFAULT_ENTITY_TYPES
+    #: the pair types to relate (``("all",)``: every pair type the training file relates;
+    #: ``("ChemicalEntity:GeneOrGeneProduct", …)``; :mod:`ppi.documents.pair_types`) — a
+    #: typed model with relation types and novelty (:mod:`ppi.documents.typed_fit`); None:
+    #: the mentions of ``entity_types`` paired with themselves, one untyped task
+    pairs: tuple | None = None
+    #: a typed model's mention-pair stage: one model over all pair types (``shared``,
+    #: feature augmentation) or one per pair type (``separate``)
+    pair_model: str = "shared"
     #: the relation types that make a candidate related (None: any type;
     #: :func:`ppi.documents.relations.keep_relation_types`)
     relation_types: tuple | None = None
@@ -120,6 +129,17 @@ class DocumentSystem:
         if self.instances not in INSTANCE_LABELS:
             raise InvalidParameterError(f"instances={self.instances!r}; choose one of "
                                         f"{INSTANCE_LABELS}")
+        from ppi.documents.pair_types import PAIR_MODELS, PairTypes
+
+        if self.pair_model not in PAIR_MODELS:
+            raise InvalidParameterError(f"pair_model={self.pair_model!r}; choose one of "
+                                        f"{PAIR_MODELS}")
+        if self.pairs is not None:
+            PairTypes.parse(self.pairs)           # the syntax, now
+            if self.instances == "mi":
+                raise InvalidParameterError("instances='mi' is for one untyped pair "
+                                            "type (--entity-types); typed pairs (--pairs) "
+                                            "learn with --instances sil")
         if self.transfer and not self.sources:
             raise InvalidParameterError("transfer needs at least one source corpus")
         from ppi.representation.views import parse_view
@@ -137,7 +157,17 @@ class DocumentSystem:
         :attr:`options`; ``default_system`` is not used: the system is chosen by
         ``--relations-from``)."""
         transfer = True if args.transfer is None else args.transfer
+        pairs = getattr(args, "pairs", None)
+        if pairs and args.entity_types:
+            raise InvalidParameterError(
+                "--pairs and --entity-types are two ways to say what to relate: --pairs "
+                "A:B … (typed pairs, with relation types and novelty), or --entity-types "
+                "(one set of types paired with itself, one untyped task)")
+        if not pairs and not args.entity_types:
+            pairs = ["all"]
         return cls(
+            pairs=None if not pairs else tuple(pairs),
+            pair_model=getattr(args, "pair_model", None) or "shared",
             entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
             relation_types=None if args.relation_types is None else tuple(args.relation_types),
             instances=args.instances or "sil", document_stage=not args.no_document_stage,
@@ -176,6 +206,8 @@ class DocumentSystem:
         """The configuration recorded in every report."""
         return {"system": "documents", "views": list(self.views),
                 "entity_types": list(self.entity_types),
+                "pairs": None if self.pairs is None else list(self.pairs),
+                "pair_model": self.pair_model,
                 "relation_types": (None if self.relation_types is None
                                    else list(self.relation_types)),
                 "instances": self.instances,
@@ -208,18 +240,42 @@ class DocumentSystem:
         stats = ReadStats()
         source = source or Path(path).name
         docs = read_relation_documents(path, format, skip_bad=skip_bad, stats=stats)
-        counts = account_relations(docs, self.entity_types, self.relation_types,
+        pair_types = self.pair_types(docs, path)
+        types = self.entity_types if pair_types is None else pair_types.entity_types
+        counts = account_relations(docs, types, self.relation_types,
                                    stats.relations_dropped)
-        counts.log(source, self.entity_types)
+        counts.log(source, types)
         docs = keep_relation_types(docs, self.relation_types, path)
-        rc = relation_corpus(docs, self.entity_types, source=source,
-                             spacy_model=self.spacy_model, progress=self.progress)
+        rc = relation_corpus(docs, types, source=source, spacy_model=self.spacy_model,
+                             progress=self.progress, pair_types=pair_types)
         c = rc.candidates
         log.info("%s: %d documents, %d candidate pairs (%d related), %d mention pairs (%s)",
                  rc.source, len(docs), len(c), int((c.y > 0).sum()), rc.n_pairs,
                  format_duration(time.perf_counter() - t0))
         rc.read_stats, rc.relation_counts = stats, counts
         return rc
+
+    def pair_types(self, docs, path=None):
+        """The :class:`ppi.documents.pair_types.PairTypes` this system relates in the
+        training documents ``docs`` (``pairs`` resolved: ``all`` is every pair type at
+        least :data:`ppi.documents.pair_types.MIN_RELATIONS` of their relations relate, the
+        rarer ones logged); None for an untyped system."""
+        if self.pairs is None:
+            return None
+        from ppi.documents.pair_types import PairTypes
+
+        given = PairTypes.parse(self.pairs)
+        if given is not None:
+            return given
+        found, left = PairTypes.from_relations(docs, path)
+        log.info("pair types of %s: %s", path or "the documents", ", ".join(found.names))
+        if left:
+            log.warning("%s: pair types left out of --pairs all (fewer than %d relations "
+                        "to learn from; name them in --pairs to learn them): %s",
+                        path or "the documents", MIN_RELATIONS,
+                        ", ".join(f"{n} ({c} relation{'s' if c != 1 else ''})"
+                                  for n, c in sorted(left.items())))
+        return found
 
     def check_learner_fits(self, rc):
         """Refuse the exact learner on the corpus' mention pairs now, when they could not
@@ -380,6 +436,10 @@ class DocumentSystem:
         from ppi.documents.stage import GAMMAS, DocumentStage, document_features
 
         check_classes(rc, entity_types=self.entity_types)
+        if rc.pair_types is not None:
+            from ppi.documents.typed_fit import fit_typed
+
+            return fit_typed(self, rc, X, w_source, source_info)
         t0 = time.perf_counter()
         cands = rc.candidates
         w, sel = self.fit_mention_stage(rc, X, w_source)

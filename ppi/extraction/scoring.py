@@ -111,7 +111,8 @@ def score_sentences(model, parsed):
 
     from corpora.ppi_xml import Corpus, Document
 
-    scores = [np.zeros(0)]
+    q = getattr(model, "n_outputs", None)          # a typed model: q columns a pair
+    scores = [np.zeros(0) if q is None else np.zeros((0, q))]
     for batch in _pair_batches(parsed):
         corpus = Corpus("extract", [Document(f"c{k}", [s]) for k, s in enumerate(batch)])
         s = model.scores(corpus)
@@ -199,9 +200,15 @@ def _process_chunk(docs, raw, presplit, nlp, parses, resources, output_format):
                 parsed.append(ParsedSentence(d.id, s, None, []))
     order = {d.id: k for k, d in enumerate(docs)}
     parsed.sort(key=lambda p: order[p.doc_id])          # stable: sentence order kept
+    pair_types = getattr(resources.model, "pair_types", None)
+    if pair_types is not None:           # a typed model scores the pairs of its pair types
+        from ppi.documents.pair_types import keep_pair_types
+
+        keep_pair_types(parsed, pair_types)
     with_pairs = [p for p in parsed if p.sentence.pairs]
     scores = score_sentences(resources.model, with_pairs)
-    records = pair_records(with_pairs, scores, resources.model.pair_threshold, bool(presplit))
+    related = scores if scores.ndim == 1 else scores[:, 0]
+    records = pair_records(with_pairs, related, resources.model.pair_threshold, bool(presplit))
     counts = {"documents": len(docs), "sentences": len(parsed), "pairs": len(records),
               "predicted_positive": sum(r["interaction"] for r in records)}
     if getattr(resources.model, "stage", False) is not False and raw and not presplit:
@@ -228,11 +235,17 @@ def with_document_records(records, docs, raw, parsed, scores, model):
         if p.doc_id in by_doc:
             by_doc[p.doc_id].append(p)
     groups = [by_doc[d.id] for d in raw]
+    pair_types = getattr(model, "pair_types", None)
     cands = build_candidates(groups, [d.title_end for d in raw], None,
-                             [len(d.text) for d in raw], [d.id for d in raw])
+                             [len(d.text) for d in raw], [d.id for d in raw], pair_types)
     # the raw documents' pairs come first in the chunk's scores (document order)
     n_raw = sum(len(p.sentence.pairs) for g in groups for p in g)
-    s = model.candidate_scores(scores[:n_raw], cands) if len(cands) else np.zeros(0)
+    typed = None
+    if pair_types is not None and len(cands):
+        typed = model.candidate_outputs(scores[:n_raw], cands)
+        s = typed["score"]
+    else:
+        s = model.candidate_scores(scores[:n_raw], cands) if len(cands) else np.zeros(0)
     names = []
     for g in groups:
         c = Counter()
@@ -251,9 +264,11 @@ def with_document_records(records, docs, raw, parsed, scores, model):
         if not np.isfinite(s[k]):            # no stage and no mention pair: never scored
             continue
         score = float(s[k])
-        extra[raw[d].id].append(document_record(
-            raw[d].id, (names[d].get(g1), g1), (names[d].get(g2), g2), score,
-            model.threshold, int(cands.bag_sizes[k])))
+        r = document_record(raw[d].id, (names[d].get(g1), g1), (names[d].get(g2), g2), score,
+                            model.threshold, int(cands.bag_sizes[k]))
+        if typed is not None:
+            typed_fields(r, k, cands, typed, model)
+        extra[raw[d].id].append(r)
     by_doc = {}
     for r in records:
         by_doc.setdefault(r["doc_id"], []).append(r)
@@ -261,6 +276,32 @@ def with_document_records(records, docs, raw, parsed, scores, model):
     n = {"candidates": len(cands),
          "predicted_candidates": sum(r["interaction"] for v in extra.values() for r in v)}
     return out, n
+
+
+def typed_fields(record, k, cands, typed, model):
+    """Add to the document ``record`` of candidate ``k`` what a typed model says of it: the
+    two concepts' entity types, the pair type, the predicted relation type and the score of
+    every type its pair type takes, and novelty (:mod:`ppi.documents.typed_fit`)."""
+    import math
+
+    from ppi.documents.pair_types import pair_type_name
+
+    t1, t2 = cands.type1[k], cands.type2[k]
+    record["e1"]["type"], record["e2"]["type"] = t1, t2
+    names = model.relation_types
+    scores = typed["type_scores"][:, k] if len(names) else ()
+    record.update(
+        pair_type=pair_type_name(t1, t2),
+        relation_type=names[int(typed["type"][k])] if len(names) else None,
+        relation_scores={n: float(x) for n, x in zip(names, scores) if x > -math.inf},
+        mention_pairs=record.pop("mention_pairs"))
+    nov = typed["novelty_score"]
+    if nov is not None:
+        record["novel"] = bool(nov[k] > model.fit.novelty_threshold)
+        record["novelty_score"] = float(nov[k])
+    else:
+        record["novel"] = record["novelty_score"] = None
+    return record
 
 
 def _require_parse(sentence, parse, doc):

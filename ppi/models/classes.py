@@ -26,7 +26,7 @@ from kernelrank.sealed import save_directory
 from learners.kernels import gaussian_of, squared_row_norms
 from learners.kernels.sparse_product import sparse_dense_product
 from ppi.models.formats import (DOCUMENT_VERSION, FORMAT, GAUSSIAN_VERSION, MULTIVIEW_VERSION,
-                                VERSION, basis_rows, document_stage, load_multiview,
+                                RELATION_VERSION, VERSION, basis_rows, document_stage, load_multiview,
                                 load_single_view, read_meta)
 from ppi.names import DEFAULT_SPACY_MODEL
 
@@ -179,6 +179,10 @@ def _load(d):
         raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                 "weights.npz); create one with `python -m ppi train`")
     meta = read_meta(d / "model.json")
+    if meta["version"] == RELATION_VERSION:
+        from ppi.models.relation_model import RelationModel
+
+        return RelationModel._from_saved(d, meta)
     return _CLASS_OF_VERSION[meta["version"]]._from_saved(d, meta)
 
 

@@ -129,13 +129,17 @@ MULTIVIEW_VERSION = 4
 GAUSSIAN_VERSION = 5
 #: the documents system: a linear multi-view model of mention pairs + its document stage
 DOCUMENT_VERSION = 6
-VERSIONS = (1, 2, 3, 4, 5, 6)
+#: a typed documents model: pair types, relation types, novelty
+#: (:mod:`ppi.models.relation_model`)
+RELATION_VERSION = 7
+VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 #: version 6's arrays of the document stage
 STAGE_ARRAYS = ("doc_mean", "doc_scale", "doc_basis", "doc_dual_coef")
 #: version 5's arrays beside the views' blocks
 BASIS_ARRAYS = ("basis_data", "basis_indices", "basis_indptr", "dual_coef")
 
 __all__ = ["FORMAT", "VERSION", "MULTIVIEW_VERSION", "GAUSSIAN_VERSION", "DOCUMENT_VERSION",
+           "RELATION_VERSION",
            "VERSIONS", "STAGE_ARRAYS", "BASIS_ARRAYS", "SEALED", "read_meta",
            "load_single_view", "load_multiview", "basis_rows", "document_stage"]
 
@@ -279,7 +283,7 @@ def read_meta(path):
             or version not in VERSIONS):
         raise CorpusFormatError(f"unsupported model format {meta.get('format')!r} version "
                                 f"{version!r} (expected {FORMAT} version 1 to "
-                                f"{DOCUMENT_VERSION})", path=path)
+                                f"{RELATION_VERSION})", path=path)
     training = meta.get("training")
     if isinstance(training, dict) and "spacy_model" in training and \
             not (isinstance(training["spacy_model"], str) and training["spacy_model"]):
@@ -357,8 +361,10 @@ def _read_multiview_meta(path, meta):
 
     SEALED.check_fields(path, meta, _FIELDS_V4)
     SEALED.check_seal(path, meta)
-    if meta["version"] == DOCUMENT_VERSION:
+    if meta["version"] in (DOCUMENT_VERSION, RELATION_VERSION):
         _check_document_meta(path, meta)
+    if meta["version"] == RELATION_VERSION:
+        _check_relation_meta(path, meta)
     if meta["version"] == GAUSSIAN_VERSION:
         SEALED.check_fields(path, meta, {"kernel": dict})
         SEALED.check_fields(path, meta["kernel"], _KERNEL_V5, "kernel.")
@@ -431,6 +437,43 @@ def _check_document_meta(path, meta):
         if not (st["gamma"] > 0 and st["alpha"] > 0 and st["n_basis"] >= 1):
             raise _bad(path, f"field 'document.stage' is {st!r}: gamma and alpha must be "
                              "positive, n_basis >= 1")
+
+
+_RELATIONS_V7 = {"pair_types": list, "relation_types": list, "allowed": list,
+                 "default_type": list, "outputs": int, "own_stages": dict,
+                 "novelty_threshold": _NUMBER, "n_columns": int, "arrays": list}
+
+
+def _check_relation_meta(path, meta):
+    """Version 7's ``relations`` object (:mod:`ppi.models.relation_model`): its fields'
+    types, pair types of two names, an ``allowed`` row per pair type and a column per
+    relation type, and array names."""
+    SEALED.check_fields(path, meta, {"relations": dict})
+    rel = meta["relations"]
+    SEALED.check_fields(path, rel, _RELATIONS_V7, "relations.")
+    T, K = len(rel["pair_types"]), len(rel["relation_types"])
+    if not T or not all(isinstance(p, list) and len(p) == 2 and all(
+            isinstance(t, str) and t for t in p) for p in rel["pair_types"]):
+        raise _bad(path, "field 'relations.pair_types' is not a list of [type, type] pairs")
+    if not all(isinstance(t, str) and t for t in rel["relation_types"]):
+        raise _bad(path, "field 'relations.relation_types' is not a list of type names")
+    if len(rel["allowed"]) != T or not all(isinstance(r, list) and len(r) == K and all(
+            isinstance(x, bool) for x in r) for r in rel["allowed"]):
+        raise _bad(path, f"field 'relations.allowed' is not {T} rows of {K} booleans")
+    if len(rel["default_type"]) != T or not all(
+            isinstance(x, int) and 0 <= x < max(K, 1) for x in rel["default_type"]):
+        raise _bad(path, "field 'relations.default_type' is not a relation type per pair type")
+    if rel["outputs"] != 1 + K + (rel.get("novelty_stage") is not None):
+        raise _bad(path, f"field 'relations.outputs' is {rel['outputs']}, not 1 + {K} "
+                         "relation types (+ novelty)")
+    th = rel.get("thresholds")
+    if th is not None and (not isinstance(th, list) or len(th) != T):
+        raise _bad(path, f"field 'relations.thresholds' is not one threshold per pair type")
+    for t, st in list(rel["own_stages"].items()) + [("novelty", rel.get("novelty_stage"))]:
+        if st is not None:
+            SEALED.check_fields(path, st, _STAGE_V6, f"relations.stage {t}.")
+    if not all(isinstance(a, str) for a in rel["arrays"]):
+        raise _bad(path, "field 'relations.arrays' is not a list of array names")
 
 
 def document_stage(path, arrays, doc):
@@ -540,7 +583,9 @@ def _read_multiview_weights(path, meta):
             _check_range(path, a[codes_name], limit, pairs=n_features is None)
     extras = {GAUSSIAN_VERSION: BASIS_ARRAYS,
               DOCUMENT_VERSION: STAGE_ARRAYS if meta.get("document", {}).get("stage")
-              else ()}.get(meta["version"], ())
+              else (),
+              RELATION_VERSION: tuple(meta.get("relations", {}).get("arrays", ()))
+              }.get(meta["version"], ())
     for name in extras:
         if name not in arrays:
             raise _bad(path, f"no array {name!r}")

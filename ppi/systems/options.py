@@ -22,6 +22,7 @@ import argparse
 from dataclasses import dataclass, field
 
 from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DEFAULT_SYSTEM,
+                       MIN_RELATIONS, PAIR_MODELS,
                        DOCUMENT_N_BASIS, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
                        TRAIN_DEFAULT_SYSTEM, VARIANTS)
 from ppi.systems.registry import SYSTEMS
@@ -182,9 +183,23 @@ OPTIONS = {
         "choices": ("pubtator", "bioc-xml", "bioc-json"), "default": None,
         "help": "format of --relations-from (default: from the file name or root "
                 "element)"}),
+    "pairs": Option(("--pairs",), {
+        "nargs": "+", "default": None, "metavar": "A:B",
+        "help": "the entity-pair types to relate, each two mention types joined by ':' "
+                "(e.g. ChemicalEntity:GeneOrGeneProduct GeneOrGeneProduct:GeneOrGeneProduct), "
+                "or all — every pair type the training file relates (at least "
+                f"{MIN_RELATIONS} relations; the default unless --entity-types is given). The "
+                "model scores every pair of those types with a relation type and, where the "
+                "file marks it (BioRED's Novel / No), novelty"}),
+    "pair_model": Option(("--pair-model",), {
+        "choices": PAIR_MODELS, "default": None,
+        "help": "with --pairs: one mention-pair model over all pair types with pair-type "
+                "specific weights (shared, feature augmentation; default) or one model per "
+                "pair type (separate)"}),
     "entity_types": Option(("--entity-types",), {
         "nargs": "+", "default": None, "metavar": "TYPE",
-        "help": "mention types whose concepts are paired (default: "
+        "help": "instead of --pairs: one set of mention types whose concepts are paired "
+                "with each other as one untyped task (e.g. "
                 f"{' '.join(DEFAULT_ENTITY_TYPES)} — genes and gene products)"}),
     "relation_types": Option(("--relation-types",), {
         "nargs": "+", "default": None, "metavar": "TYPE",

@@ -1,0 +1,220 @@
+"""Entity-pair types: which two kinds of concept a ``documents`` model relates, and the
+feature augmentation that lets one model learn them all.
+
+BioRED (Luo et al. 2022, "BioRED: a rich biomedical relation extraction dataset", Briefings
+in Bioinformatics 23(5)) relates concepts of six entity types in eight combinations —
+disease–gene, chemical–disease, gene–gene, chemical–gene, disease–variant,
+chemical–chemical, chemical–variant, variant–variant.  A **pair type** is the unordered pair
+of two entity types, written ``A:B`` with the two names in sorted order
+(``ChemicalEntity:GeneOrGeneProduct``; :func:`pair_type_name`), compared ignoring case.
+A candidate concept pair has the pair type of its two concepts' entity types; a mention
+pair the pair type of its two mentions' types.
+
+:class:`PairTypes` is a model's set of pair types: given (``--pairs A:B …``) or read off the
+training file (``--pairs all``, :meth:`PairTypes.from_relations`: every pair type that at
+least :data:`MIN_RELATIONS` of its relations relate; rarer ones are left out and counted,
+and naming them keeps them).
+
+**One model over all pair types** (:func:`augment`): the frustratingly easy domain
+adaptation of Daumé III (2007, "Frustratingly easy domain adaptation", ACL, §3): a row
+``x`` of pair type ``t`` becomes ``[x, 0, …, x (block t), …, 0]`` — one shared copy and one
+copy in its pair type's own block.  Its linear kernel is ``k(x, z) (1 + [t_x = t_z])``: the
+pair types share what they have in common and keep what is their own, and the fitted
+weights are one vector per pair type, ``w_t = w_shared + w_block t``.  ``shared=False``
+drops the shared copy: one independent model per pair type (block-diagonal kernel), with
+one λ for all.  O(nnz) time and memory: the augmented rows hold twice the non-zeros (once
+without the shared copy).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from corpora.standoff import split_concept_ids
+from kernelrank.errors import InvalidParameterError
+from ppi.names import MIN_RELATIONS, PAIR_MODELS
+
+__all__ = ["MIN_RELATIONS", "PairTypes", "pair_type_name", "parse_pair_type",
+           "concept_types", "relation_pair_types", "augment", "type_weights", "keep_pair_types",
+           "row_pair_types", "PAIR_MODELS"]
+
+
+
+def pair_type_name(a, b):
+    """The name ``A:B`` of the unordered pair of entity types ``a``, ``b`` (sorted)."""
+    a, b = sorted((a, b))
+    return f"{a}:{b}"
+
+
+def parse_pair_type(text):
+    """``(a, b)``, sorted, of a pair type written ``A:B``; an
+    :class:`InvalidParameterError` saying the syntax otherwise."""
+    parts = [p.strip() for p in str(text).split(":")]
+    if len(parts) != 2 or not all(parts):
+        raise InvalidParameterError(
+            f"pair type {text!r}: write two entity types joined by ':', e.g. "
+            "ChemicalEntity:GeneOrGeneProduct, or `all` for every pair type the training "
+            "file relates")
+    return tuple(sorted(parts))
+
+
+def concept_types(mentions):
+    """``{concept id: entity type}`` of a document's ``mentions``: each id's most frequent
+    mention type (ties: the first mentioned).  O(mentions)."""
+    counts, first = {}, {}
+    for k, m in enumerate(mentions):
+        for i in split_concept_ids(m.id):
+            counts.setdefault(i, Counter())[m.type or ""] += 1
+            first.setdefault((i, m.type or ""), k)
+    return {i: max(c, key=lambda t: (c[t], -first[(i, t)])) for i, c in counts.items()}
+
+
+def relation_pair_types(docs):
+    """``Counter`` of the pair types (:func:`pair_type_name`) of the relations of ``docs``
+    (each relation's ids typed by :func:`concept_types` of its document's mentions; a
+    relation naming an id without a mention is not counted here — the relation counts of
+    :mod:`ppi.documents.relation_counts` say what became of it).  O(mentions + relations)."""
+    out = Counter()
+    for d in docs:
+        types = concept_types(d.mentions or ())
+        for r in d.relations or ():
+            seen = set()
+            for a in split_concept_ids(r.id1):
+                for b in split_concept_ids(r.id2):
+                    if a in types and b in types:
+                        seen.add(pair_type_name(types[a], types[b]))
+            out.update(seen)
+    return out
+
+
+@dataclass(frozen=True)
+class PairTypes:
+    """The pair types of a model: ``pairs``, each ``(a, b)`` sorted, in sorted order (a
+    pair type's number is its position)."""
+
+    pairs: tuple
+
+    def __post_init__(self):
+        if not self.pairs:
+            raise InvalidParameterError("a model relates at least one pair type (--pairs)")
+        object.__setattr__(self, "pairs", tuple(sorted({tuple(sorted(p)) for p in self.pairs})))
+        object.__setattr__(self, "_index", {(a.lower(), b.lower()): k
+                                            for k, (a, b) in enumerate(self.pairs)})
+
+    @classmethod
+    def parse(cls, specs):
+        """The pair types of ``--pairs`` values ``A:B``; ``all`` is resolved by
+        :meth:`from_relations` (this returns None for it)."""
+        specs = list(specs)
+        if any(s.strip().lower() == "all" for s in specs):
+            if len(specs) > 1:
+                raise InvalidParameterError("--pairs all stands alone: it is every pair type "
+                                            "the training file relates")
+            return None
+        return cls(tuple(parse_pair_type(s) for s in specs))
+
+    @classmethod
+    def from_relations(cls, docs, path=None, min_relations=MIN_RELATIONS):
+        """``(pair_types, left_out)``: every pair type that at least ``min_relations``
+        relations of ``docs`` relate, and ``{name: relations}`` of those left out."""
+        counts = relation_pair_types(docs)
+        kept = [n for n, c in counts.items() if c >= min_relations]
+        if not kept:
+            raise InvalidParameterError(
+                f"{path or 'the documents'}: no pair of entity types is related by "
+                f"{min_relations} or more relations (found: "
+                + (", ".join(f"{n} ({c})" for n, c in counts.most_common()) or "none")
+                + "); name the pair types to learn with --pairs A:B")
+        left = {n: c for n, c in counts.items() if c < min_relations}
+        return cls(tuple(parse_pair_type(n) for n in kept)), left
+
+    @property
+    def names(self):
+        """The pair types' names ``A:B`` in number order."""
+        return [f"{a}:{b}" for a, b in self.pairs]
+
+    @property
+    def entity_types(self):
+        """Every entity type of a pair type (sorted): the mentions that are candidates."""
+        return tuple(sorted({t for p in self.pairs for t in p}))
+
+    def __len__(self):
+        return len(self.pairs)
+
+    def index(self, a, b):
+        """The number of the pair type of entity types ``a``, ``b`` (−1: not a pair type of
+        the model).  O(1)."""
+        x, y = sorted(((a or "").lower(), (b or "").lower()))
+        return self._index.get((x, y), -1)
+
+    def as_list(self):
+        """JSON form: ``[[a, b], …]``."""
+        return [list(p) for p in self.pairs]
+
+
+def augment(X, pair_type, n_types, shared=True):
+    """The rows ``X`` (CSR, m × d) in the augmented space of Daumé III (2007): ``[x, x in
+    block t]`` (``shared``) or ``[x in block t]`` alone — m × d(1 + T), resp. m × dT
+    (module docstring).  ``pair_type``: the number of each row's pair type.  O(nnz)."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(X)
+    t = np.asarray(pair_type, dtype=np.int64)
+    if t.shape != (X.shape[0],) or (t.size and (t.min() < 0 or t.max() >= n_types)):
+        raise InvalidParameterError("every row needs the number of one of the model's pair "
+                                    "types")
+    d = X.shape[1]
+    counts = np.diff(X.indptr)
+    shift = np.repeat(t, counts) * d + (d if shared else 0)
+    own = X.indices.astype(np.int64) + shift
+    n_cols = d * (n_types + (1 if shared else 0))
+    if not shared:
+        return sp.csr_matrix((X.data, own, X.indptr), shape=(X.shape[0], n_cols))
+    # each row: its shared columns, then its block's (both sorted)
+    indptr = 2 * X.indptr
+    indices = np.empty(2 * X.nnz, dtype=np.int64)
+    data = np.empty(2 * X.nnz, dtype=X.data.dtype)
+    row = np.repeat(np.arange(X.shape[0]), counts)
+    pos = np.arange(X.nnz) - X.indptr[row]
+    first = indptr[row] + pos
+    second = first + counts[row]
+    indices[first], indices[second] = X.indices, own
+    data[first], data[second] = X.data, X.data
+    return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], n_cols))
+
+
+def type_weights(w, d, n_types, shared=True):
+    """The weights of an augmented linear model ``w`` (d(1 + T) or dT, × outputs) as one
+    matrix per pair type: ``(T, d[, outputs])`` with ``W[t] = w_shared + w_block t``."""
+    w = np.asarray(w, dtype=float)
+    blocks = w.reshape((n_types + (1 if shared else 0), d) + w.shape[1:])
+    return blocks[1:] + blocks[0] if shared else blocks
+
+
+def keep_pair_types(parsed, pair_types):
+    """Keep, in each of the ``parsed`` sentences (:class:`ppi.parsing.spacy_parse.
+    ParsedSentence`), only the mention pairs whose two mentions' types make one of
+    ``pair_types``: the others are no candidate of the model, so they are neither featurized
+    nor scored — in training and in ``ppi extract`` alike.  Returns ``parsed`` (changed in
+    place).  O(pairs)."""
+    for p in parsed:
+        s = p.sentence
+        if not s.pairs:
+            continue
+        kind = {e.id: e.type for e in s.entities}
+        s.pairs = [q for q in s.pairs if pair_types.index(kind[q.e1], kind[q.e2]) >= 0]
+    return parsed
+
+
+def row_pair_types(sentences, pair_types):
+    """The number of the pair type of every mention pair of ``sentences``
+    (:class:`corpora.ppi_xml.Sentence` objects, in row order) — the rows of the
+    featurizers.  O(pairs)."""
+    out = []
+    for s in sentences:
+        kind = {e.id: e.type for e in s.entities}
+        out.extend(pair_types.index(kind[q.e1], kind[q.e2]) for q in s.pairs)
+    return np.array(out, dtype=np.int64)

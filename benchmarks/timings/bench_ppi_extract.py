@@ -190,7 +190,7 @@ def model_shift(args, data_dir, workdir):
 
     from learners.measures import auc, precision_recall_f1
     from kernelrank.errors import InvalidParameterError
-    from ppi.models.classes import check_not_learned_from
+    from ppi.models.training_record import check_not_learned_from
 
     try:
         check_not_learned_from(args.models, args.corpora)
@@ -266,7 +266,7 @@ def main(argv=None):
                         "shift": ["LLL", "HPRD50"],
                         "model-shift": ["BioInfer", "HPRD50", "IEPA", "LLL"]}[args.mode]
         if args.mode == "model-shift":        # by default only the corpora that test them
-            from ppi.models.classes import learned_from, read_training
+            from ppi.models.training_record import learned_from, read_training
 
             learned = set().union(*(learned_from(read_training(m)) for m in args.models))
             if learned & set(args.corpora):

@@ -363,7 +363,7 @@ def pair_definition_of(predictions, entity_types=None, relation_types=None, mode
     recorded = recorded_definition(predictions)
     notes = []
     if model is not None:
-        from ppi.models.classes import read_training
+        from ppi.models.training_record import read_training
         from ppi.extraction.records import DEFINITION_KEYS, pair_definition
 
         # a mention-level model's definition is the default one: genes, any relation type
@@ -421,7 +421,7 @@ def in_sample_note(model, gold):
     which the ``text`` system half trains on) — so that its measures there are in-sample,
     not a test; None otherwise.  Compares resolved paths (the model records the files it
     read, :func:`ppi.models.classes.read_training`).  O(1)."""
-    from ppi.models.classes import read_training
+    from ppi.models.training_record import read_training
 
     training = read_training(model)
     development = training.get("development")

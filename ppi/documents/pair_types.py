@@ -119,16 +119,24 @@ class PairTypes:
     @classmethod
     def from_relations(cls, docs, path=None, min_relations=MIN_RELATIONS):
         """``(pair_types, left_out)``: every pair type that at least ``min_relations``
-        relations of ``docs`` relate, and ``{name: relations}`` of those left out."""
+        relations of ``docs`` relate, and ``{name: relations}`` of those left out.  A file
+        too small for that keeps every related pair type, and one whose relations relate no
+        two mentioned concepts every pair of its mentions' types — so that what is wrong
+        with it is said where the candidates are counted
+        (:func:`ppi.documents.mention_stage.check_classes`)."""
+        import itertools
+
         counts = relation_pair_types(docs)
-        kept = [n for n, c in counts.items() if c >= min_relations]
+        kept = [n for n, c in counts.items() if c >= min_relations] or list(counts)
         if not kept:
-            raise InvalidParameterError(
-                f"{path or 'the documents'}: no pair of entity types is related by "
-                f"{min_relations} or more relations (found: "
-                + (", ".join(f"{n} ({c})" for n, c in counts.most_common()) or "none")
-                + "); name the pair types to learn with --pairs A:B")
-        left = {n: c for n, c in counts.items() if c < min_relations}
+            types = sorted({m.type for d in docs for m in d.mentions or () if m.type})
+            kept = [pair_type_name(a, b)
+                    for a, b in itertools.combinations_with_replacement(types, 2)]
+        if not kept:
+            raise InvalidParameterError(f"{path or 'the documents'}: no mention has an entity "
+                                        "type, so no pair type can be related; --pairs A:B "
+                                        "names the types of the mentions to pair")
+        left = {n: c for n, c in counts.items() if n not in kept}
         return cls(tuple(parse_pair_type(n) for n in kept)), left
 
     @property

@@ -68,17 +68,13 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
                 "spacy_model": pipeline_reference(system.spacy_model),
                 "spacy_conversion": CONVERSION_VERSION,
                 "data": _data_summary(rc), "selection": _jsonable(fit.info)}
-    if rc.pair_types is not None:
-        from ppi.models.relation_model import RelationModel
-
-        model = RelationModel(feats.featurizer, fit, fit.info["alpha"], system.learner,
-                              training)
-    else:
-        model = system.model_class(feats.featurizer, fit.weights, fit.info["alpha"],
-                                   fit.threshold, system.learner, training,
-                                   entity_types=system.entity_types,
-                                   instance_threshold=fit.instance_threshold,
-                                   stage=fit.stage)
+    typed = rc.pair_types is not None
+    model = system.model_class(feats.featurizer, np.zeros(0) if typed else fit.weights,
+                               fit.info["alpha"], fit.threshold, system.learner, training,
+                               entity_types=(rc.pair_types.entity_types if typed
+                                             else system.entity_types),
+                               instance_threshold=fit.instance_threshold, stage=fit.stage,
+                               typed=fit if typed else None)
     model.save(model_dir)
     res = {"model": str(model_dir), **training, "threshold": fit.threshold,
            "seconds": time.perf_counter() - t0}

@@ -482,7 +482,12 @@ class DocumentSystem:
             Xtr = X[np.flatnonzero(np.isin(rows_doc, train_docs))]
             Xte = X[np.flatnonzero(np.isin(rows_doc, test_docs))]
             fit = self.fit(tr, Xtr, w_source, source_info)
-            s, d = predict_documents(fit, Xte, te.candidates)
+            if te.pair_types is not None:         # typed: each row by its pair type
+                S = fit.row_outputs(Xte, te.row_pair_types())
+                s = fit.candidate_outputs(S, te.candidates)["score"]
+                d = s > fit.threshold
+            else:
+                s, d = predict_documents(fit, Xte, te.candidates)
             idx = np.flatnonzero(np.isin(cands.doc, test_docs))
             scores[idx], decided[idx] = s, d
             m = candidate_measures(te.candidates.y, s, fit.threshold)

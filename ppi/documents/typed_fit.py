@@ -171,6 +171,9 @@ class TypedFit:
     own_stages: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     featurizer: object = None
+    #: the leave-one-document-out row outputs (m × q) of the training rows (a fit's, not
+    #: saved)
+    heldout: np.ndarray = field(default=None, repr=False)
 
     @property
     def threshold(self):
@@ -394,4 +397,5 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
              f"AUC {info['novelty_auc']:.3f}" if with_novelty else "not marked",
              info["seconds"])
     return TypedFit(pt, weights, relation_types, allowed, default_type,
-                    float(thr.threshold), stage, nstage, nthr, thresholds, own, info)
+                    float(thr.threshold), stage, nstage, nthr, thresholds, own, info,
+                    heldout=heldout)

@@ -297,7 +297,7 @@ def typed_fields(record, k, cands, typed, model):
         mention_pairs=record.pop("mention_pairs"))
     nov = typed["novelty_score"]
     if nov is not None:
-        record["novel"] = bool(nov[k] > model.fit.novelty_threshold)
+        record["novel"] = bool(nov[k] > model.typed.novelty_threshold)
         record["novelty_score"] = float(nov[k])
     else:
         record["novel"] = record["novelty_score"] = None

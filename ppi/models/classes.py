@@ -28,6 +28,7 @@ from learners.kernels.sparse_product import sparse_dense_product
 from ppi.models.formats import (DOCUMENT_VERSION, FORMAT, GAUSSIAN_VERSION, MULTIVIEW_VERSION,
                                 RELATION_VERSION, VERSION, basis_rows, document_stage, load_multiview,
                                 load_single_view, read_meta)
+from ppi.models.training_record import check_not_learned_from, learned_from, read_training
 from ppi.names import DEFAULT_SPACY_MODEL
 
 __all__ = ["PPIModel", "LinearModel", "SingleViewModel", "MultiViewModel", "GaussianModel",
@@ -179,10 +180,6 @@ def _load(d):
         raise DataNotFoundError(f"{d} is not a saved PPI model (needs model.json and "
                                 "weights.npz); create one with `python -m ppi train`")
     meta = read_meta(d / "model.json")
-    if meta["version"] == RELATION_VERSION:
-        from ppi.models.relation_model import RelationModel
-
-        return RelationModel._from_saved(d, meta)
     return _CLASS_OF_VERSION[meta["version"]]._from_saved(d, meta)
 
 
@@ -418,16 +415,53 @@ class DocumentModel(MultiViewModel):
     instance_threshold : float — a mention pair's threshold
     stage : ppi.documents.stage.DocumentStage or None — None: a candidate's score is the
         maximum of its mention pairs'
+    typed : ppi.documents.typed_fit.TypedFit or None — a typed model (format version 7,
+        :mod:`ppi.models.relation_format`): every pair type with its relation types and
+        novelty; ``weights`` is then unused (the fit's per pair type), ``scores`` are a
+        mention pair's q target columns and :meth:`candidate_outputs` says the rest
     """
 
     version = DOCUMENT_VERSION
 
     def __init__(self, featurizer, weights, alpha, threshold, learner="rls", training=None,
-                 *, entity_types, instance_threshold, stage=None):
+                 *, entity_types, instance_threshold, stage=None, typed=None):
         super().__init__(featurizer, weights, alpha, threshold, learner, training)
         self.entity_types = tuple(entity_types)
         self.instance_threshold = float(instance_threshold)
         self.stage = stage
+        self.typed = typed
+        if typed is not None:
+            from ppi.models.relation_format import weight_matrix
+
+            self._matrix = weight_matrix(typed)
+
+    @property
+    def pair_types(self):
+        """A typed model's :class:`ppi.documents.pair_types.PairTypes` (None: untyped)."""
+        return None if self.typed is None else self.typed.pair_types
+
+    @property
+    def relation_types(self):
+        return () if self.typed is None else self.typed.relation_types
+
+    @property
+    def n_outputs(self):
+        """A typed model's target columns of a mention pair (None: one score)."""
+        return None if self.typed is None else int(self.typed.weights.shape[2])
+
+    def scores(self, corpus):
+        """The mention pairs' scores; a typed model's are their target columns (m × q,
+        :func:`ppi.models.relation_format.typed_scores`)."""
+        if self.typed is None:
+            return super().scores(corpus)
+        from ppi.models.relation_format import typed_scores
+
+        return typed_scores(self.featurizer, self._matrix, self.typed, corpus)
+
+    def candidate_outputs(self, pair_scores, candidates):
+        """A typed model's :meth:`ppi.documents.typed_fit.TypedFit.candidate_outputs` of
+        typed ``candidates`` from their mention pairs' target columns."""
+        return self.typed.candidate_outputs(np.asarray(pair_scores), candidates)
 
     @property
     def pair_threshold(self):
@@ -439,6 +473,8 @@ class DocumentModel(MultiViewModel):
         pairs' scores: the document stage's, or the bag maxima (−inf for an empty bag)."""
         from ppi.documents.relations import bag_max
 
+        if self.typed is not None:
+            return self.candidate_outputs(pair_scores, candidates)["score"]
         if self.stage is None:
             return bag_max(pair_scores, candidates)
         from ppi.documents.stage import document_features
@@ -446,9 +482,17 @@ class DocumentModel(MultiViewModel):
         return self.stage.decision_function(document_features(pair_scores, candidates))
 
     def _payload(self):
-        fields, arrays = _multiview_payload(self, self.weights)
         from ppi.documents.stage import FEATURES
 
+        if self.typed is not None:
+            from ppi.models.relation_format import typed_payload
+
+            return typed_payload(self.typed, self._matrix,
+                                 lambda numbers: _multiview_payload(self, numbers),
+                                 {"entity_types": list(self.entity_types),
+                                  "features": list(FEATURES),
+                                  "instance_threshold": self.instance_threshold})
+        fields, arrays = _multiview_payload(self, self.weights)
         st = self.stage
         fields["version"] = DOCUMENT_VERSION
         fields["document"] = {
@@ -468,6 +512,15 @@ class DocumentModel(MultiViewModel):
     def _from_saved(cls, d, meta):
         featurizer, weights, arrays = load_multiview(d, meta)
         doc = meta["document"]
+        if meta["version"] == RELATION_VERSION:
+            from ppi.models.relation_format import typed_fit_of
+
+            fit = typed_fit_of(d, meta, weights, arrays)
+            return cls(featurizer, np.zeros(0), meta["alpha"], meta["threshold"],
+                       meta["learner"], meta.get("training"),
+                       entity_types=doc["entity_types"],
+                       instance_threshold=doc["instance_threshold"], stage=fit.stage,
+                       typed=fit)
         return cls(featurizer, weights, meta["alpha"], meta["threshold"], meta["learner"],
                    meta.get("training"), entity_types=doc["entity_types"],
                    instance_threshold=doc["instance_threshold"],
@@ -477,68 +530,13 @@ class DocumentModel(MultiViewModel):
 #: the class that reads each format version
 _CLASS_OF_VERSION = {1: SingleViewModel, 2: SingleViewModel, VERSION: SingleViewModel,
                      MULTIVIEW_VERSION: MultiViewModel, GAUSSIAN_VERSION: GaussianModel,
-                     DOCUMENT_VERSION: DocumentModel}
+                     DOCUMENT_VERSION: DocumentModel, RELATION_VERSION: DocumentModel}
 
 
 def load_model(directory):
     """The model saved in ``directory`` (:meth:`PPIModel.load`: the class of its format
     version, e.g. a :class:`DocumentModel` for version 6)."""
     return PPIModel.load(directory)
-
-
-def read_training(directory):
-    """The ``training`` record of the model saved in ``directory`` — what it learned from
-    (e.g. a ``documents`` model's entity and relation types, :func:`ppi.extraction.records.
-    pair_definition`) — from ``model.json`` alone, checked as :meth:`PPIModel.load` checks
-    it, without reading the weights.  O(size of ``model.json``).
-
-    Raises
-    ------
-    DataNotFoundError
-        ``directory`` does not hold ``model.json``.
-    CorpusFormatError
-        ``model.json`` is damaged, altered or of another format (the message names it).
-    """
-    path = Path(directory) / "model.json"
-    if not path.is_file():
-        raise DataNotFoundError(f"{directory} is not a saved PPI model (no model.json); "
-                                "create one with `python -m ppi train`")
-    training = read_meta(path).get("training")
-    return training if isinstance(training, dict) else {}
-
-
-def learned_from(training):
-    """The names of the corpora whose labels a model with the ``training`` record
-    (:func:`read_training`) learned from: its training corpus and, with transfer, the
-    source corpora of its prior (a mention-level model's ``transfer.sources``, a
-    ``documents`` model's ``system.sources``).  A corpus in this set is no test of the
-    model.  O(1)."""
-    names = set()
-    if isinstance(training.get("corpus"), str):
-        names.add(training["corpus"])
-    transfer = training.get("transfer")
-    if isinstance(transfer, dict):
-        names.update(transfer.get("sources") or ())
-    system = training.get("system")
-    if isinstance(system, dict) and system.get("transfer"):
-        names.update(system.get("sources") or ())
-    return names
-
-
-def check_not_learned_from(models, corpora):
-    """Refuse to test saved ``models`` on ``corpora`` (names) they learned from — a training
-    corpus or a source of the transfer prior (:func:`learned_from`; ``ppi train --corpus
-    AIMed`` takes every other benchmark corpus as a source unless ``--sources`` says
-    otherwise): :class:`~kernelrank.errors.InvalidParameterError` naming model and corpora.
-    O(size of each ``model.json``)."""
-    for model in models:
-        leaked = sorted(learned_from(read_training(model)) & set(corpora))
-        if leaked:
-            raise InvalidParameterError(
-                f"{model} learned from {', '.join(leaked)} (its training corpus or a source "
-                "of its transfer prior), so its score there is no test; train it with "
-                "--sources leaving them out (e.g. `ppi train --corpus AIMed --sources "
-                "BioInfer`) or do not test it on them")
 
 
 def _apg_arrays(vectorizer, weights):

@@ -40,7 +40,7 @@ def documents_model(biored, data_dir):
     from ppi.__main__ import main
 
     d = biored["dir"]
-    assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
+    assert main(["train", "--entity-types", "Gene", "GeneOrGeneProduct", "--relations-from", str(biored["train"]), "--no-transfer",
                  "--data-dir", str(data_dir), "--model", str(d / "model"),
                  "--output-dir", str(d / "train-report"), "--quiet"]) == 0
     return d / "model"
@@ -181,7 +181,7 @@ def test_a_model_of_one_relation_type_learns_and_is_evaluated_on_that_type(biore
     assert len(c) == sum(len(cands) for cands, _ in gold.values())
 
     model_dir = tmp_path / "model"
-    assert main(["train", "--quiet", "--relations-from", str(biored["train"]),
+    assert main(["train", "--quiet", "--entity-types", "Gene", "GeneOrGeneProduct", "--relations-from", str(biored["train"]),
                  "--relation-types", *types, "--no-transfer", "--data-dir", str(data_dir),
                  "--model", str(model_dir), "--output-dir", str(tmp_path / "report")]) == 0
     assert PPIModel.load(model_dir).training["system"]["relation_types"] == types
@@ -266,7 +266,7 @@ def test_saved_document_model_round_trip_and_damage(documents_model, tmp_path):
 def test_document_cv_on_biored(biored, data_dir, tmp_path):
     from ppi.__main__ import main
 
-    assert main(["cv", "--relations-from", str(biored["train"]), "--no-transfer",
+    assert main(["cv", "--entity-types", "Gene", "GeneOrGeneProduct", "--relations-from", str(biored["train"]), "--no-transfer",
                  "--folds", "3", "--data-dir", str(data_dir), "--output-dir",
                  str(tmp_path / "cv"), "--quiet"]) == 0
     res = json.loads((tmp_path / "cv" / "results.json").read_text())
@@ -292,7 +292,7 @@ def test_exact_learner_that_cannot_fit_is_refused_before_featurizing(biored, dat
         raise AssertionError("featurized before the memory check")
 
     monkeypatch.setattr(ppi.documents.system.DocumentSystem, "featurize", featurized)
-    assert main(["train", "--relations-from", str(biored["train"]), "--no-transfer",
+    assert main(["train", "--entity-types", "Gene", "GeneOrGeneProduct", "--relations-from", str(biored["train"]), "--no-transfer",
                  "--learner", "rls", "--data-dir", str(data_dir), "--model", str(tmp_path / "m"),
                  "--output-dir", str(tmp_path / "r"), "--quiet"]) == 2
     err = capsys.readouterr().err

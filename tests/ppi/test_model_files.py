@@ -605,7 +605,8 @@ def test_what_a_saved_model_learned_from_is_read_without_its_weights(lll, tmp_pa
     benchmark (``check_not_learned_from``) refuses to score a model on one of them, naming
     it."""
     from kernelrank.errors import DataNotFoundError, InvalidParameterError
-    from ppi.models.classes import SingleViewModel, check_not_learned_from, learned_from, read_training
+    from ppi.models.classes import SingleViewModel
+    from ppi.models.training_record import check_not_learned_from, learned_from, read_training
 
     _, featurizer, data = lll
     m = SingleViewModel(featurizer, np.zeros(data.X.shape[1]), alpha=0.5, threshold=0.1,

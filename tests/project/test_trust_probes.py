@@ -68,7 +68,7 @@ from kernelrank.cli import COMMON_BOUNDS, subcommand_parsers
 PROGRAMS = ("ppi", "homology", "parse_ranking", "corpora", "learners")
 
 #: string options that are not paths (names, lists, grids, free text)
-NOT_PATHS = {"views", "mention_types", "entity_types", "relation_types", "scheduler", "note",
+NOT_PATHS = {"views", "mention_types", "entity_types", "pairs", "relation_types", "scheduler", "note",
              "sentence", "alphas", "Cs",
              "groups", "families", "configs", "rankers", "basis", "coreg_views",
              "coreg_alphas", "coreg_mus", "weight"}

@@ -194,12 +194,39 @@ def augment(X, pair_type, n_types, shared=True):
     return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], n_cols))
 
 
-def type_weights(w, d, n_types, shared=True):
-    """The weights of an augmented linear model ``w`` (d(1 + T) or dT, × outputs) as one
-    matrix per pair type: ``(T, d[, outputs])`` with ``W[t] = w_shared + w_block t``."""
-    w = np.asarray(w, dtype=float)
-    blocks = w.reshape((n_types + (1 if shared else 0), d) + w.shape[1:])
-    return blocks[1:] + blocks[0] if shared else blocks
+def type_weights(weights, columns, d, n_types, shared=True, prior=None):
+    """The weights of an augmented linear model as one sparse matrix over the base columns,
+    d × T·q: pair type ``t``'s column ``c`` (at ``t·q + c``) is ``w_shared + w_block t``
+    (``shared``; else ``w_block t``).  ``weights`` (u × q) are the model's on the augmented
+    columns ``columns`` (the others are 0); ``prior``: ``(pair types, w)``, a vector over the
+    base columns added to column 0 of those pair types (a transfer prior's ``β w_g``).
+    O(u · T q + nnz(w)) — never the dense d × T·q."""
+    import scipy.sparse as sp
+
+    weights = np.asarray(weights, dtype=float)
+    columns = np.asarray(columns, dtype=np.int64)
+    q = weights.shape[1]
+    block, base = np.divmod(columns, d)
+    rows, cols, vals = [], [], []
+    for t in range(n_types):
+        own = t + 1 if shared else t
+        sel = np.flatnonzero((block == own) | ((block == 0) if shared else False))
+        for c in range(q):
+            rows.append(base[sel])
+            cols.append(np.full(len(sel), t * q + c))
+            vals.append(weights[sel, c])
+    if prior is not None:
+        kinds, w = prior
+        nz = np.flatnonzero(w)
+        for t in kinds:
+            rows.append(nz)
+            cols.append(np.full(len(nz), t * q))
+            vals.append(w[nz])
+    W = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(d, n_types * q)).tocsr()
+    W.sum_duplicates()
+    W.eliminate_zeros()
+    return W
 
 
 def keep_pair_types(parsed, pair_types):

@@ -40,6 +40,7 @@ import logging
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from kernelrank.errors import InvalidParameterError
 from learners.measures import precision_recall_f1
@@ -147,15 +148,17 @@ def type_decisions(type_scores, pair_type, allowed, default):
 class TypedFit:
     """A fitted typed ``documents`` system (module docstring).
 
-    ``weights``: (T, d, q) — per pair type the linear model of each target column over the
-    featurizer's columns (column 0 related, 1..K the relation types, then novelty);
+    ``weights``: sparse (d × T·q) — per pair type the linear model of each of its ``q``
+    target columns over the featurizer's columns (pair type ``t``'s column ``c`` is
+    ``t·q + c``; column 0 related, 1..K the relation types, then novelty;
+    :func:`ppi.documents.pair_types.type_weights`);
     ``relation_types``: the K names; ``allowed`` (T, K): the types each pair type takes in
     the training file; ``default_type`` (T,): its most frequent; ``stage`` /
     ``novelty_stage``: the document stages (:class:`ppi.documents.stage.DocumentStage`;
     None: no stage / no novelty); ``novelty_threshold``: the novelty stage's."""
 
     pair_types: object
-    weights: np.ndarray
+    weights: object
     relation_types: tuple
     allowed: np.ndarray
     default_type: np.ndarray
@@ -189,11 +192,15 @@ class TypedFit:
     def row_outputs(self, X, row_types):
         """The target columns' scores (m × q) of mention-pair rows ``X`` of pair types
         ``row_types``: each row by its pair type's weights.  O(nnz · q)."""
-        S = np.zeros((X.shape[0], self.weights.shape[2]))
-        for t in np.unique(row_types):
-            rows = np.flatnonzero(row_types == t)
-            S[rows] = np.asarray(X[rows] @ self.weights[t])
-        return S
+        q = self.n_outputs
+        S = sp.csr_matrix(X) @ self.weights
+        S = S.toarray() if sp.issparse(S) else np.asarray(S)
+        return S.reshape(X.shape[0], -1, q)[np.arange(X.shape[0]), row_types]
+
+    @property
+    def n_outputs(self):
+        """The target columns ``q`` of a mention pair (1 + relation types [+ novelty])."""
+        return 1 + len(self.relation_types) + int(self.novelty_stage is not None)
 
     def candidate_outputs(self, S, candidates):
         """What the model says of each of ``candidates`` (typed :class:`ppi.documents.
@@ -279,21 +286,13 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
     shared = system.pair_model == "shared"
     Xa = augment(X, row_types, n_types, shared) if n_types > 1 or not shared else X
     gene = [k for k, p in enumerate(pt.pairs) if _gene_pair(p)]
-    prior = w_aug = None
+    prior = None
     path = {"alpha": system.alpha_grid}
     if w_source is not None and gene:
         g = np.asarray(X @ w_source).ravel() * np.isin(row_types, gene)
         prior = np.zeros((len(g), q))
         prior[:, 0] = g
         path["beta"] = np.asarray(BETAS, dtype=float)
-        # the prior in the augmented space: w_g in each gene pair type's own block
-        if Xa is X:
-            w_aug = np.asarray(w_source, dtype=float)
-        else:
-            w_aug = np.zeros(Xa.shape[1])
-            for k in gene:
-                start = (k + (1 if shared else 0)) * d
-                w_aug[start:start + d] = w_source
     K_in = mention_learner_input(Xa, system.learner, system.n_basis)
     kind = "linear" if K_in is Xa else "precomputed"
     est = ppi_learner(system.learner, system.n_basis, system.seed, len(Y), kind,
@@ -328,24 +327,31 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
         naucs = [auc(cands.novel[marked], bag_max(P[p][:, -1], nsub))
                  for p in range(len(points))]
         nov_best = int(np.argmax(naucs))
-    # the weights of each column at its point
-    W = np.zeros((Xa.shape[1], q))
+    # the weights of each column at its point, over the augmented columns the basis uses
     picks = {0: best}
     picks.update({c: type_best for c in range(1, 1 + K)})
     if with_novelty:
         picks[q - 1] = nov_best
     transfer = prior is not None
+    used = Wa = None
     for point in sorted(set(picks.values())):
         cols = [c for c, p in picks.items() if p == point]
         alpha, beta = points[point]["alpha"], points[point].get("beta", 0.0)
         Xb, coef = expansion(fitted, Xa, alpha)
+        if used is None:
+            Xb = sp.csc_matrix(Xb)
+            used = np.flatnonzero(np.diff(Xb.indptr))
+            Xbu = Xb[:, used]
+            Wa = np.zeros((len(used), q))
         coef = np.asarray(coef, dtype=float).reshape(coef.shape[0], -1)
         for c in cols:
             cc = coef[:, c] - beta * coef[:, q + c] if transfer else coef[:, c]
-            W[:, c] = np.asarray(Xb.T @ cc).ravel()
-            if transfer and c == 0:
-                W[:, c] += beta * w_aug
-    weights = type_weights(W, d, n_types, shared) if Xa is not X else W[None]
+            Wa[:, c] = np.asarray(Xbu.T @ cc).ravel()
+    prior_weights = None
+    if transfer:
+        prior_weights = (gene, params.get("beta", 0.0) * np.asarray(w_source, dtype=float))
+    weights = type_weights(Wa, used, d, n_types if Xa is not X else 1,
+                           shared or Xa is X, prior_weights)
     heldout = np.stack([P[picks[c]][:, c] for c in range(q)], axis=1)
     info = {"alpha": params["alpha"], "beta": params.get("beta"),
             "instance_auc": float(aucs[best]), "instance_f1": float(thr.f1),
@@ -387,7 +393,7 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
         acc = np.mean((nstage.holdout_scores_ > nthr) == (cands.novel[marked] > 0))
         info.update(novelty_alpha=points[nov_best]["alpha"], novelty_auc=nstage.inner_auc_,
                     novelty_accuracy=float(acc), novelty_threshold=nthr)
-    if not np.isfinite(weights).all():
+    if not np.isfinite(weights.data).all():
         raise InvalidParameterError("the typed fit gave non-finite weights; try a larger "
                                     "λ grid (--alphas)")
     info["seconds"] = time.perf_counter() - t0

@@ -30,10 +30,11 @@ __all__ = ["TSV_COLUMNS", "RECORD_VERSION", "clean", "entity_record", "pair_reco
 #: ids, score, interaction and level)
 TSV_COLUMNS = ("doc_id", "sentence_id", "pair_id", "e1_id", "e1_text", "e1_start", "e1_end",
                "e2_id", "e2_text", "e2_start", "e2_end", "score", "interaction", "sentence_start",
-               "sentence", "e1_concept_id", "e2_concept_id", "level")
+               "sentence", "e1_concept_id", "e2_concept_id", "level", "e1_type", "e2_type",
+               "pair_type", "relation_type", "relation_scores", "novel", "novelty_score")
 #: version of the output records, part of a run's identity: chunks written by an older
 #: version (other fields) are not mixed into a resumed run's output
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 #: columns an extract TSV must have to be read back (:func:`read_pair_records`)
 _NEEDED = ("doc_id", "sentence_id", "sentence_start", "sentence", "e1_text", "e2_text",
            "score", "interaction", "e1_concept_id", "e2_concept_id")
@@ -152,7 +153,10 @@ def tsv_line(r):
            e1.get("start"), e1.get("end"), e2.get("id"), e2["text"], e2.get("start"),
            e2.get("end"), repr(r["score"]), r["interaction"], r.get("sentence_start"),
            r.get("sentence"), e1.get("concept_id"), e2.get("concept_id"),
-           r.get("level", "pair"))
+           r.get("level", "pair"), e1.get("type"), e2.get("type"), r.get("pair_type"),
+           r.get("relation_type"),
+           None if r.get("relation_scores") is None else _JSON.encode(r["relation_scores"]),
+           r.get("novel"), None if r.get("novelty_score") is None else repr(r["novelty_score"]))
     return "\t".join(clean(x) for x in row) + "\n"
 
 
@@ -200,6 +204,25 @@ def _finite(text, path, lineno):
     return value
 
 
+def _typed_columns(row, path, lineno):
+    """The typed fields of a document record's TSV row (a typed ``documents`` model's: the
+    concepts' entity types, pair type, relation type and scores, novelty) as in the JSONL
+    record; ``{}`` when the row has none."""
+    if not row.get("pair_type"):
+        return {}
+    try:
+        scores = json.loads(row["relation_scores"]) if row.get("relation_scores") else {}
+    except ValueError:
+        raise CorpusFormatError(f"relation_scores {row['relation_scores']!r} is not a JSON "
+                                "object", path=path, line=lineno) from None
+    return {"pair_type": row["pair_type"], "relation_type": row.get("relation_type") or None,
+            "relation_scores": scores,
+            "novel": parse_bool(row["novel"], path, lineno) if row.get("novel") else None,
+            "novelty_score": (_finite(row["novelty_score"], path, lineno)
+                              if row.get("novelty_score") else None),
+            "types": (row.get("e1_type") or None, row.get("e2_type") or None)}
+
+
 def read_pair_records(path):
     """``(line, record)`` of an extract output file (JSONL, or TSV with a header), streamed.
 
@@ -229,14 +252,20 @@ def read_pair_records(path):
                                         line=lineno)
             try:
                 if row.get("level") == "document":
-                    yield lineno, {"doc_id": row["doc_id"], "level": "document",
-                                   "sentence_id": None,
-                                   "e1": {"text": row["e1_text"] or None,
-                                          "concept_id": row["e1_concept_id"] or None},
-                                   "e2": {"text": row["e2_text"] or None,
-                                          "concept_id": row["e2_concept_id"] or None},
-                                   "score": _finite(row["score"], path, lineno),
-                                   "interaction": parse_bool(row["interaction"], path, lineno)}
+                    typed = _typed_columns(row, path, lineno)
+                    types = typed.pop("types", (None, None))
+                    r = {"doc_id": row["doc_id"], "level": "document",
+                         "sentence_id": None,
+                         "e1": {"text": row["e1_text"] or None,
+                                "concept_id": row["e1_concept_id"] or None},
+                         "e2": {"text": row["e2_text"] or None,
+                                "concept_id": row["e2_concept_id"] or None},
+                         "score": _finite(row["score"], path, lineno),
+                         "interaction": parse_bool(row["interaction"], path, lineno),
+                         **typed}
+                    if typed:
+                        r["e1"]["type"], r["e2"]["type"] = types
+                    yield lineno, r
                     continue
                 r = {"doc_id": row["doc_id"], "sentence_id": row["sentence_id"],
                      "sentence_start": int(row["sentence_start"]) if row["sentence_start"]

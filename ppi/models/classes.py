@@ -447,7 +447,7 @@ class DocumentModel(MultiViewModel):
     @property
     def n_outputs(self):
         """A typed model's target columns of a mention pair (None: one score)."""
-        return None if self.typed is None else int(self.typed.weights.shape[2])
+        return None if self.typed is None else self.typed.n_outputs
 
     def scores(self, corpus):
         """The mention pairs' scores; a typed model's are their target columns (m × q,

@@ -9,13 +9,14 @@ What version 7 adds to version 6:
   (``default_type``), the number ``q`` of target columns (related, the relation types,
   novel), each pair type's threshold, the pair types with a document stage of their own,
   novelty's threshold, and the names of the arrays below;
-* the weights as a matrix: the featurizer is pruned to the columns any weight uses, and
-  stores for each the 1-based row of ``relation_weights`` (columns × T·q: pair type ``t``'s
-  column ``c`` is ``t·q + c``) in place of a weight — as version 5 stores its basis;
+* the weights as a sparse matrix: the featurizer is pruned to the columns any weight uses,
+  and stores for each the 1-based row of the matrix ``relation_data`` / ``_indices`` /
+  ``_indptr`` (CSR, used columns × T·q: pair type ``t``'s column ``c`` is ``t·q + c``) in
+  place of a weight — as version 5 stores its basis;
 * the document stages' arrays: the shared one as version 6 (``doc_*``), a pair type's own
   under ``own<t>_*``, novelty's under ``nov_*``.
 
-Scoring a mention pair costs one sparse product with T·q columns: O(nnz · T q).
+Scoring a mention pair costs one sparse product with the T·q columns: O(nnz · T q).
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ def _load_stage(path, arrays, prefix, fields, features):
 
 
 def weight_matrix(fit):
-    """The typed fit's weights as one matrix, columns × T·q (pair type ``t``'s target
-    columns at ``t·q`` … ``t·q + q − 1``): what a mention pair's row is multiplied by."""
-    T, d, q = fit.weights.shape
-    return np.ascontiguousarray(fit.weights.transpose(1, 0, 2).reshape(d, T * q))
+    """The typed fit's weights, one sparse matrix of the featurizer's columns × T·q (pair
+    type ``t``'s target columns at ``t·q`` … ``t·q + q − 1``): what a mention pair's row is
+    multiplied by."""
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(fit.weights)
 
 
 def typed_scores(featurizer, matrix, fit, corpus):
@@ -63,8 +66,10 @@ def typed_scores(featurizer, matrix, fit, corpus):
     if (t < 0).any():
         raise CorpusFormatError("a mention pair of a pair type the model does not relate "
                                 "reached the scorer; keep_pair_types filters them")
-    q = fit.weights.shape[2]
-    S = np.asarray(featurizer.scores([corpus], matrix)[0]).reshape(len(t), -1, q)
+    import scipy.sparse as sp
+
+    S = featurizer.scores([corpus], matrix)[0]
+    S = (S.toarray() if sp.issparse(S) else np.asarray(S)).reshape(len(t), -1, fit.n_outputs)
     return S[np.arange(len(t)), t]
 
 
@@ -72,14 +77,18 @@ def typed_payload(fit, matrix, multiview_payload, document):
     """Version 7's ``(model.json fields, arrays)`` (module docstring):
     ``multiview_payload(numbers)`` gives version 4's of the featurizer pruned to the used
     columns; ``document``: version 6's ``document`` object."""
-    used = np.flatnonzero(np.any(matrix != 0, axis=1))
+    used = np.flatnonzero(np.diff(matrix.indptr))
     numbers = np.zeros(matrix.shape[0])
     numbers[used] = np.arange(1, len(used) + 1, dtype=float)
     fields, arrays = multiview_payload(numbers)
     fields["version"] = RELATION_VERSION
     fields["document"] = document
-    arrays["relation_weights"] = matrix[used].astype(np.float64)
-    names = ["relation_weights"]
+    sub = matrix[used]
+    sub.sort_indices()
+    arrays.update(relation_data=sub.data.astype(np.float64),
+                  relation_indices=sub.indices.astype(np.int64),
+                  relation_indptr=sub.indptr.astype(np.int64))
+    names = ["relation_data", "relation_indices", "relation_indptr"]
     st = fit.stage
     document["stage"] = None if st is None else _stage_fields(st)
     if st is not None:
@@ -103,7 +112,7 @@ def typed_payload(fit, matrix, multiview_payload, document):
         "relation_types": list(fit.relation_types),
         "allowed": np.asarray(fit.allowed, dtype=bool).tolist(),
         "default_type": [int(x) for x in fit.default_type],
-        "outputs": int(fit.weights.shape[2]),
+        "outputs": int(fit.n_outputs),
         "thresholds": None if fit.thresholds is None else [float(x) for x in fit.thresholds],
         "own_stages": own, "novelty_stage": nov,
         "novelty_threshold": float(fit.novelty_threshold),
@@ -123,20 +132,27 @@ def typed_fit_of(d, meta, numbers, arrays):
     rel, doc = meta["relations"], meta["document"]
     pair_types = PairTypes(tuple(tuple(p) for p in rel["pair_types"]))
     T, q, K = len(pair_types), rel["outputs"], len(rel["relation_types"])
-    Wu = arrays["relation_weights"]
-    if Wu.shape != (rel["n_columns"], T * q) or Wu.dtype != np.float64 or \
-            not np.isfinite(Wu).all():
-        raise CorpusFormatError(f"array 'relation_weights' is {Wu.dtype}{Wu.shape}, expected "
-                                f"finite float64 ({rel['n_columns']}, {T * q})", path=path)
+    import scipy.sparse as sp
+
+    data, ind, ptr = (arrays[k] for k in ("relation_data", "relation_indices",
+                                          "relation_indptr"))
+    u = rel["n_columns"]
+    if (data.dtype != np.float64 or ind.dtype != np.int64 or ptr.dtype != np.int64
+            or ptr.shape != (u + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0)
+            or ptr[-1] != len(data) or len(ind) != len(data) or not np.isfinite(data).all()
+            or (len(ind) and (ind.min() < 0 or ind.max() >= T * q))):
+        raise CorpusFormatError(f"the arrays 'relation_*' are not a finite {u} × {T * q} "
+                                "sparse matrix of float64 with int64 indices", path=path)
+    sub = sp.csr_matrix((data, ind, ptr), shape=(u, T * q))
     idx = np.asarray(numbers)
     if not np.array_equal(idx, np.round(idx)) or idx.min(initial=0) < 0 or \
-            idx.max(initial=0) > len(Wu):
-        raise CorpusFormatError("the featurizer's column numbers do not index "
-                                "'relation_weights'", path=path)
+            idx.max(initial=0) > u:
+        raise CorpusFormatError("the featurizer's column numbers do not index the "
+                                "'relation_*' rows", path=path)
     idx = idx.astype(np.int64)
-    W = np.zeros((len(idx), T * q))
-    W[idx > 0] = Wu[idx[idx > 0] - 1]
-    weights = W.reshape(len(idx), T, q).transpose(1, 0, 2)
+    at = np.flatnonzero(idx > 0)
+    place = sp.csr_matrix((np.ones(len(at)), (at, idx[at] - 1)), shape=(len(idx), u))
+    weights = sp.csr_matrix(place @ sub)
     features = list(FEATURES) + [f"pair_type:{n}" for n in pair_types.names]
     stage = None if doc["stage"] is None else _load_stage(path, arrays, "doc", doc["stage"],
                                                           features)

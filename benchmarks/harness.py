@@ -181,3 +181,32 @@ def save_json(path, results):
     if path:
         write_json(path, results)
     return path
+
+
+#: the offset between the document ids of two copies
+ID_OFFSET = 10 ** 9
+
+
+def write_copies(src, copies, out):
+    """Write ``copies`` copies of the PubTator file ``src`` to ``out`` under new document
+    ids (copy ``c`` of PMID ``p`` is ``p + c·ID_OFFSET``; mentions, relations and text
+    unchanged — every copy is an abstract of its own, nothing is deduplicated); returns
+    ``out``."""
+    import gzip
+
+    from kernelrank.atomic import atomic_open
+
+    opener = gzip.open if str(src).endswith(".gz") else open
+    with opener(src, "rt", encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    with atomic_open(out, "w", encoding="utf-8") as fh:
+        for c in range(copies):
+            for line in lines:
+                if not line.strip():
+                    fh.write("\n")
+                    continue
+                head = line.split("\t", 1)[0]
+                sep = "|" if "|" in head else "\t"
+                pmid, rest = line.split(sep, 1)
+                fh.write(f"{int(pmid) + c * ID_OFFSET}{sep}{rest}\n")
+    return out

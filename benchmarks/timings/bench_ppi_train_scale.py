@@ -18,7 +18,6 @@ Usage::
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
 import math
@@ -29,31 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks import harness
-from kernelrank.atomic import atomic_open
 from kernelrank.datadir import resolve_data_dir
-
-#: the offset between the document ids of two copies
-ID_OFFSET = 10 ** 9
-
-
-def write_copies(src, copies, out):
-    """Write ``copies`` copies of the PubTator file ``src`` to ``out`` under new document
-    ids (module docstring); returns ``out``."""
-    opener = gzip.open if str(src).endswith(".gz") else open
-    with opener(src, "rt", encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
-    with atomic_open(out, "w", encoding="utf-8") as fh:
-        for c in range(copies):
-            for line in lines:
-                if not line.strip():
-                    fh.write("\n")
-                    continue
-                head = line.split("\t", 1)[0]
-                sep = "|" if "|" in head else "\t"
-                pmid, rest = line.split(sep, 1)
-                fh.write(f"{int(pmid) + c * ID_OFFSET}{sep}{rest}\n")
-    return out
-
 
 def run_train(src, model, extra=()):
     """``python -m ppi train --relations-from src --model model`` in a child process:
@@ -98,7 +73,7 @@ def main(argv=None):
     start = harness.print_load("start")
     runs = []
     for k in args.copies:
-        f = write_copies(src, k, work / f"train_x{k}.pubtator")
+        f = harness.write_copies(src, k, work / f"train_x{k}.pubtator")
         model = work / f"model_x{k}"
         if args.warm == "each" or (args.warm == "first" and k == args.copies[0]):
             harness.log.info("x%d: warm-up run", k)

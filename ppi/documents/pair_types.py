@@ -20,10 +20,12 @@ adaptation of Daumé III (2007, "Frustratingly easy domain adaptation", ACL, §3
 ``x`` of pair type ``t`` becomes ``[x, 0, …, x (block t), …, 0]`` — one shared copy and one
 copy in its pair type's own block.  Its linear kernel is ``k(x, z) (1 + [t_x = t_z])``: the
 pair types share what they have in common and keep what is their own, and the fitted
-weights are one vector per pair type, ``w_t = w_shared + w_block t``.  ``shared=False``
+weights are a shared vector and one per pair type, a row's score ``x·(w_shared + w_t)``
+(:func:`type_weights` keeps the two apart: the shared weights once, not once per pair
+type).  ``shared=False``
 drops the shared copy: one independent model per pair type (block-diagonal kernel), with
-one λ for all.  O(nnz) time and memory: the augmented rows hold twice the non-zeros (once
-without the shared copy).
+one λ for all.  O(nnz) time and memory: the augmented rows hold twice the non-zeros; without
+the shared copy they are the rows themselves with their columns moved.
 """
 
 from __future__ import annotations
@@ -166,7 +168,8 @@ class PairTypes:
 def augment(X, pair_type, n_types, shared=True):
     """The rows ``X`` (CSR, m × d) in the augmented space of Daumé III (2007): ``[x, x in
     block t]`` (``shared``) or ``[x in block t]`` alone — m × d(1 + T), resp. m × dT
-    (module docstring).  ``pair_type``: the number of each row's pair type.  O(nnz)."""
+    (module docstring).  ``pair_type``: the number of each row's pair type.  O(nnz), the
+    values shared with ``X`` without the shared copy; 32-bit indices where they fit."""
     import scipy.sparse as sp
 
     X = sp.csr_matrix(X)
@@ -175,55 +178,53 @@ def augment(X, pair_type, n_types, shared=True):
         raise InvalidParameterError("every row needs the number of one of the model's pair "
                                     "types")
     d = X.shape[1]
-    counts = np.diff(X.indptr)
-    shift = np.repeat(t, counts) * d + (d if shared else 0)
-    own = X.indices.astype(np.int64) + shift
     n_cols = d * (n_types + (1 if shared else 0))
+    width = np.int32 if n_cols < 2 ** 31 and 2 * X.nnz < 2 ** 31 else np.int64
+    counts = np.diff(X.indptr)
+    own = np.repeat((t * d + (d if shared else 0)).astype(width), counts)
+    own += X.indices                     # each entry's column in its pair type's block
     if not shared:
-        return sp.csr_matrix((X.data, own, X.indptr), shape=(X.shape[0], n_cols))
-    # each row: its shared columns, then its block's (both sorted)
-    indptr = 2 * X.indptr
-    indices = np.empty(2 * X.nnz, dtype=np.int64)
+        return sp.csr_matrix((X.data, own, X.indptr.astype(width)), shape=(X.shape[0], n_cols))
+    # row i: its shared entries at 2 p_i + k, its block's at 2 p_i + c_i + k (p_i: the row's
+    # start in X, c_i its entries, k = 0 … c_i − 1)
+    first = np.repeat(X.indptr[:-1], counts)
+    first += np.arange(X.nnz, dtype=first.dtype)
+    indices = np.empty(2 * X.nnz, dtype=width)
     data = np.empty(2 * X.nnz, dtype=X.data.dtype)
-    row = np.repeat(np.arange(X.shape[0]), counts)
-    pos = np.arange(X.nnz) - X.indptr[row]
-    first = indptr[row] + pos
-    second = first + counts[row]
-    indices[first], indices[second] = X.indices, own
-    data[first], data[second] = X.data, X.data
-    return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], n_cols))
+    indices[first], data[first] = X.indices, X.data
+    first += np.repeat(counts, counts)
+    indices[first], data[first] = own, X.data
+    return sp.csr_matrix((data, indices, (2 * X.indptr).astype(width)),
+                         shape=(X.shape[0], n_cols))
 
 
-def type_weights(weights, columns, d, n_types, shared=True, prior=None):
-    """The weights of an augmented linear model as one sparse matrix over the base columns,
-    d × T·q: pair type ``t``'s column ``c`` (at ``t·q + c``) is ``w_shared + w_block t``
-    (``shared``; else ``w_block t``).  ``weights`` (u × q) are the model's on the augmented
-    columns ``columns`` (the others are 0); ``prior``: ``(pair types, w)``, a vector over the
-    base columns added to column 0 of those pair types (a transfer prior's ``β w_g``).
-    O(u · T q + nnz(w)) — never the dense d × T·q."""
+def type_weights(weights, columns, d, n_blocks, prior=None):
+    """The weights of an augmented linear model as one sparse matrix over the base
+    columns, d × B·q: block ``b``'s column ``c`` (at ``b·q + c``) holds the weights of the
+    augmented columns ``b·d … b·d + d − 1`` (``weights``, u × q: the model's on the augmented
+    ``columns``, the others 0).  With the shared copy block 0 is ``w_shared`` and pair type
+    ``t``'s own block ``t + 1``, a row's score ``x·(w_shared + w_t)``; without it block ``t``.
+    ``prior``: ``(blocks, w)``, a vector over the base columns added to column 0 of those
+    blocks (a transfer prior's ``β w_g``).  O(u q + nnz(w)): the same non-zeros as
+    ``weights``, never a dense d × B·q nor a copy of the shared weights per pair type."""
     import scipy.sparse as sp
 
     weights = np.asarray(weights, dtype=float)
     columns = np.asarray(columns, dtype=np.int64)
     q = weights.shape[1]
     block, base = np.divmod(columns, d)
-    rows, cols, vals = [], [], []
-    for t in range(n_types):
-        own = t + 1 if shared else t
-        sel = np.flatnonzero((block == own) | ((block == 0) if shared else False))
-        for c in range(q):
-            rows.append(base[sel])
-            cols.append(np.full(len(sel), t * q + c))
-            vals.append(weights[sel, c])
+    rows = [np.repeat(base, q)]
+    cols = [(block[:, None] * q + np.arange(q)[None, :]).ravel()]
+    vals = [weights.ravel()]
     if prior is not None:
-        kinds, w = prior
+        blocks, w = prior
         nz = np.flatnonzero(w)
-        for t in kinds:
+        for b in blocks:
             rows.append(nz)
-            cols.append(np.full(len(nz), t * q))
+            cols.append(np.full(len(nz), b * q))
             vals.append(w[nz])
     W = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(d, n_types * q)).tocsr()
+                      shape=(d, n_blocks * q)).tocsr()
     W.sum_duplicates()
     W.eliminate_zeros()
     return W

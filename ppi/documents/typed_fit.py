@@ -148,10 +148,10 @@ def type_decisions(type_scores, pair_type, allowed, default):
 class TypedFit:
     """A fitted typed ``documents`` system (module docstring).
 
-    ``weights``: sparse (d × T·q) — per pair type the linear model of each of its ``q``
-    target columns over the featurizer's columns (pair type ``t``'s column ``c`` is
-    ``t·q + c``; column 0 related, 1..K the relation types, then novelty;
-    :func:`ppi.documents.pair_types.type_weights`);
+    ``weights``: sparse (d × B·q) — the linear models of the ``q`` target columns over the
+    featurizer's columns in blocks (column 0 related, 1..K the relation types, then
+    novelty): pair type ``t``'s block ``t``, or with the shared block (``shared_block``)
+    ``t + 1`` plus block 0 (:func:`ppi.documents.pair_types.type_weights`);
     ``relation_types``: the K names; ``allowed`` (T, K): the types each pair type takes in
     the training file; ``default_type`` (T,): its most frequent; ``stage`` /
     ``novelty_stage``: the document stages (:class:`ppi.documents.stage.DocumentStage`;
@@ -174,6 +174,9 @@ class TypedFit:
     own_stages: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     featurizer: object = None
+    #: whether block 0 of ``weights`` is shared by every pair type (pair type ``t``'s own
+    #: block is then ``t + 1``; else ``t``)
+    shared_block: bool = False
     #: the leave-one-document-out row outputs (m × q) of the training rows (a fit's, not
     #: saved)
     heldout: np.ndarray = field(default=None, repr=False)
@@ -192,10 +195,16 @@ class TypedFit:
     def row_outputs(self, X, row_types):
         """The target columns' scores (m × q) of mention-pair rows ``X`` of pair types
         ``row_types``: each row by its pair type's weights.  O(nnz · q)."""
-        q = self.n_outputs
         S = sp.csr_matrix(X) @ self.weights
-        S = S.toarray() if sp.issparse(S) else np.asarray(S)
-        return S.reshape(X.shape[0], -1, q)[np.arange(X.shape[0]), row_types]
+        return self.pick_blocks(S.toarray() if sp.issparse(S) else np.asarray(S), row_types)
+
+    def pick_blocks(self, S, row_types):
+        """Each row's q outputs from its products ``S`` (m × B·q) with every block of
+        ``weights``: its pair type's block, plus the shared one.  O(m q)."""
+        S = np.asarray(S).reshape(len(row_types), -1, self.n_outputs)
+        off = 1 if self.shared_block else 0
+        out = S[np.arange(len(row_types)), np.asarray(row_types) + off]
+        return out + S[:, 0] if self.shared_block else out
 
     @property
     def n_outputs(self):
@@ -347,11 +356,13 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
         for c in cols:
             cc = coef[:, c] - beta * coef[:, q + c] if transfer else coef[:, c]
             Wa[:, c] = np.asarray(Xbu.T @ cc).ravel()
+    shared_block = Xa is not X and shared
+    offset = 1 if shared_block else 0
     prior_weights = None
     if transfer:
-        prior_weights = (gene, params.get("beta", 0.0) * np.asarray(w_source, dtype=float))
-    weights = type_weights(Wa, used, d, n_types if Xa is not X else 1,
-                           shared or Xa is X, prior_weights)
+        prior_weights = ([k + offset for k in gene],
+                         params.get("beta", 0.0) * np.asarray(w_source, dtype=float))
+    weights = type_weights(Wa, used, d, n_types + offset, prior_weights)
     heldout = np.stack([P[picks[c]][:, c] for c in range(q)], axis=1)
     info = {"alpha": params["alpha"], "beta": params.get("beta"),
             "instance_auc": float(aucs[best]), "instance_f1": float(thr.f1),
@@ -404,4 +415,4 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
              info["seconds"])
     return TypedFit(pt, weights, relation_types, allowed, default_type,
                     float(thr.threshold), stage, nstage, nthr, thresholds, own, info,
-                    heldout=heldout)
+                    shared_block=shared_block, heldout=heldout)

@@ -440,7 +440,8 @@ def _check_document_meta(path, meta):
 
 
 _RELATIONS_V7 = {"pair_types": list, "relation_types": list, "allowed": list,
-                 "default_type": list, "outputs": int, "own_stages": dict,
+                 "default_type": list, "outputs": int, "shared_block": bool,
+                 "own_stages": dict,
                  "novelty_threshold": _NUMBER, "n_columns": int, "arrays": list}
 
 

@@ -11,8 +11,9 @@ What version 7 adds to version 6:
   novelty's threshold, and the names of the arrays below;
 * the weights as a sparse matrix: the featurizer is pruned to the columns any weight uses,
   and stores for each the 1-based row of the matrix ``relation_data`` / ``_indices`` /
-  ``_indptr`` (CSR, used columns × T·q: pair type ``t``'s column ``c`` is ``t·q + c``) in
-  place of a weight — as version 5 stores its basis;
+  ``_indptr`` (CSR, used columns × B·q: block ``b``'s column ``c`` is ``b·q + c``; pair type
+  ``t``'s block is ``t``, or ``t + 1`` beside the shared block 0 — ``shared_block``) in place
+  of a weight — as version 5 stores its basis;
 * the document stages' arrays: the shared one as version 6 (``doc_*``), a pair type's own
   under ``own<t>_*``, novelty's under ``nov_*``.
 
@@ -69,8 +70,7 @@ def typed_scores(featurizer, matrix, fit, corpus):
     import scipy.sparse as sp
 
     S = featurizer.scores([corpus], matrix)[0]
-    S = (S.toarray() if sp.issparse(S) else np.asarray(S)).reshape(len(t), -1, fit.n_outputs)
-    return S[np.arange(len(t)), t]
+    return fit.pick_blocks(S.toarray() if sp.issparse(S) else np.asarray(S), t)
 
 
 def typed_payload(fit, matrix, multiview_payload, document):
@@ -112,7 +112,7 @@ def typed_payload(fit, matrix, multiview_payload, document):
         "relation_types": list(fit.relation_types),
         "allowed": np.asarray(fit.allowed, dtype=bool).tolist(),
         "default_type": [int(x) for x in fit.default_type],
-        "outputs": int(fit.n_outputs),
+        "outputs": int(fit.n_outputs), "shared_block": bool(fit.shared_block),
         "thresholds": None if fit.thresholds is None else [float(x) for x in fit.thresholds],
         "own_stages": own, "novelty_stage": nov,
         "novelty_threshold": float(fit.novelty_threshold),
@@ -132,6 +132,8 @@ def typed_fit_of(d, meta, numbers, arrays):
     rel, doc = meta["relations"], meta["document"]
     pair_types = PairTypes(tuple(tuple(p) for p in rel["pair_types"]))
     T, q, K = len(pair_types), rel["outputs"], len(rel["relation_types"])
+    shared = rel["shared_block"]
+    B = T + (1 if shared else 0)
     import scipy.sparse as sp
 
     data, ind, ptr = (arrays[k] for k in ("relation_data", "relation_indices",
@@ -140,10 +142,10 @@ def typed_fit_of(d, meta, numbers, arrays):
     if (data.dtype != np.float64 or ind.dtype != np.int64 or ptr.dtype != np.int64
             or ptr.shape != (u + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0)
             or ptr[-1] != len(data) or len(ind) != len(data) or not np.isfinite(data).all()
-            or (len(ind) and (ind.min() < 0 or ind.max() >= T * q))):
-        raise CorpusFormatError(f"the arrays 'relation_*' are not a finite {u} × {T * q} "
+            or (len(ind) and (ind.min() < 0 or ind.max() >= B * q))):
+        raise CorpusFormatError(f"the arrays 'relation_*' are not a finite {u} × {B * q} "
                                 "sparse matrix of float64 with int64 indices", path=path)
-    sub = sp.csr_matrix((data, ind, ptr), shape=(u, T * q))
+    sub = sp.csr_matrix((data, ind, ptr), shape=(u, B * q))
     idx = np.asarray(numbers)
     if not np.array_equal(idx, np.round(idx)) or idx.min(initial=0) < 0 or \
             idx.max(initial=0) > u:
@@ -165,4 +167,4 @@ def typed_fit_of(d, meta, numbers, arrays):
                     np.asarray(rel["default_type"], dtype=np.int64),
                     doc["instance_threshold"], stage, nov, rel["novelty_threshold"],
                     None if rel["thresholds"] is None else np.asarray(rel["thresholds"]),
-                    own)
+                    own, shared_block=shared)

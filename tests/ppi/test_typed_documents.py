@@ -72,22 +72,25 @@ def test_augmented_rows_have_the_kernel_of_their_definition(rng, shared):
     K = (X @ X.T).toarray()
     np.testing.assert_allclose((A @ A.T).toarray(), K * (same + (1 if shared else 0)),
                                rtol=1e-12, atol=1e-12)
-    # the augmented weights of each row's score are its pair type's weight vectors, and a
-    # prior adds to column 0 of its pair types only
+    # the augmented weights in blocks over the base columns: a row's score is its pair
+    # type's block (and the shared one) — and a prior adds to column 0 of its blocks only
     w = rng.standard_normal((A.shape[1], 2))
     g = np.where(rng.random(30) < 0.5, rng.standard_normal(30), 0.0)
-    W = type_weights(w, np.arange(A.shape[1]), 30, 3, shared, prior=([1], g)).toarray()
-    assert W.shape == (30, 6)
+    off = 1 if shared else 0
+    W = type_weights(w, np.arange(A.shape[1]), 30, 3 + off, prior=([1 + off], g)).toarray()
+    assert W.shape == (30, 2 * (3 + off))
     direct = A @ w + np.outer((X @ g) * (t == 1), [1.0, 0.0])
-    by_type = np.stack([X[i] @ W[:, 2 * t[i]:2 * t[i] + 2] for i in range(40)]).reshape(40, 2)
+    own = np.stack([X[i] @ W[:, 2 * (t[i] + off):2 * (t[i] + off) + 2]
+                    for i in range(40)]).reshape(40, 2)
+    by_type = own + (X @ W[:, :2] if shared else 0)
     np.testing.assert_allclose(direct, by_type, rtol=1e-12, atol=1e-12)
     # the weights of some columns only: the same matrix as with the others at zero
     keep = np.flatnonzero(rng.random(A.shape[1]) < 0.5)
     zeroed = np.zeros_like(w)
     zeroed[keep] = w[keep]
-    np.testing.assert_allclose(type_weights(w[keep], keep, 30, 3, shared).toarray(),
-                               type_weights(zeroed, np.arange(A.shape[1]), 30, 3,
-                                            shared).toarray(), rtol=0, atol=0)
+    np.testing.assert_allclose(type_weights(w[keep], keep, 30, 3 + off).toarray(),
+                               type_weights(zeroed, np.arange(A.shape[1]), 30,
+                                            3 + off).toarray(), rtol=0, atol=0)
     with pytest.raises(InvalidParameterError):
         augment(X, np.full(40, 3), 3)
 

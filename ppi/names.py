@@ -56,9 +56,9 @@ DEFAULT_ENTITY_TYPES = ("Gene", "GeneOrGeneProduct")
 #: (fewer cannot teach a model what the type's relations look like; those left out are
 #: counted and named; :mod:`ppi.documents.pair_types`)
 MIN_RELATIONS = 5
-#: a typed model's mention-pair stage: one model over all pair types (``shared``: feature
-#: augmentation, Daumé III 2007) or one per pair type (``separate``)
-PAIR_MODELS = ("shared", "separate")
+#: a typed model's mention-pair stage: one model per pair type (``separate``, the default)
+#: or one over all pair types (``shared``: feature augmentation, Daumé III 2007)
+PAIR_MODELS = ("separate", "shared")
 #: The weights β of the source hypothesis the transfer CV chooses from (0: none;
 #: :mod:`ppi.learning.transfer`).
 BETAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)

@@ -204,8 +204,8 @@ def type_weights(weights, columns, d, n_blocks, prior=None):
     augmented columns ``b·d … b·d + d − 1`` (``weights``, u × q: the model's on the augmented
     ``columns``, the others 0).  With the shared copy block 0 is ``w_shared`` and pair type
     ``t``'s own block ``t + 1``, a row's score ``x·(w_shared + w_t)``; without it block ``t``.
-    ``prior``: ``(blocks, w)``, a vector over the base columns added to column 0 of those
-    blocks (a transfer prior's ``β w_g``).  O(u q + nnz(w)): the same non-zeros as
+    ``prior``: ``[(block, w), …]``, vectors over the base columns added to column 0 of
+    those blocks (a transfer prior's ``β w_g``).  O(u q + nnz(w)): the same non-zeros as
     ``weights``, never a dense d × B·q nor a copy of the shared weights per pair type."""
     import scipy.sparse as sp
 
@@ -216,13 +216,11 @@ def type_weights(weights, columns, d, n_blocks, prior=None):
     rows = [np.repeat(base, q)]
     cols = [(block[:, None] * q + np.arange(q)[None, :]).ravel()]
     vals = [weights.ravel()]
-    if prior is not None:
-        blocks, w = prior
+    for b, w in prior or ():
         nz = np.flatnonzero(w)
-        for b in blocks:
-            rows.append(nz)
-            cols.append(np.full(len(nz), b * q))
-            vals.append(w[nz])
+        rows.append(nz)
+        cols.append(np.full(len(nz), b * q))
+        vals.append(np.asarray(w)[nz])
     W = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(d, n_blocks * q)).tocsr()
     W.sum_duplicates()

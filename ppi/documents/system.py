@@ -101,9 +101,11 @@ class DocumentSystem:
     #: typed model with relation types and novelty (:mod:`ppi.documents.typed_fit`); None:
     #: the mentions of ``entity_types`` paired with themselves, one untyped task
     pairs: tuple | None = None
-    #: a typed model's mention-pair stage: one model over all pair types (``shared``,
-    #: feature augmentation) or one per pair type (``separate``)
-    pair_model: str = "shared"
+    #: a typed model's mention-pair stage: one model per pair type (``separate``: one
+    #: block of weights each; as accurate on BioRED dev as ``shared`` and cheaper) or one
+    #: over all pair types with shared and pair-type-specific weights (``shared``: feature
+    #: augmentation, Daumé III 2007; :mod:`ppi.documents.pair_types`)
+    pair_model: str = "separate"
     #: the relation types that make a candidate related (None: any type;
     #: :func:`ppi.documents.relations.keep_relation_types`)
     relation_types: tuple | None = None
@@ -167,7 +169,7 @@ class DocumentSystem:
             pairs = ["all"]
         return cls(
             pairs=None if not pairs else tuple(pairs),
-            pair_model=getattr(args, "pair_model", None) or "shared",
+            pair_model=getattr(args, "pair_model", None) or "separate",
             entity_types=tuple(args.entity_types or DEFAULT_ENTITY_TYPES),
             relation_types=None if args.relation_types is None else tuple(args.relation_types),
             instances=args.instances or "sil", document_stage=not args.no_document_stage,

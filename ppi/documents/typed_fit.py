@@ -255,6 +255,74 @@ def pair_type_thresholds(scores, candidates, n_types, overall, min_related=MIN_T
     return out
 
 
+def _fit_columns(system, X, Y, prior, path, row_docs, cands, *, allowed, default_type,
+                 relation_types, with_novelty):
+    """One multi-output fit (module docstring) of the rows ``X`` (targets ``Y``, m × q;
+    ``prior``: the transfer prior's predictions or None) whose candidates are ``cands``
+    (bags over these rows): the leave-one-document-out predictions for every point of
+    ``path``, each column's point (related: the candidates' AUC; the types: the related
+    candidates' type accuracy; novelty: its AUC among them) and its weights over the
+    columns the basis rows use.  Returns a dict."""
+    from learners.measures import auc
+    from learners.selection import Channels, holdout_predictions
+    from learners.splits import group_sets
+    from ppi.documents.mention_stage import mention_learner_input, unscored_last
+    from ppi.learning.evaluation import expansion, ppi_learner
+
+    q, K = Y.shape[1], len(relation_types)
+    K_in = mention_learner_input(X, system.learner, system.n_basis)
+    kind = "linear" if K_in is X else "precomputed"
+    est = ppi_learner(system.learner, system.n_basis, system.seed, len(Y), kind,
+                      transfer=prior is not None)
+    h, fitted = holdout_predictions(
+        est, K_in, Y, cv=group_sets(row_docs), path=path,
+        channels=Channels(fit=None if prior is None else {"prior": prior}))
+    P = h.snapped().in_row_order(len(Y))                 # points × m × q
+    points = h.candidates
+    aucs = np.array([auc(cands.y, b) for b in unscored_last(bag_max(P[..., 0], cands))])
+    best = int(np.nanargmax(aucs)) if np.isfinite(aucs).any() else len(points) // 2
+    related = cands.y > 0
+    scored = np.flatnonzero(related & (cands.bag_sizes > 0))
+    type_best, type_acc = best, None
+    if K > 1 and len(scored):
+        sub = cands.subset(scored)
+        gold = [cands.relation_types[c] for c in scored]
+        accs = [np.mean([relation_types[k] in g for k, g in zip(type_decisions(
+            bag_max(P[p][:, 1:1 + K].T, sub), sub.pair_type, allowed, default_type)[0],
+            gold)]) for p in range(len(points))]
+        type_best, type_acc = int(np.argmax(accs)), float(np.max(accs))
+    nov_best = best
+    marked = np.flatnonzero(related & (cands.bag_sizes > 0) & (cands.novel != 0))
+    if with_novelty and len(np.unique(cands.novel[marked])) == 2:
+        nsub = cands.subset(marked)
+        naucs = [auc(cands.novel[marked], bag_max(P[p][:, -1], nsub))
+                 for p in range(len(points))]
+        nov_best = int(np.argmax(naucs))
+    picks = {0: best, **{c: type_best for c in range(1, 1 + K)}}
+    if with_novelty:
+        picks[q - 1] = nov_best
+    transfer = prior is not None
+    used = W = None
+    for point in sorted(set(picks.values())):
+        alpha, beta = points[point]["alpha"], points[point].get("beta", 0.0)
+        Xb, coef = expansion(fitted, X, alpha)
+        if used is None:                  # the columns the basis rows use
+            Xb = sp.csc_matrix(Xb)
+            used = np.flatnonzero(np.diff(Xb.indptr))
+            Xbu = Xb[:, used]
+            W = np.zeros((len(used), q))
+        coef = np.asarray(coef, dtype=float).reshape(coef.shape[0], -1)
+        for c in (c for c, p in picks.items() if p == point):
+            cc = coef[:, c] - beta * coef[:, q + c] if transfer else coef[:, c]
+            W[:, c] = np.asarray(Xbu.T @ cc).ravel()
+    return {"weights": W, "used": used,
+            "heldout": np.stack([P[picks[c]][:, c] for c in range(q)], axis=1),
+            "alpha": float(points[best]["alpha"]),
+            "beta": points[best].get("beta") if transfer else None,
+            "auc": float(aucs[best]), "type_alpha": float(points[type_best]["alpha"]),
+            "type_accuracy": type_acc, "novelty_alpha": float(points[nov_best]["alpha"])}
+
+
 def fit_typed(system, rc, X, w_source=None, source_info=None):
     """Fit the typed system (module docstring) on the typed relation corpus ``rc`` whose
     mention pairs have the rows ``X``; ``w_source``: the five corpora's prior over the
@@ -263,12 +331,9 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
     import time
 
     from learners.measures import auc, best_f_threshold
-    from learners.selection import Channels, holdout_predictions
-    from learners.splits import group_sets
-    from ppi.documents.mention_stage import mention_learner_input, unscored_last
+    from ppi.documents.mention_stage import unscored_last
     from ppi.documents.pair_types import augment, type_weights
     from ppi.documents.stage import DocumentStage
-    from ppi.learning.evaluation import expansion, ppi_learner
     from ppi.names import BETAS
 
     t0 = time.perf_counter()
@@ -293,7 +358,7 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
     q = Y.shape[1]
     row_types = rc.row_pair_types()
     shared = system.pair_model == "shared"
-    Xa = augment(X, row_types, n_types, shared) if n_types > 1 or not shared else X
+    Xa = augment(X, row_types, n_types, shared) if n_types > 1 else X
     gene = [k for k, p in enumerate(pt.pairs) if _gene_pair(p)]
     prior = None
     path = {"alpha": system.alpha_grid}
@@ -302,75 +367,33 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
         prior = np.zeros((len(g), q))
         prior[:, 0] = g
         path["beta"] = np.asarray(BETAS, dtype=float)
-    K_in = mention_learner_input(Xa, system.learner, system.n_basis)
-    kind = "linear" if K_in is Xa else "precomputed"
-    est = ppi_learner(system.learner, system.n_basis, system.seed, len(Y), kind,
-                      transfer=prior is not None)
-    h, fitted = holdout_predictions(
-        est, K_in, Y, cv=group_sets(rc.documents_of_pairs()), path=path,
-        channels=Channels(fit=None if prior is None else {"prior": prior}))
-    P = h.snapped().in_row_order(len(Y))                 # points × m × q
-    points = h.candidates
-    # related: the candidates' pooled held-out AUC of the bag maxima
-    B0 = unscored_last(bag_max(P[..., 0], cands))
-    aucs = np.array([auc(cands.y, b) for b in B0])
-    best = int(np.argmax(aucs))
-    params = dict(points[best])
-    thr = best_f_threshold(cands.y, B0[best])
-    # relation types: the related candidates' held-out type accuracy
-    scored = related & (cands.bag_sizes > 0)
-    gold = [cands.relation_types[c] for c in np.flatnonzero(scored)]
-    sub = cands.subset(np.flatnonzero(scored))
-    type_best, type_acc = best, None
-    if K > 1:
-        accs = []
-        for p in range(len(points)):
-            Bt = bag_max(P[p][:, 1:1 + K].T, sub)
-            pred, _ = type_decisions(Bt, sub.pair_type, allowed, default_type)
-            accs.append(np.mean([relation_types[k] in g for k, g in zip(pred, gold)]))
-        type_best, type_acc = int(np.argmax(accs)), float(np.max(accs))
-    nov_best = best
-    if with_novelty:
-        marked = np.flatnonzero(scored & (cands.novel != 0))
-        nsub = cands.subset(marked)
-        naucs = [auc(cands.novel[marked], bag_max(P[p][:, -1], nsub))
-                 for p in range(len(points))]
-        nov_best = int(np.argmax(naucs))
-    # the weights of each column at its point, over the augmented columns the basis uses
-    picks = {0: best}
-    picks.update({c: type_best for c in range(1, 1 + K)})
-    if with_novelty:
-        picks[q - 1] = nov_best
-    transfer = prior is not None
-    used = Wa = None
-    for point in sorted(set(picks.values())):
-        cols = [c for c, p in picks.items() if p == point]
-        alpha, beta = points[point]["alpha"], points[point].get("beta", 0.0)
-        Xb, coef = expansion(fitted, Xa, alpha)
-        if used is None:
-            Xb = sp.csc_matrix(Xb)
-            used = np.flatnonzero(np.diff(Xb.indptr))
-            Xbu = Xb[:, used]
-            Wa = np.zeros((len(used), q))
-        coef = np.asarray(coef, dtype=float).reshape(coef.shape[0], -1)
-        for c in cols:
-            cc = coef[:, c] - beta * coef[:, q + c] if transfer else coef[:, c]
-            Wa[:, c] = np.asarray(Xbu.T @ cc).ravel()
+    row_docs = rc.documents_of_pairs()
+    choice = dict(allowed=allowed, default_type=default_type, relation_types=relation_types,
+                  with_novelty=with_novelty)
+    f = _fit_columns(system, Xa, Y, prior, path, row_docs, cands, **choice)
     shared_block = Xa is not X and shared
     offset = 1 if shared_block else 0
-    prior_weights = None
-    if transfer:
-        prior_weights = ([k + offset for k in gene],
-                         params.get("beta", 0.0) * np.asarray(w_source, dtype=float))
-    weights = type_weights(Wa, used, d, n_types + offset, prior_weights)
-    heldout = np.stack([P[picks[c]][:, c] for c in range(q)], axis=1)
-    info = {"alpha": params["alpha"], "beta": params.get("beta"),
-            "instance_auc": float(aucs[best]), "instance_f1": float(thr.f1),
+    heldout = f["heldout"]
+    priors = [] if not f["beta"] or w_source is None else [
+        (k + offset, f["beta"] * np.asarray(w_source, dtype=float)) for k in gene]
+    weights = type_weights(f["weights"], f["used"], d, n_types + offset, priors)
+    B0 = unscored_last(bag_max(heldout[:, 0], cands))
+    thr = best_f_threshold(cands.y, B0)
+    scored = related & (cands.bag_sizes > 0)
+    type_acc = None
+    if K > 1 and scored.any():
+        sub = cands.subset(np.flatnonzero(scored))
+        pred, _ = type_decisions(bag_max(heldout[:, 1:1 + K].T, sub), sub.pair_type,
+                                 allowed, default_type)
+        type_acc = float(np.mean([relation_types[k] in cands.relation_types[c]
+                                  for k, c in zip(pred, np.flatnonzero(scored))]))
+    info = {"alpha": f["alpha"], "beta": f["beta"],
+            "instance_auc": float(auc(cands.y, B0)), "instance_f1": float(thr.f1),
             "instance_threshold": float(thr.threshold), "n_pairs": int(X.shape[0]),
             "n_candidates": len(cands), "n_related": int(related.sum()),
             "n_documents": len(rc.corpus.documents), "pair_types": pt.names,
             "pair_model": system.pair_model, "relation_types": list(relation_types),
-            "type_alpha": points[type_best]["alpha"], "type_accuracy": type_acc,
+            "type_alpha": f["type_alpha"], "type_accuracy": type_acc,
             "novelty": with_novelty, **(source_info or {})}
     stage = nstage = thresholds = None
     own = {}
@@ -402,14 +425,14 @@ def fit_typed(system, rc, X, w_source=None, source_info=None):
         nstage = DocumentStage(n_resamples=0).fit(F, cands.novel[marked], nsub.doc)
         nthr = best_accuracy_threshold(cands.novel[marked], nstage.holdout_scores_)
         acc = np.mean((nstage.holdout_scores_ > nthr) == (cands.novel[marked] > 0))
-        info.update(novelty_alpha=points[nov_best]["alpha"], novelty_auc=nstage.inner_auc_,
+        info.update(novelty_alpha=f["novelty_alpha"], novelty_auc=nstage.inner_auc_,
                     novelty_accuracy=float(acc), novelty_threshold=nthr)
     if not np.isfinite(weights.data).all():
         raise InvalidParameterError("the typed fit gave non-finite weights; try a larger "
                                     "λ grid (--alphas)")
     info["seconds"] = time.perf_counter() - t0
     log.info("typed fit: %d pair types, %d relation types, related AUC %.3f, type accuracy "
-             "%s, novelty %s (%.0f s)", n_types, K, aucs[best],
+             "%s, novelty %s (%.0f s)", n_types, K, info["instance_auc"],
              "-" if type_acc is None else f"{type_acc:.3f}",
              f"AUC {info['novelty_auc']:.3f}" if with_novelty else "not marked",
              info["seconds"])

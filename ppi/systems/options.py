@@ -193,9 +193,9 @@ OPTIONS = {
                 "file marks it (BioRED's Novel / No), novelty"}),
     "pair_model": Option(("--pair-model",), {
         "choices": PAIR_MODELS, "default": None,
-        "help": "with --pairs: one mention-pair model over all pair types with pair-type "
-                "specific weights (shared, feature augmentation; default) or one model per "
-                "pair type (separate)"}),
+        "help": "with --pairs: one mention-pair model per pair type (separate; default) or "
+                "one over all pair types with shared and pair-type specific weights (shared, "
+                "feature augmentation)"}),
     "entity_types": Option(("--entity-types",), {
         "nargs": "+", "default": None, "metavar": "TYPE",
         "help": "instead of --pairs: one set of mention types whose concepts are paired "

@@ -77,7 +77,7 @@ def test_augmented_rows_have_the_kernel_of_their_definition(rng, shared):
     w = rng.standard_normal((A.shape[1], 2))
     g = np.where(rng.random(30) < 0.5, rng.standard_normal(30), 0.0)
     off = 1 if shared else 0
-    W = type_weights(w, np.arange(A.shape[1]), 30, 3 + off, prior=([1 + off], g)).toarray()
+    W = type_weights(w, np.arange(A.shape[1]), 30, 3 + off, prior=[(1 + off, g)]).toarray()
     assert W.shape == (30, 2 * (3 + off))
     direct = A @ w + np.outer((X @ g) * (t == 1), [1.0, 0.0])
     own = np.stack([X[i] @ W[:, 2 * (t[i] + off):2 * (t[i] + off) + 2]

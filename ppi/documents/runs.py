@@ -63,6 +63,7 @@ def train_documents(model_dir, output_dir, system, relations_from, *, format=Non
     system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
+    feats.sources.clear()           # the prior is fitted: the sources' rows are not needed
     fit = system.fit(rc, feats.rows[0].X, w_src, info)
     training = {"file": str(relations_from), "system": system.config(),
                 "spacy_model": pipeline_reference(system.spacy_model),
@@ -142,6 +143,7 @@ def cv_documents(output_dir, system, relations_from, *, folds=10, format=None,
     system.check_learner_fits(rc)
     feats = system.featurize([rc], data_dir)
     w_src, info = system.source_model(feats, data_dir)
+    feats.sources.clear()
     cv = system.cross_validate(rc, feats.rows[0].X, folds=folds, w_source=w_src,
                                   source_info=info)
     c = rc.candidates

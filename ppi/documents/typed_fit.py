@@ -277,8 +277,9 @@ def _fit_columns(system, X, Y, prior, path, row_docs, cands, *, allowed, default
     h, fitted = holdout_predictions(
         est, K_in, Y, cv=group_sets(row_docs), path=path,
         channels=Channels(fit=None if prior is None else {"prior": prior}))
-    P = h.snapped().in_row_order(len(Y))                 # points × m × q
     points = h.candidates
+    P = h.snapped().in_row_order(len(Y))                 # points × m × q
+    del h
     aucs = np.array([auc(cands.y, b) for b in unscored_last(bag_max(P[..., 0], cands))])
     best = int(np.nanargmax(aucs)) if np.isfinite(aucs).any() else len(points) // 2
     related = cands.y > 0

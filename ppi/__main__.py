@@ -219,13 +219,15 @@ def build_parser():
                         "have, and gold relations without two genes, instead of stopping")
     p.add_argument("--note", default=None,
                    help="a sentence for the report, e.g. which model made the predictions")
-    p.add_argument("--measure", choices=("genes", "biored"), default="genes",
-                   help="genes (default): P/R/F/AUC of the gene pairs, over the gold "
+    p.add_argument("--measure", choices=("genes", "biored"), default=None,
+                   help="genes (the default for a gene model's pairs): P/R/F/AUC of the "
+                        "gene pairs (or of --entity-types), over the gold "
                         "candidates and the predicted pairs, with the co-occurrence "
                         "baseline; biored: BioRED's micro P/R/F at the levels entity pair, "
                         "+ relation type, + relation type + novelty (and pair + novelty), "
                         "over every gold relation, per entity-pair type too (see "
-                        "ppi.aggregation.biored_measure)")
+                        "ppi.aggregation.biored_measure; the default for a typed model's "
+                        "pairs, unless --entity-types or --relation-types is given)")
     add_common(p, data_dir="the gold files named biored-dev, bc6ppim", output_dir=True,
                seed=False)
 
@@ -434,7 +436,8 @@ def _extract(args):
              f"mention pairs, {s['predicted_positive']} predicted interactions "
              f"({s['resumed_chunks']} of {s['chunks']} chunks resumed)"]
     if "candidate_pairs" in s:
-        lines.append(f"{s['candidate_pairs']} candidate gene pairs (documents model), "
+        lines.append(f"{s['candidate_pairs']} candidate "
+                     f"{'concept' if s.get('typed') else 'gene'} pairs (documents model), "
                      f"{s['predicted_candidate_pairs']} predicted related")
         if not s["candidate_pairs"] and s["pairs"] and args.lexicon:
             lines.append("no document had two tagged names of distinct concept ids, so no "
@@ -497,8 +500,22 @@ def _evaluate_biored(args):
                                              ("pair", "type", "novelty", "pair_novelty")])
 
 
+def _typed_input(path):
+    """Whether the first record of the aggregate output ``path`` is a typed model's (it has
+    a ``pair_type``)."""
+    from ppi.aggregation.aggregate import read_document_pairs
+
+    for _, x in read_document_pairs(path):
+        return bool(x.get("pair_type"))
+    return False
+
+
 def _evaluate_documents(args):
-    if args.measure == "biored":
+    measure = args.measure
+    if measure is None:
+        plain = args.entity_types is None and args.relation_types is None
+        measure = "biored" if plain and _typed_input(args.input) else "genes"
+    if measure == "biored":
         return _evaluate_biored(args)
     from ppi.aggregation.evaluation import run_evaluate_documents
 

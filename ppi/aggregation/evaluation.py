@@ -171,6 +171,8 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         raise InvalidParameterError(f"the gold file {gold} holds no relation{of_types} between "
                                     "two candidate concepts; nothing to evaluate against")
     seen_docs, unknown, found = set(), [], set()
+    # a typed model's records of pairs of other entity types are no candidates here
+    types = None if entity_types is None else {t.lower() for t in entity_types}
     labels, scores, decisions, selfs = [], [], [], []
     predicted = {}
     for lineno, x in read_document_pairs(predictions):
@@ -186,6 +188,9 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
                 unknown.append(doc)
             continue
         seen_docs.add(doc)
+        if x.get("type1") and x.get("type2") and types is not None and not (
+                x["type1"].lower() in types and x["type2"].lower() in types):
+            continue          # a typed model's pair of other entity types: not a candidate
         key = gene_pair(str(x["gene1"]), str(x["gene2"]))
         if (doc, key) in found:
             raise CorpusFormatError(f"gene pair {key[0]}–{key[1]} of document {doc} again: "

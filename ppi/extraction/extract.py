@@ -297,6 +297,9 @@ def _extract(input, model, output, format, *, lexicon, spacy_model, collapse, ch
                    "predicted_candidate_pairs": totals.get("predicted_candidates", 0),
                    "candidate_threshold": m.threshold}
                   if getattr(m, "stage", False) is not False else {}),
+               **({"typed": True, "pair_types": m.pair_types.names,
+                   "relation_types": list(m.relation_types)}
+                  if getattr(m, "pair_types", None) is not None else {}),
                "parser": (f"spaCy {spacy_model}" if uses_spacy
                           else "the input's own parse"
                           f"{'s' if len(m.parses) > 1 else ''} "
@@ -353,7 +356,9 @@ def write_summary_report(summary, report_dir=None):
           "per location",
           f"- sentences: {summary['sentences']}", f"- candidate pairs: {summary['pairs']}",
           f"- predicted interactions: {summary['predicted_positive']}",
-          *([f"- candidate gene pairs (documents model): {summary['candidate_pairs']}, "
+          *([f"- candidate {'concept' if summary.get('typed') else 'gene'} pairs (documents "
+             f"model{'; pair types ' + ', '.join(summary['pair_types']) if summary.get('typed') else ''}): "
+             f"{summary['candidate_pairs']}, "
              f"{summary['predicted_candidate_pairs']} predicted related (threshold "
              f"{summary['candidate_threshold']:.4g})"] if "candidate_pairs" in summary
             else []),

@@ -60,7 +60,12 @@ def pair_definition(training):
     system = (training or {}).get("system")
     if not isinstance(system, dict) or system.get("system") != "documents":
         return {}
-    return {"model_entity_types": system.get("entity_types"),
+    entity_types = system.get("entity_types")
+    pair_types = ((training.get("selection") or {}).get("pair_types")
+                  if system.get("pairs") else None)
+    if isinstance(pair_types, list):         # a typed model: the types of its pair types
+        entity_types = sorted({t for p in pair_types for t in str(p).split(":")})
+    return {"model_entity_types": entity_types,
             "model_relation_types": system.get("relation_types")}
 
 

@@ -85,7 +85,10 @@ from kernelrank.datadir import resolve_data_dir
 from kernelrank.report import markdown_table
 
 INPUTS = {"pubmed": ("text/pubmed20n1015.xml.gz", "pubmed-xml"),
-          "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator")}
+          "bc6": ("text/PMtask_Relations_TrainingSet.pubtator.gz", "pubtator"),
+          "biored-dev": ("biored/Dev.PubTator.gz", "pubtator")}
+#: the inputs measured unless ``--inputs`` says
+DEFAULT_INPUTS = ("pubmed", "bc6")
 SYSTEMS = ("paper-v", "multiview", "multicorpus", "text", "documents")
 DEFAULT_SYSTEMS = ("text", "documents")
 STEPS = ("read", "mentions", "convert", "featurize+score", "documents", "write")
@@ -163,6 +166,7 @@ def _timed_iter(clock, step, iterable):
 def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
     """Extract one input with every model; per-step CPU seconds and counts."""
     from corpora.text_input import read_documents
+    from ppi.documents.pair_types import keep_pair_types
     from ppi.extraction.scoring import (ExtractionResources, cyclic_gc_paused,
                                         freeze_resident_objects, score_sentences,
                                         with_document_records)
@@ -212,10 +216,13 @@ def run_input(name, data_dir, models, tagger, limit, chunk_size, outdir):
                 for system, model in models.items():
                     c, k = clocks[system], counts[system]
                     parsed = parsed_by.pop(system)
+                    if getattr(model, "pair_types", None) is not None:   # as ppi extract
+                        c.timed("convert", keep_pair_types, parsed, model.pair_types)
                     with_pairs = [p for p in parsed if p.sentence.pairs]
                     scores = c.timed("featurize+score", score_sentences, model, with_pairs)
                     t0 = time.process_time()
-                    records = pair_records(with_pairs, scores, model.pair_threshold, False)
+                    records = pair_records(with_pairs, scores if scores.ndim == 1 else
+                                           scores[:, 0], model.pair_threshold, False)
                     c.add("write", time.process_time() - t0)
                     k["pairs"] += len(records)
                     if getattr(model, "stage", False) is not False:
@@ -273,7 +280,9 @@ def report(name, r):
 
 def main(argv=None):
     ap = harness.parser(__doc__)
-    ap.add_argument("--inputs", nargs="+", choices=sorted(INPUTS), default=list(INPUTS))
+    ap.add_argument("--inputs", nargs="+", choices=sorted(INPUTS), default=list(DEFAULT_INPUTS),
+                    help="biored-dev: BioRED's dev abstracts with their annotations of every "
+                         "entity type (a typed documents model's input; default: pubmed bc6)")
     ap.add_argument("--limit", type=int, default=None, help="first N documents per input")
     ap.add_argument("--chunk-size", type=int, default=100)
     harness.add_data_dir(ap)

@@ -194,17 +194,23 @@ class TypedFit:
 
     def row_outputs(self, X, row_types):
         """The target columns' scores (m × q) of mention-pair rows ``X`` of pair types
-        ``row_types``: each row by its pair type's weights.  O(nnz · q)."""
-        S = sp.csr_matrix(X) @ self.weights
-        return self.pick_blocks(S.toarray() if sp.issparse(S) else np.asarray(S), row_types)
-
-    def pick_blocks(self, S, row_types):
-        """Each row's q outputs from its products ``S`` (m × B·q) with every block of
-        ``weights``: its pair type's block, plus the shared one.  O(m q)."""
-        S = np.asarray(S).reshape(len(row_types), -1, self.n_outputs)
-        off = 1 if self.shared_block else 0
-        out = S[np.arange(len(row_types)), np.asarray(row_types) + off]
-        return out + S[:, 0] if self.shared_block else out
+        ``row_types``: each row by its pair type's block of weights (and the shared one),
+        the rows of one pair type together.  O(nnz · q)."""
+        X = sp.csr_matrix(X)
+        row_types = np.asarray(row_types)
+        q, off = self.n_outputs, 1 if self.shared_block else 0
+        if not hasattr(self, "_blocks"):        # each block's q columns, sliced once
+            W = sp.csc_matrix(self.weights)
+            self._blocks = [sp.csr_matrix(W[:, b * q:(b + 1) * q])
+                            for b in range(W.shape[1] // q)]
+        S = np.zeros((X.shape[0], q))
+        for t in np.unique(row_types):
+            rows = np.flatnonzero(row_types == t)
+            Xt = X[rows]
+            S[rows] = (Xt @ self._blocks[t + off]).toarray()
+            if self.shared_block:
+                S[rows] += (Xt @ self._blocks[0]).toarray()
+        return S
 
     @property
     def n_outputs(self):

@@ -456,7 +456,7 @@ class DocumentModel(MultiViewModel):
             return super().scores(corpus)
         from ppi.models.relation_format import typed_scores
 
-        return typed_scores(self.featurizer, self._matrix, self.typed, corpus)
+        return typed_scores(self.featurizer, self.typed, corpus)
 
     def candidate_outputs(self, pair_scores, candidates):
         """A typed model's :meth:`ppi.documents.typed_fit.TypedFit.candidate_outputs` of

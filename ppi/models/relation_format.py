@@ -17,7 +17,8 @@ What version 7 adds to version 6:
 * the document stages' arrays: the shared one as version 6 (``doc_*``), a pair type's own
   under ``own<t>_*``, novelty's under ``nov_*``.
 
-Scoring a mention pair costs one sparse product with the T·q columns: O(nnz · T q).
+Scoring a mention pair costs its featurization and one sparse product with its pair type's
+q columns (and the shared block's): O(nnz · q).
 """
 
 from __future__ import annotations
@@ -57,20 +58,19 @@ def weight_matrix(fit):
     return sp.csr_matrix(fit.weights)
 
 
-def typed_scores(featurizer, matrix, fit, corpus):
+def typed_scores(featurizer, fit, corpus):
     """The target columns (m × q) of the mention pairs of ``corpus``, each row by the
-    weights of its pair type (a pair of another type is no candidate and cannot be here:
-    :func:`ppi.documents.pair_types.keep_pair_types`).  O(nnz · T q)."""
+    weights of its pair type (:meth:`ppi.documents.typed_fit.TypedFit.row_outputs`; a pair of
+    another type is no candidate and cannot be here:
+    :func:`ppi.documents.pair_types.keep_pair_types`).  O(featurization + nnz · q)."""
     from ppi.documents.pair_types import row_pair_types
 
     t = row_pair_types(corpus.sentences(), fit.pair_types)
     if (t < 0).any():
         raise CorpusFormatError("a mention pair of a pair type the model does not relate "
                                 "reached the scorer; keep_pair_types filters them")
-    import scipy.sparse as sp
-
-    S = featurizer.scores([corpus], matrix)[0]
-    return fit.pick_blocks(S.toarray() if sp.issparse(S) else np.asarray(S), t)
+    (data,) = featurizer.transform([corpus])
+    return fit.row_outputs(data.X, t)
 
 
 def typed_payload(fit, matrix, multiview_payload, document):

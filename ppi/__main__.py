@@ -466,7 +466,9 @@ def _network(args):
 
     r, written = run_network(args.input, args.output_dir, all_pairs=args.all_pairs,
                              top_edges=args.top_edges, seed=args.seed)
-    lines = [(f"{r['nodes']} genes, {r['edges']} interactions, "
+    nodes, edges = ("concepts", "relations") if "node_types" in r else ("genes",
+                                                                       "interactions")
+    lines = [(f"{r['nodes']} {nodes}, {r['edges']} {edges}, "
               f"{r['components']} components (largest {r['largest_component']})")]
     if not r["edges"]:
         lines.append(f"no interaction in the {r['document_pairs_read']} document pairs read: "

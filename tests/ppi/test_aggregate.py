@@ -619,14 +619,15 @@ def test_a_model_measured_on_the_file_it_learned_from_is_said_to_be_in_sample(tm
     said by name; another file does not."""
     from pathlib import Path
 
-    import ppi.models.classes
+    import ppi.models.training_record
     from ppi.aggregation.evaluation import in_sample_note
 
     train, dev, other = (tmp_path / n for n in ("train.pubtator", "dev.pubtator", "x.txt"))
     trainings = {"documents": {"file": str(train)},
                  "text": {"corpus": "AIMed", "file": "AIMed.xml",
                           "development": {"file": str(dev), "auc": 0.9}}}
-    monkeypatch.setattr(ppi.models.classes, "read_training", lambda d: trainings[Path(d).name])
+    monkeypatch.setattr(ppi.models.training_record, "read_training",
+                        lambda d: trainings[Path(d).name])
     monkeypatch.chdir(tmp_path)
     note = in_sample_note(tmp_path / "documents", Path("train.pubtator"))
     assert "in-sample" in note and "training file" in note
@@ -682,7 +683,8 @@ def test_the_pair_definition_of_a_named_model_and_its_mismatch_with_the_summarie
     trainings = {"bind": {"system": {"system": "documents", "relation_types": ["Bind"],
                                      "entity_types": ["GeneOrGeneProduct", "Gene"]}},
                  "mentions": {"system": {"system": "text"}}}
-    monkeypatch.setattr(ppi.models.classes, "read_training", lambda d: trainings[Path(d).name])
+    monkeypatch.setattr(ppi.models.training_record, "read_training",
+                        lambda d: trainings[Path(d).name])
     d = pair_definition_of(out, model=tmp_path / "bind")
     assert (d["relation_types"], d["note"]) == (["Bind"], None)
     assert d["from"] == {"entity_types": "model", "relation_types": "model"}

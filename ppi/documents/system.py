@@ -268,6 +268,7 @@ class DocumentSystem:
 
         given = PairTypes.parse(self.pairs)
         if given is not None:
+            self._check_pair_types(given, docs, path)
             return given
         found, left = PairTypes.from_relations(docs, path)
         log.info("pair types of %s: %s", path or "the documents", ", ".join(found.names))
@@ -278,6 +279,24 @@ class DocumentSystem:
                         ", ".join(f"{n} ({c} relation{'s' if c != 1 else ''})"
                                   for n, c in sorted(left.items())))
         return found
+
+    @staticmethod
+    def _check_pair_types(pair_types, docs, path):
+        """Refuse ``--pairs`` naming an entity type no mention of ``docs`` has, saying the
+        file's types and the pair types its relations relate."""
+        from ppi.documents.pair_types import relation_pair_types
+
+        found = {m.type.lower(): m.type for d in docs for m in d.mentions or () if m.type}
+        missing = sorted({t for t in pair_types.entity_types if t.lower() not in found})
+        if missing:
+            related = relation_pair_types(docs)
+            raise InvalidParameterError(
+                f"{path or 'the documents'}: --pairs names {', '.join(missing)}, "
+                + ("an entity type" if len(missing) == 1 else "entity types")
+                + f" no mention has; the file's types are {', '.join(sorted(found.values()))}"
+                " and its relations relate " + (", ".join(
+                    f"{n} ({c})" for n, c in related.most_common()) or "no pair type")
+                + " (--pairs all: every one of them)")
 
     def check_learner_fits(self, rc):
         """Refuse the exact learner on the corpus' mention pairs now, when they could not
@@ -299,7 +318,7 @@ class DocumentSystem:
 
         from ppi.documents.mention_stage import check_classes
 
-        check_classes(rc, entity_types=self.entity_types)
+        check_classes(rc, entity_types=self._types_of(rc))
         if folds is None:
             return
         n_docs = len(rc.corpus.documents)
@@ -312,7 +331,12 @@ class DocumentSystem:
         for k in range(folds):
             check_classes(rc.subset(np.flatnonzero(fold_of_doc != k)),
                           f"the training part of fold {k} of {folds} (--folds)",
-                          self.entity_types)
+                          self._types_of(rc))
+
+    def _types_of(self, rc):
+        """The entity types whose mentions are ``rc``'s candidates: its pair types' or
+        ``entity_types``."""
+        return self.entity_types if rc.pair_types is None else rc.pair_types.entity_types
 
     def document_folds(self, rc, folds):
         """The fold of every document of ``rc``: stratified by whether it has a related
@@ -437,7 +461,7 @@ class DocumentSystem:
         from ppi.documents.stage import ALPHAS as STAGE_ALPHAS
         from ppi.documents.stage import GAMMAS, DocumentStage, document_features
 
-        check_classes(rc, entity_types=self.entity_types)
+        check_classes(rc, entity_types=self._types_of(rc))
         if rc.pair_types is not None:
             from ppi.documents.typed_fit import fit_typed
 

@@ -348,4 +348,11 @@ def test_pairs_and_entity_types_are_two_ways_of_saying_what_to_relate(tmp_path, 
     code = main(["train", "--relations-from", str(src), "--pairs", "Gene",
                  "--model", str(tmp_path / "m"), "--quiet"])
     assert code == 2 and "joined by ':'" in capsys.readouterr().err
+    # a pair type of an entity type no mention has: refused before parsing, with the
+    # file's types and what its relations relate
+    code = main(["train", "--relations-from", str(src), "--pairs", "Chemical:Gene",
+                 "--model", str(tmp_path / "m"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "names Chemical, an entity type no mention has" in err, err
+    assert "the file's types are Gene" in err and "Gene:Gene (1)" in err
     assert not (tmp_path / "m").exists()

@@ -241,3 +241,20 @@ def write_bioc_file(docs, path, relation_infons=None):
     parts.append("</collection>")
     path.write_text("".join(parts), encoding="utf-8")
     return path
+
+
+def parsed_sentence(doc, k, start, mentions):
+    """A :class:`ppi.parsing.spacy_parse.ParsedSentence` of ``mentions`` (sentence ``k`` of
+    document ``doc``, at ``start``): every two of them a candidate pair, in order, as
+    :func:`ppi.parsing.spacy_parse.doc_sentences` pairs them."""
+    import itertools
+
+    from corpora.ppi_xml import Entity, Pair, Sentence
+    from ppi.parsing.spacy_parse import ParsedSentence
+
+    sid = f"{doc}.s{k}"
+    ents = [Entity(f"{sid}.e{j}", ((m.start - start, m.end - 1 - start),), m.text, m.type)
+            for j, m in enumerate(mentions)]
+    pairs = [Pair(f"{sid}.p{n}", a.id, b.id, False)
+             for n, (a, b) in enumerate(itertools.combinations(ents, 2))]
+    return ParsedSentence(doc, Sentence(sid, "x" * 50, ents, pairs), start, list(mentions))

@@ -72,7 +72,7 @@ import numpy as np
 from corpora.documents import ReadStats
 from corpora.standoff import concept_pair, split_concept_ids
 from kernelrank.errors import CorpusFormatError, InvalidParameterError, UndefinedMeasureError
-from ppi.aggregation.aggregate import read_document_pairs
+from ppi.aggregation.evaluation import records_of_gold_documents
 
 __all__ = ["LEVELS", "UNKNOWN_PAIR_TYPE", "GoldPair", "mention_types", "pair_type_of",
            "read_gold_pairs", "evaluate_biored", "run_biored_evaluation"]
@@ -239,18 +239,8 @@ def _predictions(predictions, gold, pairs, skip_bad):
     the records read."""
     counts = Counter()
     unknown, seen_docs, found, out = [], set(), set(), []
-    for lineno, x in read_document_pairs(predictions):
-        doc = str(x["doc_id"])
-        if doc not in pairs:
-            exc = CorpusFormatError(f"document {doc} is not in the gold file {gold}; evaluate "
-                                    "the extraction of the same documents (--skip-bad leaves "
-                                    "such documents out, counted)", path=predictions,
-                                    line=lineno, record=doc)
-            if not skip_bad:
-                raise exc
-            if doc not in unknown:
-                unknown.append(doc)
-            continue
+    for lineno, x, doc in records_of_gold_documents(predictions, pairs, gold, skip_bad,
+                                                    unknown):
         key = _record_pair(x)
         if (doc, key) in found:
             raise CorpusFormatError(f"concept pair {key[0]}–{key[1]} of document {doc} again: "

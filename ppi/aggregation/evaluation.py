@@ -123,6 +123,25 @@ def gold_candidates(docs, entity_types=None):
     return out
 
 
+def records_of_gold_documents(predictions, gold_documents, gold, skip_bad, unknown):
+    """``(line, record, document id)`` of the records of the aggregate output
+    ``predictions`` whose document is one of ``gold_documents``, streamed.  A record of
+    another document is a :class:`~kernelrank.errors.CorpusFormatError` naming the line, or
+    with ``skip_bad`` left out, its document appended once to the list ``unknown``."""
+    for lineno, x in read_document_pairs(predictions):
+        doc = str(x["doc_id"])
+        if doc not in gold_documents:
+            if not skip_bad:
+                raise CorpusFormatError(f"document {doc} is not in the gold file {gold}; "
+                                        "evaluate the extraction of the same documents "
+                                        "(--skip-bad leaves such documents out, counted)",
+                                        path=predictions, line=lineno, record=doc)
+            if doc not in unknown:
+                unknown.append(doc)
+            continue
+        yield lineno, x, doc
+
+
 def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
                        entity_types=None, relation_types=None):
     """Measures of an aggregate output against a gold file (module docstring): BioC
@@ -175,18 +194,8 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
     types = None if entity_types is None else {t.lower() for t in entity_types}
     labels, scores, decisions, selfs = [], [], [], []
     predicted = {}
-    for lineno, x in read_document_pairs(predictions):
-        doc = str(x["doc_id"])
-        if doc not in gold_pairs:
-            exc = CorpusFormatError(f"document {doc} is not in the gold file {gold}; evaluate "
-                                    "the extraction of the same documents (--skip-bad leaves "
-                                    "such documents out, counted)", path=predictions,
-                                    line=lineno, record=doc)
-            if not skip_bad:
-                raise exc
-            if doc not in unknown:
-                unknown.append(doc)
-            continue
+    for lineno, x, doc in records_of_gold_documents(predictions, gold_pairs, gold, skip_bad,
+                                                    unknown):
         seen_docs.add(doc)
         if x.get("type1") and x.get("type2") and types is not None and not (
                 x["type1"].lower() in types and x["type2"].lower() in types):

@@ -11,25 +11,13 @@ import numpy as np
 import pytest
 
 from corpora.documents import Mention, Relation, TextDocument
-from corpora.ppi_xml import Entity, Pair, Sentence
 from corpora.standoff import split_concept_ids
 from corpora.text_input import read_pubtator, write_pubtator
 from kernelrank.errors import CorpusFormatError
 from ppi.aggregation.aggregate import gene_pair
 from ppi.documents.stage import FEATURES, document_features
 from ppi.documents.relations import bag_max, build_candidates
-from ppi.parsing.spacy_parse import ParsedSentence
-
-
-def _sentence(doc, k, start, mentions):
-    """A parsed sentence of ``mentions`` (every two of them a candidate pair, in order, as
-    :func:`ppi.parsing.spacy_parse.doc_sentences` pairs them)."""
-    sid = f"{doc}.s{k}"
-    ents = [Entity(f"{sid}.e{j}", ((m.start - start, m.end - 1 - start),), m.text, m.type)
-            for j, m in enumerate(mentions)]
-    pairs = [Pair(f"{sid}.p{n}", a.id, b.id, False)
-             for n, (a, b) in enumerate(itertools.combinations(ents, 2))]
-    return ParsedSentence(doc, Sentence(sid, "x" * 50, ents, pairs), start, list(mentions))
+from tests.conftest import parsed_sentence
 
 
 def _random_documents(seed, n_docs=6):
@@ -41,7 +29,7 @@ def _random_documents(seed, n_docs=6):
         for k in range(rng.integers(1, 5)):
             ms = [Mention(pos + 2 * j, pos + 2 * j + 1, "g", "Gene",
                           ids[rng.integers(len(ids))]) for j in range(rng.integers(0, 5))]
-            sentences.append(_sentence(f"d{d}", k, pos, ms))
+            sentences.append(parsed_sentence(f"d{d}", k, pos, ms))
             pos += 100
         docs.append(sentences)
         rels.append([Relation("Bind", ids[rng.integers(5)], ids[rng.integers(5)])
@@ -174,7 +162,7 @@ def _relation_corpus(n_docs, relations_of, source="train.pubtator"):
     from corpora.ppi_xml import Corpus, Document
     from ppi.documents.relations import _assemble
 
-    parsed = [[_sentence(f"d{d}", 0, 0, [Mention(2 * j, 2 * j + 1, "g", "Gene", str(j + 1))
+    parsed = [[parsed_sentence(f"d{d}", 0, 0, [Mention(2 * j, 2 * j + 1, "g", "Gene", str(j + 1))
                                          for j in range(3)])] for d in range(n_docs)]
     corpus = Corpus("x", [Document(f"d{d}", [p.sentence for p in ps])
                           for d, ps in enumerate(parsed)])

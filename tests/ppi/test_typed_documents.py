@@ -12,13 +12,12 @@ import pytest
 import scipy.sparse as sp
 
 from corpora.documents import Mention, Relation
-from corpora.ppi_xml import Entity, Pair, Sentence
 from kernelrank.errors import InvalidParameterError
 from ppi.documents.pair_types import (PairTypes, augment, keep_pair_types, pair_type_name,
                                       parse_pair_type, row_pair_types, type_weights)
 from ppi.documents.relations import build_candidates
 from ppi.documents.typed_fit import best_accuracy_threshold, row_targets, type_decisions
-from ppi.parsing.spacy_parse import ParsedSentence
+from tests.conftest import parsed_sentence
 
 TYPES = ("Chemical", "Disease", "Gene")
 
@@ -96,15 +95,6 @@ def test_augmented_rows_have_the_kernel_of_their_definition(rng, shared):
 
 
 # ----------------------------------------------------------------------------- candidates
-def _sentence(doc, k, start, mentions):
-    sid = f"{doc}.s{k}"
-    ents = [Entity(f"{sid}.e{j}", ((m.start - start, m.end - 1 - start),), m.text, m.type)
-            for j, m in enumerate(mentions)]
-    pairs = [Pair(f"{sid}.p{n}", a.id, b.id, False)
-             for n, (a, b) in enumerate(itertools.combinations(ents, 2))]
-    return ParsedSentence(doc, Sentence(sid, "x" * 50, ents, pairs), start, list(mentions))
-
-
 def _typed_documents(seed, n_docs=6):
     """Random typed documents: each id has one entity type (its first letter)."""
     rng = np.random.default_rng(seed)
@@ -117,7 +107,7 @@ def _typed_documents(seed, n_docs=6):
             chosen = [ids[rng.integers(len(ids))] for _ in range(rng.integers(0, 5))]
             ms = [Mention(pos + 2 * j, pos + 2 * j + 1, "m", kind[i[0]], i)
                   for j, i in enumerate(chosen)]
-            sentences.append(_sentence(f"d{d}", k, pos, ms))
+            sentences.append(parsed_sentence(f"d{d}", k, pos, ms))
             pos += 100
         docs.append(sentences)
         rels.append([Relation(("Bind", "Association")[rng.integers(2)], ids[rng.integers(7)],
@@ -167,7 +157,7 @@ def test_row_targets_tell_types_apart_only_among_related_candidates():
     pt = PairTypes.parse(["Gene:Gene"])
     ms = [Mention(0, 1, "a", "Gene", "G1"), Mention(2, 3, "b", "Gene", "G2"),
           Mention(4, 5, "c", "Gene", "G3")]
-    ps = [_sentence("d", 0, 0, ms)]
+    ps = [parsed_sentence("d", 0, 0, ms)]
     rels = [[Relation("Bind", "G1", "G2", (("novelty", "Novel"),)),
              Relation("Association", "G2", "G3", (("novelty", "No"),))]]
 

@@ -72,7 +72,7 @@ import numpy as np
 from corpora.documents import ReadStats
 from corpora.standoff import concept_pair, split_concept_ids
 from kernelrank.errors import CorpusFormatError, InvalidParameterError, UndefinedMeasureError
-from ppi.aggregation.evaluation import records_of_gold_documents
+from ppi.aggregation.evaluation import check_some_documents, records_of_gold_documents
 
 __all__ = ["LEVELS", "UNKNOWN_PAIR_TYPE", "GoldPair", "mention_types", "pair_type_of",
            "read_gold_pairs", "evaluate_biored", "run_biored_evaluation"]
@@ -258,15 +258,7 @@ def _predictions(predictions, gold, pairs, skip_bad):
         counts["predictions_without_relation_type"] += relation_type is None
         counts["predictions_without_novel"] += novel is None
         out.append((doc, key, relation_type, novel, pair_type))
-    if not unknown and not seen_docs:
-        raise InvalidParameterError(f"{predictions} holds no concept pair; give the output of "
-                                    "`ppi aggregate` (without --positive-only) of the gold "
-                                    "file's documents")
-    if not seen_docs:
-        raise InvalidParameterError(f"no predicted document of {predictions} is in the gold "
-                                    f"file {gold} (--skip-bad left out all {len(unknown)}, "
-                                    f"e.g. {unknown[0]}); evaluate the extraction of the gold "
-                                    "file's own documents")
+    check_some_documents(predictions, gold, seen_docs, unknown, "concept pair")
     keys = ("predicted_pairs", "predicted_relations", "predictions_without_relation_type",
             "predictions_without_novel")
     return out, {**{k: counts[k] for k in keys}, "documents_with_predictions": len(seen_docs),

@@ -142,6 +142,22 @@ def records_of_gold_documents(predictions, gold_documents, gold, skip_bad, unkno
         yield lineno, x, doc
 
 
+def check_some_documents(predictions, gold, seen, unknown, what):
+    """Refuse an aggregate output with no record of a gold document: none at all (``what``:
+    "gene pair", "concept pair"), or only of documents the gold file does not have
+    (``unknown``, left out with ``--skip-bad``) — an
+    :class:`~kernelrank.errors.InvalidParameterError` saying what to give instead."""
+    if not unknown and not seen:
+        raise InvalidParameterError(f"{predictions} holds no {what}; give the output of "
+                                    "`ppi aggregate` (without --positive-only) of the gold "
+                                    "file's documents")
+    if not seen:
+        raise InvalidParameterError(f"no predicted document of {predictions} is in the gold "
+                                    f"file {gold} (--skip-bad left out all {len(unknown)}, "
+                                    f"e.g. {unknown[0]}); evaluate the extraction of the gold "
+                                    "file's own documents")
+
+
 def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
                        entity_types=None, relation_types=None):
     """Measures of an aggregate output against a gold file (module docstring): BioC
@@ -212,15 +228,7 @@ def evaluate_documents(predictions, gold, *, gold_format=None, skip_bad=False,
         scores.append(float(x["score"]))
         decisions.append(bool(x["interaction"]))
         selfs.append(key[0] == key[1])
-    if not unknown and not seen_docs:
-        raise InvalidParameterError(f"{predictions} holds no gene pair; give the output of "
-                                    "`ppi aggregate` (without --positive-only) of the gold "
-                                    "file's documents")
-    if not seen_docs:
-        raise InvalidParameterError(f"no predicted document of {predictions} is in the gold "
-                                    f"file {gold} (--skip-bad left out all {len(unknown)}, "
-                                    f"e.g. {unknown[0]}); evaluate the extraction of the gold "
-                                    "file's own documents")
+    check_some_documents(predictions, gold, seen_docs, unknown, "gene pair")
     y = np.array(labels, dtype=bool)
     s = np.array(scores, dtype=float)
     d = np.array(decisions, dtype=bool)

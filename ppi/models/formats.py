@@ -469,7 +469,7 @@ def _check_relation_meta(path, meta):
                          "relation types (+ novelty)")
     th = rel.get("thresholds")
     if th is not None and (not isinstance(th, list) or len(th) != T):
-        raise _bad(path, f"field 'relations.thresholds' is not one threshold per pair type")
+        raise _bad(path, "field 'relations.thresholds' is not one threshold per pair type")
     for t, st in list(rel["own_stages"].items()) + [("novelty", rel.get("novelty_stage"))]:
         if st is not None:
             SEALED.check_fields(path, st, _STAGE_V6, f"relations.stage {t}.")

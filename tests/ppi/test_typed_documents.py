@@ -295,6 +295,19 @@ def test_every_pair_type_with_its_type_and_novelty_through_the_whole_road(typed_
 
 
 @pytest.mark.slow
+def test_the_document_cv_of_a_typed_model_scores_every_candidate_out_of_fold(typed_biored):
+    from ppi.__main__ import main
+
+    d = typed_biored
+    assert main(["cv", "--relations-from", str(d / "train.pubtator"), "--no-transfer",
+                 "--folds", "2", "--output-dir", str(d / "cv"), "--quiet"]) == 0
+    res = json.loads((d / "cv" / "results.json").read_text())
+    assert res["system"]["pairs"] == ["all"] and len(res["folds"]) == 2
+    assert res["data"]["candidates"] == sum(f["n"] for f in res["folds"])
+    assert res["pooled_auc"] > 0.7
+
+
+@pytest.mark.slow
 def test_the_saved_typed_model_scores_as_the_fit_and_refuses_a_tampered_file(typed_biored,
                                                                             tmp_path):
     import shutil

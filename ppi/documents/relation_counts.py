@@ -49,7 +49,13 @@ class RelationCounts:
     unknown_ids: int = 0
     other_entity_types: int = 0
     one_concept: int = 0
+    #: relations of two concepts of the entity types whose pair type a typed model does not
+    #: relate (``--pairs``), and those pair types' counts
+    other_pair_types: int = 0
+    unrelated_pair_types: dict = field(default_factory=dict)
     dropped: int = 0
+    #: counted for a typed model (its options are ``--pairs``, not ``--entity-types``)
+    typed: bool = False
     #: ``"doc 123: 77777777"``: the first :data:`EXAMPLES` distinct ones
     unknown_id_examples: list = field(default_factory=list)
     #: mention type → relations left out because they name a concept of that type only
@@ -67,6 +73,8 @@ class RelationCounts:
                 "unknown_ids": self.unknown_ids, "unknown_id_examples": self.unknown_id_examples,
                 "other_entity_types": self.other_entity_types,
                 "unpaired_types": dict(self.unpaired_types), "one_concept": self.one_concept,
+                "other_pair_types": self.other_pair_types,
+                "unrelated_pair_types": dict(self.unrelated_pair_types),
                 "dropped": self.dropped}
 
     def describe(self, entity_types=None):
@@ -85,7 +93,14 @@ class RelationCounts:
             kinds = ", ".join(f"{t} {n}" for t, n in
                               Counter(self.unpaired_types).most_common())
             parts.append(f"{self.other_entity_types} name a concept of another entity type "
-                         f"than {paired} ({kinds}; --entity-types pairs others)")
+                         f"than {paired} ({kinds}; "
+                         + ("--pairs relates others)" if self.typed else
+                            "--entity-types pairs others)"))
+        if self.other_pair_types:
+            kinds = ", ".join(f"{t} {n}" for t, n in
+                              Counter(self.unrelated_pair_types).most_common())
+            parts.append(f"{self.other_pair_types} relate a pair type the model does not "
+                         f"({kinds}; --pairs names the pair types, --pairs all every one)")
         if self.other_relation_types:
             parts.append(f"{self.other_relation_types} are of other types than "
                          "--relation-types")
@@ -126,20 +141,28 @@ def _concepts(doc, entity_types):
     return paired, carried
 
 
-def account_relations(docs, entity_types=None, relation_types=None, dropped=0):
+def account_relations(docs, entity_types=None, relation_types=None, dropped=0,
+                      pair_types=None):
     """The :class:`RelationCounts` of the relations of ``docs`` (module docstring) for the
     candidates of ``entity_types`` (None: the default genes) and the relations of
     ``relation_types`` (None: any type; compared ignoring case); ``dropped``: the relations
-    the reader left out.  O(mentions + relations · ids per relation²)."""
+    the reader left out; ``pair_types`` (:class:`ppi.documents.pair_types.PairTypes`): a
+    typed model's, whose candidates are pairs of those types only (a concept's type: that
+    of most of its mentions).  O(mentions + relations · ids per relation²)."""
     from corpora.documents import type_set
     from corpora.standoff import split_concept_ids
 
     kinds = (None if relation_types is None else
              type_set(relation_types, "relation types", "Bind Association"))
-    counts = RelationCounts(dropped=dropped)
+    counts = RelationCounts(dropped=dropped, typed=pair_types is not None)
     unpaired = Counter()
+    other_pairs = Counter()
     for d in docs:
         paired, carried = _concepts(d, entity_types)
+        if pair_types is not None:
+            from ppi.documents.pair_types import concept_types, pair_type_name
+
+            kind = concept_types(d.mentions or ())
         for r in d.relations or ():
             counts.read += 1
             if kinds is not None and r.type.lower() not in kinds:
@@ -147,7 +170,13 @@ def account_relations(docs, entity_types=None, relation_types=None, dropped=0):
                 continue
             first, second = split_concept_ids(r.id1), split_concept_ids(r.id2)
             pairs = [(a, b) for a in first for b in second if a != b]
-            if any(a in paired and b in paired for a, b in pairs):
+            both = [(a, b) for a, b in pairs if a in paired and b in paired]
+            if both and pair_types is not None and not any(
+                    pair_types.index(kind[a], kind[b]) >= 0 for a, b in both):
+                counts.other_pair_types += 1
+                other_pairs[pair_type_name(kind[both[0][0]], kind[both[0][1]])] += 1
+                continue
+            if both:
                 counts.used += 1
                 continue
             unknown = [x for x in first + second if x not in carried]
@@ -165,4 +194,5 @@ def account_relations(docs, entity_types=None, relation_types=None, dropped=0):
             else:
                 counts.one_concept += 1
     counts.unpaired_types = dict(unpaired.most_common())
+    counts.unrelated_pair_types = dict(other_pairs.most_common())
     return counts

@@ -245,7 +245,7 @@ class DocumentSystem:
         pair_types = self.pair_types(docs, path)
         types = self.entity_types if pair_types is None else pair_types.entity_types
         counts = account_relations(docs, types, self.relation_types,
-                                   stats.relations_dropped)
+                                   stats.relations_dropped, pair_types)
         counts.log(source, types)
         docs = keep_relation_types(docs, self.relation_types, path)
         rc = relation_corpus(docs, types, source=source, spacy_model=self.spacy_model,

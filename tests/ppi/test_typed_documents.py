@@ -153,6 +153,23 @@ def test_typed_candidates_equal_brute_force_enumeration(seed):
     assert len(row_pair_types([p.sentence for ps in docs for p in ps], pt)) == row
 
 
+def test_relations_of_pair_types_the_model_does_not_relate_are_counted_as_such():
+    from ppi.documents.relation_counts import account_relations
+
+    ms = [Mention(0, 1, "a", "Gene", "G1"), Mention(2, 3, "b", "Gene", "G2"),
+          Mention(4, 5, "c", "Chemical", "C1"), Mention(6, 7, "d", "Disease", "D1")]
+    docs = [_doc(ms, [Relation("Bind", "G1", "G2"), Relation("Bind", "C1", "G1"),
+                      Relation("Association", "C1", "D1"), Relation("Bind", "C1", "X9")])]
+    pt = PairTypes.parse(["Chemical:Gene"])
+    c = account_relations(docs, pt.entity_types, pair_types=pt)
+    assert (c.read, c.used, c.other_pair_types, c.other_entity_types, c.unknown_ids) == \
+        (4, 1, 1, 1, 1)
+    assert c.unrelated_pair_types == {"Gene:Gene": 1}
+    words = c.describe(pt.entity_types)
+    assert "1 relate a pair type the model does not (Gene:Gene 1" in words
+    assert "--pairs relates others" in words and "--entity-types" not in words
+
+
 def test_row_targets_tell_types_apart_only_among_related_candidates():
     pt = PairTypes.parse(["Gene:Gene"])
     ms = [Mention(0, 1, "a", "Gene", "G1"), Mention(2, 3, "b", "Gene", "G2"),

@@ -258,3 +258,20 @@ def parsed_sentence(doc, k, start, mentions):
     pairs = [Pair(f"{sid}.p{n}", a.id, b.id, False)
              for n, (a, b) in enumerate(itertools.combinations(ents, 2))]
     return ParsedSentence(doc, Sentence(sid, "x" * 50, ents, pairs), start, list(mentions))
+
+
+def biored_slices(data_dir, out_dir, n_train, n_dev):
+    """``(train, dev)``: PubTator files in ``out_dir`` of the first ``n_train`` BioRED training
+    and ``n_dev`` dev abstracts (the test is skipped, saying why, when BioRED is absent)."""
+    from corpora.text_input import read_pubtator, write_pubtator
+
+    paths = []
+    for name, n in (("Train", n_train), ("Dev", n_dev)):
+        src = data_dir / "biored" / f"{name}.PubTator.gz"
+        if not src.is_file():
+            pytest.skip("BioRED (biored/Train.PubTator.gz, Dev.PubTator.gz) is absent")
+        out = Path(out_dir) / f"{name.lower()}.pubtator"
+        with open(out, "w", encoding="utf-8") as fh:
+            write_pubtator(list(read_pubtator(src))[:n], fh)
+        paths.append(out)
+    return tuple(paths)

@@ -10,8 +10,8 @@ relation is a novel finding of the abstract (BioRED's whole task: Luo et al. 202
 relation type ``k`` (+1 for a row of a candidate related by a relation of type ``k``), and
 *novel* (+1 for a row of a candidate whose relation is marked ``Novel``; only when the file
 marks novelty).  One RLS on the rows augmented by pair type (:func:`ppi.documents.
-pair_types.augment`, Daumé III 2007; or one block per pair type) fits every column from
-one decomposition (RLS is linear in its targets), and its leave-one-document-out
+pair_types.augment`: one block of columns per pair type — ``separate`` — or those and a
+shared block, Daumé III 2007 — ``shared``) fits every column from one decomposition (RLS is linear in its targets), and its leave-one-document-out
 predictions come for every λ (and β) at once (:func:`learners.selection.
 holdout_predictions`).  Transfer from the five PPI corpora (:mod:`ppi.learning.transfer`)
 is the prior of the *related* column on the gene–gene rows only (zero elsewhere; one β).
@@ -22,7 +22,10 @@ novel against not novel among them.
 
 **Candidates** (:class:`TypedFit`).  *Related*: the document stage (:mod:`ppi.documents.
 stage`) on the related column's evidence and the candidate's pair type (one indicator a
-pair type).  *Relation type*: the type ``k`` whose column's bag maximum is largest among
+pair type); a pair type with at least :data:`OWN_STAGE_RELATED` related training candidates
+has a stage of its own, and every pair type its own decision threshold
+(:func:`pair_type_thresholds`: their base rates differ tenfold), subtracted from the scores
+so that the candidates' threshold is 0.  *Relation type*: the type ``k`` whose column's bag maximum is largest among
 the types the pair type takes in the training file (:attr:`TypedFit.allowed`); a candidate
 without a mention pair takes its pair type's most frequent type.  *Novelty*: a second
 document stage on the novel column's evidence, trained on the related candidates whose

@@ -22,9 +22,8 @@ import argparse
 from dataclasses import dataclass, field
 
 from ppi.names import (CORPORA, DEFAULT_ENTITY_TYPES, DEFAULT_SPACY_MODEL, DEFAULT_SYSTEM,
-                       MIN_RELATIONS, PAIR_MODELS,
-                       DOCUMENT_N_BASIS, ENDPOINTS, LEARNERS, N_BASIS, ORDERS, PARSES, SELECT_BY,
-                       TRAIN_DEFAULT_SYSTEM, VARIANTS)
+                       DOCUMENT_N_BASIS, ENDPOINTS, LEARNERS, MIN_RELATIONS, N_BASIS, ORDERS,
+                       PAIR_MODELS, PARSES, SELECT_BY, TRAIN_DEFAULT_SYSTEM, VARIANTS)
 from ppi.systems.registry import SYSTEMS
 
 __all__ = ["Option", "OPTIONS", "SYSTEM_COMMANDS", "systems_of", "selectable_systems",

@@ -11,28 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from corpora.text_input import read_pubtator, write_pubtator
+from corpora.text_input import read_pubtator
 from kernelrank.errors import CorpusFormatError
 
 pytestmark = pytest.mark.slow
 
 
-def _slice(src, out, start, n):
-    docs = list(read_pubtator(src))[start:start + n]
-    with open(out, "w", encoding="utf-8") as fh:
-        write_pubtator(docs, fh)
-    return out
-
-
 @pytest.fixture(scope="module")
 def biored(data_dir, tmp_path_factory, nlp):
-    train = data_dir / "biored" / "Train.PubTator.gz"
-    dev = data_dir / "biored" / "Dev.PubTator.gz"
-    if not train.is_file() or not dev.is_file():
-        pytest.skip("BioRED (biored/Train.PubTator.gz, Dev.PubTator.gz) is absent")
+    from tests.conftest import biored_slices
+
     d = tmp_path_factory.mktemp("biored")
-    return {"train": _slice(train, d / "train.pubtator", 0, 60),
-            "dev": _slice(dev, d / "dev.pubtator", 0, 15), "dir": d}
+    train, dev = biored_slices(data_dir, d, 60, 15)
+    return {"train": train, "dev": dev, "dir": d}
 
 
 @pytest.fixture(scope="module")

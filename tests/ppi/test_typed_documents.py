@@ -247,17 +247,11 @@ def test_multi_output_transfer_holdout_equals_explicit_retraining(rng, alpha, be
 # ----------------------------------------------------------------------------- real data
 @pytest.fixture(scope="module")
 def typed_biored(data_dir, tmp_path_factory, nlp):
-    from corpora.text_input import read_pubtator, write_pubtator
     from ppi.__main__ import main
+    from tests.conftest import biored_slices
 
-    train = data_dir / "biored" / "Train.PubTator.gz"
-    dev = data_dir / "biored" / "Dev.PubTator.gz"
-    if not train.is_file() or not dev.is_file():
-        pytest.skip("BioRED (biored/Train.PubTator.gz, Dev.PubTator.gz) is absent")
     d = tmp_path_factory.mktemp("typed")
-    for src, out, n in ((train, d / "train.pubtator", 40), (dev, d / "dev.pubtator", 12)):
-        with open(out, "w", encoding="utf-8") as fh:
-            write_pubtator(list(read_pubtator(src))[:n], fh)
+    biored_slices(data_dir, d, 40, 12)
     assert main(["train", "--relations-from", str(d / "train.pubtator"), "--no-transfer",
                  "--model", str(d / "model"), "--output-dir", str(d / "train-report"),
                  "--quiet"]) == 0
